@@ -1,0 +1,36 @@
+# Two commands on a fresh machine: `make run` and `make test`. Both create and reuse .venv.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+
+.PHONY: run test bench install db clean help
+
+help:
+	@echo "make run    install into $(VENV), create the audit database, start the console (demo pack, offline engine)"
+	@echo "make test   install into $(VENV) and run every test"
+	@echo "make bench  run the benchmarks in bench/ (figures, not assertions)"
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+db: $(STAMP)
+	$(VENV)/bin/superbiz db init
+
+run: db
+	$(VENV)/bin/superbiz serve --port $(PORT)
+
+test: $(STAMP)
+	$(VENV)/bin/pytest -n 2 --dist loadfile
+
+bench: $(STAMP)
+	@for bench in bench/*.py; do echo "== $$bench"; $(PY) $$bench || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

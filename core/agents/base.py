@@ -1,0 +1,59 @@
+"""The four roles as protocols. Each engine (``rules``, ``llm``) implements them; the pipeline
+wires one engine per role, so engines can be mixed (``--executor llm --verifier rules``)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Protocol
+
+from core.contracts import (
+    ComposerOutput,
+    ExecutorOutput,
+    ParseStatus,
+    Plan,
+    VerifierInput,
+    VerifierResult,
+)
+from core.events import Event
+
+if TYPE_CHECKING:
+    from core.packs import Pack
+    from core.recorder import Recorder
+
+ROLES: tuple[str, ...] = ("planner", "executor", "verifier", "composer")
+
+# The executor yields ToolCalled / ToolReturned events while it works and returns its output.
+ExecutorRun = Generator[Event, None, tuple[ExecutorOutput | None, ParseStatus]]
+
+
+class Planner(Protocol):
+    """Question -> plan: services, topics, alert names, narrow scope, exclusions, tools."""
+
+    engine: str
+
+    def plan(self, question: str, pack: Pack) -> Plan: ...
+
+
+class Executor(Protocol):
+    """Plan -> tool calls (through the recorder) -> claims bound to citations."""
+
+    engine: str
+
+    def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun: ...
+
+
+class Verifier(Protocol):
+    """Verified excerpts -> per-claim entailment, verdict, groundedness."""
+
+    engine: str
+
+    def verify(self, verifier_input: VerifierInput, plan: Plan) -> VerifierResult: ...
+
+
+class Composer(Protocol):
+    """Verifier result -> the user-facing answer in the question's language."""
+
+    engine: str
+
+    def compose(self, plan: Plan, verifier_input: VerifierInput,
+                verifier_result: VerifierResult) -> ComposerOutput: ...

@@ -1,0 +1,68 @@
+"""Helpers every CLI command shares: JSON output, one-line errors, opening the store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from core.contracts import SessionDocument
+from core.errors import DocumentError
+from core.store import Store, open_store
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Pydantic models (and lists of them) to plain JSON values."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(item) for item in obj]
+    if isinstance(obj, dict):
+        return {key: to_jsonable(value) for key, value in obj.items()}
+    return obj
+
+
+def print_json(obj: Any) -> None:
+    """Print exactly one JSON document on stdout."""
+    json.dump(to_jsonable(obj), sys.stdout, ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Print a one-line error on stderr and return the exit code."""
+    print(f"superbiz: error: {message}", file=sys.stderr)
+    return code
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """``--db PATH|URL``: the audit store (default: SUPERBIZ_DB or the user data directory)."""
+    parser.add_argument("--db", metavar="PATH|URL", default=None,
+                        help="audit store: a SQLite file path or any SQLAlchemy URL "
+                             "(default: $SUPERBIZ_DB, else the user's data directory)")
+
+
+def open_cli_store(args: argparse.Namespace) -> Store:
+    """Open the store named by ``--db`` or the settings."""
+    return open_store(getattr(args, "db", None))
+
+
+def read_session_document(path: str) -> SessionDocument:
+    """Read a session document (``-`` for stdin); errors name the file and the field."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"{path}: not JSON: {exc.msg} at line {exc.lineno}") from exc
+    try:
+        return SessionDocument.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise DocumentError(f"{path}: {where}: {first['msg']}") from exc

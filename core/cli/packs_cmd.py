@@ -1,0 +1,52 @@
+"""``superbiz packs list|validate|show``: the scenario packs the tools see."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.cli.common import print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``packs`` and its subcommands."""
+    packs = subparsers.add_parser("packs", help="list and validate scenario packs",
+                                  description="Scenario packs are folders of data under mockdata/.")
+    commands = packs.add_subparsers(dest="packs_command", metavar="SUBCOMMAND", required=True)
+
+    listing = commands.add_parser("list", help="list the available packs")
+    listing.add_argument("--json", action="store_true", help="print JSON only")
+    listing.set_defaults(handler=_list)
+
+    validate = commands.add_parser("validate", help="validate a pack folder",
+                                   description="Load and validate a pack; errors name the file, "
+                                               "the entry and the field.")
+    validate.add_argument("path", metavar="NAME|PATH")
+    validate.add_argument("--json", action="store_true", help="print JSON only")
+    validate.set_defaults(handler=_validate)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from core.packs import list_packs
+
+    packs = [{"name": name, "description": description} for name, description in list_packs()]
+    if args.json:
+        print_json(packs)
+    else:
+        for pack in packs:
+            print(f"{pack['name']:<16} {pack['description']}")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from core.packs import load_pack
+
+    pack = load_pack(args.path)  # PackError -> one line, exit 2 (core.cli.main)
+    summary = {"name": pack.name, "valid": True, "now": pack.now.isoformat(),
+               "alerts": len(pack.alerts), "series": len(pack.series), "logs": len(pack.logs),
+               "runbooks": len(pack.runbooks), "services": pack.services}
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"{pack.name}: valid — {summary['alerts']} alerts, {summary['series']} series, "
+              f"{summary['logs']} log lines, {summary['runbooks']} runbooks")
+    return 0

@@ -1,0 +1,104 @@
+"""``superbiz tools call TOOL --args JSON``: call one tool on a pack and record the call."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import uuid
+
+from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.contracts import TOOL_NAMES, Invocation
+from core.errors import ToolArgumentError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``tools`` and its ``call`` / ``list`` subcommands."""
+    tools = subparsers.add_parser("tools", help="call the three tools directly",
+                                  description="Call a tool on a pack and record the call.")
+    tool_commands = tools.add_subparsers(dest="tools_command", metavar="SUBCOMMAND", required=True)
+
+    call = tool_commands.add_parser(
+        "call", help="call a tool and print the recorded invocation",
+        description="Call TOOL with JSON arguments on a pack. The call is recorded in the audit "
+                    "store (session 'cli-...') and printed exactly as it appears in a session "
+                    "document: invocation_id, tool_name, arguments, output, retrieval_details.")
+    call.add_argument("tool", metavar="TOOL", help=f"one of: {', '.join(TOOL_NAMES)}")
+    call.add_argument("--args", dest="tool_args", default="{}", metavar="JSON",
+                      help="the tool's arguments as a JSON object (default: {})")
+    call.add_argument("--pack", default=None, metavar="NAME|PATH", help="scenario pack (default: demo)")
+    call.add_argument("--json", action="store_true", help="print the invocation as JSON only")
+    call.add_argument("--no-store", action="store_true", help="do not record the call")
+    add_db_option(call)
+    call.set_defaults(handler=_call)
+
+    listing = tool_commands.add_parser("list", help="list the tools and their arguments")
+    listing.add_argument("--json", action="store_true", help="print JSON only")
+    listing.set_defaults(handler=_list)
+
+
+def _call(args: argparse.Namespace) -> int:
+    from core.packs import load_pack
+    from core.recorder import Recorder
+    from core.settings import get_settings
+    from core.tools import validate_arguments
+
+    try:
+        arguments = json.loads(args.tool_args)
+    except json.JSONDecodeError as exc:
+        return fail(f"--args is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    if not isinstance(arguments, dict):
+        return fail("--args must be a JSON object, e.g. '{\"service\": \"order-service\"}'")
+    # Validate before opening anything, so a bad call writes nothing.
+    validate_arguments(args.tool, arguments)
+    pack = load_pack(args.pack or get_settings().default_pack)
+    store = None if args.no_store else open_cli_store(args)
+    session_id = f"cli-{uuid.uuid4().hex[:12]}"
+    if store is not None:
+        from core.store.repository import create_session, finish_session
+
+        create_session(store, session_id=session_id, question=f"tools call {args.tool}",
+                       pack=pack.name, engines={"tools": "cli"})
+    invocation = Recorder(pack=pack, session_id=session_id, store=store).call(args.tool, arguments)
+    if store is not None:
+        finish_session(store, session_id=session_id, status="completed", composer_output=None,
+                       timings_ms={"total": invocation.duration_ms or 0.0})
+    if args.json:
+        print_json(_document_view(invocation))
+    else:
+        _print_human(invocation)
+    return 0
+
+
+def _document_view(invocation: Invocation) -> dict:
+    """The invocation as a session document lists it (no session-internal fields)."""
+    return invocation.model_dump(mode="json", include={
+        "invocation_id", "tool_name", "arguments", "output", "retrieval_details"})
+
+
+def _print_human(invocation: Invocation) -> None:
+    details = invocation.retrieval_details
+    status = details.evidence_status if details else "?"
+    print(f"invocation {invocation.invocation_id}  {invocation.tool_name} "
+          f"{json.dumps(invocation.arguments, ensure_ascii=False)}")
+    print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
+          f"{invocation.output.get('message', '')}")
+    for ref in details.evidence_refs if details else []:
+        first_line = ref.text.splitlines()[0] if ref.text else ""
+        print(f"  {ref.raw_path:<22} {first_line}")
+
+
+def _list(args: argparse.Namespace) -> int:
+    from core.tools import TOOL_ARGS, TOOL_DESCRIPTIONS
+
+    tools = [{"name": name, "description": TOOL_DESCRIPTIONS.get(name, ""),
+              "arguments": model.model_json_schema()} for name, model in TOOL_ARGS.items()]
+    if args.json:
+        print_json(tools)
+        return 0
+    for tool in tools:
+        fields = ", ".join(tool["arguments"].get("properties", {}))
+        print(f"{tool['name']}({fields})\n    {tool['description']}")
+    return 0
+
+
+__all__ = ["register", "ToolArgumentError"]

@@ -1,0 +1,367 @@
+"""Pydantic models of every JSON shape the chain exchanges.
+
+These are the wire contracts of the seed design (ISS-007) and DESIGN.md: tool results and their
+evidence refs, the executor's structured output, the gatekeeper result, the trace summary, the
+verifier's input and result, the composer's output and the session document that ties them
+together. Storage tables live in ``core.store``; these models are what crosses stage boundaries,
+the CLI and the console.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ToolName = Literal["query_metrics", "query_logs", "lookup_knowledge"]
+TOOL_NAMES: tuple[str, ...] = ("query_metrics", "query_logs", "lookup_knowledge")
+EvidenceStatus = Literal["supported", "no_evidence", "error"]
+ClaimType = Literal["observation", "negative_observation", "root_cause", "risk"]
+Verdict = Literal["PASS", "LOW_CONFID", "REJECT"]
+GateStatus = Literal["pass", "fail"]
+GateSeverity = Literal["none", "low_confid", "reject"]
+Language = Literal["zh", "en"]
+
+# The three stable locators of seed "raw_path 第一版使用稳定定位符", one per tool.
+RAW_PATH_PREFIX: dict[str, str] = {
+    "query_metrics": "$.alerts",
+    "query_logs": "$.logs",
+    "lookup_knowledge": "$.evidence_blocks",
+}
+
+
+class Contract(BaseModel):
+    """Base of all contracts: unknown keys are kept out, values are validated on assignment."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+
+# ---------------------------------------------------------------- tools
+
+
+class Alert(Contract):
+    """One alert as ``query_metrics`` returns it (``$.alerts[i]``)."""
+
+    alert_name: str
+    state: str = "firing"
+    service: str
+    namespace: str | None = None
+    pod: str | None = None
+    severity: str | None = None
+    metric: str | None = None
+    current: str | None = None
+    threshold: str | None = None
+    duration: str | None = None
+    started_at: str | None = None
+    summary: str | None = None
+    details: list[str] = Field(default_factory=list)
+
+
+class SeriesPoint(Contract):
+    """One sample of a metric series."""
+
+    ts: str
+    value: float
+
+
+class MetricSeries(Contract):
+    """A metric series of a service, sampled at a fixed step, with its alert threshold."""
+
+    service: str
+    metric: str
+    unit: str = ""
+    threshold: float | None = None
+    points: list[SeriesPoint] = Field(default_factory=list)
+
+
+class LogEntry(Contract):
+    """One log line as ``query_logs`` returns it (``$.logs[i]``)."""
+
+    timestamp: str
+    level: str
+    service: str
+    message: str
+    source: str | None = None
+    host: str | None = None
+
+
+class EvidenceBlock(Contract):
+    """One runbook section as ``lookup_knowledge`` returns it (``$.evidence_blocks[i]``)."""
+
+    title: str
+    source: str
+    content: str
+    score: float = 0.0
+
+
+class MetricsResult(Contract):
+    """Result of ``query_metrics``."""
+
+    success: bool = True
+    alerts: list[Alert] = Field(default_factory=list)
+    series: dict[str, MetricSeries] | None = None
+    total: int = 0
+    message: str = ""
+
+
+class LogsResult(Contract):
+    """Result of ``query_logs``."""
+
+    success: bool = True
+    logs: list[LogEntry] = Field(default_factory=list)
+    total: int = 0
+    message: str = ""
+
+
+class KnowledgeResult(Contract):
+    """Result of ``lookup_knowledge``."""
+
+    success: bool = True
+    evidence_blocks: list[EvidenceBlock] = Field(default_factory=list)
+    total: int = 0
+    message: str = ""
+
+
+class EvidenceRef(Contract):
+    """A stable locator into one invocation's output and the minimal evidence text found there."""
+
+    raw_path: str
+    text: str
+
+
+class RetrievalDetails(Contract):
+    """What the recorder extracted from an invocation's output, by code and without inference."""
+
+    evidence_status: EvidenceStatus
+    evidence_refs: list[EvidenceRef] = Field(default_factory=list)
+
+
+class Invocation(Contract):
+    """One recorded tool call, exactly as it appears in a session document."""
+
+    invocation_id: int
+    session_id: str | None = None
+    tool_name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    output: dict[str, Any] = Field(default_factory=dict)
+    retrieval_details: RetrievalDetails | None = None
+    duration_ms: float | None = None
+
+
+# ---------------------------------------------------------------- executor
+
+
+class EvidenceBinding(Contract):
+    """A citation: which invocation, which locator in it, and the quoted text."""
+
+    tool_name: str | None = None
+    source_invocation_id: int | None = None
+    raw_path: str | None = None
+    evidence_excerpt: str = ""
+
+
+class Claim(Contract):
+    """A factual assertion to be verified, with every binding that supports it."""
+
+    claim_id: str
+    claim_type: ClaimType = "observation"
+    claim_text: str
+    evidence_bindings: list[EvidenceBinding] = Field(default_factory=list)
+    # What the claim is about, so scope and negative checks need no guessing from prose.
+    subject_services: list[str] = Field(default_factory=list)
+    subject_topics: list[str] = Field(default_factory=list)
+
+
+class Hypothesis(Contract):
+    """A suspicion, never a confirmed fact."""
+
+    hypothesis_id: str
+    hypothesis_text: str
+    basis_claim_ids: list[str] = Field(default_factory=list)
+    missing_info: str = ""
+
+
+class MissingInfo(Contract):
+    """A gap in the evidence."""
+
+    info_id: str
+    description: str
+
+
+class RecommendedAction(Contract):
+    """An evidence-gathering action (never a fix), optionally bound to evidence."""
+
+    action_id: str
+    action_text: str
+    reason: str = ""
+    evidence_bindings: list[EvidenceBinding] = Field(default_factory=list)
+
+
+class ExecutorOutput(Contract):
+    """The executor's structured output (seed section 2)."""
+
+    claims: list[Claim] = Field(default_factory=list)
+    hypotheses: list[Hypothesis] = Field(default_factory=list)
+    missing_info: list[MissingInfo] = Field(default_factory=list)
+    recommended_actions: list[RecommendedAction] = Field(default_factory=list)
+
+
+class ParseStatus(Contract):
+    """Whether the executor's output parsed into the contract (seed executor_output_parse_status)."""
+
+    status: Literal["valid", "repaired", "invalid", "missing"] = "valid"
+    detail: str = ""
+
+
+# ---------------------------------------------------------------- gatekeeper
+
+
+class GateIssue(Contract):
+    """A warning or error raised by a gatekeeper rule."""
+
+    rule: str
+    message: str
+    claim_id: str | None = None
+    action_id: str | None = None
+    binding_index: int | None = None
+
+
+class CheckedBinding(Contract):
+    """The gatekeeper's verdict on one binding, with what it matched and where."""
+
+    claim_id: str | None = None
+    action_id: str | None = None
+    binding_index: int = 0
+    tool_name: str | None = None
+    source_invocation_id: int | None = None
+    raw_path: str | None = None
+    evidence_excerpt: str = ""
+    status: GateStatus
+    severity: GateSeverity = "none"
+    rule: str | None = None
+    message: str = ""
+    matched_text: str | None = None
+    score: float | None = None
+    match_kind: Literal["exact", "truncated", "fuzzy", "negative", "none"] = "none"
+    # Aligned spans [start, end) in matched_text (several for a truncated quote).
+    spans: list[tuple[int, int]] = Field(default_factory=list)
+    auto_backfilled: bool = False
+
+
+class GatekeeperResult(Contract):
+    """Seed section 3: deterministic citation check, graded REJECT / LOW_CONFID."""
+
+    status: GateStatus
+    severity: GateSeverity
+    checked_bindings: list[CheckedBinding] = Field(default_factory=list)
+    failed_rules: list[str] = Field(default_factory=list)
+    warnings: list[GateIssue] = Field(default_factory=list)
+    errors: list[GateIssue] = Field(default_factory=list)
+    version: str = ""
+
+
+class TraceSummaryEntry(Contract):
+    """Seed section 5: a navigation summary of one tool's invocations; never evidence."""
+
+    trace_ref: str
+    tool_name: str
+    source_invocation_ids: list[int]
+    evidence_level: Literal["direct", "indirect", "none"]
+    output_summary: str
+    invocation_count: int
+    no_hit_invocation_count: int
+
+
+# ---------------------------------------------------------------- verifier, composer
+
+
+class VerifierInput(Contract):
+    """Seed section 4: everything the verifier may read, and nothing else."""
+
+    original_query: str
+    executor_structured_output: ExecutorOutput
+    gatekeeper_result: GatekeeperResult
+    tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
+    executor_output_parse_status: ParseStatus = Field(default_factory=ParseStatus)
+    retry_context: dict[str, Any] | None = None
+
+
+class ClaimResult(Contract):
+    """The verifier's judgement of one claim."""
+
+    claim_id: str
+    claim_type: ClaimType = "observation"
+    claim_text: str = ""
+    entailed: bool
+    reasons: list[str] = Field(default_factory=list)
+    rule: str | None = None
+
+
+class VerifierResult(Contract):
+    """Verdict, groundedness (entailed / all claims) and per-claim results."""
+
+    verdict: Verdict
+    groundedness_score: float
+    claim_results: list[ClaimResult] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
+
+
+class ComposerOutput(Contract):
+    """The user-facing answer, built only from what the verifier allowed."""
+
+    status: Literal["valid", "no_evidence", "blocked", "error"]
+    user_facing_answer: str
+    language: Language = "zh"
+    passed_claim_ids: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- plan, session
+
+
+class Exclusions(Contract):
+    """Subjects the question forbids: services, topics, alert names and free terms."""
+
+    services: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+    alert_names: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+
+
+class Plan(Contract):
+    """What the planner decided to look at."""
+
+    question: str
+    language: Language = "zh"
+    services: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+    alert_names: list[str] = Field(default_factory=list)
+    narrow: bool = False
+    scope_markers: list[str] = Field(default_factory=list)
+    exclusions: Exclusions = Field(default_factory=Exclusions)
+    tools: list[ToolName] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+SessionStatus = Literal["running", "completed", "error", "incomplete"]
+
+
+class SessionDocument(Contract):
+    """The unit of exchange (DESIGN.md section 7): one whole investigation, replayable."""
+
+    session_id: str
+    question: str
+    pack: str = "demo"
+    status: SessionStatus = "completed"
+    engines: dict[str, str] = Field(default_factory=dict)
+    executor_fault: str | None = None
+    created_at: str | None = None
+    plan: Plan | None = None
+    invocations: list[Invocation] = Field(default_factory=list)
+    executor_output: ExecutorOutput | None = None
+    executor_output_parse_status: ParseStatus | None = None
+    gatekeeper_result: GatekeeperResult | None = None
+    tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
+    verifier_result: VerifierResult | None = None
+    composer_output: ComposerOutput | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    error: str | None = None

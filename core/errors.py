@@ -1,0 +1,56 @@
+"""The exception tree. Every error the CLI or console shows to a person is one of these.
+
+    SuperbizError
+    ├── PackError            a scenario pack is missing or malformed (names file, entry, field)
+    ├── ToolError
+    │   ├── UnknownToolError     no tool of that name
+    │   └── ToolArgumentError    arguments do not validate against the tool's model
+    ├── DocumentError        a session document or case file cannot be read or validated
+    ├── StoreError           the audit store cannot be opened or written
+    ├── EngineError          an agent engine failed (LLM transport, timeout, invalid output)
+    └── EvalCaseError        an eval case file is malformed (names file, case, key)
+"""
+
+from __future__ import annotations
+
+
+class SuperbizError(Exception):
+    """Base of every error this package raises on purpose; its message is fit to show a user."""
+
+
+class PackError(SuperbizError):
+    """A scenario pack is missing or malformed."""
+
+    def __init__(self, message: str, *, file: str | None = None, entry: str | None = None,
+                 field: str | None = None) -> None:
+        self.file, self.entry, self.field = file, entry, field
+        where = ": ".join(part for part in (file, entry, field) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ToolError(SuperbizError):
+    """A tool could not be called."""
+
+
+class UnknownToolError(ToolError):
+    """No tool of that name exists."""
+
+
+class ToolArgumentError(ToolError):
+    """The arguments of a tool call do not validate."""
+
+
+class DocumentError(SuperbizError):
+    """A session document cannot be read or does not validate."""
+
+
+class StoreError(SuperbizError):
+    """The audit store cannot be opened or written."""
+
+
+class EngineError(SuperbizError):
+    """An agent engine failed: transport, timeout, rate limit or output it could not parse."""
+
+
+class EvalCaseError(SuperbizError):
+    """An eval case file is malformed."""

@@ -1,0 +1,138 @@
+"""The pipeline's events: one small typed class per thing that happens, in order.
+
+The CLI prints them, the console renders them, the store appends them to ``session_events``.
+Every event carries the ``session_id`` and its ``seq`` (0, 1, 2, ... within the session).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from core.contracts import (
+    CheckedBinding,
+    ClaimResult,
+    ComposerOutput,
+    ExecutorOutput,
+    GatekeeperResult,
+    Invocation,
+    ParseStatus,
+    Plan,
+    SessionDocument,
+    VerifierResult,
+)
+
+
+class Event(BaseModel):
+    """Base of all events."""
+
+    session_id: str = ""
+    seq: int = 0
+
+
+class SessionStarted(Event):
+    """A session row exists; nothing has run yet."""
+
+    kind: Literal["session_started"] = "session_started"
+    question: str
+    pack: str
+    engines: dict[str, str]
+    executor_fault: str | None = None
+
+
+class PlanMade(Event):
+    """The planner decided what to look at."""
+
+    kind: Literal["plan_made"] = "plan_made"
+    plan: Plan
+
+
+class ToolCalled(Event):
+    """The executor is about to call a tool with these arguments."""
+
+    kind: Literal["tool_called"] = "tool_called"
+    tool_name: str
+    arguments: dict[str, Any]
+
+
+class ToolReturned(Event):
+    """A tool call was recorded: its id, raw output and evidence refs."""
+
+    kind: Literal["tool_returned"] = "tool_returned"
+    invocation: Invocation
+
+
+class ClaimsProduced(Event):
+    """The executor's structured output (claims, hypotheses, gaps, actions) and parse status."""
+
+    kind: Literal["claims_produced"] = "claims_produced"
+    executor_output: ExecutorOutput | None
+    parse_status: ParseStatus
+
+
+class BindingChecked(Event):
+    """The gatekeeper's verdict on one binding."""
+
+    kind: Literal["binding_checked"] = "binding_checked"
+    checked: CheckedBinding
+
+
+class GatekeeperFinished(Event):
+    """The gatekeeper's overall result (status, severity, failed rules)."""
+
+    kind: Literal["gatekeeper_finished"] = "gatekeeper_finished"
+    result: GatekeeperResult
+
+
+class ClaimJudged(Event):
+    """The verifier's judgement of one claim."""
+
+    kind: Literal["claim_judged"] = "claim_judged"
+    claim_result: ClaimResult
+
+
+class VerdictReached(Event):
+    """The verifier's verdict and groundedness."""
+
+    kind: Literal["verdict_reached"] = "verdict_reached"
+    result: VerifierResult
+
+
+class AnswerReady(Event):
+    """The composer's answer, built only from what passed."""
+
+    kind: Literal["answer_ready"] = "answer_ready"
+    composer_output: ComposerOutput
+
+
+class PipelineFailed(Event):
+    """A stage failed; the session is stored with status ``error`` and all that came before."""
+
+    kind: Literal["pipeline_failed"] = "pipeline_failed"
+    stage: str
+    message: str
+
+
+class SessionFinished(Event):
+    """The session is closed; ``document`` is the whole session document."""
+
+    kind: Literal["session_finished"] = "session_finished"
+    document: SessionDocument
+
+
+AnyEvent = Annotated[
+    SessionStarted | PlanMade | ToolCalled | ToolReturned | ClaimsProduced | BindingChecked
+    | GatekeeperFinished | ClaimJudged | VerdictReached | AnswerReady | PipelineFailed
+    | SessionFinished,
+    Field(discriminator="kind"),
+]
+EVENT_TYPES: tuple[type[Event], ...] = (
+    SessionStarted, PlanMade, ToolCalled, ToolReturned, ClaimsProduced, BindingChecked,
+    GatekeeperFinished, ClaimJudged, VerdictReached, AnswerReady, PipelineFailed, SessionFinished)
+event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+
+
+def parse_event(payload: dict[str, Any]) -> Event:
+    """Rebuild a typed event from its stored JSON."""
+    return event_adapter.validate_python(payload)

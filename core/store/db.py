@@ -1,0 +1,74 @@
+"""Opening the audit store: SQLite (WAL) by default, any SQLAlchemy URL otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, SQLModel, create_engine
+
+from core.errors import StoreError
+from core.settings import get_settings
+from core.store import models  # noqa: F401  (registers the tables)
+
+
+class Store:
+    """An open audit store. Repository functions take it as their first argument."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @property
+    def url(self) -> str:
+        """The store's URL with any password hidden."""
+        return self.engine.url.render_as_string(hide_password=True)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A unit of work: committed on success, rolled back on error."""
+        with Session(self.engine, expire_on_commit=False) as db:
+            try:
+                yield db
+                db.commit()
+            except SQLAlchemyError as exc:
+                db.rollback()
+                raise StoreError(f"audit store {self.url}: {exc.__class__.__name__}: {exc}") from exc
+            except BaseException:
+                db.rollback()
+                raise
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cursor = dbapi_connection.cursor()
+    # WAL lets the console read while a pipeline writes; NORMAL sync is safe with WAL.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def normalise_url(target: str) -> str:
+    """A plain file path becomes a SQLite URL; anything with ``://`` is kept."""
+    if "://" in target:
+        return target
+    return f"sqlite:///{Path(target).expanduser().resolve()}"
+
+
+def open_store(target: str | None = None) -> Store:
+    """Open (creating tables if needed) the store at ``target``, or the one settings name."""
+    url = normalise_url(target) if target else get_settings().database_url()
+    try:
+        if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False}
+                               if url.startswith("sqlite") else {})
+        if url.startswith("sqlite"):
+            event.listen(engine, "connect", _sqlite_pragmas)
+        SQLModel.metadata.create_all(engine)
+    except (SQLAlchemyError, OSError) as exc:
+        raise StoreError(f"cannot open audit store {url}: {exc}") from exc
+    return Store(engine)

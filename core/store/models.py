@@ -1,0 +1,132 @@
+"""SQLModel tables of the audit store. Kept apart from the wire contracts in ``core.contracts``.
+
+JSON columns are written whole, never mutated in place: SQLAlchemy does not track in-place
+changes of JSON values, and an audit trail should not change under a reader anyway.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, Column, Text
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now; stored as UTC."""
+    return datetime.now(timezone.utc)
+
+
+class SessionRow(SQLModel, table=True):
+    """One investigation: its question, engines, progress, verdict and full self-evaluation."""
+
+    __tablename__ = "sessions"
+
+    id: str = Field(primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    question: str = Field(sa_column=Column(Text, nullable=False))
+    pack: str = Field(index=True)
+    engines: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    executor_fault: str | None = None
+    status: str = Field(default="running", index=True)
+    verdict: str | None = Field(default=None, index=True)
+    groundedness: float | None = None
+    gatekeeper_status: str | None = None
+    gatekeeper_severity: str | None = Field(default=None, index=True)
+    # Comma-wrapped (",a,b,") so a rule filter is one indexed-free LIKE, fast enough at 100k rows.
+    failed_rules: str = ""
+    language: str | None = None
+    answer: str | None = Field(default=None, sa_column=Column(Text))
+    duration_ms: float | None = None
+    error: str | None = Field(default=None, sa_column=Column(Text))
+    plan: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    executor_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    parse_status: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    # Seed: DiagnosisSession.selfEvaluation.verifier_evaluation.{gatekeeper_result, ...}
+    self_evaluation: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    composer_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    timings_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+
+
+class InvocationRow(SQLModel, table=True):
+    """One tool call. Its id is the ``source_invocation_id`` citations use, unique store-wide."""
+
+    __tablename__ = "tool_invocations"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    tool_name: str = Field(index=True)
+    arguments: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    output: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    retrieval_details: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    evidence_status: str | None = Field(default=None, index=True)
+    duration_ms: float | None = None
+
+
+class CheckedBindingRow(SQLModel, table=True):
+    """One gatekeeper verdict on one binding, so QA can filter by rule, tool or status."""
+
+    __tablename__ = "checked_bindings"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    gatekeeper_version: str
+    claim_id: str | None = None
+    action_id: str | None = None
+    binding_index: int = 0
+    tool_name: str | None = Field(default=None, index=True)
+    source_invocation_id: int | None = None
+    raw_path: str | None = None
+    status: str = Field(index=True)
+    severity: str = "none"
+    rule: str | None = Field(default=None, index=True)
+    score: float | None = None
+    match_kind: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+
+
+class SessionEventRow(SQLModel, table=True):
+    """The pipeline's events in order, so a running or crashed session can be read back."""
+
+    __tablename__ = "session_events"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(index=True)
+    seq: int
+    created_at: datetime = Field(default_factory=utcnow)
+    kind: str
+    payload: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+
+
+class EvalRunRow(SQLModel, table=True):
+    """One run of an eval suite, with its metrics."""
+
+    __tablename__ = "eval_runs"
+
+    id: str = Field(primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    suite: str = ""
+    status: str = "running"
+    total: int = 0
+    passed: int = 0
+    duration_ms: float | None = None
+    metrics: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+
+
+class CaseResultRow(SQLModel, table=True):
+    """One case of an eval run, linked to the session it produced."""
+
+    __tablename__ = "case_results"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(index=True)
+    case_id: str
+    session_id: str | None = None
+    passed: bool
+    duration_ms: float | None = None
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))

@@ -1,0 +1,355 @@
+"""Repository functions of the audit store: the store first, everything else keyword-only.
+
+Each function is one short transaction, so a session is on disk stage by stage as it runs and
+a crash leaves everything up to it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import func, or_
+from sqlmodel import col, select
+
+from core.contracts import (
+    ComposerOutput,
+    ExecutorOutput,
+    GatekeeperResult,
+    Invocation,
+    ParseStatus,
+    Plan,
+    RetrievalDetails,
+    SessionDocument,
+    TraceSummaryEntry,
+    VerifierResult,
+)
+from core.store.db import Store
+from core.store.models import (
+    CaseResultRow,
+    CheckedBindingRow,
+    EvalRunRow,
+    InvocationRow,
+    SessionEventRow,
+    SessionRow,
+)
+
+
+class SessionSummary(BaseModel):
+    """One row of the session history, as the Sessions page and ``sessions list`` show it."""
+
+    session_id: str
+    created_at: datetime
+    question: str
+    pack: str
+    engines: dict[str, Any]
+    executor_fault: str | None
+    status: str
+    verdict: str | None
+    groundedness: float | None
+    gatekeeper_severity: str | None
+    failed_rules: list[str]
+    duration_ms: float | None
+
+
+# ---------------------------------------------------------------- sessions
+
+
+def create_session(store: Store, *, session_id: str, question: str, pack: str,
+                   engines: dict[str, str], executor_fault: str | None = None) -> None:
+    """Write the session row before anything runs, so even a crash at once leaves a trace."""
+    with store.session() as db:
+        db.add(SessionRow(id=session_id, question=question, pack=pack, engines=dict(engines),
+                          executor_fault=executor_fault, status="running"))
+
+
+def _update(store: Store, session_id: str, **values: Any) -> None:
+    with store.session() as db:
+        row = db.get(SessionRow, session_id)
+        if row is None:
+            raise KeyError(session_id)
+        for name, value in values.items():
+            setattr(row, name, value)  # whole values only: JSON columns are never mutated
+        db.add(row)
+
+
+def save_plan(store: Store, *, session_id: str, plan: Plan) -> None:
+    """Store the planner's plan."""
+    _update(store, session_id, plan=plan.model_dump(mode="json"), language=plan.language)
+
+
+def save_executor_output(store: Store, *, session_id: str, output: ExecutorOutput | None,
+                         parse_status: ParseStatus) -> None:
+    """Store the executor's structured output and how it parsed."""
+    _update(store, session_id,
+            executor_output=output.model_dump(mode="json") if output is not None else None,
+            parse_status=parse_status.model_dump(mode="json"))
+
+
+def save_gatekeeper_result(store: Store, *, session_id: str, result: GatekeeperResult) -> None:
+    """Store the gatekeeper result in the self-evaluation and one row per checked binding."""
+    with store.session() as db:
+        row = db.get(SessionRow, session_id)
+        if row is None:
+            raise KeyError(session_id)
+        evaluation = dict(row.self_evaluation or {})
+        verifier_evaluation = dict(evaluation.get("verifier_evaluation") or {})
+        verifier_evaluation["gatekeeper_result"] = result.model_dump(mode="json")
+        evaluation["verifier_evaluation"] = verifier_evaluation
+        row.self_evaluation = evaluation
+        row.gatekeeper_status = result.status
+        row.gatekeeper_severity = result.severity
+        row.failed_rules = _wrap_rules(result.failed_rules)
+        db.add(row)
+        for checked in result.checked_bindings:
+            db.add(CheckedBindingRow(
+                session_id=session_id, gatekeeper_version=result.version,
+                claim_id=checked.claim_id, action_id=checked.action_id,
+                binding_index=checked.binding_index, tool_name=checked.tool_name,
+                source_invocation_id=checked.source_invocation_id, raw_path=checked.raw_path,
+                status=checked.status, severity=checked.severity, rule=checked.rule,
+                score=checked.score, match_kind=checked.match_kind,
+                detail=checked.model_dump(mode="json")))
+
+
+def save_verification(store: Store, *, session_id: str, trace_summary: list[TraceSummaryEntry],
+                      verifier_result: VerifierResult) -> None:
+    """Store the verifier's result (and the trace summary it was given) in the self-evaluation."""
+    with store.session() as db:
+        row = db.get(SessionRow, session_id)
+        if row is None:
+            raise KeyError(session_id)
+        evaluation = dict(row.self_evaluation or {})
+        verifier_evaluation = dict(evaluation.get("verifier_evaluation") or {})
+        verifier_evaluation["tool_trace_summary"] = [t.model_dump(mode="json") for t in trace_summary]
+        verifier_evaluation["verifier_result"] = verifier_result.model_dump(mode="json")
+        evaluation["verifier_evaluation"] = verifier_evaluation
+        row.self_evaluation = evaluation
+        row.verdict = verifier_result.verdict
+        row.groundedness = verifier_result.groundedness_score
+        db.add(row)
+
+
+def finish_session(store: Store, *, session_id: str, status: str,
+                   composer_output: ComposerOutput | None, timings_ms: dict[str, float],
+                   error: str | None = None) -> None:
+    """Close the session: final status, answer, timings and any error."""
+    values: dict[str, Any] = {"status": status, "timings_ms": dict(timings_ms),
+                              "duration_ms": timings_ms.get("total"), "error": error}
+    if composer_output is not None:
+        values["composer_output"] = composer_output.model_dump(mode="json")
+        values["answer"] = composer_output.user_facing_answer
+    _update(store, session_id, **values)
+
+
+def _wrap_rules(rules: list[str]) -> str:
+    return f",{','.join(rules)}," if rules else ""
+
+
+def _unwrap_rules(text: str) -> list[str]:
+    return [rule for rule in text.split(",") if rule]
+
+
+def _summary(row: SessionRow) -> SessionSummary:
+    return SessionSummary(
+        session_id=row.id, created_at=row.created_at, question=row.question, pack=row.pack,
+        engines=row.engines or {}, executor_fault=row.executor_fault, status=row.status,
+        verdict=row.verdict, groundedness=row.groundedness,
+        gatekeeper_severity=row.gatekeeper_severity, failed_rules=_unwrap_rules(row.failed_rules),
+        duration_ms=row.duration_ms)
+
+
+def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
+                  rule: str | None = None, text: str | None = None, status: str | None = None,
+                  limit: int = 100, offset: int = 0) -> list[SessionSummary]:
+    """Newest first, filtered; only summary columns are loaded so 100k rows stay fast."""
+    columns = (SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack,
+               SessionRow.engines, SessionRow.executor_fault, SessionRow.status,
+               SessionRow.verdict, SessionRow.groundedness, SessionRow.gatekeeper_severity,
+               SessionRow.failed_rules, SessionRow.duration_ms)
+    query = select(*columns)
+    query = _filter_sessions(query, verdict=verdict, severity=severity, rule=rule, text=text,
+                             status=status)
+    query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
+    with store.session() as db:
+        rows = db.exec(query).all()
+    return [_summary(SessionRow.model_construct(
+        id=r[0], created_at=r[1], question=r[2], pack=r[3], engines=r[4], executor_fault=r[5],
+        status=r[6], verdict=r[7], groundedness=r[8], gatekeeper_severity=r[9],
+        failed_rules=r[10] or "", duration_ms=r[11])) for r in rows]
+
+
+def count_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
+                   rule: str | None = None, text: str | None = None,
+                   status: str | None = None) -> int:
+    """How many sessions match the same filters as ``list_sessions``."""
+    query = _filter_sessions(select(func.count()).select_from(SessionRow), verdict=verdict,
+                             severity=severity, rule=rule, text=text, status=status)
+    with store.session() as db:
+        return int(db.exec(query).one())
+
+
+def _filter_sessions(query, *, verdict, severity, rule, text, status):  # type: ignore[no-untyped-def]
+    if verdict:
+        query = query.where(SessionRow.verdict == verdict)
+    if severity:
+        query = query.where(SessionRow.gatekeeper_severity == severity)
+    if status:
+        query = query.where(SessionRow.status == status)
+    if rule:
+        query = query.where(col(SessionRow.failed_rules).contains(f",{rule},"))
+    if text:
+        pattern = f"%{text}%"
+        query = query.where(or_(col(SessionRow.question).like(pattern),
+                                col(SessionRow.id).like(pattern)))
+    return query
+
+
+def latest_session_id(store: Store) -> str | None:
+    """The newest session's id, if any."""
+    with store.session() as db:
+        return db.exec(select(SessionRow.id).order_by(col(SessionRow.created_at).desc())
+                       .limit(1)).first()
+
+
+def load_session_document(store: Store, *, session_id: str) -> SessionDocument | None:
+    """The session document of DESIGN.md section 7, rebuilt from the stored rows."""
+    with store.session() as db:
+        row = db.get(SessionRow, session_id)
+        if row is None:
+            return None
+        invocation_rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
+                                  .order_by(col(InvocationRow.id))).all()
+    evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
+    return SessionDocument(
+        session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
+        engines=row.engines or {}, executor_fault=row.executor_fault,
+        created_at=row.created_at.isoformat(), plan=row.plan,  # type: ignore[arg-type]
+        invocations=[_invocation(r) for r in invocation_rows],
+        executor_output=row.executor_output,  # type: ignore[arg-type]
+        executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
+        gatekeeper_result=evaluation.get("gatekeeper_result"),
+        tool_trace_summary=evaluation.get("tool_trace_summary") or [],
+        verifier_result=evaluation.get("verifier_result"),
+        composer_output=row.composer_output,  # type: ignore[arg-type]
+        timings_ms=row.timings_ms or {}, error=row.error)
+
+
+# ---------------------------------------------------------------- invocations
+
+
+def record_invocation(store: Store, *, session_id: str, tool_name: str, arguments: dict[str, Any],
+                      output: dict[str, Any], retrieval_details: RetrievalDetails,
+                      duration_ms: float | None = None) -> Invocation:
+    """Persist one tool call; the database assigns its store-wide ``invocation_id``."""
+    row = InvocationRow(session_id=session_id, tool_name=tool_name, arguments=dict(arguments),
+                        output=output, retrieval_details=retrieval_details.model_dump(mode="json"),
+                        evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms)
+    with store.session() as db:
+        db.add(row)
+        db.flush()
+        invocation = _invocation(row)
+    return invocation
+
+
+def _invocation(row: InvocationRow) -> Invocation:
+    return Invocation(invocation_id=row.id or 0, session_id=row.session_id, tool_name=row.tool_name,
+                      arguments=row.arguments or {}, output=row.output or {},
+                      retrieval_details=row.retrieval_details,  # type: ignore[arg-type]
+                      duration_ms=row.duration_ms)
+
+
+def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:
+    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check)."""
+    with store.session() as db:
+        row = db.get(InvocationRow, invocation_id)
+        return _invocation(row) if row is not None else None
+
+
+def list_invocations(store: Store, *, session_id: str) -> list[Invocation]:
+    """A session's invocations in call order."""
+    with store.session() as db:
+        rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
+                       .order_by(col(InvocationRow.id))).all()
+        return [_invocation(r) for r in rows]
+
+
+def list_checked_bindings(store: Store, *, session_id: str | None = None, rule: str | None = None,
+                          tool_name: str | None = None, status: str | None = None,
+                          limit: int = 1000) -> list[CheckedBindingRow]:
+    """Checked-binding rows for QA, filtered by session, rule, tool or status."""
+    query = select(CheckedBindingRow)
+    if session_id:
+        query = query.where(CheckedBindingRow.session_id == session_id)
+    if rule:
+        query = query.where(CheckedBindingRow.rule == rule)
+    if tool_name:
+        query = query.where(CheckedBindingRow.tool_name == tool_name)
+    if status:
+        query = query.where(CheckedBindingRow.status == status)
+    with store.session() as db:
+        return list(db.exec(query.order_by(col(CheckedBindingRow.id)).limit(limit)).all())
+
+
+# ---------------------------------------------------------------- events
+
+
+def append_event(store: Store, *, session_id: str, seq: int, kind: str,
+                 payload: dict[str, Any]) -> None:
+    """Append one pipeline event to the session's log."""
+    with store.session() as db:
+        db.add(SessionEventRow(session_id=session_id, seq=seq, kind=kind, payload=payload))
+
+
+def list_events(store: Store, *, session_id: str, after_seq: int = -1) -> list[SessionEventRow]:
+    """A session's events after ``after_seq``, in order (for live views and crash forensics)."""
+    with store.session() as db:
+        return list(db.exec(select(SessionEventRow)
+                            .where(SessionEventRow.session_id == session_id)
+                            .where(SessionEventRow.seq > after_seq)
+                            .order_by(col(SessionEventRow.seq))).all())
+
+
+# ---------------------------------------------------------------- evals
+
+
+def create_eval_run(store: Store, *, run_id: str, suite: str, total: int) -> None:
+    """Open an eval run."""
+    with store.session() as db:
+        db.add(EvalRunRow(id=run_id, suite=suite, total=total))
+
+
+def add_case_result(store: Store, *, run_id: str, case_id: str, session_id: str | None,
+                    passed: bool, duration_ms: float | None, tags: list[str],
+                    detail: dict[str, Any]) -> None:
+    """Store one case's outcome, linked to its session."""
+    with store.session() as db:
+        db.add(CaseResultRow(run_id=run_id, case_id=case_id, session_id=session_id, passed=passed,
+                             duration_ms=duration_ms, tags=list(tags), detail=detail))
+
+
+def finish_eval_run(store: Store, *, run_id: str, passed: int, duration_ms: float,
+                    metrics: dict[str, Any], status: str = "completed") -> None:
+    """Close an eval run with its metrics."""
+    with store.session() as db:
+        row = db.get(EvalRunRow, run_id)
+        if row is None:
+            raise KeyError(run_id)
+        row.passed, row.duration_ms, row.metrics, row.status = passed, duration_ms, metrics, status
+        db.add(row)
+
+
+def list_eval_runs(store: Store, *, limit: int = 100) -> list[EvalRunRow]:
+    """Eval runs, oldest first (charts read them left to right)."""
+    with store.session() as db:
+        rows = db.exec(select(EvalRunRow).order_by(col(EvalRunRow.created_at).desc())
+                       .limit(limit)).all()
+    return list(reversed(rows))
+
+
+def list_case_results(store: Store, *, run_id: str) -> list[CaseResultRow]:
+    """The case results of one run, in the order they were stored."""
+    with store.session() as db:
+        return list(db.exec(select(CaseResultRow).where(CaseResultRow.run_id == run_id)
+                            .order_by(col(CaseResultRow.id))).all())

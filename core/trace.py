@@ -1,0 +1,45 @@
+"""``tool_trace_summary`` (seed section 5): a navigation overview of a session's tool calls.
+
+It tells the verifier and the auditor what was looked at and what came back empty. It is never
+evidence: the verifier judges claims from gatekeeper-verified excerpts only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.contracts import Invocation, TraceSummaryEntry
+
+_SUMMARY_LABEL = {"query_metrics": "metric_evidence", "query_logs": "log_evidence",
+                  "lookup_knowledge": "knowledge_reference"}
+_MAX_SUMMARY_REFS = 5
+
+
+def build_trace_summary(invocations: Sequence[Invocation]) -> list[TraceSummaryEntry]:
+    """One entry per tool, in order of first call. Runbook hits are ``indirect`` at best."""
+    by_tool: dict[str, list[Invocation]] = {}
+    for invocation in invocations:
+        by_tool.setdefault(invocation.tool_name, []).append(invocation)
+    entries: list[TraceSummaryEntry] = []
+    for number, (tool_name, group) in enumerate(by_tool.items(), start=1):
+        texts: list[str] = []
+        no_hit = 0
+        for invocation in group:
+            details = invocation.retrieval_details
+            refs = details.evidence_refs if details else []
+            if not refs:
+                no_hit += 1
+            texts.extend(ref.text for ref in refs)
+        if no_hit == len(group):
+            level = "none"
+        else:
+            level = "indirect" if tool_name == "lookup_knowledge" else "direct"
+        shown = " | ".join(text.splitlines()[0][:160] for text in texts[:_MAX_SUMMARY_REFS])
+        more = f" (+{len(texts) - _MAX_SUMMARY_REFS} more)" if len(texts) > _MAX_SUMMARY_REFS else ""
+        label = _SUMMARY_LABEL.get(tool_name, "evidence")
+        entries.append(TraceSummaryEntry(
+            trace_ref=f"trace-{number}", tool_name=tool_name,
+            source_invocation_ids=[i.invocation_id for i in group], evidence_level=level,
+            output_summary=f"{label}: {shown}{more}" if texts else f"{label}: none",
+            invocation_count=len(group), no_hit_invocation_count=no_hit))
+    return entries

@@ -1,0 +1,146 @@
+"""The audit store round trip on a real SQLite file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from core.contracts import (
+    CheckedBinding,
+    ComposerOutput,
+    EvidenceRef,
+    ExecutorOutput,
+    GatekeeperResult,
+    ParseStatus,
+    Plan,
+    RetrievalDetails,
+    VerifierResult,
+)
+from core.errors import StoreError
+from core.store import Store, open_store
+from core.store import repository as repo
+
+
+def _details(*texts: str) -> RetrievalDetails:
+    refs = [EvidenceRef(raw_path=f"$.logs[{i}]", text=t) for i, t in enumerate(texts)]
+    return RetrievalDetails(evidence_status="supported" if refs else "no_evidence",
+                            evidence_refs=refs)
+
+
+def test_sqlite_store_uses_wal(tmp_store: Store) -> None:
+    with tmp_store.engine.connect() as connection:
+        assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+
+
+def test_invocation_ids_are_unique_across_sessions(tmp_store: Store) -> None:
+    for session_id in ("s-a", "s-b"):
+        repo.create_session(tmp_store, session_id=session_id, question="q", pack="demo",
+                            engines={"executor": "rules"})
+    first = repo.record_invocation(tmp_store, session_id="s-a", tool_name="query_logs",
+                                   arguments={"service": "order-service"}, output={"success": True},
+                                   retrieval_details=_details("a"))
+    second = repo.record_invocation(tmp_store, session_id="s-b", tool_name="query_logs",
+                                    arguments={}, output={"success": True},
+                                    retrieval_details=_details())
+    assert first.invocation_id != second.invocation_id
+    assert repo.get_invocation(tmp_store, invocation_id=first.invocation_id).session_id == "s-a"
+    assert [i.invocation_id for i in repo.list_invocations(tmp_store, session_id="s-b")] == [
+        second.invocation_id]
+    assert repo.get_invocation(tmp_store, invocation_id=10**9) is None
+
+
+def test_session_round_trip_rebuilds_the_document(tmp_store: Store) -> None:
+    repo.create_session(tmp_store, session_id="s-1", question="只确认 payment-service CPU",
+                        pack="demo", engines={"executor": "rules"}, executor_fault="tamper_number")
+    repo.save_plan(tmp_store, session_id="s-1",
+                   plan=Plan(question="只确认 payment-service CPU", services=["payment-service"],
+                             topics=["cpu"], narrow=True))
+    invocation = repo.record_invocation(
+        tmp_store, session_id="s-1", tool_name="query_logs", arguments={"query": "CPU"},
+        output={"success": True, "logs": [], "total": 0}, retrieval_details=_details("cpu 92%"))
+    repo.save_executor_output(tmp_store, session_id="s-1", output=ExecutorOutput(),
+                              parse_status=ParseStatus(status="valid"))
+    gate = GatekeeperResult(
+        status="fail", severity="reject", failed_rules=["evidence.raw_path"], version="gk-test",
+        checked_bindings=[CheckedBinding(claim_id="claim-1", tool_name="query_logs",
+                                         source_invocation_id=invocation.invocation_id,
+                                         raw_path="$.logs[9]", status="fail", severity="reject",
+                                         rule="evidence.raw_path")])
+    repo.save_gatekeeper_result(tmp_store, session_id="s-1", result=gate)
+    repo.save_verification(tmp_store, session_id="s-1", trace_summary=[],
+                           verifier_result=VerifierResult(verdict="REJECT", groundedness_score=0.0))
+    repo.finish_session(tmp_store, session_id="s-1", status="completed",
+                        composer_output=ComposerOutput(status="blocked", user_facing_answer="x"),
+                        timings_ms={"total": 12.5})
+
+    document = repo.load_session_document(tmp_store, session_id="s-1")
+    assert document is not None
+    assert document.plan is not None and document.plan.services == ["payment-service"]
+    assert document.invocations[0].retrieval_details.evidence_refs[0].text == "cpu 92%"
+    assert document.gatekeeper_result == gate
+    assert document.verifier_result.verdict == "REJECT"
+    assert document.executor_fault == "tamper_number"
+    assert document.timings_ms == {"total": 12.5}
+
+    rows = repo.list_checked_bindings(tmp_store, rule="evidence.raw_path")
+    assert [(r.session_id, r.gatekeeper_version, r.status) for r in rows] == [
+        ("s-1", "gk-test", "fail")]
+    assert repo.list_checked_bindings(tmp_store, rule="evidence.excerpt_mismatch") == []
+
+
+def test_list_sessions_filters(tmp_store: Store) -> None:
+    for index, (verdict, rules) in enumerate([("PASS", []), ("REJECT", ["evidence.raw_path"]),
+                                              ("LOW_CONFID", ["evidence.no_bindings"])]):
+        session_id = f"s-{index}"
+        repo.create_session(tmp_store, session_id=session_id, question=f"question {verdict}",
+                            pack="demo", engines={})
+        repo.save_gatekeeper_result(tmp_store, session_id=session_id, result=GatekeeperResult(
+            status="pass" if not rules else "fail",
+            severity="none" if not rules else ("reject" if verdict == "REJECT" else "low_confid"),
+            failed_rules=rules))
+        repo.save_verification(tmp_store, session_id=session_id, trace_summary=[],
+                               verifier_result=VerifierResult(verdict=verdict,
+                                                              groundedness_score=1.0))
+    assert [s.session_id for s in repo.list_sessions(tmp_store, verdict="REJECT")] == ["s-1"]
+    assert [s.session_id for s in repo.list_sessions(tmp_store, rule="evidence.no_bindings")] == [
+        "s-2"]
+    assert repo.list_sessions(tmp_store, rule="evidence")  == []  # whole rule names only
+    assert [s.session_id for s in repo.list_sessions(tmp_store, text="LOW")] == ["s-2"]
+    assert repo.count_sessions(tmp_store) == 3
+    assert repo.count_sessions(tmp_store, severity="reject") == 1
+    assert repo.latest_session_id(tmp_store) == "s-2"
+
+
+def test_events_are_appended_in_order(tmp_store: Store) -> None:
+    repo.create_session(tmp_store, session_id="s-e", question="q", pack="demo", engines={})
+    for seq, kind in enumerate(["session_started", "plan_made", "tool_called"]):
+        repo.append_event(tmp_store, session_id="s-e", seq=seq, kind=kind, payload={"seq": seq})
+    assert [e.kind for e in repo.list_events(tmp_store, session_id="s-e", after_seq=0)] == [
+        "plan_made", "tool_called"]
+
+
+def test_eval_runs_round_trip(tmp_store: Store) -> None:
+    repo.create_eval_run(tmp_store, run_id="run-1", suite="default", total=2)
+    repo.add_case_result(tmp_store, run_id="run-1", case_id="c1", session_id="s-1", passed=True,
+                         duration_ms=3.0, tags=["cpu"], detail={"failures": []})
+    repo.finish_eval_run(tmp_store, run_id="run-1", passed=1, duration_ms=9.0,
+                         metrics={"case_pass_rate": 0.5})
+    (run,) = repo.list_eval_runs(tmp_store)
+    assert (run.passed, run.total, run.metrics) == (1, 2, {"case_pass_rate": 0.5})
+    (case,) = repo.list_case_results(tmp_store, run_id="run-1")
+    assert (case.case_id, case.session_id, case.tags) == ("c1", "s-1", ["cpu"])
+
+
+def test_unopenable_store_is_a_store_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(StoreError):
+        open_store(str(blocker / "sub" / "audit.db"))
+
+
+def test_plain_path_and_url_open_the_same_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.db"
+    open_store(str(path))
+    assert open_store(f"sqlite:///{path}").url.endswith("x.db")
