@@ -1,0 +1,328 @@
+"""Topic and identifier vocabulary shared by the tools, planner, gatekeeper and verifier.
+
+One table (``TOPICS``) says which words, in Chinese and English, name which diagnosis topic.
+Everything else here is derived from that table:
+
+- ASCII synonyms match on word boundaries (``gc`` does not fire inside ``gcloud``, ``db`` not
+  inside ``dbus``); CJK synonyms match as plain substrings, since Chinese has no spaces.
+- Text is normalised first (NFKC + lower case), so full-width letters and punctuation match too.
+- Mentions never overlap: at each position the longest synonym wins, so ``数据库连接池`` is a
+  connection-pool mention and not also a ``数据库`` (database) one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A diagnosis topic: its labels, the words that name it, the alerts it relates to.
+
+    ``includes`` lists narrower topics a question about this one also covers (a memory question
+    covers GC lines: heap pressure shows up as GC first).
+    """
+
+    name: str
+    label_zh: str
+    label_en: str
+    synonyms: tuple[str, ...]
+    related_alerts: tuple[str, ...] = ()
+    includes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TopicMention:
+    """One synonym found in normalised text: ``text[start:end]`` names ``topic``."""
+
+    start: int
+    end: int
+    topic: str
+    matched: str
+
+
+_TOPIC_TABLE: tuple[Topic, ...] = (
+    Topic("cpu", "CPU 使用率", "CPU usage",
+          ("cpu", "cpu usage", "cpu utilization", "cpu load", "cpu使用率", "cpu 占用", "cpu占用率",
+           "处理器", "highcpuusage", "cputhrottlinghigh", "cpu throttling"),
+          ("HighCPUUsage", "CPUThrottlingHigh")),
+    Topic("memory", "内存使用率", "memory usage",
+          ("memory", "memory usage", "mem usage", "heap", "heap usage", "jvm heap", "jvm", "内存",
+           "内存使用率", "堆内存", "jvm堆内存", "堆使用率", "highmemoryusage"),
+          ("HighMemoryUsage",), includes=("gc",)),
+    Topic("gc", "垃圾回收", "garbage collection",
+          ("gc", "full gc", "young gc", "gc pause", "gc overhead", "garbage collection",
+           "garbage collector", "垃圾回收", "垃圾收集"),
+          ()),
+    Topic("latency", "响应慢", "slow response",
+          ("latency", "slow response", "slow responses", "slow request", "slow requests", "slow",
+           "response time", "p99", "p95", "p999", "slowresponse", "响应慢", "响应时间", "慢请求",
+           "慢响应", "延迟", "高延迟"),
+          ("SlowResponse",)),
+    Topic("http_error", "HTTP 5xx 错误", "HTTP 5xx errors",
+          ("http 500", "http 502", "http 503", "http 504", "5xx", "status=500", "status 500",
+           "internal server error", "query timeout", "query timeouts", "http error",
+           "http errors", "查询超时", "服务端错误", "服务器内部错误", "服务不可用",
+           "service unavailable"),
+          ("HighErrorRate", "ServiceUnavailable")),
+    Topic("connection_pool", "数据库连接池", "connection pool",
+          ("hikaricp", "hikaripool", "hikari", "connection pool", "connection pools",
+           "connection pool exhaustion", "pool exhausted", "pool stats", "数据库连接池", "连接池耗尽",
+           "连接池", "active=50/50", "waiting", "request timed out after 30000ms",
+           "connection is not available"),
+          ()),
+    Topic("disk", "磁盘使用率", "disk usage",
+          ("disk", "disk usage", "disk space", "disk full", "filesystem", "file system", "inode",
+           "inodes", "/data", "磁盘", "磁盘使用率", "磁盘空间", "highdiskusage"),
+          ("HighDiskUsage",)),
+    Topic("redis", "Redis 缓存", "Redis cache",
+          ("redis", "redis timeout", "cache", "缓存", "redis-cluster"),
+          ()),
+    Topic("mq", "消息队列", "message queue",
+          ("mq", "message queue", "message queues", "queue", "backlog", "consumer lag",
+           "rabbitmq", "rocketmq", "kafka", "消息队列", "积压", "消息积压", "消费延迟"),
+          ()),
+    Topic("slow_query", "数据库慢查询", "database slow query",
+          ("mysql slow query", "slow query", "slow queries", "slow sql", "full scan",
+           "full table scan", "lock wait", "lock wait timeout", "db", "database", "mysql", "sql",
+           "慢查询", "数据库慢查询", "慢sql", "全表扫描", "锁等待", "数据库"),
+          ()),
+    Topic("oom", "内存溢出", "out of memory",
+          ("outofmemoryerror", "oom", "oomkilled", "oom-kill", "oom kill", "oom killer",
+           "out of memory", "exit code 137", "exit 137", "内存溢出", "内存不足"),
+          ()),
+    Topic("restart", "Pod 重启", "pod restart",
+          ("restart", "restarts", "restarted", "restarting", "pod restart", "crashloop",
+           "crashloopbackoff", "kubepodcrashlooping", "back-off restarting", "重启", "崩溃重启"),
+          ("KubePodCrashLooping",)),
+    Topic("threads", "线程", "threads",
+          ("thread", "threads", "thread count", "thread pool", "线程", "线程数", "活跃线程数",
+           "线程池"),
+          ()),
+)
+
+TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
+
+_ASCII_WORD = "a-z0-9"
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Separators between the words of a synonym: "connection pool" = "connection-pool" =
+# "connection_pool" (but not "connectionpool"). Where ASCII meets Chinese the separator is
+# optional: "CPU 使用率" = "CPU使用率".
+_SEPARATOR_CHARS = r"\s_\-"
+_REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the synonym trie
+_SCRIPT_CHANGE = re.compile(f"(?<=[{_ASCII_WORD}])(?=[{_CJK}])|(?<=[{_CJK}])(?=[{_ASCII_WORD}])")
+_LINE_MARK = "\x1e"  # joins lines for a corpus scan
+
+
+def normalize(text: str) -> str:
+    """NFKC + lower case: the form every matcher in this module works on."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _squash(text: str) -> str:
+    """A synonym's identity: normalised, separators removed (what a regex match maps back to)."""
+    return re.sub(f"[{_SEPARATOR_CHARS}]+", "", normalize(text))
+
+
+def _trie_path(synonym: str) -> str:
+    """The synonym's characters with separator edges between its words and scripts."""
+    words = [w for w in re.split(f"[{_SEPARATOR_CHARS}]+", normalize(synonym)) if w]
+    path = ""
+    for word in words:
+        if path:
+            script_change = _SCRIPT_CHANGE.search(path[-1] + word[0]) is not None
+            path += _OPTIONAL_SEP if script_change else _REQUIRED_SEP
+        path += _SCRIPT_CHANGE.sub(_OPTIONAL_SEP, word)
+    return path
+
+
+def _trie_regex(synonyms: Iterable[str]) -> str:
+    """One regex for many synonyms, shaped as a trie.
+
+    Why a trie: Python's ``re`` tries alternatives one by one at every position, so a flat
+    alternation of ~160 synonyms scans a million log lines in minutes; sharing prefixes brings
+    that to seconds. Longer continuations are tried before a word may end, so the longest
+    synonym at a position wins. An ASCII word end must not be followed by a letter or digit.
+    """
+    root: dict[str, dict] = {}
+    for synonym in synonyms:
+        node = root
+        for ch in _trie_path(synonym):
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, dict], last_char: str) -> str:
+        branches = []
+        for ch in sorted(k for k in node if k):
+            edge = {_REQUIRED_SEP: f"[{_SEPARATOR_CHARS}]+",
+                    _OPTIONAL_SEP: f"[{_SEPARATOR_CHARS}]*"}.get(ch) or re.escape(ch)
+            branches.append(edge + emit(node[ch], ch))
+        if "" in node:  # a synonym may end here: only after every longer continuation failed
+            branches.append(f"(?![{_ASCII_WORD}])" if re.match(f"[{_ASCII_WORD}]", last_char) else "")
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(root, "")
+
+
+def _build_synonym_index() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], dict[str, str]]:
+    """The synonym regexes and the map squashed synonym -> topic name.
+
+    Three regexes over the same synonyms: one for short texts, and two that scan a whole corpus
+    faster (``tag_lines``) because each lets ``re`` skip ahead with a character-class test:
+    synonyms starting with a letter or digit (found after the non-alphanumeric character that
+    precedes them) and the others (Chinese, "/data").
+    """
+    owner: dict[str, str] = {}
+    word_start: list[str] = []
+    other_start: list[str] = []
+    for topic in _TOPIC_TABLE:
+        for synonym in topic.synonyms:
+            key = _squash(synonym)
+            if owner.get(key, topic.name) != topic.name:
+                raise ValueError(f"synonym {synonym!r} belongs to both {owner[key]} and {topic.name}")
+            owner[key] = topic.name
+            starts_word = re.match(f"[{_ASCII_WORD}]", normalize(synonym).strip())
+            (word_start if starts_word else other_start).append(synonym)
+    word_trie, other_trie = _trie_regex(word_start), _trie_regex(other_start)
+    word_firsts = "".join(sorted({re.escape(normalize(s).strip()[0]) for s in word_start}))
+    other_firsts = "".join(sorted({re.escape(normalize(s).strip()[0]) for s in other_start}))
+    # For short texts: each part opens with a one-character class check, so ``re`` does not
+    # walk every first branch of a trie at every position.
+    combined = re.compile(f"(?=[{other_firsts}]){other_trie}"
+                          f"|(?<![{_ASCII_WORD}])(?=[{word_firsts}]){word_trie}")
+    word_scan = re.compile(f"[^{_ASCII_WORD}]({word_trie})")
+    other_scan = re.compile(other_trie)
+    return combined, word_scan, other_scan, owner
+
+
+SYNONYM_PATTERN, _WORD_SCAN, _OTHER_SCAN, _SYNONYM_OWNER = _build_synonym_index()
+
+
+@lru_cache(maxsize=4096)
+def topic_of_synonym(matched: str) -> str:
+    """The topic a ``SYNONYM_PATTERN`` match (on normalised text) belongs to."""
+    return _SYNONYM_OWNER[_squash(matched)]
+
+
+def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
+    """Topic -> ascending indexes of the lines (each already passed through :func:`normalize`)
+    that mention it. Built for corpora: two regex scans of the joined text, no per-line Python.
+
+    Lines are tagged with every topic either scan finds; this equals tagging each line with
+    ``topic_mentions`` because no cross-script synonym contains another topic's synonym
+    (a lexicon test holds the table to that).
+    """
+    starts: list[int] = []
+    offset = 1
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    # The mark before every line is a non-alphanumeric character for _WORD_SCAN to consume, and
+    # not a separator, so no synonym spans two lines.
+    joined = _LINE_MARK + _LINE_MARK.join(lines)
+    found: dict[str, set[int]] = {}
+    for scan, group in ((_WORD_SCAN, 1), (_OTHER_SCAN, 0)):
+        for match in scan.finditer(joined):
+            line = bisect_right(starts, match.start(group)) - 1
+            found.setdefault(topic_of_synonym(match.group(group)), set()).add(line)
+    return {topic: sorted(ids) for topic, ids in found.items()}
+
+
+def topic_mentions(normalized_text: str) -> list[TopicMention]:
+    """Every non-overlapping topic mention in text already passed through :func:`normalize`."""
+    return [
+        TopicMention(m.start(), m.end(), topic_of_synonym(m.group()), m.group())
+        for m in SYNONYM_PATTERN.finditer(normalized_text)
+    ]
+
+
+def topics_in(text: str) -> list[str]:
+    """Topic names mentioned in free text (Chinese or English), by first appearance, no duplicates.
+
+    >>> topics_in("只确认内存使用率过高这一件事")
+    ['memory']
+    """
+    seen: dict[str, None] = {}
+    for mention in topic_mentions(normalize(text)):
+        seen.setdefault(mention.topic, None)
+    return list(seen)
+
+
+def expand_topics(names: Iterable[str]) -> list[str]:
+    """The topics plus every topic they include (memory -> memory, gc), order kept, no duplicates."""
+    seen: dict[str, None] = {}
+    for name in names:
+        seen.setdefault(name, None)
+        for included in TOPICS[name].includes if name in TOPICS else ():
+            seen.setdefault(included, None)
+    return list(seen)
+
+
+def topic_matches(topic: str, text: str) -> bool:
+    """Whether text mentions ``topic`` or a topic it includes (``memory`` matches "Full GC").
+
+    Raises ``ValueError`` for a topic name that is not in ``TOPICS``.
+    """
+    if topic not in TOPICS:
+        raise ValueError(f"unknown topic {topic!r} (known: {', '.join(TOPICS)})")
+    covered = set(expand_topics([topic]))
+    return any(name in covered for name in topics_in(text))
+
+
+# A service identifier: any "<name>-service" token. A Kubernetes pod name carrying it
+# ("pod-order-service-5c7d8e9f1-m3n2p") yields the service ("order-service").
+SERVICE_PATTERN = re.compile(
+    r"(?<![a-z0-9_\-])(?:pod-)?([a-z][a-z0-9]*(?:-[a-z0-9]+)*?-service)(?![a-z0-9_])"
+)
+
+
+@lru_cache(maxsize=256)
+def _literal_pattern(name: str) -> re.Pattern[str]:
+    """A name matched whole: not preceded or followed by a letter, digit or underscore."""
+    return re.compile(rf"(?<![a-z0-9_]){re.escape(normalize(name))}(?![a-z0-9_])")
+
+
+def _first_appearance(spans: list[tuple[int, int, str]]) -> list[str]:
+    """Names of non-overlapping spans (longest wins at a position), by position, no duplicates."""
+    seen: dict[str, None] = {}
+    taken_until = -1
+    for start, end, name in sorted(spans, key=lambda s: (s[0], -(s[1] - s[0]))):
+        if start < taken_until:
+            continue
+        taken_until = end
+        seen.setdefault(name, None)
+    return list(seen)
+
+
+def services_in(text: str, known: Iterable[str] | None = None) -> list[str]:
+    """Service identifiers in text, lower case, by first appearance, no duplicates.
+
+    Finds any ``xxx-service`` token (see ``SERVICE_PATTERN``) plus any name in ``known``
+    (``mysql``, ``redis-cluster-01``, ``kubernetes`` ...), matched whole and case-insensitively.
+    """
+    normalized = normalize(text)
+    spans = [(m.start(1), m.end(1), m.group(1)) for m in SERVICE_PATTERN.finditer(normalized)]
+    for name in known or ():
+        if name.strip():
+            spans += [(m.start(), m.end(), normalize(name))
+                      for m in _literal_pattern(name).finditer(normalized)]
+    return _first_appearance(spans)
+
+
+def alert_names_in(text: str, known: Iterable[str]) -> list[str]:
+    """Names from ``known`` (e.g. ``HighCPUUsage``) literally present in text, case-insensitive.
+
+    Returned spelled as in ``known``, by first appearance. Topic words do not imply alerts here:
+    "CPU 使用率过高" is not ``HighCPUUsage``.
+    """
+    spans: list[tuple[int, int, str]] = []
+    normalized = normalize(text)
+    for name in known:
+        if name.strip():
+            spans += [(m.start(), m.end(), name) for m in _literal_pattern(name).finditer(normalized)]
+    return _first_appearance(spans)

@@ -1,0 +1,463 @@
+"""Scenario packs: the world the tools see, loaded from ``mockdata/<pack>/`` and validated.
+
+A pack folder holds::
+
+    pack.yaml        name, description, now (ISO timestamp: the pack's fixed clock),
+                     optional example_questions
+    alerts.yaml      a list of alerts (``core.contracts.Alert``)
+    series.yaml      a mapping name -> metric series (``core.contracts.MetricSeries``)
+    logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list
+    runbooks/        Markdown files (any depth); may be empty
+
+Every problem is reported as one line naming the file, the entry (``alerts[2]``, ``line 17``)
+and the field, never as a traceback: ``validate_pack`` lists them all, ``load_pack`` raises the
+first as ``PackError``. Loaded packs are cached by folder and file modification times.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError
+
+from core.contracts import Alert, LogEntry, MetricSeries
+from core.errors import PackError
+from core.settings import get_settings
+
+PACK_FILE, ALERTS_FILE, SERIES_FILE = "pack.yaml", "alerts.yaml", "series.yaml"
+LOGS_JSONL, LOGS_YAML, RUNBOOKS_DIR = "logs.jsonl", "logs.yaml", "runbooks"
+
+
+# One lock for every pack's derived data (re-entrant: one index may be built from another).
+# Not a per-pack lock, so that a Pack stays picklable.
+_DERIVED_LOCK = threading.RLock()
+
+
+class RunbookSection(BaseModel):
+    """One section of a runbook: its heading and the text under it."""
+
+    title: str
+    content: str
+
+
+class Runbook(BaseModel):
+    """A runbook: what to look for. Never evidence of the current state."""
+
+    title: str
+    source: str  # path relative to the pack, e.g. runbooks/high-cpu.md
+    sections: list[RunbookSection] = Field(default_factory=list)
+
+
+class Pack(BaseModel):
+    """A loaded scenario pack. Treat it as read-only: loaded packs are shared through a cache."""
+
+    name: str
+    description: str = ""
+    now: datetime
+    root: Path
+    alerts: list[Alert] = Field(default_factory=list)
+    series: dict[str, MetricSeries] = Field(default_factory=dict)
+    logs: list[LogEntry] = Field(default_factory=list)
+    runbooks: list[Runbook] = Field(default_factory=list)
+    example_questions: list[str] = Field(default_factory=list)
+
+    # Derived data the tools build once per loaded pack (search indexes); see core.tools.
+    _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def services(self) -> list[str]:
+        """Every service seen in alerts, series and logs, by first appearance."""
+        return self.derived("services", self._collect_services)
+
+    def _collect_services(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for alert in self.alerts:
+            seen.setdefault(alert.service, None)
+        for series in self.series.values():
+            seen.setdefault(series.service, None)
+        for entry in self.logs:
+            seen.setdefault(entry.service, None)
+        return list(seen)
+
+    def derived(self, key: str, build: Any) -> Any:
+        """Return the value cached under ``key``, building it once with ``build()`` (thread-safe)."""
+        if key not in self._derived:
+            with _DERIVED_LOCK:
+                if key not in self._derived:
+                    self._derived[key] = build()
+        return self._derived[key]
+
+
+class PackMeta(BaseModel):
+    """The content of ``pack.yaml``."""
+
+    name: str
+    description: str = ""
+    now: datetime
+    example_questions: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PackProblem:
+    """One thing wrong with a pack, located as precisely as the file allows."""
+
+    file: str
+    message: str
+    entry: str | None = None
+    field: str | None = None
+
+    def to_error(self) -> PackError:
+        """The problem as the exception ``load_pack`` raises."""
+        return PackError(self.message, file=self.file, entry=self.entry, field=self.field)
+
+    def __str__(self) -> str:
+        return str(self.to_error())
+
+
+# ---------------------------------------------------------------- locating packs
+
+
+def _packs_dir(packs_dir: Path | None) -> Path:
+    return Path(packs_dir) if packs_dir is not None else Path(get_settings().packs_dir)
+
+
+def resolve_pack(name_or_path: str, packs_dir: Path | None = None) -> Path:
+    """The folder of a pack: a name under the packs directory, or a path to a folder."""
+    text = str(name_or_path).strip()
+    if not text:
+        raise PackError("no pack named (give a pack name or a folder path)")
+    base = _packs_dir(packs_dir)
+    looks_like_path = "/" in text or "\\" in text or text.startswith(".") or text.startswith("~")
+    candidates = [Path(text).expanduser()] if looks_like_path else [base / text, Path(text)]
+    for candidate in candidates:
+        if candidate.is_dir():
+            return candidate.resolve()
+    known = ", ".join(name for name, _ in list_packs(base)) or "none"
+    raise PackError(f"pack not found: {text!r} (packs in {base}: {known})")
+
+
+def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
+    """(name, description) of every pack folder under the packs directory, sorted by folder name.
+
+    A folder whose ``pack.yaml`` cannot be read is listed with the problem as its description.
+    """
+    base = _packs_dir(packs_dir)
+    if not base.is_dir():
+        return []
+    found = []
+    for folder in sorted(p for p in base.iterdir() if (p / PACK_FILE).is_file()):
+        meta, problems = _read_meta(folder)
+        found.append((folder.name, meta.description if meta else f"(invalid: {problems[0]})"))
+    return found
+
+
+# ---------------------------------------------------------------- file formats
+
+_MAX_PROBLEMS_PER_FILE = 20  # a million-line file with one systematic mistake is one message
+
+
+class _PackYamlLoader(yaml.SafeLoader):
+    """Safe YAML that keeps timestamps as text (contracts hold them as strings) and refuses
+    duplicate keys (PyYAML would silently keep the last: a duplicated series name would vanish)."""
+
+
+_PackYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_unique_mapping(loader: _PackYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if not isinstance(key, str | int | float | bool):
+            continue  # unhashable keys are left to construct_mapping to reject
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_PackYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                                _construct_unique_mapping)
+
+
+def _parse_yaml(text: str) -> Any:
+    """Parse YAML; raise ``ValueError((message, "line N"))`` on a syntax error."""
+    try:
+        return yaml.load(text, Loader=_PackYamlLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = f"line {mark.line + 1}" if mark else None
+        detail = " ".join(part for part in (error.context, error.problem) if part)
+        raise ValueError(f"invalid YAML: {detail or error}", line) from None
+    except yaml.YAMLError as error:
+        raise ValueError(f"invalid YAML: {error}", None) from None
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _split_markdown(text: str, fallback_title: str) -> tuple[str, list[tuple[str, str]]]:
+    """(title, [(section title, content)]) of a Markdown runbook.
+
+    The title is the first level-1 heading, else the front matter's ``title``, else
+    ``fallback_title``. Sections split at level-2 headings; deeper headings stay in their
+    section's content; text before the first section becomes a section named after the title.
+    Headings inside fenced code blocks are text.
+    """
+    front_title = None
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end != -1:
+            try:
+                front = yaml.safe_load(text[3:end])
+                if isinstance(front, dict) and front.get("title"):
+                    front_title = str(front["title"])
+            except yaml.YAMLError:
+                pass
+            text = text[text.find("\n", end + 1) + 1:] if text.find("\n", end + 1) != -1 else ""
+    title: str | None = None
+    sections: list[tuple[str | None, list[str]]] = [(None, [])]
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING.match(line)
+        if heading and len(heading.group(1)) == 1 and title is None:
+            title = heading.group(2)
+        elif heading and len(heading.group(1)) == 2:
+            sections.append((heading.group(2), []))
+        else:
+            sections[-1][1].append(line)
+    title = title or front_title or fallback_title
+    result = []
+    for section_title, lines in sections:
+        content = "\n".join(lines).strip()
+        if content:
+            result.append((section_title or title, content))
+    return title, result
+
+
+# ---------------------------------------------------------------- reading files
+
+
+def _field_problems(file: str, error: ValidationError, entry_of: Any) -> list[PackProblem]:
+    """One problem per pydantic error: ``entry_of(loc)`` splits a location into (entry, field)."""
+    problems = []
+    items = error.errors()
+    for item in items[:_MAX_PROBLEMS_PER_FILE]:
+        entry, field = entry_of(tuple(item["loc"]))
+        problems.append(PackProblem(file, item["msg"], entry, field))
+    if len(items) > _MAX_PROBLEMS_PER_FILE:
+        problems.append(PackProblem(file, f"... and {len(items) - _MAX_PROBLEMS_PER_FILE} more"))
+    return problems
+
+
+def _dotted(loc: tuple[Any, ...]) -> str | None:
+    return ".".join(str(part) for part in loc) or None
+
+
+def _read_meta(root: Path) -> tuple[PackMeta | None, list[PackProblem]]:
+    data, problems = _yaml(root, PACK_FILE, dict)
+    if problems:
+        return None, problems
+    try:
+        return PackMeta.model_validate(data or {}), []
+    except ValidationError as error:
+        return None, _field_problems(PACK_FILE, error, lambda loc: (None, _dotted(loc)))
+
+
+def _yaml(root: Path, name: str, expected: type) -> tuple[Any, list[PackProblem]]:
+    """Parse a YAML file of the pack; an empty file is an empty ``expected``."""
+    path = root / name
+    if not path.is_file():
+        return None, [PackProblem(name, "required file is missing")]
+    try:
+        data = _parse_yaml(path.read_text(encoding="utf-8"))
+    except ValueError as problem:
+        message, where = problem.args
+        return None, [PackProblem(name, message, where)]
+    except UnicodeDecodeError:
+        return None, [PackProblem(name, "not UTF-8 text")]
+    if data is None:
+        return expected(), []
+    if not isinstance(data, expected):
+        kind = "a list" if expected is list else "a mapping"
+        return None, [PackProblem(name, f"must be {kind}, found {type(data).__name__}")]
+    return data, []
+
+
+_ALERTS = TypeAdapter(list[Alert])
+_SERIES = TypeAdapter(dict[str, MetricSeries])
+_LOGS = TypeAdapter(list[LogEntry])
+
+
+def _read_alerts(root: Path) -> tuple[list[Alert], list[PackProblem]]:
+    data, problems = _yaml(root, ALERTS_FILE, list)
+    if problems:
+        return [], problems
+    try:
+        return _ALERTS.validate_python(data), []
+    except ValidationError as error:
+        return [], _field_problems(ALERTS_FILE, error,
+                                   lambda loc: (f"alerts[{loc[0]}]", _dotted(loc[1:])))
+
+
+def _read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]]:
+    data, problems = _yaml(root, SERIES_FILE, dict)
+    if problems:
+        return {}, problems
+    try:
+        return _SERIES.validate_python(data), []
+    except ValidationError as error:
+        return {}, _field_problems(SERIES_FILE, error,
+                                   lambda loc: (f"series[{loc[0]!r}]", _dotted(loc[1:])))
+
+
+def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
+    jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
+    if jsonl.is_file() and yaml_file.is_file():
+        return [], [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
+    if jsonl.is_file():
+        return _read_jsonl(jsonl)
+    if not yaml_file.is_file():
+        return [], [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
+    data, problems = _yaml(root, LOGS_YAML, list)
+    if problems:
+        return [], problems
+    try:
+        return _LOGS.validate_python(data), []
+    except ValidationError as error:
+        return [], _field_problems(LOGS_YAML, error,
+                                   lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
+
+
+def _read_jsonl(path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
+    """One ``LogEntry`` per non-blank line; problems name the line number."""
+    logs: list[LogEntry] = []
+    problems: list[PackProblem] = []
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        return [], [PackProblem(LOGS_JSONL, f"cannot read: {error.strerror}")]
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    logs.append(LogEntry.model_validate_json(line))
+                except ValidationError as error:
+                    problems += _jsonl_problems(error, number)
+                    if len(problems) >= _MAX_PROBLEMS_PER_FILE:
+                        problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
+                        break
+        except UnicodeDecodeError:
+            problems.append(PackProblem(LOGS_JSONL, "not UTF-8 text"))
+    return logs, problems
+
+
+def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
+    problems = []
+    for item in error.errors():
+        if item["type"] == "json_invalid":
+            detail = str(item.get("ctx", {}).get("error", "")) or item["msg"]
+            problems.append(PackProblem(LOGS_JSONL, f"invalid JSON: {detail}", f"line {number}"))
+        elif item["type"] == "model_type":
+            problems.append(PackProblem(LOGS_JSONL, "must be a JSON object", f"line {number}"))
+        else:
+            problems.append(PackProblem(LOGS_JSONL, item["msg"], f"line {number}",
+                                        _dotted(tuple(item["loc"]))))
+    return problems
+
+
+def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    folder = root / RUNBOOKS_DIR
+    if not folder.is_dir():
+        return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+    runbooks, problems = [], []
+    for path in sorted(folder.rglob("*.md")):
+        source = path.relative_to(root).as_posix()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            problems.append(PackProblem(source, "not UTF-8 text"))
+            continue
+        title, sections = _split_markdown(text, fallback_title=path.stem)
+        runbooks.append(Runbook(
+            title=title, source=source,
+            sections=[RunbookSection(title=t, content=c) for t, c in sections]))
+    return runbooks, problems
+
+
+# ---------------------------------------------------------------- validate and load
+
+
+def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
+    meta, problems = _read_meta(root)
+    alerts, more = _read_alerts(root)
+    problems += more
+    series, more = _read_series(root)
+    problems += more
+    logs, more = _read_logs(root)
+    problems += more
+    runbooks, more = _read_runbooks(root)
+    problems += more
+    if problems or meta is None:
+        return None, problems
+    pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
+                alerts=alerts, series=series, logs=logs, runbooks=runbooks,
+                example_questions=meta.example_questions)
+    return pack, []
+
+
+def validate_pack(path: str | Path, packs_dir: Path | None = None) -> list[PackProblem]:
+    """Every problem of a pack (empty when it is valid). A pack that cannot be found raises."""
+    root = resolve_pack(str(path), packs_dir)
+    return _read_pack(root)[1]
+
+
+_CACHE: dict[Path, tuple[tuple[Any, ...], Pack]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _signature(root: Path) -> tuple[Any, ...]:
+    """What a cached pack depends on: every file's path, size and modification time."""
+    files = [root / name for name in (PACK_FILE, ALERTS_FILE, SERIES_FILE, LOGS_JSONL, LOGS_YAML)]
+    folder = root / RUNBOOKS_DIR
+    if folder.is_dir():
+        files += [folder, *sorted(folder.rglob("*"))]
+    signature = []
+    for path in files:
+        try:
+            stat = path.stat()
+            signature.append((str(path), stat.st_size, stat.st_mtime_ns))
+        except OSError:
+            signature.append((str(path), None, None))
+    return tuple(signature)
+
+
+def load_pack(name_or_path: str, packs_dir: Path | None = None) -> Pack:
+    """Load (or return the cached) pack; raise ``PackError`` naming the first problem found."""
+    root = resolve_pack(name_or_path, packs_dir)
+    signature = _signature(root)
+    with _CACHE_LOCK:
+        cached = _CACHE.get(root)
+    if cached and cached[0] == signature:
+        return cached[1]
+    pack, problems = _read_pack(root)
+    if problems or pack is None:
+        raise problems[0].to_error()
+    with _CACHE_LOCK:
+        _CACHE[root] = (signature, pack)
+    return pack

@@ -1,0 +1,160 @@
+"""Typed arguments of the three tools, their descriptions, and one-line validation errors."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core.errors import ToolArgumentError, UnknownToolError
+from core.lexicon import TOPICS, topics_in
+
+
+def _blank_to_none(value: Any) -> Any:
+    """Optional filters: surrounding spaces are noise and an empty string means "no filter"."""
+    if isinstance(value, str):
+        value = value.strip()
+        return value or None
+    return value
+
+
+class ToolArgs(BaseModel):
+    """Base of tool arguments: unknown keys are errors (a typo must not silently widen a query)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class QueryMetricsArgs(ToolArgs):
+    """Arguments of ``query_metrics``; every filter is optional."""
+
+    service: str | None = Field(None, description="Service name, exact match, case-insensitive.")
+    alert_name: str | None = Field(None, description="Alert name such as HighCPUUsage.")
+    state: str | None = Field(None, description="Alert state such as firing or resolved.")
+
+    _clean = field_validator("service", "alert_name", "state", mode="before")(_blank_to_none)
+
+
+class QueryLogsArgs(ToolArgs):
+    """Arguments of ``query_logs``; every filter is optional, filters combine with AND."""
+
+    service: str | None = Field(None, description="Service name, exact match, case-insensitive.")
+    query: str | None = Field(
+        None, description="Free text, Chinese or English (keywords, topics, identifiers).")
+    level: str | None = Field(None, description="Log level: ERROR, WARN, INFO or DEBUG.")
+    topic: str | None = Field(None, description=f"A topic name: {', '.join(TOPICS)}.")
+    limit: int = Field(20, ge=1, le=200, description="Most log lines to return, newest first.")
+
+    _clean = field_validator("service", "query", "level", "topic", mode="before")(_blank_to_none)
+
+    @field_validator("topic")
+    @classmethod
+    def _known_topic(cls, value: str | None) -> str | None:
+        """A topic name, or a word naming one ("HikariCP" -> connection_pool)."""
+        if value is None or value.lower() in TOPICS:
+            return value.lower() if value else None
+        named = topics_in(value)
+        if not named:
+            raise ValueError(f"unknown topic (known: {', '.join(TOPICS)})")
+        return named[0]
+
+
+class LookupKnowledgeArgs(ToolArgs):
+    """Arguments of ``lookup_knowledge``."""
+
+    query: str = Field(..., description="What to look up, Chinese or English.")
+    top_k: int = Field(3, ge=1, le=20, description="Most runbook sections to return.")
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value.strip()
+
+
+TOOL_ARGS: dict[str, type[BaseModel]] = {
+    "query_metrics": QueryMetricsArgs,
+    "query_logs": QueryLogsArgs,
+    "lookup_knowledge": LookupKnowledgeArgs,
+}
+
+TOOL_DESCRIPTIONS: dict[str, str] = {
+    "query_metrics": (
+        "Query the alerts of the monitored services. Filters (all optional, combined with AND): "
+        "service (exact name, case-insensitive), alert_name (e.g. HighCPUUsage, "
+        "case-insensitive) and state (e.g. firing). Returns {success, alerts, series, total, "
+        "message}: each alert has alert_name, state, service, pod, current, threshold, duration "
+        "and details; series holds the metric samples of the services involved. No match is "
+        "success with alerts=[] and total=0. Cite an alert as $.alerts[i]."
+    ),
+    "query_logs": (
+        "Search application and system logs. Filters (all optional, combined with AND): service "
+        "(exact name), level (ERROR/WARN/INFO), topic (one of: " + ", ".join(TOPICS) + ") and "
+        "query, free text in Chinese or English. A query naming a topic (e.g. HikariCP, 连接池, "
+        "内存, Full GC, 慢请求) matches every line about that topic, synonyms included; "
+        "identifiers in the query (service names, paths, ids, numbers) must appear in the line; "
+        "other words must appear only when the query names no topic. Returns {success, logs, "
+        "total, message}, newest first, at most limit lines (default 20, max 200); total counts "
+        "all matches. No match is success with logs=[] and total=0. Cite a line as $.logs[i]."
+    ),
+    "lookup_knowledge": (
+        "Look up runbook sections (meaning, what to check, causes, mitigation) relevant to a "
+        "question, ranked by topic and word overlap, Chinese or English. Returns {success, "
+        "evidence_blocks: [{title, source, content, score}], total}. Runbooks say what to look "
+        "for; they are never evidence of the current state of a service. Nothing relevant is "
+        "success with evidence_blocks=[] and total=0. Cite a block as $.evidence_blocks[i]."
+    ),
+}
+
+
+def _shown(value: Any) -> str:
+    """A short JSON rendering of the offending input, for error messages."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _explain(model: type[BaseModel], item: dict[str, Any]) -> str:
+    """One pydantic error as ``field: what is wrong (got X)``."""
+    field = ".".join(str(part) for part in item["loc"]) or "arguments"
+    kind, ctx = item["type"], item.get("ctx") or {}
+    got = f" (got {_shown(item.get('input'))})"
+    if kind == "extra_forbidden":
+        return f"{field}: unknown argument (allowed: {', '.join(model.model_fields)})"
+    if kind == "missing":
+        return f"{field}: required"
+    bounds = {"less_than_equal": ("<=", "le"), "less_than": ("<", "lt"),
+              "greater_than_equal": (">=", "ge"), "greater_than": (">", "gt")}
+    if kind in bounds:
+        sign, key = bounds[kind]
+        return f"{field}: must be {sign} {ctx.get(key)}{got}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"{field}: must be an integer{got}"
+    if kind in ("string_type",):
+        return f"{field}: must be a string{got}"
+    if kind == "value_error":
+        return f"{field}: {ctx.get('error', item['msg'])}{got}"
+    return f"{field}: {item['msg'][0].lower()}{item['msg'][1:]}{got}"
+
+
+def validate_arguments(tool_name: str, arguments: dict[str, Any] | None) -> BaseModel:
+    """The validated argument model of a tool call.
+
+    Raises ``UnknownToolError`` for an unknown tool and ``ToolArgumentError`` with a one-line
+    message such as ``query_logs: limit: must be <= 200 (got 500)``.
+    """
+    model = TOOL_ARGS.get(tool_name)
+    if model is None:
+        raise UnknownToolError(f"unknown tool {tool_name!r} (known: {', '.join(TOOL_ARGS)})")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ToolArgumentError(f"{tool_name}: arguments must be a JSON object, got {_shown(arguments)}")
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as error:
+        reasons = "; ".join(_explain(model, item) for item in error.errors())
+        raise ToolArgumentError(f"{tool_name}: {reasons}") from None

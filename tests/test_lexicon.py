@@ -1,0 +1,124 @@
+"""The topic and identifier vocabulary: what fires, what must not, and in which order."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.lexicon import (
+    TOPICS,
+    alert_names_in,
+    expand_topics,
+    normalize,
+    services_in,
+    tag_lines,
+    topic_matches,
+    topic_mentions,
+    topics_in,
+)
+
+REQUIRED_TOPICS = {"cpu", "memory", "gc", "latency", "http_error", "connection_pool", "disk",
+                   "redis", "mq", "slow_query", "oom", "restart"}
+
+
+def test_required_topics_have_labels_and_synonyms() -> None:
+    assert REQUIRED_TOPICS <= set(TOPICS)
+    for name, topic in TOPICS.items():
+        assert topic.name == name and topic.label_zh and topic.label_en and topic.synonyms
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("只确认内存使用率过高这一件事", ["memory"]),
+    ("请排查 order-service 当前是否存在 HighMemoryUsage 告警", ["memory"]),
+    ("只确认 payment-service 当前是否存在 CPU 使用率过高告警", ["cpu"]),
+    ("CPU使用率过高: 92.0%", ["cpu"]),
+    ("ＣＰＵ 使用率", ["cpu"]),  # full-width letters
+    ("user-service P99 响应慢", ["latency"]),
+    ("慢请求", ["latency"]),
+    ("HTTP 500 查询超时", ["http_error"]),
+    ("确认 order-service 是否存在 HikariCP 连接池耗尽", ["connection_pool"]),
+    ("数据库连接池", ["connection_pool"]),  # not also "数据库" (slow_query): longest wins
+    ("数据库慢查询", ["slow_query"]),
+    ("MySQL slow query with full scan", ["slow_query"]),
+    ("Full GC 频繁", ["gc"]),
+    ("java.lang.OutOfMemoryError: Java heap space", ["oom", "memory"]),
+    ("OOMKilled exit code 137", ["oom"]),
+    ("pod restart CrashLoopBackOff 重启", ["restart"]),
+    ("/data 磁盘使用率 89%", ["disk"]),
+    ("redis-cluster-01:6379 Redis timeout 缓存", ["redis"]),
+    ("order-process-queue 消息积压", ["mq"]),
+    ("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service",
+     ["cpu", "oom", "slow_query", "connection_pool"]),
+])
+def test_topics_in_reads_chinese_and_english(text: str, expected: list[str]) -> None:
+    assert topics_in(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "gcloud compute instances list",  # gc inside a word
+    "dbus-daemon started",  # db inside a word
+    "mqtt broker connected",  # mq inside a word
+    "/datastore/backup finished",  # /data inside a longer path segment
+    "oomx and cpux and heapdumper",
+    "订单对账任务执行完成",
+])
+def test_topics_in_ignores_parts_of_other_words(text: str) -> None:
+    assert topics_in(text) == []
+
+
+def test_multi_word_synonyms_accept_separators_but_not_glued_words() -> None:
+    for spelling in ("connection pool", "connection-pool", "connection_pool", "Connection  Pool"):
+        assert topics_in(spelling) == ["connection_pool"], spelling
+    assert topics_in("connectionpoolfactory") == []
+
+
+def test_every_synonym_names_only_its_own_topic() -> None:
+    # Holds tag_lines (bulk tagging) equal to per-line topic_mentions.
+    for name, topic in TOPICS.items():
+        for synonym in topic.synonyms:
+            assert topics_in(synonym) == [name], synonym
+            assert tag_lines([normalize(synonym)]) == {name: [0]}, synonym
+
+
+def test_topic_mentions_give_spans_in_normalised_text() -> None:
+    text = normalize("HikariCP pool stats: active=50/50, idle=0, waiting=32")
+    mentions = topic_mentions(text)
+    assert [m.matched for m in mentions] == ["hikaricp", "pool stats", "active=50/50", "waiting"]
+    assert all(text[m.start:m.end] == m.matched for m in mentions)
+
+
+def test_topic_matches_and_expansion() -> None:
+    assert topic_matches("memory", "JVM堆内存: 3.8GB/4GB")
+    assert topic_matches("memory", "Full GC 频繁")  # memory covers GC
+    assert not topic_matches("gc", "内存使用率过高")
+    assert not topic_matches("slow_query", "数据库连接池耗尽")
+    assert expand_topics(["memory", "cpu"]) == ["memory", "gc", "cpu"]
+    with pytest.raises(ValueError, match="unknown topic"):
+        topic_matches("nonsense", "anything")
+
+
+def test_tag_lines_indexes_each_line_once() -> None:
+    lines = [normalize(t) for t in (
+        "内存使用率过高: 91.0%, JVM堆内存: 3.8GB/4GB, GC次数: 128",
+        "PacketResponder 1 for block blk_38865049064139660 terminating",
+        "HikariPool-1 - Connection is not available, request timed out after 30000ms",
+        "gcloud dbus",
+        "Full GC 频繁",
+    )]
+    assert tag_lines(lines) == {"memory": [0], "gc": [0, 4], "connection_pool": [2]}
+
+
+def test_services_in_finds_service_tokens_pods_and_known_names() -> None:
+    text = ("Pod pod-order-service-5c7d8e9f1-m3n2p restarted; user-service slow; "
+            "redis-cluster-01:6379 timeout; MySQL slow query; Payment-Service")
+    assert services_in(text, ["mysql", "redis-cluster-01", "kernel"]) == [
+        "order-service", "user-service", "redis-cluster-01", "mysql", "payment-service"]
+    assert services_in("no services here, just a microservice") == []
+    assert services_in("kernel: oom-kill", ["kernel"]) == ["kernel"]
+    assert services_in("kernelspace", ["kernel"]) == []
+
+
+def test_alert_names_in_is_literal_and_case_insensitive() -> None:
+    known = ["HighCPUUsage", "HighMemoryUsage", "SlowResponse"]
+    assert alert_names_in("只确认 highcpuusage 和 SlowResponse", known) == ["HighCPUUsage", "SlowResponse"]
+    assert alert_names_in("CPU 使用率过高", known) == []  # topic words do not imply alerts
+    assert alert_names_in("HighCPUUsageCritical", known) == []
