@@ -1,0 +1,32 @@
+"""The gatekeeper: deterministic citation checks between the executor and the verifier.
+
+Public surface::
+
+    check_citations(...)  -> GatekeeperResult   grade every binding REJECT / LOW_CONFID / pass
+    match_excerpt(excerpt, ref_text) -> ExcerptMatch   the excerpt matcher, spans in ref offsets
+    RULES: dict[str, Rule]                      every rule it can report, with its grade
+    GATEKEEPER_VERSION                          rules / normaliser / thresholds, stored per result
+
+Rules are documented in ``docs/gatekeeper-rules.md``.
+"""
+
+from core.gatekeeper.check import check_citations, raw_path_problem
+from core.gatekeeper.matching import ExcerptMatch, MatchKind, clear_caches, match_excerpt
+from core.gatekeeper.normalize import NORMALIZER_VERSION, normalize_text
+from core.gatekeeper.rules import RULES, Rule, RuleSeverity
+from core.gatekeeper.version import GATEKEEPER_VERSION
+
+__all__ = [
+    "GATEKEEPER_VERSION",
+    "NORMALIZER_VERSION",
+    "RULES",
+    "ExcerptMatch",
+    "MatchKind",
+    "Rule",
+    "RuleSeverity",
+    "check_citations",
+    "clear_caches",
+    "match_excerpt",
+    "normalize_text",
+    "raw_path_problem",
+]

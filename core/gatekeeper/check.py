@@ -1,0 +1,255 @@
+"""``check_citations``: the gatekeeper. Pure code, deterministic, no model.
+
+For each binding of each claim and recommended action, in this order (first failure decides):
+resolve the invocation (back-filling a missing id only from a unique candidate), check it is
+this session's and of the binding's tool, then either the negative-observation checks or:
+raw_path well-formed with the tool's prefix, refs present, raw_path among the refs, excerpt
+supported by that ref's text. The overall grade is the worst binding's: any reject -> fail /
+reject, else any low_confid -> fail / low_confid, else pass / none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.contracts import (
+    RAW_PATH_PREFIX,
+    TOOL_NAMES,
+    CheckedBinding,
+    Claim,
+    EvidenceBinding,
+    EvidenceRef,
+    ExecutorOutput,
+    GateIssue,
+    GatekeeperResult,
+    GateSeverity,
+    Invocation,
+    ParseStatus,
+)
+from core.gatekeeper import negative
+from core.gatekeeper import rules as R
+from core.gatekeeper.matching import ExcerptMatch, match_excerpt
+from core.gatekeeper.resolve import ForeignLookup, SessionInvocations
+from core.gatekeeper.version import GATEKEEPER_VERSION
+
+_RAW_PATH_RE = re.compile(r"^\$\.(alerts|logs|evidence_blocks)\[(0|[1-9][0-9]*)\]$")
+_SEVERITY_RANK: dict[str, int] = {"none": 0, "low_confid": 1, "reject": 2}
+
+
+@dataclass
+class _Owner:
+    """Whose binding this is: a claim (possibly negative) or a recommended action."""
+
+    claim: Claim | None = None
+    action_id: str | None = None
+
+
+@dataclass
+class _Collector:
+    """Accumulates checked bindings, issues and failed rules in order of appearance."""
+
+    checked: list[CheckedBinding] = field(default_factory=list)
+    errors: list[GateIssue] = field(default_factory=list)
+    warnings: list[GateIssue] = field(default_factory=list)
+    failed_rules: list[str] = field(default_factory=list)
+
+    def fail_rule(self, rule: str) -> None:
+        if rule not in self.failed_rules:
+            self.failed_rules.append(rule)
+
+
+def check_citations(*, session_id: str | None, invocations: Sequence[Invocation],
+                    executor_output: ExecutorOutput | None,
+                    parse_status: ParseStatus | None = None,
+                    foreign_invocation: ForeignLookup | None = None) -> GatekeeperResult:
+    """Check every citation of ``executor_output`` against the session's invocations."""
+    session = SessionInvocations(session_id, invocations, foreign_invocation)
+    out = _Collector()
+    if executor_output is None or (parse_status is not None and parse_status.status in ("invalid", "missing")):
+        detail = "no executor output" if executor_output is None else (
+            f"executor output parse status is {parse_status.status if parse_status else 'unknown'}"
+            + (f": {parse_status.detail}" if parse_status and parse_status.detail else ""))
+        out.errors.append(GateIssue(rule=R.OUTPUT_INCOMPLETE, message=detail))
+        out.fail_rule(R.OUTPUT_INCOMPLETE)
+    if executor_output is not None:
+        for claim in executor_output.claims:
+            if not claim.evidence_bindings:
+                out.errors.append(GateIssue(rule=R.NO_BINDINGS, claim_id=claim.claim_id,
+                                            message="claim has no evidence bindings"))
+                out.fail_rule(R.NO_BINDINGS)
+            for index, binding in enumerate(claim.evidence_bindings):
+                _record(out, _check_binding(session, binding, index, _Owner(claim=claim), out))
+        for action in executor_output.recommended_actions:
+            for index, binding in enumerate(action.evidence_bindings):
+                _record(out, _check_binding(session, binding, index, _Owner(action_id=action.action_id), out))
+    severity = _overall_severity(out)
+    return GatekeeperResult(
+        status="pass" if severity == "none" else "fail", severity=severity,
+        checked_bindings=out.checked, failed_rules=out.failed_rules,
+        warnings=out.warnings, errors=out.errors, version=GATEKEEPER_VERSION)
+
+
+def _overall_severity(out: _Collector) -> GateSeverity:
+    worst = max((_SEVERITY_RANK[R.RULES[rule].severity] for rule in out.failed_rules), default=0)
+    return "reject" if worst == 2 else "low_confid" if worst == 1 else "none"
+
+
+def _record(out: _Collector, checked: CheckedBinding) -> None:
+    out.checked.append(checked)
+    if checked.status == "fail" and checked.rule:
+        out.fail_rule(checked.rule)
+        out.errors.append(GateIssue(rule=checked.rule, message=checked.message,
+                                    claim_id=checked.claim_id, action_id=checked.action_id,
+                                    binding_index=checked.binding_index))
+
+
+class _Verdict:
+    """Builds the CheckedBinding of one binding as the checks learn more about it."""
+
+    def __init__(self, binding: EvidenceBinding, index: int, owner: _Owner) -> None:
+        self.claim_id = owner.claim.claim_id if owner.claim else None
+        self.fields: dict[str, Any] = {
+            "claim_id": self.claim_id,
+            "action_id": owner.action_id, "binding_index": index,
+            "tool_name": binding.tool_name, "source_invocation_id": binding.source_invocation_id,
+            "raw_path": binding.raw_path, "evidence_excerpt": binding.evidence_excerpt,
+        }
+
+    def with_match(self, ref: EvidenceRef, match: ExcerptMatch) -> _Verdict:
+        self.fields.update(matched_text=ref.text, score=match.score, match_kind=match.match_kind,
+                           spans=list(match.spans))
+        return self
+
+    def fail(self, rule: str, message: str) -> CheckedBinding:
+        severity = R.RULES[rule].severity
+        return CheckedBinding(**self.fields, status="fail", rule=rule, message=message,
+                              severity=severity if severity in _SEVERITY_RANK else "low_confid")
+
+    def ok(self, message: str) -> CheckedBinding:
+        return CheckedBinding(**self.fields, status="pass", severity="none", rule=R.OK, message=message)
+
+
+def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index: int,
+                   owner: _Owner, out: _Collector) -> CheckedBinding:
+    verdict = _Verdict(binding, index, owner)
+    invocation_id = binding.source_invocation_id
+    backfilled = False
+    if invocation_id is None:
+        candidates = session.candidates(binding.tool_name)
+        if len(candidates) != 1:
+            return verdict.fail(R.INVOCATION_MISSING, (
+                f"no source_invocation_id, and {len(candidates)} invocation(s) of tool "
+                f"{binding.tool_name or '(none given)'} in the session: nothing to back-fill uniquely"))
+        invocation_id, backfilled = candidates[0].invocation_id, True
+        verdict.fields.update(source_invocation_id=invocation_id, auto_backfilled=True)
+        out.warnings.append(GateIssue(
+            rule=R.INVOCATION_AUTO_BACKFILL, claim_id=verdict.claim_id,
+            action_id=owner.action_id, binding_index=index,
+            message=("source_invocation_id was auto-filled from the unique tool invocation candidate"
+                     + ("; raw_path remains missing" if not binding.raw_path else ""))))
+    resolved = session.resolve(invocation_id)
+    if resolved.invocation is None:
+        return verdict.fail(resolved.rule, resolved.message)
+    invocation = resolved.invocation
+    if invocation.tool_name not in TOOL_NAMES:
+        return verdict.fail(R.TOOL_MISMATCH, f"invocation {invocation_id} is of {invocation.tool_name}, not an evidence tool")
+    if binding.tool_name is not None and binding.tool_name != invocation.tool_name:
+        return verdict.fail(R.TOOL_MISMATCH, (
+            f"binding says tool {binding.tool_name}, invocation {invocation_id} is {invocation.tool_name}"))
+    verdict.fields["tool_name"] = invocation.tool_name
+    if owner.claim is not None and owner.claim.claim_type == "negative_observation":
+        return _check_negative(verdict, binding, invocation, owner.claim, backfilled)
+    return _check_positive(verdict, binding, invocation, backfilled)
+
+
+def raw_path_problem(raw_path: str, tool_name: str) -> str:
+    """Why ``raw_path`` is not a stable locator of this tool ('' when it is one)."""
+    match = _RAW_PATH_RE.match(raw_path)
+    expected = RAW_PATH_PREFIX[tool_name]
+    if match is None:
+        return (f"raw_path {raw_path!r} is not a stable locator: only {expected}[i] is valid "
+                f"for {tool_name} (no sub-fields, no nesting)")
+    if f"$.{match.group(1)}" != expected:
+        return f"raw_path {raw_path!r} has the wrong prefix for {tool_name} (expects {expected}[i])"
+    return ""
+
+
+def _check_positive(verdict: _Verdict, binding: EvidenceBinding, invocation: Invocation,
+                    backfilled: bool) -> CheckedBinding:
+    raw_path = binding.raw_path or None
+    if raw_path is not None and (problem := raw_path_problem(raw_path, invocation.tool_name)):
+        return verdict.fail(R.RAW_PATH, problem)
+    details = invocation.retrieval_details
+    if details is None or (details.evidence_status == "supported" and not details.evidence_refs):
+        return verdict.fail(R.REFS_MISSING, (
+            f"invocation {invocation.invocation_id} has no retrieval_details.evidence_refs (legacy record)"))
+    if raw_path is None:
+        return _check_without_raw_path(verdict, binding, details.evidence_refs)
+    ref = next((ref for ref in details.evidence_refs if ref.raw_path == raw_path), None)
+    if ref is None:
+        return verdict.fail(R.RAW_PATH, f"raw_path {raw_path} not found in retrieval_details.evidence_refs "
+                                         f"of invocation {invocation.invocation_id}")
+    match = match_excerpt(binding.evidence_excerpt, ref.text)
+    verdict.with_match(ref, match)
+    if not match.ok:
+        hint = _found_elsewhere(binding.evidence_excerpt, details.evidence_refs, raw_path)
+        return verdict.fail(R.EXCERPT_MISMATCH, f"excerpt not supported by {raw_path}: {match.reason}{hint}")
+    if match.too_short:
+        return verdict.fail(R.EXCERPT_TOO_SHORT, f"excerpt too short or generic to check: {match.reason}")
+    if backfilled:
+        return verdict.fail(R.INVOCATION_MISSING, (
+            "source_invocation_id was auto-filled; a back-filled citation is never a basis for pass"))
+    return verdict.ok(match.reason)
+
+
+def _check_without_raw_path(verdict: _Verdict, binding: EvidenceBinding,
+                            refs: list[EvidenceRef]) -> CheckedBinding:
+    """No raw_path: still reject a forged excerpt (checked against every ref), else low."""
+    best: tuple[EvidenceRef, ExcerptMatch] | None = None
+    for ref in refs:
+        match = match_excerpt(binding.evidence_excerpt, ref.text)
+        if best is None or (match.ok, match.score) > (best[1].ok, best[1].score):
+            best = (ref, match)
+        if match.ok and match.match_kind == "exact":
+            break
+    if best is None or not best[1].ok:
+        if best is not None:
+            verdict.with_match(*best)
+        reason = best[1].reason if best else "the invocation has no evidence refs"
+        return verdict.fail(R.EXCERPT_MISMATCH, f"raw_path missing and the excerpt matches no ref of the invocation: {reason}")
+    verdict.with_match(*best)
+    return verdict.fail(R.RAW_PATH_MISSING, (
+        f"raw_path missing (the excerpt is found in {best[0].raw_path}, but a citation must name it)"))
+
+
+def _found_elsewhere(excerpt: str, refs: list[EvidenceRef], cited: str) -> str:
+    """Audit hint: the excerpt is a quote of another ref of the same invocation."""
+    for ref in refs:
+        if ref.raw_path != cited and match_excerpt(excerpt, ref.text).ok:
+            return f" (it quotes {ref.raw_path} instead)"
+    return ""
+
+
+def _check_negative(verdict: _Verdict, binding: EvidenceBinding, invocation: Invocation,
+                    claim: Claim, backfilled: bool) -> CheckedBinding:
+    verdict.fields.update(matched_text=negative.describe(invocation), match_kind="negative")
+    if problem := negative.evidence_problem(invocation):
+        return verdict.fail(R.NEGATIVE_MISMATCH, problem)
+    prefix = RAW_PATH_PREFIX[invocation.tool_name]
+    if binding.raw_path and binding.raw_path != prefix:
+        return verdict.fail(R.RAW_PATH, (
+            f"raw_path {binding.raw_path} of a negative observation: the invocation returned no "
+            f"entries, so only {prefix} (the empty list) or no raw_path can be cited"))
+    if problem := negative.coverage_problem(claim, invocation):
+        return verdict.fail(R.NEGATIVE_MISMATCH, problem)
+    if invocation.retrieval_details is None:
+        return verdict.fail(R.REFS_MISSING, (
+            f"invocation {invocation.invocation_id} has no retrieval_details: its no-hit is not recorded"))
+    verdict.fields["score"] = 1.0
+    if backfilled:
+        return verdict.fail(R.INVOCATION_MISSING, (
+            "source_invocation_id was auto-filled; a back-filled citation is never a basis for pass"))
+    return verdict.ok("the cited invocation returned no evidence and its query covers the claim's subject")

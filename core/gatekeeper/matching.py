@@ -1,0 +1,287 @@
+"""Does an excerpt quote a ref text? Exact, truncated or drifted -- but never with a changed fact.
+
+Order of attempts, cheapest first (DESIGN.md section 4):
+
+1. exact: the normalised excerpt is a substring of the normalised ref (score 1.0);
+2. truncated: the excerpt has ``...`` / ``…`` / ``……``; each fragment is found in order;
+3. space-insensitive: equal once every space is removed (``current = 91%`` vs ``current=91%``);
+4. fuzzy: a rapidfuzz partial-ratio alignment at or above ``FUZZY_THRESHOLD``.
+
+Whatever the path, a quote may not cut a number or identifier in half, may not sit right after
+a negation it leaves out, and (paths 2-4) every fact of the excerpt -- numbers with units,
+identifiers, state words, negations -- must be present in the aligned region of the ref, and
+no negation of that region may be dropped. Spans are returned in ORIGINAL ref offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal, NamedTuple
+
+from rapidfuzz import fuzz
+
+from core.gatekeeper import facts
+from core.gatekeeper.confusables import foreign_lookalikes
+from core.gatekeeper.normalize import NormalizedText, normalize_text, normalize_with_offsets
+from core.gatekeeper.version import (
+    FUZZY_THRESHOLD,
+    MIN_EXCERPT_CHARS,
+    MIN_FRAGMENT_CHARS,
+)
+
+MatchKind = Literal["exact", "truncated", "fuzzy", "none"]
+_ELLIPSIS_RE = re.compile(r"\.{3,}")  # NFKC turns … into ... and …… into ......
+_NEGATION_BEFORE_RE = re.compile(
+    r"(?:^|[^\w'])(not|no|never|without|cannot|unable|isn't|wasn't|aren't|can't|don't|doesn't)\s$"
+)
+_ZH_NEGATION_CHARS = "未没不无非"
+_FACT_REGION_PAD = 3  # fuzzy alignments can be off by a character or two at either end
+
+
+@dataclass(frozen=True, slots=True)
+class ExcerptMatch:
+    """How (and whether) an excerpt is supported by a ref text.
+
+    ``ok``: the excerpt is a faithful quote (nothing added or changed). ``too_short``: it is too
+    short or too generic to count as a check even when ok. ``spans`` are ``[start, end)`` in the
+    original ref text (one per fragment); on a failed match they show the closest alignment.
+    """
+
+    ok: bool
+    score: float
+    match_kind: MatchKind
+    spans: tuple[tuple[int, int], ...] = field(default_factory=tuple)
+    reason: str = ""
+    too_short: bool = False
+
+
+class _Located(NamedTuple):
+    """A fragment located in the normalised ref: ``[start, end)`` there, or a failure reason."""
+
+    start: int = -1
+    end: int = -1
+    score: float = 0.0
+    kind: MatchKind = "none"
+    problem: str = ""
+
+    @property
+    def found(self) -> bool:
+        return self.start >= 0 and not self.problem
+
+
+def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
+    """Match ``excerpt`` against ``ref_text``; deterministic, exact path first."""
+    lookalikes = foreign_lookalikes(excerpt, ref_text)
+    if lookalikes:
+        return ExcerptMatch(False, 0.0, "none",
+                            reason=f"look-alike characters: {' '.join(lookalikes)} (quote, do not retype)")
+    quote = normalize_text(excerpt)
+    ref = normalize_with_offsets(ref_text)
+    if not facts.has_token(quote):
+        # Nothing but spaces, punctuation or "...": nothing is claimed, nothing to check.
+        return ExcerptMatch(True, 0.0, "none", reason="empty excerpt", too_short=True)
+    content = _ELLIPSIS_RE.sub(" ", quote).strip() if "..." in quote else quote
+    too_short = len(content) < MIN_EXCERPT_CHARS and facts.informative_length(content) < MIN_EXCERPT_CHARS
+    exact = _locate_exact(quote, ref, 0)
+    if exact.found:
+        generic = too_short or facts.is_generic(quote)
+        return ExcerptMatch(True, 1.0, "exact", (ref.original_span(exact.start, exact.end),),
+                            "exact quote" + (" (too short or generic to check)" if generic else ""),
+                            too_short=generic)
+    if exact.problem:
+        return ExcerptMatch(False, 0.0, "none", reason=exact.problem, too_short=too_short)
+    fragments = [part.strip() for part in _ELLIPSIS_RE.split(quote)]
+    if len(fragments) > 1 or quote.startswith("...") or quote.endswith("..."):
+        result = _match_fragments([part for part in fragments if part], excerpt, ref)
+    elif too_short:
+        # Too short to align reliably: only a verbatim quote counts (a short "19%" is forged).
+        return ExcerptMatch(False, 0.0, "none", reason="short excerpt not found in the ref text",
+                            too_short=True)
+    else:
+        result = _match_drifted(quote, excerpt, ref)
+    if result.ok and (too_short or facts.is_generic(content)):
+        return ExcerptMatch(True, result.score, result.match_kind, result.spans,
+                            result.reason + " (too short or generic to check)", too_short=True)
+    return result
+
+
+def clear_caches() -> None:
+    """Forget every cached ref normalisation (benchmarks of the cold path use it)."""
+    normalize_with_offsets.cache_clear()
+    facts.ref_fact_items.cache_clear()
+    _compact.cache_clear()
+
+
+# ---------------------------------------------------------------- locating fragments
+
+
+def _locate_exact(fragment: str, ref: NormalizedText, cursor: int) -> _Located:
+    """First occurrence at or after ``cursor`` that cuts no fact and drops no negation."""
+    problem = ""
+    position = ref.text.find(fragment, cursor)
+    while position != -1:
+        end = position + len(fragment)
+        problem = _edge_problem(ref, position, end) or _negation_before(ref.text, position, fragment)
+        if not problem:
+            return _Located(position, end, 1.0, "exact")
+        position = ref.text.find(fragment, position + 1)
+    return _Located(problem=problem) if problem else _NOT_FOUND
+
+
+_NOT_FOUND = _Located()
+
+
+def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: int) -> _Located:
+    """Space-insensitive, then fuzzy alignment at or after ``cursor``; facts must survive."""
+    start, end, score, found = _locate_compact(fragment, ref, cursor)
+    if not found:
+        window = ref.text[cursor:]
+        if len(fragment) >= len(window):
+            score = fuzz.ratio(fragment, window)
+            start, end = cursor, len(ref.text)
+        else:
+            alignment = fuzz.partial_ratio_alignment(fragment, window, score_cutoff=FUZZY_THRESHOLD)
+            if alignment is None:
+                return _Located(problem="excerpt not found in the ref text")
+            score, start, end = alignment.score, cursor + alignment.dest_start, cursor + alignment.dest_end
+        if score < FUZZY_THRESHOLD:
+            return _Located(start, end, score / 100, problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
+    if found and facts.tokens(fragment) == facts.tokens(ref.text[start:end]):
+        # Equal but for spaces, and the spaces split the same tokens: the same facts, unless
+        # the quote starts or ends inside a number or identifier.
+        problem = _edge_problem(ref, start, end)
+    else:
+        problem = _facts_problem(fragment, original, ref.text, start, end)
+    problem = problem or _negation_before(ref.text, start, fragment)
+    start, end = _snap_to_tokens(ref.text, start, end)
+    return _Located(start, end, score / 100, "fuzzy", problem)
+
+
+def _locate_compact(fragment: str, ref: NormalizedText, cursor: int) -> tuple[int, int, float, bool]:
+    """Find ``fragment`` with every space removed on both sides; map back to normalised offsets."""
+    compact_ref, index_map = _compact(ref.text)
+    needle = fragment.replace(" ", "")
+    position = compact_ref.find(needle, bisect_left(index_map, cursor))
+    if position == -1 or not needle:
+        return (-1, -1, 0.0, False)
+    start, end = index_map[position], index_map[position + len(needle) - 1] + 1
+    return (start, end, fuzz.ratio(fragment, ref.text[start:end]), True)
+
+
+@lru_cache(maxsize=4096)
+def _compact(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` without spaces, and for each kept character its index in ``text``."""
+    kept = tuple(index for index, char in enumerate(text) if char != " ")
+    return ("".join(text[index] for index in kept), kept)
+
+
+def _match_fragments(fragments: list[str], original: str, ref: NormalizedText) -> ExcerptMatch:
+    """A truncated quote: every fragment found, in order, none overlapping the previous one."""
+    cursor, spans, scores = 0, [], []
+    for fragment in fragments:
+        located = _locate_exact(fragment, ref, cursor)
+        if not located.found and not located.problem and (
+                facts.informative_length(fragment) >= MIN_FRAGMENT_CHARS):
+            located = _locate_drifted(fragment, original, ref, cursor)
+        if not located.found:
+            reason = located.problem or "fragment too short to place and not found verbatim"
+            return ExcerptMatch(False, located.score, "none", tuple(spans), f"fragment '{fragment}': {reason}")
+        spans.append(ref.original_span(located.start, located.end))
+        scores.append(located.score)
+        cursor = located.end
+    return ExcerptMatch(True, min(scores), "truncated", tuple(spans),
+                        f"truncated quote: {len(fragments)} fragment(s) found in order")
+
+
+def _match_drifted(quote: str, original: str, ref: NormalizedText) -> ExcerptMatch:
+    located = _locate_drifted(quote, original, ref, 0)
+    spans = (ref.original_span(located.start, located.end),) if located.end > located.start >= 0 else ()
+    if not located.found:
+        return ExcerptMatch(False, located.score, "none", spans, located.problem)
+    return ExcerptMatch(True, located.score, "fuzzy", spans,
+                        f"formatting drift (similarity {located.score * 100:.0f})")
+
+
+# ---------------------------------------------------------------- fact checks
+
+
+def _token_bounds(text: str, index: int) -> tuple[int, int]:
+    """``[start, end)`` of the token containing ``text[index]`` (just it, if not in a token)."""
+    kind = facts.token_class(text[index])
+    start, end = index, index + 1
+    if kind is None:
+        return start, end
+    while start > 0 and facts.token_class(text[start - 1]) == kind:
+        start -= 1
+    while end < len(text) and facts.token_class(text[end]) == kind:
+        end += 1
+    return start, end
+
+
+def _snap_to_tokens(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a fuzzy alignment so it neither starts nor ends inside a token (for display)."""
+    if start >= end:
+        return start, end
+    return _token_bounds(text, start)[0], _token_bounds(text, end - 1)[1]
+
+
+def _is_fact_token(ref: NormalizedText, start: int, end: int) -> bool:
+    """A number, an identifier, or a CamelCase name in the original text."""
+    token = ref.text[start:end].strip(".:-/+")
+    if not token:
+        return False
+    if facts.is_number_token(token) or facts.is_identifier_token(token):
+        return True
+    original_start, original_end = ref.original_span(start, end)
+    return bool(facts.camel_case_identifiers(ref.original[original_start:original_end]))
+
+
+def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
+    """A quote that starts or ends inside a number or identifier is not that number."""
+    text = ref.text
+    for inside, outside in ((start, start - 1), (end - 1, end)):
+        if 0 <= outside < len(text) and facts.token_class(text[outside]) is not None and (
+                facts.token_class(text[outside]) == facts.token_class(text[inside])):
+            token_start, token_end = _token_bounds(text, inside)
+            if _is_fact_token(ref, token_start, token_end):
+                return f"quote cuts '{text[token_start:token_end]}' in the ref text"
+    return ""
+
+
+def _negation_before(text: str, start: int, fragment: str) -> str:
+    """A negation right before the quoted words, left out of the quote, reverses it."""
+    if start <= 0:
+        return ""
+    before = text[start - 1]
+    if before in _ZH_NEGATION_CHARS or text[max(0, start - 2):start] == "没有":
+        if fragment[:1] not in _ZH_NEGATION_CHARS:
+            negation = "没有" if text[max(0, start - 2):start] == "没有" else before
+            return f"quote drops the negation '{negation}' just before it"
+        return ""
+    if before != " ":
+        return ""  # an English negation word must be followed by a space to be "just before"
+    match = _NEGATION_BEFORE_RE.search(text[max(0, start - 12):start])
+    if match:
+        return f"quote drops the negation '{match.group(1)}' just before it"
+    return ""
+
+
+def _facts_problem(fragment: str, original: str, ref_text: str, start: int, end: int) -> str:
+    """Every fact of the fragment in the aligned region; no negation added or dropped."""
+    loose_start, loose_end = _snap_to_tokens(
+        ref_text, max(0, start - _FACT_REGION_PAD), min(len(ref_text), end + _FACT_REGION_PAD))
+    ref_items = facts.ref_fact_items(ref_text)
+    region_facts = facts.facts_in(ref_items, loose_start, loose_end)
+    fragment_facts = facts.extract_facts(fragment, original)
+    missing = facts.missing_facts(fragment_facts, region_facts, ref_text[loose_start:loose_end])
+    if missing:
+        return "changed fact: " + "; ".join(missing)
+    if fragment_facts.negations - region_facts.negations:
+        return facts.negation_difference(fragment_facts.negations, region_facts.negations) or ""
+    dropped = facts.facts_in(ref_items, start, end).negations - fragment_facts.negations
+    if dropped:
+        return f"negation dropped: {', '.join(sorted(dropped))}"
+    return ""

@@ -1,0 +1,25 @@
+"""Thresholds of the excerpt matcher and the version string that names them.
+
+Every stored gatekeeper result carries ``GATEKEEPER_VERSION``; a session checked under an older
+version can be re-checked under the current one and the difference explained by this string.
+Change a threshold or the normal form -> change the version.
+"""
+
+from __future__ import annotations
+
+from core.gatekeeper.normalize import NORMALIZER_VERSION
+
+RULES_VERSION = "gk-1"
+# rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
+FUZZY_THRESHOLD = 90.0
+# Below this informative length (CJK counts double) an excerpt is too short to check.
+MIN_EXCERPT_CHARS = 8
+# Each fragment of a truncated quote (split on ... / …) must be at least this long.
+MIN_FRAGMENT_CHARS = 6
+# A fuzzy alignment must cover this share of the excerpt (the rest would be unquoted text).
+MIN_FUZZY_COVERAGE = 0.95
+
+GATEKEEPER_VERSION = (
+    f"{RULES_VERSION}/{NORMALIZER_VERSION}/fuzzy-{FUZZY_THRESHOLD / 100:.2f}"
+    f"/minlen-{MIN_EXCERPT_CHARS}/frag-{MIN_FRAGMENT_CHARS}"
+)

@@ -1,0 +1,83 @@
+"""Builds gatekeeper inputs from the YAML case table (gk_session.yaml + gk_cases.yaml)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.contracts import (
+    Claim,
+    EvidenceBinding,
+    ExecutorOutput,
+    Invocation,
+    ParseStatus,
+    RecommendedAction,
+)
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Session:
+    """The fixture session: its id, its invocations and what the store holds elsewhere."""
+
+    session_id: str
+    invocations: tuple[Invocation, ...]
+    foreign: dict[int, Invocation]
+
+
+@lru_cache(maxsize=1)
+def load_session() -> Session:
+    raw = yaml.safe_load((HERE / "gk_session.yaml").read_text(encoding="utf-8"))
+    invocations = tuple(Invocation.model_validate(item) for item in raw["invocations"])
+    foreign = {inv.invocation_id: inv for inv in
+               (Invocation.model_validate(item) for item in raw["foreign"])}
+    # The store holds this session's invocations as well as other sessions'.
+    foreign.update({inv.invocation_id: inv for inv in invocations})
+    return Session(raw["session_id"], invocations, foreign)
+
+
+def load_cases() -> list[dict[str, Any]]:
+    return list(yaml.safe_load((HERE / "gk_cases.yaml").read_text(encoding="utf-8")))
+
+
+def _binding(raw: dict[str, Any]) -> EvidenceBinding:
+    return EvidenceBinding(tool_name=raw.get("tool"), source_invocation_id=raw.get("id"),
+                           raw_path=raw.get("path"), evidence_excerpt=raw.get("excerpt", ""))
+
+
+def build_output(case: dict[str, Any]) -> ExecutorOutput | None:
+    """The executor output a case describes (None for ``output: null``)."""
+    if "output" in case and case["output"] is None:
+        return None
+    claims = [
+        Claim(claim_id=raw.get("claim_id", f"claim-{number}"),
+              claim_type=raw.get("type", "observation"),
+              claim_text=raw.get("text", "order-service 当前存在 HighMemoryUsage 告警，内存使用率达到 91%。"),
+              subject_services=raw.get("services", []), subject_topics=raw.get("topics", []),
+              evidence_bindings=[_binding(b) for b in raw.get("bindings", [])])
+        for number, raw in enumerate(case.get("claims", []), start=1)
+    ]
+    actions = [
+        RecommendedAction(action_id=f"action-{number}", action_text="继续查看 order-service 的 GC 日志",
+                          evidence_bindings=[_binding(b) for b in raw.get("bindings", [])])
+        for number, raw in enumerate(case.get("actions", []), start=1)
+    ]
+    return ExecutorOutput(claims=claims, recommended_actions=actions)
+
+
+def check_kwargs(case: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of ``check_citations`` for a case."""
+    session = load_session()
+    status = case.get("parse_status")
+    return {
+        "session_id": case.get("session_id", session.session_id),
+        "invocations": list(session.invocations),
+        "executor_output": build_output(case),
+        "parse_status": ParseStatus(status=status) if status else None,
+        "foreign_invocation": session.foreign.get if case.get("foreign") else None,
+    }
