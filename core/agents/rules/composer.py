@@ -1,0 +1,167 @@
+"""The rules composer: the user-facing answer, only from what the verifier allowed.
+
+It writes in the plan's language, states only the text of claims the verifier entailed, says
+plainly when nothing was found (未检索到真实证据 / "No real evidence was found") and what was
+searched, and when the verdict is REJECT or LOW_CONFID says the answer could not be verified.
+Missing information and evidence-gathering actions may follow as next steps, marked as such.
+It never shows raw JSON, a blocked claim, verifier reasons (they quote blocked content) or an
+excluded subject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from core.agents.rules.subjects import excluded_mentions
+from core.contracts import (
+    Claim,
+    ComposerOutput,
+    Plan,
+    TraceSummaryEntry,
+    VerifierInput,
+    VerifierResult,
+)
+
+_MAX_NEXT_STEPS = 4
+_TEXT = {
+    "zh": {
+        "verified": "结论（已通过证据核验）：",
+        "absent": "未检索到的内容：",
+        "no_evidence": "未检索到真实证据",
+        "searched": "已查询：",
+        "nothing_called": "本次没有调用任何取证工具",
+        "no_hits": "均未返回与问题相关的记录",
+        "blocked": "无法核验本次回答（判定 {verdict}，证据支撑度 {score:.0%}）：{why}。",
+        "gate_reject": "证据引用未通过真实性校验（{rules}）",
+        "gate_low": "证据引用不完整（{rules}）",
+        "claims_failed": "部分结论无法由已核验的证据推出",
+        "no_claims": "没有可核验的结论",
+        "partial": "以下内容已单独通过核验：",
+        "citations": "依据：{n} 条证据引用均已通过核验，来自 {k} 次工具调用。",
+        "next_steps": "下一步（仅为证据收集建议，不是结论）：",
+        "sep": "；",
+        "end": "。",
+    },
+    "en": {
+        "verified": "Findings (verified against the evidence):",
+        "absent": "Not found:",
+        "no_evidence": "No real evidence was found",
+        "searched": "searched: ",
+        "nothing_called": "no evidence tool was called",
+        "no_hits": "none returned a record relevant to the question",
+        "blocked": "This answer could not be verified (verdict {verdict}, groundedness "
+                   "{score:.0%}): {why}.",
+        "gate_reject": "citations failed the authenticity check ({rules})",
+        "gate_low": "citations are incomplete ({rules})",
+        "claims_failed": "some findings are not entailed by the verified evidence",
+        "no_claims": "there were no findings to verify",
+        "partial": "Verified on their own:",
+        "citations": "Basis: {n} verified citation(s) from {k} tool call(s).",
+        "next_steps": "Next steps (evidence gathering only, not findings):",
+        "sep": "; ",
+        "end": ".",
+    },
+}
+
+
+class RulesComposer:
+    """Offline, deterministic composer (``compose(plan, verifier_input, result)``)."""
+
+    engine = "rules"
+
+    def compose(self, plan: Plan, verifier_input: VerifierInput,
+                verifier_result: VerifierResult) -> ComposerOutput:
+        """The answer in the plan's language, built only from entailed claims."""
+        text = _TEXT[plan.language]
+        output = verifier_input.executor_structured_output
+        entailed_ids = {r.claim_id for r in verifier_result.claim_results if r.entailed}
+        shown = [claim for claim in output.claims
+                 if claim.claim_id in entailed_ids and _showable(claim.claim_text, plan)]
+        findings = [c for c in shown if c.claim_type != "negative_observation"]
+        absences = [c for c in shown if c.claim_type == "negative_observation"]
+        gatekeeper = verifier_input.gatekeeper_result
+        lines: list[str] = []
+        status: Literal["valid", "no_evidence", "blocked"]
+
+        # Blocked: a citation failed, or a claim was made and not every claim held. With no
+        # claims at all there is nothing to block: the honest answer is "nothing was found".
+        if gatekeeper.status == "fail" or (verifier_result.verdict != "PASS" and output.claims):
+            status = "blocked"
+            lines.append(text["blocked"].format(verdict=verifier_result.verdict,
+                                                score=verifier_result.groundedness_score,
+                                                why=_why_blocked(text, verifier_input,
+                                                                 verifier_result)))
+            if shown:
+                lines += ["", text["partial"], *_bullets(shown)]
+        elif findings:
+            status = "valid"
+            lines += [text["verified"], *_bullets(findings)]
+            if absences:
+                lines += ["", text["absent"], *_bullets(absences)]
+            lines += ["", _citations_line(text, findings, verifier_input)]
+        else:
+            status = "no_evidence"
+            lines.append(_no_evidence_line(text, verifier_input.tool_trace_summary))
+            lines += _bullets(absences)
+
+        if verifier_result.verdict != "REJECT":
+            steps = _next_steps(plan, verifier_input)
+            if steps:
+                lines += ["", text["next_steps"], *(f"- {step}" for step in steps)]
+        return ComposerOutput(status=status, user_facing_answer="\n".join(lines).strip(),
+                              language=plan.language,
+                              passed_claim_ids=[claim.claim_id for claim in shown])
+
+
+def _showable(text: str, plan: Plan) -> bool:
+    """Never raw JSON, never an excluded subject (a last guard; the verifier already failed it)."""
+    stripped = text.strip()
+    return bool(stripped) and stripped[0] not in "{[" and not excluded_mentions(text,
+                                                                               plan.exclusions)
+
+
+def _bullets(claims: Sequence[Claim]) -> list[str]:
+    return [f"- {claim.claim_text}" for claim in claims]
+
+
+def _why_blocked(text: dict[str, str], verifier_input: VerifierInput,
+                 verifier_result: VerifierResult) -> str:
+    gatekeeper = verifier_input.gatekeeper_result
+    rules = ", ".join(gatekeeper.failed_rules)
+    if gatekeeper.severity == "reject":
+        return text["gate_reject"].format(rules=rules)
+    if gatekeeper.severity == "low_confid":
+        return text["gate_low"].format(rules=rules)
+    if not verifier_result.claim_results:
+        return text["no_claims"]
+    failed_rules = sorted({r.rule for r in verifier_result.claim_results if r.rule})
+    return text["claims_failed"] + (f" ({', '.join(failed_rules)})" if failed_rules else "")
+
+
+def _citations_line(text: dict[str, str], findings: Sequence[Claim],
+                    verifier_input: VerifierInput) -> str:
+    passed = {(b.claim_id, b.binding_index) for b in verifier_input.gatekeeper_result.checked_bindings
+              if b.status == "pass"}
+    bindings = [(c.claim_id, index) for c in findings for index in range(len(c.evidence_bindings))]
+    invocations = {b.source_invocation_id for c in findings for b in c.evidence_bindings}
+    return text["citations"].format(n=len([b for b in bindings if b in passed]),
+                                    k=len(invocations))
+
+
+def _no_evidence_line(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) -> str:
+    """What was searched (runbooks are not searched for evidence, so they are not listed)."""
+    searched = [entry for entry in trace if entry.tool_name != "lookup_knowledge"]
+    if not searched:
+        return f"{text['no_evidence']}{text['sep']}{text['nothing_called']}{text['end']}"
+    calls = ", ".join(f"{entry.tool_name} ×{entry.invocation_count}" for entry in searched)
+    return (f"{text['no_evidence']}{text['sep']}{text['searched']}{calls}{text['sep']}"
+            f"{text['no_hits']}{text['end']}")
+
+
+def _next_steps(plan: Plan, verifier_input: VerifierInput) -> list[str]:
+    output = verifier_input.executor_structured_output
+    candidates = [info.description for info in output.missing_info]
+    candidates += [action.action_text for action in output.recommended_actions]
+    steps = [step for step in dict.fromkeys(candidates) if _showable(step, plan)]
+    return steps[:_MAX_NEXT_STEPS]

@@ -1,0 +1,279 @@
+"""The rules executor's output, built from the evidence refs of the calls it made.
+
+Refs are sorted into subjects (service, topic) by ``evidence.belongs_to``; then one
+``observation`` per subject with evidence, bound to every alert and log ref behind it; one
+``negative_observation`` per subject whose every query returned nothing, bound to those
+invocations. Narrow questions keep at most two claims and no hypotheses. Gaps and
+evidence-gathering actions come from ``guidance``; runbooks only ever feed actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from core.agents.rules import wording
+from core.agents.rules.evidence import (
+    EvidenceItem,
+    belongs_to,
+    collect_items,
+    dedupe,
+    main_topic,
+    render_logs,
+)
+from core.agents.rules.guidance import guidance_for, render
+from core.agents.rules.planner import alert_topics
+from core.agents.rules.subjects import excluded_mentions, topics_in_scope
+from core.contracts import (
+    Claim,
+    EvidenceBinding,
+    ExecutorOutput,
+    Hypothesis,
+    Invocation,
+    MissingInfo,
+    Plan,
+    RecommendedAction,
+)
+from core.lexicon import expand_topics, services_in, topics_in
+
+if TYPE_CHECKING:
+    from core.packs import Pack
+
+NARROW_MAX_CLAIMS = 2
+
+
+@dataclass
+class Subject:
+    """One (service, topic) the question is about, and the evidence found for it."""
+
+    service: str | None
+    topic: str | None
+    alerts: list[EvidenceItem] = field(default_factory=list)
+    logs: list[EvidenceItem] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        """Whether any alert or log was found for the subject."""
+        return bool(self.alerts or self.logs)
+
+
+@dataclass
+class CallLog:
+    """The invocations made, with the (service, topics) each was made for."""
+
+    made: list[tuple[Invocation, str | None, tuple[str, ...]]] = field(default_factory=list)
+
+    def add(self, invocation: Invocation, service: str | None, topics: tuple[str, ...]) -> None:
+        """Record a call and the subject it was made for."""
+        self.made.append((invocation, service, topics))
+
+    def invocations(self, tool_name: str | None = None) -> list[Invocation]:
+        """The calls made (of one tool, if given), in order."""
+        return [inv for inv, _, _ in self.made if tool_name is None or inv.tool_name == tool_name]
+
+    def no_hits_for(self, service: str | None, topic: str) -> list[Invocation]:
+        """The invocations made for this subject, if every one of them returned nothing."""
+        made_for = [inv for inv, called_service, topics in self.made
+                    if inv.tool_name != "lookup_knowledge" and topic in topics
+                    and _same_service(called_service, service)]
+        return made_for if all(is_no_hit(inv) for inv in made_for) else []
+
+
+def _same_service(first: str | None, second: str | None) -> bool:
+    return (first or "").lower() == (second or "").lower()
+
+
+def _about(item: EvidenceItem, service: str) -> bool:
+    """Whether an item is about ``service``: its own, or another source naming it (a pod event)."""
+    return _same_service(item.service, service) or service.lower() in services_in(item.text)
+
+
+def unique(values: list[Any]) -> list[Any]:
+    """Values without repeats, first occurrence kept."""
+    return list(dict.fromkeys(values))
+
+
+def is_no_hit(invocation: Invocation) -> bool:
+    """Whether the call succeeded and found nothing (``evidence_status=no_evidence``)."""
+    details = invocation.retrieval_details
+    return details is not None and details.evidence_status == "no_evidence"
+
+
+# ---------------------------------------------------------------- building the output
+
+
+def build_output(plan: Plan, pack: Pack, services: list[str], calls: CallLog) -> ExecutorOutput:
+    """Claims, hypotheses, gaps and actions from the invocations' evidence refs."""
+    items = [item for item in dedupe(collect_items(calls.invocations()))
+             if not excluded_mentions(item.ref.text, plan.exclusions)
+             and (not services or any(_about(item, s) for s in services))]
+    subjects = _subjects(plan, services, items)
+    found = [subject for subject in subjects if subject.found]
+    absent = [(subject, calls.no_hits_for(subject.service, subject.topic)) for subject in subjects
+              if not subject.found and subject.topic is not None]
+    absent = [(subject, no_hits) for subject, no_hits in absent if no_hits]
+    if plan.narrow:
+        found = found[:NARROW_MAX_CLAIMS]
+        absent = absent[:max(0, NARROW_MAX_CLAIMS - len(found))]
+
+    output = ExecutorOutput()
+    for subject in found:
+        output.claims.append(_observation(f"claim-{len(output.claims) + 1}", subject, plan))
+    for subject, no_hits in absent:
+        output.claims.append(_absence(f"claim-{len(output.claims) + 1}", subject, no_hits, plan))
+    _add_guidance(output, plan, found)
+    _add_unknown_services(output, plan, pack)
+    _add_runbook_actions(output, plan, calls)
+    return output
+
+
+def _subjects(plan: Plan, services: list[str], items: list[EvidenceItem]) -> list[Subject]:
+    """The (service, topic) subjects, each with the items that belong to it (each item once)."""
+    used: set[tuple[int, str]] = set()
+    subjects: list[Subject] = []
+
+    def take(subject: Subject, candidates: list[EvidenceItem]) -> None:
+        for item in candidates:
+            key = (item.invocation.invocation_id, item.ref.raw_path)
+            if key in used:
+                continue
+            used.add(key)
+            (subject.alerts if item.kind == "alert" else subject.logs).append(item)
+        subjects.append(subject)
+
+    if plan.topics:
+        scope = topics_in_scope(plan)
+        for topic in plan.topics:
+            matching = [item for item in items if belongs_to(
+                item, topic, scope, alert_topics(item.alert.alert_name) if item.alert else [],
+                plan.alert_names) and _best_topic(item, plan.topics) == topic]
+            subject_services: list[str | None] = [*services] or [
+                *unique([item.service for item in matching])] or [None]
+            for service in subject_services:
+                take(Subject(service, topic), [item for item in matching
+                                               if service is None or _about(item, service)])
+        return subjects
+    # No topic named: every alert and every line with a topic is its own subject.
+    keyed: dict[tuple[str, str | None], list[EvidenceItem]] = {}
+    for item in items:
+        if item.alert is not None:
+            item_topic = next(iter(alert_topics(item.alert.alert_name)), None)
+        else:
+            item_topic = main_topic(item)
+        if item.alert is None and item_topic is None:
+            continue  # a line about nothing in particular (health checks, job reports)
+        keyed.setdefault((item.service, item_topic), []).append(item)
+    for (service, subject_topic), grouped in keyed.items():
+        take(Subject(service, subject_topic), grouped)
+    return subjects
+
+
+def _best_topic(item: EvidenceItem, topics: list[str]) -> str:
+    """Of the plan's topics, the one the item is most about (an alert: the first)."""
+    if item.alert is not None:
+        return next((t for t in topics if t in alert_topics(item.alert.alert_name)), topics[0])
+    weights = item.topic_weights()
+    return max(topics, key=lambda topic: sum(weights.get(name, 0)
+                                             for name in expand_topics([topic])))
+
+
+def _observation(claim_id: str, subject: Subject, plan: Plan) -> Claim:
+    language = plan.language
+    sentences = [wording.alert_sentence(item.alert, language)
+                 for item in subject.alerts if item.alert is not None]
+    phrases = render_logs(subject.logs)
+    if phrases:
+        sentences.append(wording.logs_sentence(subject.service, subject.topic, phrases, language,
+                                               after_alert=bool(subject.alerts)))
+    bindings = [item.binding() for item in [*subject.alerts, *subject.logs]]
+    service = subject.service or _first_service(subject)
+    return Claim(claim_id=claim_id, claim_type="observation",
+                 claim_text=("" if language == "zh" else " ").join(sentences),
+                 evidence_bindings=bindings, subject_services=[service] if service else [],
+                 subject_topics=[subject.topic] if subject.topic else [])
+
+
+def _first_service(subject: Subject) -> str | None:
+    items = [*subject.alerts, *subject.logs]
+    return items[0].service if items else None
+
+
+def _absence(claim_id: str, subject: Subject, no_hits: list[Invocation], plan: Plan) -> Claim:
+    bindings = [EvidenceBinding(tool_name=inv.tool_name, source_invocation_id=inv.invocation_id,
+                                raw_path=None, evidence_excerpt=_no_hit_excerpt(inv))
+                for inv in no_hits]
+    return Claim(claim_id=claim_id, claim_type="negative_observation",
+                 claim_text=wording.absence_sentence(subject.service, subject.topic, no_hits,
+                                                     plan.language),
+                 evidence_bindings=bindings,
+                 subject_services=[subject.service] if subject.service else [],
+                 subject_topics=[subject.topic] if subject.topic else [])
+
+
+def _no_hit_excerpt(invocation: Invocation) -> str:
+    """``query_logs(service=inventory-service, topic=connection_pool) -> total=0``."""
+    arguments = ", ".join(f"{key}={value}" for key, value in invocation.arguments.items())
+    return f"{invocation.tool_name}({arguments}) -> total={invocation.output.get('total', 0)}"
+
+
+def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> None:
+    """Per topic with evidence: a gap and an evidence-gathering step; a hypothesis if broad."""
+    language = plan.language
+    for subject, claim in zip(found, output.claims):
+        guidance = guidance_for(subject.topic) if subject.topic else None
+        if guidance is None:
+            continue
+        service = subject.service or _first_service(subject)
+        missing = render(guidance.missing, language, service)
+        if not plan.narrow:
+            output.hypotheses.append(Hypothesis(
+                hypothesis_id=f"hyp-{len(output.hypotheses) + 1}",
+                hypothesis_text=render(guidance.hypothesis, language, service),
+                basis_claim_ids=[claim.claim_id], missing_info=missing))
+        output.missing_info.append(MissingInfo(info_id=f"missing-{len(output.missing_info) + 1}",
+                                               description=missing))
+        output.recommended_actions.append(RecommendedAction(
+            action_id=f"action-{len(output.recommended_actions) + 1}",
+            action_text=render(guidance.action, language, service), reason=missing,
+            evidence_bindings=claim.evidence_bindings[:1]))
+
+
+def _add_unknown_services(output: ExecutorOutput, plan: Plan, pack: Pack) -> None:
+    known = {service.lower() for service in pack.services}
+    for service in plan.services:
+        if service.lower() in known:
+            continue
+        output.missing_info.append(MissingInfo(
+            info_id=f"missing-{len(output.missing_info) + 1}",
+            description=wording.unknown_service_note(service, pack.name, plan.language)))
+        output.recommended_actions.append(RecommendedAction(
+            action_id=f"action-{len(output.recommended_actions) + 1}",
+            action_text=wording.check_service_action(service, plan.language)))
+
+
+def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> None:
+    """The best "what to check" runbook section, as an action citing it -- never a claim."""
+    for invocation in calls.invocations("lookup_knowledge"):
+        blocks = invocation.output.get("evidence_blocks") or []
+        refs = invocation.retrieval_details.evidence_refs if invocation.retrieval_details else []
+        scope = topics_in_scope(plan)
+        # Only a runbook about the question's topics, and never one naming an excluded subject.
+        usable = [(ref, block) for ref, block in zip(refs, blocks)
+                  if scope & set(topics_in(block.get("title", "")))
+                  and not excluded_mentions(ref.text, plan.exclusions)]
+        checks = [pair for pair in usable if _is_checklist(pair[1].get("title", ""))]
+        for ref, block in (checks or usable)[:1]:
+            title = block.get("title", "")
+            excerpt = f"{title} ({block.get('source', '')})"
+            output.recommended_actions.append(RecommendedAction(
+                action_id=f"action-{len(output.recommended_actions) + 1}",
+                action_text=wording.runbook_action(title, plan.language),
+                reason=wording.runbook_reason(plan.language),
+                evidence_bindings=[EvidenceBinding(
+                    tool_name=invocation.tool_name, source_invocation_id=invocation.invocation_id,
+                    raw_path=ref.raw_path, evidence_excerpt=excerpt)]))
+
+
+def _is_checklist(title: str) -> bool:
+    lowered = title.lower()
+    return "check" in lowered or "检查" in title

@@ -1,0 +1,121 @@
+"""Reading a question's scope: narrow-scope markers and the clauses that exclude subjects.
+
+Narrow markers are the seed's list ("窄范围问题识别": 只确认 / 只排查 / 只看 / 不要分析 / 不要扩展 /
+只回答 / 是否真实存在 / 是否存在 ...) and their English equivalents. An exclusion clause starts
+at a trigger (不要分析 / 不要扩展到 / 排除 / 除了 / "do not analyse" / "exclude" / "except" ...)
+and runs to the end of the sentence; it is split into items on 、 , / 和 或 及 and/or, and stops
+early at an item that turns back to what *is* asked (只 / 请 / 确认 / "only" / "but" ...).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NARROW_MARKERS: tuple[tuple[str, str], ...] = (
+    # (label stored in the plan, regex on the lower-cased question)
+    ("只确认", r"只确认|仅确认|只需确认|只要确认"),
+    ("只排查", r"只排查|仅排查"),
+    ("只看", r"只看|仅看|只查|仅查|只关注|仅关注"),
+    ("只回答", r"只回答|仅回答"),
+    ("不要分析", r"不要分析|不用分析|无需分析|不需要分析|不必分析"),
+    ("不要扩展", r"不要扩展|不要展开|不用扩展"),
+    ("是否真实存在", r"是否真实存在|是否真的存在"),
+    ("是否存在", r"是否存在|是否有|有没有|是不是有"),
+    ("only", r"\bonly\b|\bjust\b|\bsolely\b|\bnothing else\b"),
+    ("confirm whether", r"\b(?:confirm|verify|check)\s+(?:if|that)\b"),
+    ("do not analyse", r"\b(?:do not|don't|dont|no need to)\s+(?:analy[sz]e|investigate|expand|dig)"),
+    ("whether", r"\bwhether\b|\bif there (?:is|are)\b"),
+    ("is there", r"^\s*(?:is|are)\s+there\b|\bdoes\s+\S+\s+(?:have|show)\b"),
+    ("exists", r"\bexists?\b|\bpresent\b"),
+)
+_NARROW_PATTERNS = tuple((label, re.compile(pattern)) for label, pattern in _NARROW_MARKERS)
+
+# Longest first, so "不要扩展到" wins over "不要".
+_EXCLUSION_TRIGGERS = sorted((
+    "不要分析", "不要扩展到", "不要扩展", "不要展开", "不要看", "不要查", "不要涉及", "不要包括", "不要提",
+    "不用看", "不用分析", "不需要分析", "无需分析", "不必分析", "不考虑", "忽略", "排除", "除了", "除去",
+    "不包括", "不含", "不要", "别分析", "别看", "别查", "别管", "别扩展到", "不用管", "不分析", "不看", "不查",
+    "不涉及",
+), key=len, reverse=True)
+_EN_EXCLUSION_TRIGGER = (
+    r"\b(?:do not|don't|dont|no need to|please don't|never)\s+"
+    r"(?:analy[sz]e|look (?:at|into)|check|include|expand (?:to|into)|investigate|mention|consider)"
+    r"|\bexclud(?:e|ing)\b|\bexcept(?: for)?\b|\bwithout\b|\bignor(?:e|ing)\b|\bleave out\b"
+    r"|\bother than\b|\bapart from\b|\bbut not\b|\bskip(?:ping)?\b|\bnot including\b"
+)
+_TRIGGER_RE = re.compile("|".join([*map(re.escape, _EXCLUSION_TRIGGERS), _EN_EXCLUSION_TRIGGER]),
+                         re.IGNORECASE)
+# A clause ends at the end of a sentence (a "." followed by a space or the end of the text).
+_SENTENCE_END_RE = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)")
+_ITEM_SEPARATOR_RE = re.compile(r"[、,，/&]|以及|或者|还有|和|与|及|或|\band\b|\bor\b|\bnor\b",
+                                re.IGNORECASE)
+# An item that turns back to the asked subject ends the exclusion clause.
+_CLAUSE_END_RE = re.compile(r"^\s*(?:只|仅|请|确认|排查|但|而是|就|\bonly\b|\bjust\b|\bbut\b|"
+                            r"\bplease\b|\bconfirm\b|\bfocus\b|\binstead\b)", re.IGNORECASE)
+_ITEM_NOISE_RE = re.compile(
+    r"^(?:\s|the\b|any\b|anything about\b|a\b|an\b|分析|查看|扩展到|涉及|看)+|"
+    r"(?:\s|等|之外|以外|在内|的情况|相关(?:的)?(?:内容|问题)?|问题|either|at all|\.)+$",
+    re.IGNORECASE)
+_CLOSING_RE = re.compile(r"之外|以外")
+_VAGUE_ITEMS = frozenset({"其他", "其它", "别的", "其他服务", "其它服务", "others", "other services",
+                          "anything else", "else", "更多", "太多", ""})
+
+
+@dataclass(frozen=True)
+class ExclusionClause:
+    """One exclusion clause: where it sits in the question and the items it names."""
+
+    start: int
+    end: int
+    trigger: str
+    items: tuple[str, ...]
+
+
+def narrow_markers(question: str) -> list[str]:
+    """Labels of the narrow-scope markers found in the question, in table order."""
+    lowered = question.lower()
+    return [label for label, pattern in _NARROW_PATTERNS if pattern.search(lowered)]
+
+
+def exclusion_clauses(question: str) -> list[ExclusionClause]:
+    """Every exclusion clause, with its items (raw text, trimmed), in order."""
+    clauses: list[ExclusionClause] = []
+    position = 0
+    while (trigger := _TRIGGER_RE.search(question, position)) is not None:
+        sentence_end = _SENTENCE_END_RE.search(question, trigger.end())
+        limit = sentence_end.start() if sentence_end else len(question)
+        items, end = _split_items(question, trigger.end(), limit)
+        clauses.append(ExclusionClause(trigger.start(), end, trigger.group(), tuple(items)))
+        position = max(end, trigger.end())
+    return clauses
+
+
+def _split_items(question: str, start: int, limit: int) -> tuple[list[str], int]:
+    """Items between ``start`` and ``limit``; stops at an item that returns to the asked scope."""
+    items: list[str] = []
+    cursor = start
+    for separator in [*_ITEM_SEPARATOR_RE.finditer(question, start, limit), None]:
+        piece_end = separator.start() if separator else limit
+        piece = question[cursor:piece_end]
+        if _CLAUSE_END_RE.match(piece):
+            return items, cursor
+        closing = _CLOSING_RE.search(piece)  # 除了 X 之外 ...: the clause closes at 之外
+        if closing:
+            item = _ITEM_NOISE_RE.sub("", piece[:closing.start()]).strip()
+            if item and item.lower() not in _VAGUE_ITEMS:
+                items.append(item)
+            return items, cursor + closing.end()
+        item = _ITEM_NOISE_RE.sub("", piece).strip()
+        if item and item.lower() not in _VAGUE_ITEMS:
+            items.append(item)
+        cursor = separator.end() if separator else limit
+    return items, limit
+
+
+def without_clauses(question: str, clauses: list[ExclusionClause]) -> str:
+    """The question with its exclusion clauses blanked out (what is actually asked)."""
+    text = question
+    for clause in reversed(clauses):
+        text = text[:clause.start] + " " * (clause.end - clause.start) + text[clause.end:]
+    return text

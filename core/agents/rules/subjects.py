@@ -1,0 +1,41 @@
+"""What a text is about, in the plan's terms: the scope tests the rules engine shares.
+
+The executor uses them to drop refs, the verifier to fail claims and the composer to keep
+excluded subjects out of the answer, so all three agree on what "mentions user-service" or
+"is about the connection pool" means.
+"""
+
+from __future__ import annotations
+
+from core.contracts import Exclusions, Plan
+from core.lexicon import alert_names_in, expand_topics, normalize, services_in, topics_in
+
+
+def excluded_mentions(text: str, exclusions: Exclusions) -> list[str]:
+    """The excluded services, topics, alert names and terms ``text`` mentions."""
+    if not text:
+        return []
+    excluded_topics = set(expand_topics(exclusions.topics))
+    normalized = normalize(text)
+    hits = [s for s in services_in(text, exclusions.services) if s in exclusions.services]
+    hits += [t for t in topics_in(text) if t in excluded_topics]
+    hits += alert_names_in(text, exclusions.alert_names)
+    hits += [term for term in exclusions.terms if normalize(term) in normalized]
+    return list(dict.fromkeys(hits))
+
+
+def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclusions) -> list[str]:
+    """Declared subjects (a claim's ``subject_services`` / ``subject_topics``) that are excluded."""
+    excluded_topics = set(expand_topics(exclusions.topics))
+    return ([s for s in services if s in exclusions.services]
+            + [t for t in topics if t in excluded_topics])
+
+
+def services_mentioned(text: str) -> list[str]:
+    """``xxx-service`` identifiers in text (pods resolve to their service)."""
+    return services_in(text)
+
+
+def topics_in_scope(plan: Plan) -> set[str]:
+    """The plan's topics and every topic they include (a memory question covers GC)."""
+    return set(expand_topics(plan.topics))

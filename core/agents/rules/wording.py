@@ -1,0 +1,121 @@
+"""The rules executor's sentences, in Chinese and English.
+
+Every sentence states only what its bound excerpts hold: alert fields copied from the alert
+(``current``, ``threshold``, ``duration``, ``details``), log phrases quoted from the lines
+(see ``evidence.render_logs``), and for an absence, which queries returned nothing. Topic
+labels come from ``core.lexicon``; any label word carrying a digit (``5xx``) is dropped, since
+a number in a claim must be a number in the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.contracts import Alert, Invocation, Language
+from core.lexicon import TOPICS
+
+_DIGIT_WORD_RE = re.compile(r"\s*\S*\d\S*")
+
+
+def topic_label(topic: str | None, language: Language) -> str:
+    """The topic's label in the language, without words that carry digits."""
+    if topic is None or topic not in TOPICS:
+        return ""
+    entry = TOPICS[topic]
+    label = entry.label_zh if language == "zh" else entry.label_en
+    return _DIGIT_WORD_RE.sub("", label).strip()
+
+
+def _zh_spaced(word: str) -> str:
+    """A label inside Chinese text, with a space on any side where it meets a Latin letter."""
+    if not word:
+        return ""
+    head = " " if word[0].isascii() else ""
+    tail = " " if word[-1].isascii() else ""
+    return f"{head}{word}{tail}"
+
+
+def alert_sentence(alert: Alert, language: Language) -> str:
+    """``order-service 当前存在 HighMemoryUsage 告警（firing）：当前值 91%，阈值 85%，已持续 15m；...``"""
+    if language == "zh":
+        fields = [f"当前值 {alert.current}" if alert.current else "",
+                  f"阈值 {alert.threshold}" if alert.threshold else "",
+                  f"已持续 {alert.duration}" if alert.duration else ""]
+        head = f"{alert.service} 当前存在 {alert.alert_name} 告警（{alert.state}）"
+        body = "，".join(field for field in fields if field)
+        tail = "".join(f"；{detail}" for detail in alert.details)
+        return f"{head}{'：' + body if body else ''}{tail}。"
+    fields = [f"current {alert.current}" if alert.current else "",
+              f"threshold {alert.threshold}" if alert.threshold else "",
+              f"for {alert.duration}" if alert.duration else ""]
+    head = f"{alert.service} has a {alert.state} {alert.alert_name} alert"
+    body = ", ".join(field for field in fields if field)
+    tail = "".join(f"; {detail}" for detail in alert.details)
+    return f"{head}{': ' + body if body else ''}{tail}."
+
+
+def logs_sentence(service: str | None, topic: str | None, phrases: Sequence[str],
+                  language: Language, *, after_alert: bool) -> str:
+    """The log phrases, as a sentence of their own or following an alert sentence."""
+    label = topic_label(topic, language)
+    if language == "zh":
+        quoted = "；".join(f"「{phrase}」" for phrase in phrases)
+        if after_alert:
+            return f"相关日志：{quoted}。"
+        subject = f"与 {service} 相关的日志中" if service else "日志中"
+        return f"{subject}存在{_zh_spaced(label)}相关记录：{quoted}。"
+    quoted = "; ".join(f'"{phrase}"' for phrase in phrases)
+    if after_alert:
+        return f"Related logs: {quoted}."
+    subject = f"Logs about {service}" if service else "The logs"
+    return f"{subject} show records{' of ' + label if label else ''}: {quoted}."
+
+
+def absence_sentence(service: str | None, topic: str | None, invocations: Sequence[Invocation],
+                     language: Language) -> str:
+    """``未检索到 inventory-service 的数据库连接池相关记录：query_logs 未返回记录。``"""
+    label = topic_label(topic, language)
+    calls = list(dict.fromkeys(_call_name(invocation) for invocation in invocations))
+    if language == "zh":
+        subject = f" {service} 的" if service else ""
+        every = "均" if len(invocations) > 1 else ""
+        return f"未检索到{subject}{_zh_spaced(label)}相关记录：{'、'.join(calls)} {every}未返回记录。"
+    subject = f" for {service}" if service else ""
+    return (f"No records{' of ' + label if label else ''} were found{subject}: "
+            f"{', '.join(calls)} returned nothing.")
+
+
+def _call_name(invocation: Invocation) -> str:
+    """``query_metrics(HighCPUUsage)``: the tool, and the alert it asked for, if any."""
+    alert_name = invocation.arguments.get("alert_name")
+    return f"{invocation.tool_name}({alert_name})" if alert_name else invocation.tool_name
+
+
+def unknown_service_note(service: str, pack_name: str, language: Language) -> str:
+    """A gap: the service is nowhere in the pack (a typo, or not monitored)."""
+    if language == "zh":
+        return f"数据包 {pack_name} 中没有 {service} 的任何告警或日志（服务名可能有误，或尚未接入监控）。"
+    return (f"Pack {pack_name} has no alert or log of {service} at all (the name may be wrong, "
+            "or the service is not monitored).")
+
+
+def check_service_action(service: str, language: Language) -> str:
+    """An evidence-gathering step for a service the pack does not know."""
+    if language == "zh":
+        return f"确认 {service} 的服务名是否正确，以及是否已接入监控与日志采集。"
+    return f"Check that {service} is the right name and that it is monitored and its logs collected."
+
+
+def runbook_action(title: str, language: Language) -> str:
+    """An evidence-gathering step pointing at a runbook section (what to check, not a fact)."""
+    if language == "zh":
+        return f"按 runbook「{title}」列出的检查项继续收集证据。"
+    return f'Follow the checks of runbook "{title}" to gather more evidence.'
+
+
+def runbook_reason(language: Language) -> str:
+    """Why a runbook is cited: it says what to look for, not what is happening."""
+    if language == "zh":
+        return "runbook 只说明要查什么，不代表当前状态。"
+    return "A runbook says what to look for; it is not evidence of the current state."

@@ -1,0 +1,192 @@
+"""``superbiz ask "QUESTION"``: run an investigation, printing each stage as it happens.
+
+Without ``--json`` every event is printed as one readable line (plan, each tool call with its
+arguments, evidence status and ref count, claims, each checked binding, each judged claim, the
+verdict, the answer). With ``--json`` only the final session document is printed. Exit code 0
+when the pipeline completed, whatever the verdict; 1 when the session ended in error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from core.agents.base import ROLES
+from core.agents.faults import FAULT_MODES
+from core.agents.registry import ENGINE_NAMES, build_engines
+from core.cli.common import add_db_option, open_cli_store, print_json
+from core.contracts import CheckedBinding, ExecutorOutput, Invocation, Plan, SessionDocument
+from core.events import (
+    AnswerReady,
+    BindingChecked,
+    ClaimJudged,
+    ClaimsProduced,
+    Event,
+    GatekeeperFinished,
+    PipelineFailed,
+    PlanMade,
+    SessionFinished,
+    SessionStarted,
+    ToolReturned,
+    VerdictReached,
+)
+from core.pipeline import run_investigation
+from core.settings import get_settings
+
+_LABEL_WIDTH = 9
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``ask`` command."""
+    parser = subparsers.add_parser(
+        "ask", help="investigate a question and print every stage and the answer",
+        description="Plan, call tools, cite evidence, check every citation, verify every claim "
+                    "and answer -- printing each stage as it happens.")
+    parser.add_argument("question", help="the question, in Chinese or English")
+    parser.add_argument("--pack", metavar="NAME|PATH", default=None,
+                        help="scenario pack (default: demo)")
+    parser.add_argument("--engine", choices=ENGINE_NAMES, default=None,
+                        help="engine for every role (default: rules, offline)")
+    for role in ROLES:
+        parser.add_argument(f"--{role}", choices=ENGINE_NAMES, default=None, metavar="ENGINE",
+                            help=f"engine of the {role} only (overrides --engine)")
+    parser.add_argument("--executor-fault", choices=sorted(FAULT_MODES), default=None,
+                        metavar="FAULT", help="wrap the executor with a fault: "
+                        + ", ".join(FAULT_MODES))
+    parser.add_argument("--json", action="store_true",
+                        help="print only the session document as JSON")
+    add_db_option(parser)
+    parser.add_argument("--no-store", action="store_true",
+                        help="run in memory: nothing is written to the audit store")
+    parser.set_defaults(handler=run_ask)
+
+
+def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
+    """Each role's engine: its own option, else ``--engine``, else the settings' default."""
+    default = getattr(args, "engine", None) or get_settings().engine
+    return {role: getattr(args, role, None) or default for role in ROLES}
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    """Handler of ``superbiz ask``."""
+    store = None if args.no_store else open_cli_store(args)
+    events = run_investigation(args.question, pack=args.pack or get_settings().default_pack,
+                               engines=build_engines(roles_from_args(args)),
+                               executor_fault=args.executor_fault, store=store)
+    document: SessionDocument | None = None
+    for event in events:
+        if not args.json:
+            print_event(event, sys.stdout)
+            sys.stdout.flush()  # stages appear as they happen, even through a pipe
+        if isinstance(event, SessionFinished):
+            document = event.document
+    if document is None:
+        return 1
+    if args.json:
+        print_json(document)
+    return 0 if document.status == "completed" else 1
+
+
+# ---------------------------------------------------------------- readable output
+
+
+def print_event(event: Event, out: TextIO) -> None:
+    """Print one event as readable lines (never JSON)."""
+    for label, text in event_lines(event):
+        out.write(f"{label:<{_LABEL_WIDTH}}{text}\n")
+
+
+def event_lines(event: Event) -> list[tuple[str, str]]:
+    """``(label, text)`` lines describing an event; an empty list for silent events."""
+    if isinstance(event, SessionStarted):
+        engines = " ".join(f"{role}={name}" for role, name in event.engines.items())
+        fault = f", executor fault {event.executor_fault}" if event.executor_fault else ""
+        return [("session", f"{event.session_id} (pack {event.pack}; {engines}{fault})")]
+    if isinstance(event, PlanMade):
+        return plan_lines(event.plan)
+    if isinstance(event, ToolReturned):
+        return [("tool", invocation_line(event.invocation))]
+    if isinstance(event, ClaimsProduced):
+        return claims_lines(event.executor_output, event.parse_status.status)
+    if isinstance(event, BindingChecked):
+        return [("gate", checked_line(event.checked))]
+    if isinstance(event, GatekeeperFinished):
+        rules = f" ({', '.join(event.result.failed_rules)})" if event.result.failed_rules else ""
+        return [("gate", f"result {event.result.status}, severity {event.result.severity}{rules}")]
+    if isinstance(event, ClaimJudged):
+        result = event.claim_result
+        judged = "entailed" if result.entailed else f"NOT entailed [{result.rule}]"
+        reasons = f": {'; '.join(result.reasons)}" if result.reasons else ""
+        return [("verify", f"{result.claim_id} {judged}{reasons}")]
+    if isinstance(event, VerdictReached):
+        return [("verdict", f"{event.result.verdict}  groundedness "
+                            f"{event.result.groundedness_score:.2f}")]
+    if isinstance(event, AnswerReady):
+        answer = event.composer_output.user_facing_answer.splitlines() or [""]
+        return [("answer", f"[{event.composer_output.status}]"),
+                *(("", f"  {line}") for line in answer)]
+    if isinstance(event, PipelineFailed):
+        return [("error", f"stage {event.stage} failed: {event.message}")]
+    if isinstance(event, SessionFinished):
+        total = event.document.timings_ms.get("total")
+        took = f" in {total:.0f} ms" if total is not None else ""
+        return [("done", f"session {event.document.status}{took}")]
+    return []
+
+
+def plan_lines(plan: Plan) -> list[tuple[str, str]]:
+    """The plan: subjects, scope, exclusions, tools."""
+    def listed(values: list[str]) -> str:
+        return ", ".join(values) or "-"
+
+    narrow = f"yes ({', '.join(plan.scope_markers)})" if plan.narrow else "no"
+    lines = [("plan", f"services {listed(plan.services)} | topics {listed(plan.topics)} | "
+                      f"alerts {listed(plan.alert_names)} | narrow {narrow} | "
+                      f"language {plan.language}")]
+    excluded = plan.exclusions
+    parts = [f"{name} {listed(values)}" for name, values in (
+        ("services", excluded.services), ("topics", excluded.topics),
+        ("alerts", excluded.alert_names), ("terms", excluded.terms)) if values]
+    if parts:
+        lines.append(("", "excluded: " + "; ".join(parts)))
+    lines.append(("", f"tools {listed(list(plan.tools))}"))
+    lines += [("", f"note: {note}") for note in plan.notes]
+    return lines
+
+
+def invocation_line(invocation: Invocation) -> str:
+    """``#12 query_logs(service=order-service, query=HikariCP) -> supported, 2 ref(s)``."""
+    arguments = ", ".join(f"{key}={_plain(value)}" for key, value in invocation.arguments.items())
+    details = invocation.retrieval_details
+    status = details.evidence_status if details else "unknown"
+    refs = len(details.evidence_refs) if details else 0
+    return f"#{invocation.invocation_id} {invocation.tool_name}({arguments}) -> {status}, {refs} ref(s)"
+
+
+def claims_lines(output: ExecutorOutput | None, parse_status: str) -> list[tuple[str, str]]:
+    """Each claim with its type and binding count, then the counts of the rest."""
+    if output is None:
+        return [("claims", f"no executor output (parse status {parse_status})")]
+    lines = [("claims", f"{claim.claim_id} [{claim.claim_type}] {claim.claim_text} "
+                        f"({len(claim.evidence_bindings)} binding(s))") for claim in output.claims]
+    if not lines:
+        lines.append(("claims", "none"))
+    lines.append(("", f"hypotheses {len(output.hypotheses)}, missing info "
+                      f"{len(output.missing_info)}, actions {len(output.recommended_actions)}"))
+    return lines
+
+
+def checked_line(checked: CheckedBinding) -> str:
+    """One binding's gatekeeper verdict."""
+    owner = checked.claim_id or checked.action_id or "?"
+    where = f"{checked.tool_name or '?'} #{checked.source_invocation_id} {checked.raw_path or '-'}"
+    if checked.status == "pass":
+        score = f" {checked.score:.2f}" if checked.score is not None else ""
+        return f"{owner}[{checked.binding_index}] {where}  pass ({checked.match_kind}{score})"
+    return f"{owner}[{checked.binding_index}] {where}  FAIL {checked.rule}: {checked.message}"
+
+
+def _plain(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,347 @@
+"""The investigation pipeline: planner -> executor -> gatekeeper -> verifier -> composer.
+
+``run_investigation`` is a generator of typed events (``core.events``). Each event is stamped
+with the session id and its sequence number and appended to the audit store as it is yielded;
+each stage's result is saved as soon as it exists. So the CLI, the console and the store all
+see the same stream, and a crash leaves a session with status ``error`` and everything before
+it. A consumer that stops iterating leaves the session ``incomplete``.
+
+``ask`` consumes the stream and returns the session document; ``replay`` re-runs gatekeeper,
+verifier and composer on a document's own invocations without calling any tool.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from core.agents.base import ExecutorRun
+from core.agents.faults import FaultContext, FaultMode, get_fault
+from core.agents.registry import Engines, build_engines
+from core.contracts import (
+    ExecutorOutput,
+    GatekeeperResult,
+    Invocation,
+    ParseStatus,
+    Plan,
+    SessionDocument,
+    VerifierInput,
+    VerifierResult,
+)
+from core.errors import DocumentError, SuperbizError
+from core.events import (
+    AnswerReady,
+    BindingChecked,
+    ClaimJudged,
+    ClaimsProduced,
+    Event,
+    GatekeeperFinished,
+    PipelineFailed,
+    PlanMade,
+    SessionFinished,
+    SessionStarted,
+    ToolCalled,
+    ToolReturned,
+    VerdictReached,
+)
+from core.gatekeeper import check_citations
+from core.packs import Pack, load_pack
+from core.recorder import Recorder
+from core.store import repository
+from core.trace import build_trace_summary
+from core.verdict import final_verdict
+
+if TYPE_CHECKING:
+    from core.store import Store
+
+ForeignLookup = Callable[[int], Invocation | None]
+_T = TypeVar("_T")
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """A readable, unique id: ``s-20260708-112000-3f9a2c`` (UTC time + random hex)."""
+    moment = now or datetime.now(timezone.utc)
+    return f"s-{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engines | None = None,
+                      executor_fault: str | None = None, store: Store | None = None,
+                      session_id: str | None = None) -> Iterator[Event]:
+    """Investigate ``question`` on ``pack``, yielding each event as it happens.
+
+    Usage errors (unknown pack or fault, empty question) raise at once, before any session
+    exists. Everything after that is reported as events: a failing stage yields
+    ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
+    ``store=None`` runs entirely in memory.
+    """
+    if not question.strip():
+        raise DocumentError("the question is empty")
+    fault = get_fault(executor_fault)
+    loaded_pack = pack if isinstance(pack, Pack) else load_pack(pack)
+    investigation = _Investigation(
+        question=question.strip(), pack=loaded_pack, engines=engines or build_engines(),
+        fault=fault, store=store, session_id=session_id or new_session_id())
+    return investigation.events()
+
+
+def ask(question: str, **options: Any) -> SessionDocument:
+    """Run an investigation to its end and return the session document."""
+    document: SessionDocument | None = None
+    for event in run_investigation(question, **options):
+        if isinstance(event, SessionFinished):
+            document = event.document
+    if document is None:  # the generator always ends with SessionFinished
+        raise SuperbizError("the pipeline ended without a session document")
+    return document
+
+
+def replay(document: SessionDocument, *, engines: Engines | None = None,
+           foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
+    """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
+
+    No tool is called. The plan is the document's own; a document without one is re-planned
+    from its question on its pack (planning reads the pack's vocabulary, it calls no tool).
+    """
+    engines = engines or build_engines()
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    plan = document.plan
+    if plan is None:
+        plan = engines.planner.plan(document.question, load_pack(document.pack))
+    parse_status = document.executor_output_parse_status or ParseStatus(
+        status="valid" if document.executor_output is not None else "missing")
+    gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
+        session_id=document.session_id, invocations=document.invocations,
+        executor_output=document.executor_output, parse_status=parse_status,
+        foreign_invocation=foreign_invocation))
+    verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
+        engines, plan, document.question, document.executor_output, parse_status,
+        gatekeeper_result, document.invocations))
+    composer_output = _timed(timings, "compose", lambda: engines.composer.compose(
+        plan, verifier_input, verifier_result))
+    timings["total"] = _ms_since(started)
+    return document.model_copy(update={
+        "plan": plan, "status": "completed", "error": None,
+        "executor_output_parse_status": parse_status, "gatekeeper_result": gatekeeper_result,
+        "tool_trace_summary": verifier_input.tool_trace_summary,
+        "verifier_result": verifier_result, "composer_output": composer_output,
+        "timings_ms": timings, "engines": {**document.engines, **_replay_engines(engines)}})
+
+
+def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOutput | None,
+                 parse_status: ParseStatus, gatekeeper_result: GatekeeperResult,
+                 invocations: list[Invocation]) -> tuple[VerifierInput, VerifierResult]:
+    """Build the seed's verifier input, run the verifier, enforce the verdict rule."""
+    structured = output if output is not None else ExecutorOutput()
+    verifier_input = VerifierInput(
+        original_query=question, executor_structured_output=structured,
+        gatekeeper_result=gatekeeper_result, tool_trace_summary=build_trace_summary(invocations),
+        executor_output_parse_status=parse_status)
+    judged = engines.verifier.verify(verifier_input, plan)
+    result = final_verdict(gatekeeper_result, judged,
+                           claim_ids=[claim.claim_id for claim in structured.claims])
+    return verifier_input, result
+
+
+def store_lookup(store: Store | None) -> ForeignLookup | None:
+    """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
+    if store is None:
+        return None
+
+    def lookup(invocation_id: int) -> Invocation | None:
+        return repository.get_invocation(store, invocation_id=invocation_id)
+
+    return lookup
+
+
+def _replay_engines(engines: Engines) -> dict[str, str]:
+    names = engines.names()
+    return {role: names[role] for role in ("verifier", "composer")}
+
+
+def _timed(timings: dict[str, float], stage: str, work: Callable[[], _T]) -> _T:
+    started = time.perf_counter()
+    try:
+        return work()
+    finally:
+        timings[stage] = _ms_since(started)
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+class _Investigation:
+    """One run: the session's state, the event counter, and the store writes."""
+
+    def __init__(self, *, question: str, pack: Pack, engines: Engines, fault: FaultMode | None,
+                 store: Store | None, session_id: str) -> None:
+        self.pack = pack
+        self.engines = engines
+        self.fault = fault
+        self.store = store
+        self.session_id = session_id
+        self.seq = 0
+        self.started = time.perf_counter()
+        self.timings: dict[str, float] = {}
+        self.recorder = Recorder(pack=pack, session_id=session_id, store=store)
+        self.document = SessionDocument(
+            session_id=session_id, question=question, pack=pack.name, status="running",
+            engines=engines.names(), executor_fault=fault.name if fault else None,
+            created_at=datetime.now(timezone.utc).isoformat())
+
+    # ------------------------------------------------------------ the stages
+
+    def events(self) -> Iterator[Event]:
+        """The event stream (see ``run_investigation``)."""
+        stage = "start"
+        document = self.document
+        try:
+            if self.store is not None:
+                repository.create_session(
+                    self.store, session_id=self.session_id, question=document.question,
+                    pack=document.pack, engines=document.engines,
+                    executor_fault=document.executor_fault)
+            yield self._emit(SessionStarted(question=document.question, pack=document.pack,
+                                            engines=document.engines,
+                                            executor_fault=document.executor_fault))
+            stage = "plan"
+            plan = _timed(self.timings, "plan",
+                          lambda: self.engines.planner.plan(document.question, self.pack))
+            document.plan = plan
+            self._save(repository.save_plan, plan=plan)
+            yield self._emit(PlanMade(plan=plan))
+
+            stage = "execute"
+            output, parse_status = yield from self._execute(plan)
+            document.executor_output, document.executor_output_parse_status = output, parse_status
+            document.invocations = list(self.recorder.invocations)
+            self._save(repository.save_executor_output, output=output, parse_status=parse_status)
+            yield self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
+
+            stage = "gatekeeper"
+            gatekeeper_result = _timed(self.timings, "gatekeeper",
+                                       lambda: self._check(output, parse_status))
+            document.gatekeeper_result = gatekeeper_result
+            self._save(repository.save_gatekeeper_result, result=gatekeeper_result)
+            for checked in gatekeeper_result.checked_bindings:
+                yield self._emit(BindingChecked(checked=checked))
+            yield self._emit(GatekeeperFinished(result=gatekeeper_result))
+
+            stage = "verify"
+            verifier_input, verifier_result = _timed(self.timings, "verify", lambda: verify_stage(
+                self.engines, plan, document.question, output, parse_status, gatekeeper_result,
+                document.invocations))
+            document.tool_trace_summary = verifier_input.tool_trace_summary
+            document.verifier_result = verifier_result
+            self._save(repository.save_verification,
+                       trace_summary=verifier_input.tool_trace_summary,
+                       verifier_result=verifier_result)
+            for claim_result in verifier_result.claim_results:
+                yield self._emit(ClaimJudged(claim_result=claim_result))
+            yield self._emit(VerdictReached(result=verifier_result))
+
+            stage = "compose"
+            composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
+                plan, verifier_input, verifier_result))
+            document.composer_output = composer_output
+            yield self._emit(AnswerReady(composer_output=composer_output))
+
+            stage = "finish"
+            self._finish("completed")
+            yield self._emit(SessionFinished(document=self._snapshot()))
+        except (GeneratorExit, KeyboardInterrupt):
+            # The consumer stopped: no more yields; leave an honest ``incomplete`` record.
+            self._finish("incomplete", error=f"stopped during stage {stage}", quietly=True)
+            raise
+        except Exception as exc:  # a stage failure becomes events, never an exception
+            yield from self._fail(stage, exc)
+
+    def _execute(self, plan: Plan) -> ExecutorRun:
+        """Drive the executor, stamping its tool events; then apply the fault, if any."""
+        run = self.engines.executor.run(plan, self.recorder)
+        elapsed = 0.0
+        while True:
+            started = time.perf_counter()
+            try:
+                event = next(run)
+            except StopIteration as finished:
+                output, parse_status = finished.value
+                break
+            finally:
+                elapsed += time.perf_counter() - started
+            yield self._emit(event)
+        self.timings["execute"] = round(elapsed * 1000, 3)
+        if self.fault is not None and output is not None:
+            before = len(self.recorder.invocations)
+            context = FaultContext(session_id=self.session_id, plan=plan,
+                                   recorder=self.recorder, store=self.store)
+            output = self.fault.apply(output, list(self.recorder.invocations), context)
+            # Calls a fault made through the recorder belong to the session's trail too.
+            for invocation in self.recorder.invocations[before:]:
+                yield self._emit(ToolCalled(tool_name=invocation.tool_name,
+                                            arguments=invocation.arguments))
+                yield self._emit(ToolReturned(invocation=invocation))
+        return output, parse_status
+
+    def _check(self, output: ExecutorOutput | None, parse_status: ParseStatus) -> GatekeeperResult:
+        return check_citations(session_id=self.session_id, invocations=self.recorder.invocations,
+                               executor_output=output, parse_status=parse_status,
+                               foreign_invocation=store_lookup(self.store))
+
+    # ------------------------------------------------------------ bookkeeping
+
+    def _emit(self, event: Event) -> Event:
+        """Stamp the event, append it to the store, hand it back for yielding."""
+        stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
+        if self.store is not None:
+            kind = getattr(stamped, "kind", type(stamped).__name__)
+            repository.append_event(self.store, session_id=self.session_id, seq=stamped.seq,
+                                    kind=kind, payload=stamped.model_dump(mode="json"))
+        self.seq += 1
+        return stamped
+
+    def _save(self, save: Callable[..., None], **values: Any) -> None:
+        if self.store is not None:
+            save(self.store, session_id=self.session_id, **values)
+
+    def _snapshot(self) -> SessionDocument:
+        self.document.invocations = list(self.recorder.invocations)
+        return self.document.model_copy(deep=True)
+
+    def _finish(self, status: str, *, error: str | None = None, quietly: bool = False) -> None:
+        """Close the session in memory and in the store (``quietly``: store errors ignored)."""
+        self.timings["total"] = _ms_since(self.started)
+        self.document.status = status  # type: ignore[assignment]
+        self.document.error = error
+        self.document.timings_ms = dict(self.timings)
+        if self.store is None:
+            return
+        try:
+            repository.finish_session(self.store, session_id=self.session_id, status=status,
+                                      composer_output=self.document.composer_output,
+                                      timings_ms=self.timings, error=error)
+        except Exception:
+            if not quietly:
+                raise
+
+    def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
+        """Report a failed stage: store everything first, then yield, so closing is harmless."""
+        message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
+        self.document.invocations = list(self.recorder.invocations)
+        failed = self._emit_quietly(PipelineFailed(stage=stage, message=message))
+        self._finish("error", error=f"{stage}: {message}", quietly=True)
+        finished = self._emit_quietly(SessionFinished(document=self._snapshot()))
+        yield failed
+        yield finished
+
+    def _emit_quietly(self, event: Event) -> Event:
+        """Emit; if the store itself is failing, drop it and keep reporting in memory."""
+        try:
+            return self._emit(event)
+        except Exception:
+            self.store = None
+            return self._emit(event)

@@ -1,0 +1,90 @@
+"""The final verdict rule (DESIGN.md section 5), enforced in code after any verifier.
+
+A verifier (rules or llm) judges claims; this module decides what those judgements are worth:
+
+- gatekeeper severity ``reject``      -> REJECT (a forged citation poisons the whole output);
+- gatekeeper severity ``low_confid``  -> LOW_CONFID (evidence missing, never PASS);
+- otherwise PASS only when there is at least one claim and every claim is entailed;
+- a claim that failed for a *forbidden* reason -> REJECT: it stated something the question
+  excluded or put out of scope (``verifier.scope``), or it presented runbook text as current
+  fact (``verifier.runbook_as_fact``). Both are contamination of the answer, the same grade the
+  seed gives forged evidence;
+- any other failed claim (a fact not entailed, a root cause without direct evidence) ->
+  LOW_CONFID: the output over-reached, but nothing was forged.
+
+``groundedness_score`` = entailed claims / all claims (0.0 without claims). The verdict is the
+stricter of this rule and the verifier's own verdict: a verifier may be stricter than the rule,
+never more lenient, so it can never turn a gatekeeper failure into PASS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.contracts import ClaimResult, GatekeeperResult, Verdict, VerifierResult
+
+# Verifier rules whose failure means the output contains forbidden content, not just weak content.
+REJECTING_CLAIM_RULES: frozenset[str] = frozenset({"verifier.scope", "verifier.runbook_as_fact"})
+
+_STRICTNESS: dict[str, int] = {"PASS": 0, "LOW_CONFID": 1, "REJECT": 2}
+
+
+def stricter(first: Verdict, second: Verdict) -> Verdict:
+    """The stricter of two verdicts (REJECT > LOW_CONFID > PASS)."""
+    return first if _STRICTNESS[first] >= _STRICTNESS[second] else second
+
+
+def groundedness(claim_results: Sequence[ClaimResult]) -> float:
+    """Entailed claims / all claims, rounded to 4 places; 0.0 when there are no claims."""
+    if not claim_results:
+        return 0.0
+    return round(sum(1 for result in claim_results if result.entailed) / len(claim_results), 4)
+
+
+def rule_verdict(gatekeeper: GatekeeperResult,
+                 claim_results: Sequence[ClaimResult]) -> tuple[Verdict, str]:
+    """The verdict the rule gives, and the reason for it."""
+    if gatekeeper.severity == "reject":
+        return "REJECT", "gatekeeper rejected the citations: " + _rules_text(gatekeeper)
+    if gatekeeper.severity == "low_confid" or gatekeeper.status == "fail":
+        return "LOW_CONFID", "gatekeeper could not verify the citations: " + _rules_text(gatekeeper)
+    if not claim_results:
+        return "LOW_CONFID", "no claims to verify"
+    failed = [result for result in claim_results if not result.entailed]
+    forbidden = [result for result in failed if result.rule in REJECTING_CLAIM_RULES]
+    if forbidden:
+        names = ", ".join(f"{r.claim_id} ({r.rule})" for r in forbidden)
+        return "REJECT", f"claims with forbidden content: {names}"
+    if failed:
+        names = ", ".join(f"{r.claim_id} ({r.rule or 'not entailed'})" for r in failed)
+        return "LOW_CONFID", f"claims not entailed by verified evidence: {names}"
+    return "PASS", "every claim is entailed by gatekeeper-verified excerpts"
+
+
+def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
+                  claim_ids: Sequence[str] | None = None) -> VerifierResult:
+    """Apply the verdict rule to a verifier's result and return the corrected result.
+
+    ``claim_ids`` (the executor's claims, when known) makes a claim the verifier did not judge
+    count as not entailed, so a verifier cannot raise groundedness by skipping claims.
+    """
+    claim_results = list(verifier.claim_results)
+    if claim_ids is not None:
+        judged = {result.claim_id for result in claim_results}
+        claim_results += [
+            ClaimResult(claim_id=claim_id, entailed=False, rule="verifier.not_judged",
+                        reasons=["the verifier returned no judgement for this claim"])
+            for claim_id in claim_ids if claim_id not in judged]
+    verdict, reason = rule_verdict(gatekeeper, claim_results)
+    final = stricter(verdict, verifier.verdict)
+    reasons = list(verifier.reasons)
+    if reason not in reasons:
+        reasons.append(reason)
+    if final != verifier.verdict:
+        reasons.append(f"verdict set to {final} by the verdict rule (verifier said {verifier.verdict})")
+    return VerifierResult(verdict=final, groundedness_score=groundedness(claim_results),
+                          claim_results=claim_results, reasons=reasons)
+
+
+def _rules_text(gatekeeper: GatekeeperResult) -> str:
+    return ", ".join(gatekeeper.failed_rules) or gatekeeper.severity

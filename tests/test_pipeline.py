@@ -1,0 +1,170 @@
+"""The pipeline: the event stream, what it writes to the store as it goes, crashes, replay."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator
+
+import pytest
+
+from core.agents.registry import Engines, build_engines
+from core.contracts import ExecutorOutput, ParseStatus, Plan, SessionDocument
+from core.errors import DocumentError, EngineError
+from core.events import (
+    AnswerReady,
+    BindingChecked,
+    ClaimJudged,
+    ClaimsProduced,
+    Event,
+    GatekeeperFinished,
+    PipelineFailed,
+    PlanMade,
+    SessionFinished,
+    SessionStarted,
+    ToolCalled,
+    ToolReturned,
+    VerdictReached,
+    parse_event,
+)
+from core.pipeline import ask, new_session_id, replay, run_investigation
+from core.recorder import Recorder
+from core.store import repository
+
+QUESTION = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
+
+
+class CrashingExecutor:
+    """A test double outside the thing under test: one real tool call, then an engine failure."""
+
+    engine = "crashing"
+
+    def run(self, plan: Plan, recorder: Recorder) -> Generator[Event, None, tuple[ExecutorOutput | None, ParseStatus]]:
+        yield ToolCalled(tool_name="query_metrics", arguments={"service": "order-service"})
+        invocation = recorder.call("query_metrics", {"service": "order-service"})
+        yield ToolReturned(invocation=invocation)
+        raise RuntimeError("model endpoint went away")
+
+
+class CrashingPlanner:
+    engine = "crashing"
+
+    def plan(self, question: str, pack) -> Plan:  # type: ignore[no-untyped-def]
+        raise ValueError("cannot plan")
+
+
+def _engines(**replace: object) -> Engines:
+    rules = build_engines("rules")
+    return Engines(**{role: replace.get(role, getattr(rules, role))  # type: ignore[arg-type]
+                      for role in ("planner", "executor", "verifier", "composer")})
+
+
+def test_events_in_order_with_seq_and_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    events = list(run_investigation(QUESTION, store=tmp_store))
+    kinds = [type(event) for event in events]
+    assert kinds[:2] == [SessionStarted, PlanMade]
+    assert kinds[-3:] == [VerdictReached, AnswerReady, SessionFinished]
+    order = [SessionStarted, PlanMade, ToolCalled, ClaimsProduced, BindingChecked, GatekeeperFinished,
+             ClaimJudged, VerdictReached, AnswerReady, SessionFinished]
+    firsts = [kinds.index(kind) for kind in order]
+    assert firsts == sorted(firsts)
+    session_id = events[0].session_id
+    assert re.fullmatch(r"s-\d{8}-\d{6}-[0-9a-f]{6}", session_id)
+    assert [event.seq for event in events] == list(range(len(events)))
+    assert {event.session_id for event in events} == {session_id}
+
+    document = events[-1].document  # type: ignore[attr-defined]
+    gatekeeper = document.gatekeeper_result
+    assert kinds.count(BindingChecked) == len(gatekeeper.checked_bindings)
+    assert kinds.count(ClaimJudged) == len(document.executor_output.claims)
+    assert kinds.count(ToolReturned) == len(document.invocations)
+
+
+def test_every_event_and_stage_result_is_in_the_store(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    events = list(run_investigation(QUESTION, store=tmp_store))
+    document: SessionDocument = events[-1].document  # type: ignore[attr-defined]
+    stored_events = repository.list_events(tmp_store, session_id=document.session_id)
+    assert [row.seq for row in stored_events] == [event.seq for event in events]
+    assert [parse_event(row.payload) for row in stored_events] == events
+
+    stored = repository.load_session_document(tmp_store, session_id=document.session_id)
+    assert stored is not None and stored.status == "completed"
+    for field in ("plan", "executor_output", "gatekeeper_result", "verifier_result",
+                  "composer_output", "tool_trace_summary", "invocations"):
+        assert getattr(stored, field) == getattr(document, field), field
+    assert document.verifier_result.verdict == "PASS"
+    assert set(document.timings_ms) >= {"plan", "execute", "gatekeeper", "verify", "compose", "total"}
+
+
+def test_in_memory_run_writes_nothing(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    document = ask(QUESTION, store=None)
+    assert document.status == "completed" and document.composer_output is not None
+    assert repository.list_sessions(tmp_store) == []
+
+
+def test_crash_leaves_an_error_session_with_everything_before_it(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    events = list(run_investigation(QUESTION, store=tmp_store,
+                                    engines=_engines(executor=CrashingExecutor())))
+    failed = [event for event in events if isinstance(event, PipelineFailed)]
+    assert len(failed) == 1 and failed[0].stage == "execute"
+    assert "model endpoint went away" in failed[0].message
+    assert isinstance(events[-1], SessionFinished) and events[-1].document.status == "error"
+
+    session_id = events[0].session_id
+    stored = repository.load_session_document(tmp_store, session_id=session_id)
+    assert stored is not None
+    assert stored.status == "error" and "model endpoint went away" in (stored.error or "")
+    assert stored.plan is not None  # saved before the crash
+    assert [inv.tool_name for inv in stored.invocations] == ["query_metrics"]
+    kinds = [row.kind for row in repository.list_events(tmp_store, session_id=session_id)]
+    assert kinds[-2:] == ["pipeline_failed", "session_finished"]
+
+
+def test_a_planner_crash_is_reported_as_the_plan_stage(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    document = ask(QUESTION, store=tmp_store, engines=_engines(planner=CrashingPlanner()))
+    assert document.status == "error" and (document.error or "").startswith("plan:")
+
+
+def test_a_consumer_that_stops_leaves_an_incomplete_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    events = run_investigation(QUESTION, store=tmp_store)
+    session_id = ""
+    for event in events:
+        session_id = event.session_id
+        if isinstance(event, ToolReturned):
+            break
+    events.close()  # type: ignore[attr-defined]
+    stored = repository.load_session_document(tmp_store, session_id=session_id)
+    assert stored is not None and stored.status == "incomplete"
+    assert len(stored.invocations) == 1
+
+
+def test_usage_errors_raise_before_any_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(EngineError, match="valid faults: .*tamper_number"):
+        run_investigation(QUESTION, executor_fault="no_such_fault", store=tmp_store)
+    with pytest.raises(DocumentError):
+        run_investigation("   ", store=tmp_store)
+    assert repository.list_sessions(tmp_store) == []
+
+
+def test_session_ids_are_unique() -> None:
+    assert len({new_session_id() for _ in range(200)}) == 200
+
+
+def test_replay_catches_a_tampered_excerpt_without_calling_tools(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    original = ask(QUESTION, store=tmp_store)
+    assert original.verifier_result.verdict == "PASS"
+    calls_before = len(repository.list_invocations(tmp_store, session_id=original.session_id))
+
+    same = replay(original)
+    assert same.verifier_result.verdict == "PASS"
+    assert same.composer_output.user_facing_answer == original.composer_output.user_facing_answer
+
+    tampered = original.model_copy(deep=True)
+    binding = tampered.executor_output.claims[0].evidence_bindings[0]
+    assert "91%" in binding.evidence_excerpt
+    binding.evidence_excerpt = binding.evidence_excerpt.replace("91%", "19%")
+    replayed = replay(tampered)
+    assert replayed.gatekeeper_result.severity == "reject"
+    assert "evidence.excerpt_mismatch" in replayed.gatekeeper_result.failed_rules
+    assert replayed.verifier_result.verdict == "REJECT"
+    assert "19%" not in replayed.composer_output.user_facing_answer
+    assert len(repository.list_invocations(tmp_store, session_id=original.session_id)) == calls_before

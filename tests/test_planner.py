@@ -1,0 +1,150 @@
+"""The rules planner: services, topics, alert names, narrow scope and exclusions, zh and en."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.agents.rules.planner import RulesPlanner, question_language
+from core.agents.rules.scope import exclusion_clauses, narrow_markers
+from core.contracts import Plan
+
+
+@pytest.fixture
+def plan_of(demo_pack):  # type: ignore[no-untyped-def]
+    planner = RulesPlanner()
+
+    def plan(question: str) -> Plan:
+        return planner.plan(question, demo_pack)
+
+    return plan
+
+
+@pytest.mark.parametrize("question, services, topics, alerts", [
+    ("只确认 payment-service 当前是否存在 CPU 使用率过高告警", ["payment-service"], ["cpu"], []),
+    ("Only confirm whether payment-service currently has a high CPU usage alert.",
+     ["payment-service"], ["cpu"], []),
+    ("请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。",
+     ["order-service"], ["memory"], ["HighMemoryUsage"]),
+    ("只确认 user-service 是否存在 SlowResponse 告警和慢请求日志", ["user-service"], ["latency"],
+     ["SlowResponse"]),
+    ("Does order-service show HikariCP connection pool exhaustion?", ["order-service"],
+     ["connection_pool"], []),
+    ("order-service 的数据库连接池是否耗尽？只确认日志。", ["order-service"], ["connection_pool"], []),
+    ("只确认 mysql 是否有慢查询日志。", ["mysql"], ["slow_query"], []),
+    ("Only check whether disk usage on log-collector's /data volume is too high.",
+     ["log-collector"], ["disk"], []),
+    ("payment-service 有没有 Redis 超时？", ["payment-service"], ["redis"], []),
+])
+def test_subjects_of_paraphrases(plan_of, question, services, topics, alerts) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of(question)
+    assert plan.services == services
+    assert plan.topics == topics
+    assert plan.alert_names == alerts
+
+
+def test_alert_named_without_service_maps_to_its_topic_and_leaves_services_empty(plan_of) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of("只确认 HighCPUUsage 告警")
+    assert plan.alert_names == ["HighCPUUsage"]
+    assert plan.topics == ["cpu"]
+    assert plan.services == []  # found from the alert when the executor runs
+    assert any("HighCPUUsage" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize("question", [
+    "只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service",
+    "Only confirm HighCPUUsage; do not analyse order 123, OOM, database slow queries, "
+    "the connection pool or user-service.",
+])
+def test_seed_exclusions_in_both_languages(plan_of, question) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of(question)
+    excluded = plan.exclusions
+    assert excluded.services == ["user-service"]
+    assert set(excluded.topics) == {"oom", "slow_query", "connection_pool"}
+    assert {"订单123", "order-123"} <= set(excluded.terms)
+    assert plan.alert_names == ["HighCPUUsage"]
+    assert plan.topics == ["cpu"]
+    assert not set(plan.services) & set(excluded.services)
+    assert not set(plan.topics) & set(excluded.topics)
+    assert plan.narrow
+
+
+def test_exclusion_clause_ends_where_the_question_turns_back(plan_of) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of("不要分析连接池，只确认 order-service 的内存告警")
+    assert plan.exclusions.topics == ["connection_pool"]
+    assert plan.services == ["order-service"]
+    assert plan.topics == ["memory"]
+
+
+def test_besides_clause_closes_at_zhiwai(plan_of) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of("除了 user-service 之外，还有哪些服务有告警？")
+    assert plan.exclusions.services == ["user-service"]
+    assert plan.services == []
+    assert "query_metrics" in plan.tools
+
+
+def test_excluded_subject_never_becomes_a_target(plan_of) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of("Only confirm order-service's HighMemoryUsage alert. "
+                   "Do not analyse the message queue or OOM.")
+    assert plan.services == ["order-service"]
+    assert "mq" in plan.exclusions.topics and "oom" in plan.exclusions.topics
+    assert "mq" not in plan.topics and "oom" not in plan.topics
+
+
+def test_unknown_term_in_an_exclusion_is_kept_as_a_forbidden_term(plan_of) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of("只看 order-service 的内存告警，不要分析原因。")
+    assert "原因" in plan.exclusions.terms
+    assert plan.topics == ["memory"]
+
+
+@pytest.mark.parametrize("question, narrow", [
+    ("只确认 payment-service 当前是否存在 CPU 使用率过高告警", True),
+    ("payment-service 的 CPU 告警现在还在吗？只看这个。", True),
+    ("确认 inventory-service 是否存在 HikariCP 连接池耗尽", True),
+    ("Only confirm whether user-service has a SlowResponse alert.", True),
+    ("Is there HikariCP connection pool exhaustion in inventory-service?", True),
+    ("排查 order-service 的内存问题", False),
+    ("What is wrong with payment-service?", False),
+])
+def test_narrow_markers(plan_of, question, narrow) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of(question)
+    assert plan.narrow is narrow
+    assert bool(plan.scope_markers) is narrow
+
+
+def test_language_follows_the_question() -> None:
+    assert question_language("只确认 CPU") == "zh"
+    assert question_language("Only confirm CPU") == "en"
+
+
+def test_tools_follow_topics(plan_of) -> None:  # type: ignore[no-untyped-def]
+    assert plan_of("确认 order-service 是否存在 HikariCP 连接池耗尽").tools == [
+        "query_logs", "lookup_knowledge"]
+    assert plan_of("只确认 payment-service 的 CPU 告警").tools == [
+        "query_metrics", "query_logs", "lookup_knowledge"]
+    # Alerts only, no topic: the logs would be a scope leak.
+    assert plan_of("What alerts are firing right now?").tools == ["query_metrics"]
+
+
+def test_unknown_service_is_planned_and_noted(plan_of) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of("Only confirm whether billing-service has a HighMemoryUsage alert.")
+    assert plan.services == ["billing-service"]
+    assert any("billing-service" in note for note in plan.notes)
+
+
+def test_scope_helpers_directly() -> None:
+    assert narrow_markers("只确认 X，不要扩展") == ["只确认", "不要扩展"]
+    clauses = exclusion_clauses("Check CPU but do not look at memory or GC, only the alert.")
+    assert [clause.items for clause in clauses] == [("memory", "GC")]
+
+
+@pytest.mark.parametrize("question, excluded_topics", [
+    ("只排查 payment-service 的 CPU，别分析 Redis", {"redis"}),
+    ("Confirm the SlowResponse alert on user-service, skip the database and HTTP 500s.",
+     {"slow_query", "http_error"}),
+    ("Check order-service memory, excluding GC and OOM.", {"gc", "oom"}),
+])
+def test_colloquial_exclusions_narrow_the_question(plan_of, question, excluded_topics) -> None:  # type: ignore[no-untyped-def]
+    plan = plan_of(question)
+    assert set(plan.exclusions.topics) == excluded_topics
+    assert not set(plan.topics) & excluded_topics
+    assert plan.narrow  # excluding a subject is a scope limit too
