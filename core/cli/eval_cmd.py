@@ -1,0 +1,87 @@
+"""``superbiz eval [CASES...] [--pack P] [--tag T] [--json] [--junit FILE] [--workers N]``.
+
+Runs eval case files (default: the suite in ``mockdata/evals/``) through the pipeline, stores
+the run and every case result, prints a table (or one JSON document with ``--json``), and
+exits 0 when every case passed, 1 when any failed or errored, 2 on bad input.
+Progress goes to stderr, one line per finished case, so stdout stays machine-readable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.evals.cases import load_suite, select_by_tags, with_default_pack
+from core.evals.junit import write_junit
+from core.evals.report import RESULT_LABEL, render_report
+from core.evals.results import CaseOutcome
+from core.evals.runner import DEFAULT_WORKERS, run_cases
+
+EXIT_ALL_PASSED = 0
+EXIT_SOME_FAILED = 1
+DEFAULT_SUITE_LABEL = "default"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``eval`` command."""
+    parser = subparsers.add_parser(
+        "eval", help="run eval case files and report citation-level metrics",
+        description="Run eval cases (YAML files or folders of them; default: the suite in "
+                    "mockdata/evals) through the pipeline. Exit 0 if all pass, 1 if any "
+                    "fails, 2 on a malformed case file.")
+    parser.add_argument("cases", nargs="*", metavar="CASES",
+                        help="case files or folders of *.yaml (default: mockdata/evals)")
+    parser.add_argument("--pack", metavar="NAME|PATH", default=None,
+                        help="pack for cases that name none (default: demo)")
+    parser.add_argument("--tag", action="append", metavar="T", default=None,
+                        help="only cases with this tag (repeatable: any of them)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON document (run, metrics, cases) on stdout")
+    parser.add_argument("--junit", metavar="FILE", default=None,
+                        help="also write JUnit XML to FILE for CI systems")
+    parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
+                        help=f"cases run in parallel (default: {DEFAULT_WORKERS})")
+    parser.add_argument("--engine", choices=("rules", "llm"), default=None,
+                        help="engine for every role (default: rules)")
+    add_db_option(parser)
+    parser.set_defaults(handler=run_eval)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
+    print(f"[{done}/{total}] {outcome.case_id} {RESULT_LABEL[outcome.outcome]} "
+          f"({outcome.duration_ms:.0f} ms)", file=sys.stderr, flush=True)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Load, filter, run, store, report; the exit code says whether every case passed."""
+    cases = with_default_pack(load_suite(args.cases or None), args.pack)
+    cases = select_by_tags(cases, args.tag)
+    if not cases:
+        return fail(f"no case has tag {' or '.join(args.tag)}" if args.tag else "no cases")
+    engines = None
+    if args.engine:
+        from core.agents.registry import build_engines
+
+        engines = build_engines(args.engine)
+    suite = ", ".join(args.cases) if args.cases else DEFAULT_SUITE_LABEL
+    store = open_cli_store(args)
+    run = run_cases(cases, store=store, suite=suite, engines=engines, workers=args.workers,
+                    on_result=_progress)
+    if args.json:
+        print_json(run.to_json())
+    else:
+        print(render_report(run))
+    if args.junit:
+        try:
+            write_junit(run, args.junit)
+        except OSError as exc:
+            return fail(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}")
+    return EXIT_ALL_PASSED if run.all_passed else EXIT_SOME_FAILED

@@ -1,0 +1,316 @@
+"""Eval case files: the YAML format, its loader and its validator.
+
+A case file is a YAML list of cases. Each case asks one question of the pipeline and states
+what a correct system does with it::
+
+    - id: hikari-negative
+      question: 确认 inventory-service 是否存在 HikariCP 连接池耗尽
+      pack: demo              # optional; a pack name, or a path (relative to this file's folder)
+      executor_fault: null    # optional; one of core.agents.faults.FAULT_MODES
+      tags: [hikaricp, negative]
+      expect:                 # every key optional; a key set to null is not checked
+        verdict: PASS         # or a list of allowed verdicts
+        ...
+
+Every error names the file, the case (its id, or its position when it has none) and the key,
+e.g. ``cases.yaml: case 'hikari-negative': expect: unknown key 'verdcit'``. What each ``expect``
+key means is documented on :class:`Expectation` and checked in ``core.evals.matching``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import ErrorDetails
+
+from core.contracts import ClaimType, EvidenceStatus, GateSeverity, GateStatus, ToolName, Verdict
+from core.errors import EvalCaseError
+from core.settings import PROJECT_ROOT
+
+DEFAULT_PACK = "demo"
+DEFAULT_SUITE_DIR = PROJECT_ROOT / "mockdata" / "evals"
+CASE_FILE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
+# libyaml's loader when the wheel has it: a 1,000-case file loads in milliseconds, not seconds.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+class Expectation(BaseModel):
+    """What a correct run of the case looks like. Every key is optional; ``None`` = not checked.
+
+    - ``verdict``: the verifier's verdict is this one, or one of this list.
+    - ``gatekeeper_status`` / ``gatekeeper_severity``: equal ``gatekeeper_result.status`` /
+      ``.severity``.
+    - ``failed_rules_include``: every listed rule is in ``gatekeeper_result.failed_rules``
+      (a subset check; other rules may fail too; ``[]`` checks nothing).
+    - ``claim_types``: every claim of the executor output has one of these types (true when
+      there are no claims).
+    - ``max_claims``: the executor output has at most this many claims.
+    - ``answer_includes``: each string is in ``composer_output.user_facing_answer``
+      (case-insensitive, after NFKC normalisation).
+    - ``forbidden``: no string is in any claim's ``claim_text`` (every claim, passed or not)
+      nor in the final answer (same normalisation). Hypotheses are not facts by contract; one
+      presented as fact can only reach the user through the answer, which is checked.
+    - ``evidence_tools``: each tool is cited by at least one binding the gatekeeper checked
+      with status ``pass`` (claim or action bindings; passing negative observations count).
+    - ``evidence_status``: for each tool, at least one invocation of it has that
+      ``retrieval_details.evidence_status``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    verdict: list[Verdict] | None = None
+    gatekeeper_status: GateStatus | None = None
+    gatekeeper_severity: GateSeverity | None = None
+    failed_rules_include: list[str] | None = None
+    claim_types: list[ClaimType] | None = None
+    max_claims: int | None = Field(default=None, ge=0, strict=True)
+    answer_includes: list[str] | None = None
+    forbidden: list[str] | None = None
+    evidence_tools: list[ToolName] | None = None
+    evidence_status: dict[ToolName, EvidenceStatus] | None = None
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict_list(cls, value: Any) -> Any:
+        # A single verdict is the one-element list; spelling is case-insensitive.
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("an empty list allows no verdict; leave the key out instead")
+            return [_upper(item) for item in value]
+        return value
+
+    @field_validator("gatekeeper_status", "gatekeeper_severity", mode="before")
+    @classmethod
+    def _lower_enum(cls, value: Any) -> Any:
+        return _lower(value)
+
+    @field_validator("claim_types", mode="before")
+    @classmethod
+    def _lower_claim_types(cls, value: Any) -> Any:
+        return [_lower(item) for item in value] if isinstance(value, list) else value
+
+    @field_validator("answer_includes", "forbidden", mode="after")
+    @classmethod
+    def _no_empty_strings(cls, value: list[str] | None) -> list[str] | None:
+        # "" is in every text: as an include it checks nothing, as forbidden it always leaks.
+        if value is not None and any(not item.strip() for item in value):
+            raise ValueError("empty string")
+        return value
+
+    @field_validator("failed_rules_include", mode="after")
+    @classmethod
+    def _known_rules(cls, value: list[str] | None) -> list[str] | None:
+        if value:
+            known = known_gatekeeper_rules()
+            unknown = [rule for rule in value if known and rule not in known]
+            if unknown:
+                raise ValueError(f"unknown rule {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        return value
+
+    def as_dict(self) -> dict[str, Any]:
+        """Only the keys that are checked, as plain JSON values."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class EvalCase(BaseModel):
+    """One case: the question, where to ask it, an optional fault, tags and expectations.
+
+    ``pack`` is a pack name, or an absolute path once loaded (a relative path in the file is
+    resolved against the file's folder). ``source`` is the file the case came from.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    pack: str | None = None
+    executor_fault: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    expect: Expectation = Field(default_factory=Expectation)
+    source: str = Field(default="", exclude=True)
+
+    @field_validator("tags", "expect", mode="before")
+    @classmethod
+    def _null_is_empty(cls, value: Any, info: ValidationInfo) -> Any:
+        # ``expect:`` or ``tags:`` with nothing after it is YAML null: the same as leaving it out.
+        if value is None:
+            return [] if info.field_name == "tags" else {}
+        return value
+
+    @field_validator("id", "question", mode="after")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value.strip()
+
+    @field_validator("executor_fault", mode="after")
+    @classmethod
+    def _known_fault(cls, value: str | None) -> str | None:
+        if value is not None:
+            modes = fault_modes()
+            if value not in modes:
+                raise ValueError(f"unknown fault mode {value!r} (known: {', '.join(modes)})")
+        return value
+
+    @property
+    def file_label(self) -> str:
+        """The case file's stem (``default`` for ``default.yaml``), used as JUnit classname."""
+        return Path(self.source).stem if self.source else "cases"
+
+
+def fault_modes() -> tuple[str, ...]:
+    """The executor fault modes a case may name (``core.agents.faults.FAULT_MODES``)."""
+    from core.agents.faults import FAULT_MODES  # late: the agents package imports much more
+
+    return tuple(FAULT_MODES)
+
+
+def known_gatekeeper_rules() -> frozenset[str]:
+    """Every rule name the gatekeeper can report (``core.gatekeeper.RULES``)."""
+    from core.gatekeeper import RULES
+
+    if isinstance(RULES, dict):
+        return frozenset(RULES)
+    return frozenset(getattr(rule, "name", rule) for rule in RULES)
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _case_label(raw: Any, index: int) -> str:
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"].strip():
+        return f"case {raw['id'].strip()!r}"
+    return f"case #{index + 1}"
+
+
+def _error_location(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as the case file spells it: ``expect: evidence_status: x``."""
+    parts = [str(part) for part in loc if not isinstance(part, int)]
+    return ": ".join(parts)
+
+
+def _describe(error: ErrorDetails) -> str:
+    loc = tuple(error.get("loc", ()))
+    if error.get("type") == "extra_forbidden":
+        parent = _error_location(loc[:-1])
+        return f"{parent + ': ' if parent else ''}unknown key {str(loc[-1])!r}"
+    if error.get("type") == "missing":
+        return f"missing required key {str(loc[-1])!r}"
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    where = _error_location(loc)
+    return f"{where}: {message}" if where else message
+
+
+def _resolve_pack(pack: str | None, folder: Path) -> str | None:
+    """A path-like pack (has a slash, or starts with ``.`` or ``~``) becomes absolute."""
+    if pack is None:
+        return None
+    if "/" in pack or "\\" in pack or pack.startswith((".", "~")):
+        path = Path(pack).expanduser()
+        return str((path if path.is_absolute() else folder / path).resolve())
+    return pack
+
+
+def parse_cases(data: Any, *, source: str, folder: Path) -> list[EvalCase]:
+    """Validate already-parsed YAML (a list of mappings) into cases; errors name file/case/key."""
+    if not isinstance(data, list):
+        kind = "nothing" if data is None else type(data).__name__
+        raise EvalCaseError(f"{source}: expected a list of cases, found {kind}")
+    if not data:
+        raise EvalCaseError(f"{source}: the file holds no cases")
+    cases: list[EvalCase] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(data):
+        label = _case_label(raw, index)
+        if not isinstance(raw, dict):
+            raise EvalCaseError(f"{source}: {label}: expected a mapping, found {type(raw).__name__}")
+        try:
+            case = EvalCase.model_validate({**raw, "source": source})
+        except ValidationError as exc:
+            raise EvalCaseError(f"{source}: {label}: {_describe(exc.errors()[0])}") from exc
+        if case.id in seen:
+            raise EvalCaseError(f"{source}: {label}: duplicate case id")
+        seen.add(case.id)
+        cases.append(case.model_copy(update={"pack": _resolve_pack(case.pack, folder)}))
+    return cases
+
+
+def load_case_file(path: str | Path) -> list[EvalCase]:
+    """Read and validate one YAML case file."""
+    file = Path(path)
+    source = str(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EvalCaseError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise EvalCaseError(f"{source}: not valid YAML{where}: {problem}") from exc
+    return parse_cases(data, source=source, folder=file.resolve().parent)
+
+
+def case_files_in(paths: Sequence[str | Path]) -> list[Path]:
+    """Files to load: each file as given, each folder's ``*.yaml``/``*.yml`` sorted by name."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix in CASE_FILE_SUFFIXES)
+            if not found:
+                raise EvalCaseError(f"{path}: no .yaml case files in this folder")
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
+
+
+def load_suite(paths: Sequence[str | Path] | None = None) -> list[EvalCase]:
+    """Load case files (default: every file of the default suite); ids must be unique overall."""
+    files = case_files_in(list(paths) if paths else [DEFAULT_SUITE_DIR])
+    cases: list[EvalCase] = []
+    first_source: dict[str, str] = {}
+    for file in files:
+        for case in load_case_file(file):
+            if case.id in first_source:
+                raise EvalCaseError(f"{case.source}: case {case.id!r}: duplicate case id "
+                                    f"(also in {first_source[case.id]})")
+            first_source[case.id] = case.source
+            cases.append(case)
+    return cases
+
+
+def select_by_tags(cases: Iterable[EvalCase], tags: Sequence[str] | None) -> list[EvalCase]:
+    """Cases carrying at least one of ``tags`` (all cases when no tag is given)."""
+    wanted = set(tags or ())
+    return [case for case in cases if not wanted or wanted.intersection(case.tags)]
+
+
+def with_default_pack(cases: Iterable[EvalCase], pack: str | None) -> list[EvalCase]:
+    """Give every case that names no pack ``pack`` (or ``demo``); cases that name one keep it."""
+    default = pack or DEFAULT_PACK
+    return [case if case.pack else case.model_copy(update={"pack": default}) for case in cases]
+

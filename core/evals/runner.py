@@ -1,0 +1,157 @@
+"""Running eval cases through the real pipeline, in parallel, and storing the run.
+
+Each case is one ``core.pipeline.ask`` with the run's store, so its session is written like any
+other and the case result points at it. Cases are independent, so they run on a small thread
+pool; results are stored from the calling thread as they complete (one writer for eval rows,
+short transactions for the sessions, which SQLite in WAL mode serialises without trouble).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
+from core.errors import EvalCaseError, PackError, SuperbizError
+from core.evals.cases import DEFAULT_PACK, EvalCase
+from core.evals.matching import check_expectations, observe
+from core.evals.metrics import compute_metrics
+from core.evals.results import CaseOutcome, EvalRun
+from core.store import repository
+
+if TYPE_CHECKING:
+    from core.agents.registry import Engines
+    from core.packs import Pack
+    from core.store import Store
+
+DEFAULT_WORKERS = 2
+ProgressCallback = Callable[[int, int, CaseOutcome], None]
+
+
+def new_run_id() -> str:
+    """A unique, time-ordered-enough run id: ``run-<12 hex>``."""
+    return f"run-{uuid.uuid4().hex[:12]}"
+
+
+def load_case_packs(cases: Sequence[EvalCase]) -> dict[str, Pack]:
+    """Load every pack the cases name, once; an unknown pack is a case-file error (exit 2)."""
+    from core.packs import load_pack
+
+    packs: dict[str, Pack] = {}
+    for case in cases:
+        name = case.pack or DEFAULT_PACK
+        if name in packs:
+            continue
+        try:
+            packs[name] = load_pack(name)
+        except PackError as exc:
+            raise EvalCaseError(f"{case.source}: case {case.id!r}: pack: {exc}") from exc
+    return packs
+
+
+def run_case(case: EvalCase, *, pack: Pack, engines: Engines | None,
+             store: Store | None) -> CaseOutcome:
+    """Ask the case's question and check its expectations; never raises for a failing system.
+
+    A session that did not complete (a stage crashed) is an ``error`` outcome, as is any error
+    raised before a session existed.
+    """
+    from core.pipeline import ask
+
+    started = time.perf_counter()
+    try:
+        session = ask(case.question, pack=pack, engines=engines,
+                      executor_fault=case.executor_fault, store=store)
+    except SuperbizError as exc:
+        return CaseOutcome.for_case(case, outcome="error", error=str(exc),
+                                    duration_ms=_ms_since(started))
+    except Exception as exc:  # a bug in the system under test is a result, not a crash of the run
+        return CaseOutcome.for_case(case, outcome="error", error=f"{type(exc).__name__}: {exc}",
+                                    duration_ms=_ms_since(started))
+    duration_ms = _ms_since(started)
+    observed = observe(session)
+    if session.status != "completed":
+        return CaseOutcome.for_case(
+            case, outcome="error", observed=observed, session_id=session.session_id,
+            error=f"session {session.status}: {session.error or 'no detail'}",
+            duration_ms=duration_ms)
+    failures = check_expectations(case.expect, session, observed)
+    return CaseOutcome.for_case(case, outcome="failed" if failures else "passed",
+                                failures=failures, observed=observed,
+                                session_id=session.session_id, duration_ms=duration_ms)
+
+
+def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = "",
+              engines: Engines | None = None, workers: int = DEFAULT_WORKERS,
+              on_result: ProgressCallback | None = None) -> EvalRun:
+    """Run ``cases`` and return the run with its metrics; stored when ``store`` is given.
+
+    ``on_result(done, total, outcome)`` is called as each case finishes (completion order).
+    Outcomes in the returned run keep the cases' order.
+    """
+    if not cases:
+        raise EvalCaseError("no cases to run")
+    packs = load_case_packs(cases)
+    if engines is None:
+        from core.agents.registry import build_engines
+
+        engines = build_engines()
+    run_id = new_run_id()
+    started = time.perf_counter()
+    if store is not None:
+        repository.create_eval_run(store, run_id=run_id, suite=suite, total=len(cases))
+    outcomes: list[CaseOutcome | None] = [None] * len(cases)
+    try:
+        _run_pool(cases, packs, engines, store, run_id, workers, outcomes, on_result)
+    except BaseException:
+        # Interrupted (Ctrl-C) or the store failed: close the run honestly with what finished.
+        if store is not None:
+            done = [outcome for outcome in outcomes if outcome is not None]
+            with suppress(Exception):  # the original error matters more than this one
+                repository.finish_eval_run(
+                    store, run_id=run_id, passed=sum(o.passed for o in done),
+                    duration_ms=_ms_since(started),
+                    metrics=compute_metrics(done).model_dump(mode="json"), status="interrupted")
+        raise
+    finished = [outcome for outcome in outcomes if outcome is not None]
+    metrics = compute_metrics(finished)
+    run = EvalRun(run_id=run_id, suite=suite, outcomes=finished, metrics=metrics,
+                  duration_ms=_ms_since(started))
+    if store is not None:
+        repository.finish_eval_run(store, run_id=run_id, passed=run.passed,
+                                   duration_ms=run.duration_ms,
+                                   metrics=metrics.model_dump(mode="json"))
+    return run
+
+
+def _run_pool(cases: Sequence[EvalCase], packs: dict[str, Pack], engines: Engines,
+              store: Store | None, run_id: str, workers: int, outcomes: list[CaseOutcome | None],
+              on_result: ProgressCallback | None) -> None:
+    """Run every case on the pool, filling ``outcomes`` by case index and storing each result."""
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="eval") as pool:
+        futures = {pool.submit(run_case, case, pack=packs[case.pack or DEFAULT_PACK],
+                               engines=engines, store=store): index
+                   for index, case in enumerate(cases)}
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                outcome = future.result()
+                outcomes[futures[future]] = outcome
+                if store is not None:
+                    repository.add_case_result(
+                        store, run_id=run_id, case_id=outcome.case_id,
+                        session_id=outcome.session_id, passed=outcome.passed,
+                        duration_ms=outcome.duration_ms, tags=outcome.tags,
+                        detail=outcome.to_json())
+                if on_result is not None:
+                    on_result(done, len(cases), outcome)
+        except BaseException:
+            # Do not make Ctrl-C wait for every queued case: drop those not started yet.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

@@ -1,0 +1,90 @@
+"""``run_cases`` through the real pipeline: pack paths, errors as outcomes, stored results."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from core.evals.cases import load_case_file, with_default_pack
+from core.evals.runner import run_cases
+from core.settings import DEFAULT_PACKS_DIR
+from core.store import Store
+from core.store.repository import list_case_results, list_eval_runs, load_session_document
+
+
+def test_a_pack_path_is_resolved_against_the_case_file(tmp_path: Path, tmp_store: Store) -> None:
+    pack_dir = tmp_path / "packs" / "copy"
+    shutil.copytree(DEFAULT_PACKS_DIR / "demo", pack_dir)
+    meta = yaml.safe_load((pack_dir / "pack.yaml").read_text(encoding="utf-8"))
+    (pack_dir / "pack.yaml").write_text(yaml.safe_dump({**meta, "name": "demo-copy"},
+                                                       allow_unicode=True), encoding="utf-8")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "cases.yaml").write_text("""\
+- id: cpu-on-copy
+  question: 只确认 payment-service 当前是否存在 CPU 使用率过高告警
+  pack: ../packs/copy
+  expect: {verdict: PASS, evidence_tools: [query_metrics]}
+""", encoding="utf-8")
+    cases = with_default_pack(load_case_file(suite / "cases.yaml"), None)
+    run = run_cases(cases, store=tmp_store, suite="copy")
+    [outcome] = run.outcomes
+    assert outcome.passed, outcome.failures
+    document = load_session_document(tmp_store, session_id=outcome.session_id)
+    assert document is not None and document.pack == "demo-copy"
+
+
+def test_failed_cases_are_stored_with_their_failures(tmp_path: Path, tmp_store: Store) -> None:
+    (tmp_path / "cases.yaml").write_text("""\
+- id: negative-expected-positive
+  question: 确认 inventory-service 是否存在 HikariCP 连接池耗尽
+  tags: [hikaricp]
+  expect: {claim_types: [observation], evidence_status: {query_logs: supported}}
+""", encoding="utf-8")
+    cases = with_default_pack(load_case_file(tmp_path / "cases.yaml"), None)
+    seen: list[tuple[int, int, str]] = []
+    run = run_cases(cases, store=tmp_store, suite="neg", workers=1,
+                    on_result=lambda done, total, o: seen.append((done, total, o.case_id)))
+    assert seen == [(1, 1, "negative-expected-positive")]
+    assert not run.all_passed
+    keys = [failure.key for failure in run.outcomes[0].failures]
+    assert keys == ["claim_types", "evidence_status"]
+    assert run.outcomes[0].failures[1].actual == {"query_logs": ["no_evidence"]}
+
+    [stored_run] = list_eval_runs(tmp_store)
+    assert (stored_run.passed, stored_run.total, stored_run.suite) == (0, 1, "neg")
+    assert stored_run.metrics["failed_expectations"] == {"claim_types": 1, "evidence_status": 1}
+    [row] = list_case_results(tmp_store, run_id=run.run_id)
+    assert row.passed is False and row.tags == ["hikaricp"]
+    assert [f["key"] for f in row.detail["failures"]] == keys
+
+
+class CrashingExecutor:
+    """A fake executor that fails mid-run, as a broken engine would."""
+
+    engine = "crashing"
+
+    def run(self, plan, recorder):  # type: ignore[no-untyped-def]
+        raise RuntimeError("executor exploded")
+        yield  # a generator, like every executor
+
+
+def test_a_crashed_session_is_an_error_outcome_linked_to_its_session(tmp_path: Path,
+                                                                      tmp_store: Store) -> None:
+    from dataclasses import replace
+
+    from core.agents.registry import build_engines
+
+    engines = replace(build_engines(), executor=CrashingExecutor())
+    (tmp_path / "cases.yaml").write_text("- {id: boom, question: 只确认 CPU, expect: {verdict: PASS}}\n",
+                                         encoding="utf-8")
+    cases = with_default_pack(load_case_file(tmp_path / "cases.yaml"), None)
+    run = run_cases(cases, store=tmp_store, engines=engines)
+    [outcome] = run.outcomes
+    assert outcome.outcome == "error" and "executor exploded" in (outcome.error or "")
+    assert run.metrics.errored == 1
+    assert run.metrics.verdict_confusion == {"PASS": {"ERROR": 1}}
+    document = load_session_document(tmp_store, session_id=outcome.session_id)
+    assert document is not None and document.status == "error"
