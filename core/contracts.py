@@ -313,6 +313,9 @@ class ComposerOutput(Contract):
     user_facing_answer: str
     language: Language = "zh"
     passed_claim_ids: list[str] = Field(default_factory=list)
+    # How the answer was produced when that matters to an auditor (e.g. an llm answer replaced
+    # by the rules composer's because it leaked blocked content).
+    notes: list[str] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------- plan, session

@@ -1,0 +1,70 @@
+"""The ``llm`` engine: any OpenAI-compatible model as planner, executor, verifier or composer.
+
+Layout (each concern in its own module)::
+
+    settings    LLMSettings: endpoint, key, model, timeouts (SUPERBIZ_LLM_* / OPENAI_*)
+    profiles    ModelProfile per backend (openai, vllm, ollama, llamacpp, stub)
+    client      ChatClient seam; OpenAIChatClient over the ``openai`` package
+    errors      LLMCallError kinds; secrets redacted from every message
+    wire        chat-completions messages, tool schemas, response formats
+    prompts     versioned prompt files in core/prompts
+    structured  parse + validate + one re-ask, parse status
+    planner / executor / verifier / composer   the four roles
+    transcript / testing / stub_server         scripted doubles for tests and demos
+
+The gatekeeper stays code, and code has the last word after every model step.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.agents.llm.client import (
+        ChatClient,
+        ChatTurn,
+        OpenAIChatClient,
+        ToolCallRequest,
+    )
+    from core.agents.llm.composer import LLMComposer
+    from core.agents.llm.errors import LLMCallError, redact
+    from core.agents.llm.executor import LLMExecutor
+    from core.agents.llm.factory import build_llm_role
+    from core.agents.llm.planner import LLMPlanner
+    from core.agents.llm.profiles import PROFILES, ModelProfile, profile_for
+    from core.agents.llm.settings import LLMSettings
+    from core.agents.llm.verifier import LLMVerifier
+
+# Public name -> defining module. Imported on first use, so ``import core.agents.llm.stub_server``
+# (or the client alone) does not pull in the roles and the rules engine they build on.
+_EXPORTS: dict[str, str] = {
+    "ChatClient": "client", "ChatTurn": "client", "OpenAIChatClient": "client",
+    "ToolCallRequest": "client", "LLMComposer": "composer", "LLMCallError": "errors",
+    "redact": "errors", "LLMExecutor": "executor", "build_llm_role": "factory",
+    "LLMPlanner": "planner", "PROFILES": "profiles", "ModelProfile": "profiles",
+    "profile_for": "profiles", "LLMSettings": "settings", "LLMVerifier": "verifier",
+}
+__all__ = [
+    "PROFILES",
+    "ChatClient",
+    "ChatTurn",
+    "LLMCallError",
+    "LLMComposer",
+    "LLMExecutor",
+    "LLMPlanner",
+    "LLMSettings",
+    "LLMVerifier",
+    "ModelProfile",
+    "OpenAIChatClient",
+    "ToolCallRequest",
+    "build_llm_role",
+    "profile_for",
+    "redact",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

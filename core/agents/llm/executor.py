@@ -1,0 +1,132 @@
+"""The ``llm`` executor: a bounded tool-calling loop, then the seed's structured output.
+
+Each tool call the model makes is validated against the tool's pydantic argument model. A valid
+call goes through the recorder; an invalid one (unknown tool, arguments that are not JSON or do
+not validate) is recorded too, as a failed invocation, so the audit shows it. Either way the
+model gets the recorded invocation's JSON back as the tool message, the same JSON the session
+document shows, so it can cite ``invocation_id`` + ``raw_path`` + the ref's text.
+
+A run in which any model step failed is never PASS: its parse status is ``invalid`` (which the
+gatekeeper grades LOW_CONFID), with the failed steps named in the detail, while the output is
+still handed on so every claim stays visible and checked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from core.agents.base import ExecutorRun
+from core.agents.llm import wire
+from core.agents.llm.client import ChatTurn, ToolCallRequest
+from core.agents.llm.errors import LLMCallError
+from core.agents.llm.role import LLMRole
+from core.agents.llm.structured import output_instructions, request_structured
+from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
+from core.errors import ToolError
+from core.events import Event, ToolCalled, ToolReturned
+
+if TYPE_CHECKING:
+    from core.recorder import Recorder
+
+SCHEMA_NAME = "executor_output"
+# The argument key under which undecodable arguments are recorded: no tool accepts it, so the
+# call is recorded as failed with the raw text kept for the audit.
+UNDECODABLE_ARGUMENTS_KEY = "_arguments_not_a_json_object"
+
+
+class LLMExecutor(LLMRole):
+    """``run(plan, recorder)``: tool calls through the recorder, then claims with citations."""
+
+    role = "executor"
+
+    def __init__(self, *args: Any, max_tool_steps: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.profile.tool_calling:
+            raise LLMCallError("config", f"backend preset {self.profile.name!r} has no tool "
+                                         f"calling, which the llm executor needs", role=self.role)
+        self.max_tool_steps = max_tool_steps or self.settings.max_tool_steps
+
+    def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun:
+        """Yield ``ToolCalled`` / ``ToolReturned`` per call; return (output, parse status)."""
+        messages = [wire.system_message(self.prompt.text), wire.user_message(self._task(plan))]
+        tools = wire.tool_schemas()
+        # Backends that take both constrain the final answer already inside the loop.
+        loop_format = (wire.response_format(ExecutorOutput, SCHEMA_NAME, self.profile)
+                       if self.profile.tools_with_response_format else None)
+        failed_steps: list[str] = []
+        answer: ChatTurn | None = None
+        for _ in range(self.max_tool_steps):
+            turn = self._complete(messages, tools=tools, response_format=loop_format)
+            if not turn.tool_calls:
+                answer = turn
+                break
+            messages.append(wire.assistant_message(turn))
+            for call in turn.tool_calls:
+                invocation, problem = yield from self._call_tool(call, recorder)
+                if problem:
+                    failed_steps.append(f"tool call {call.name!r} (invocation "
+                                        f"{invocation.invocation_id}): {problem}")
+                messages.append(wire.tool_message(call.id, invocation))
+        if answer is None:
+            failed_steps.append(f"the model was still calling tools after {self.max_tool_steps} "
+                                f"step(s); it was asked for its answer without tools")
+            messages.append(wire.user_message(
+                "The tool budget is spent. " + output_instructions(ExecutorOutput, self.profile)))
+        output, status = request_structured(self._complete, messages, ExecutorOutput,
+                                            name=SCHEMA_NAME, profile=self.profile,
+                                            first_turn=answer)
+        return output, self._parse_status(status, failed_steps)
+
+    def _task(self, plan: Plan) -> str:
+        """The user message: the question, the plan, and how to answer."""
+        return (f"Question: {plan.question}\n\n"
+                f"Plan (what to look at; exclusions are forbidden subjects):\n"
+                f"{plan.model_dump_json(exclude={'question'})}\n\n"
+                f"Call the tools you need, then answer. "
+                f"{output_instructions(ExecutorOutput, self.profile)}")
+
+    def _call_tool(self, call: ToolCallRequest,
+                   recorder: Recorder) -> Generator[Event, None, tuple[Invocation, str]]:
+        """Validate and record one tool call; yields its events, returns (invocation, problem)."""
+        from core.tools import validate_arguments
+
+        arguments, problem = decode_arguments(call.arguments_json)
+        if not problem:
+            try:
+                validate_arguments(call.name, arguments)
+            except ToolError as exc:
+                problem = str(exc)
+        yield ToolCalled(session_id=recorder.session_id, tool_name=call.name,
+                         arguments=arguments)
+        # record_failure: an invalid call is part of the audit trail, not an exception.
+        invocation: Invocation = recorder.call(call.name, arguments, record_failure=True)
+        yield ToolReturned(session_id=recorder.session_id, invocation=invocation)
+        if not problem and not invocation.output.get("success", False):
+            problem = str(invocation.output.get("error") or "the tool call failed")
+        return invocation, problem
+
+    def _parse_status(self, status: ParseStatus, failed_steps: list[str]) -> ParseStatus:
+        detail = f"{self.prompt.prompt_id}: {status.detail}"
+        if not failed_steps:
+            return ParseStatus(status=status.status, detail=detail)
+        steps = "; ".join(failed_steps)
+        return ParseStatus(status="invalid" if status.status != "missing" else "missing",
+                           detail=f"{detail}; {len(failed_steps)} failed model step(s), so the "
+                                  f"output is not trusted: {steps}")
+
+
+def decode_arguments(arguments_json: str) -> tuple[dict[str, Any], str]:
+    """The call's arguments as a dict, and '' — or the raw text under a key no tool accepts,
+    and why it could not be used."""
+    text = arguments_json.strip() or "{}"  # some servers send "" for a call without arguments
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
+                f"arguments are not valid JSON ({exc.msg} at column {exc.colno})")
+    if not isinstance(value, dict):
+        return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
+                f"arguments must be a JSON object, got {type(value).__name__}")
+    return value, ""

@@ -1,0 +1,89 @@
+"""The ``llm`` planner: a model reads the question; code keeps the plan honest.
+
+The model answers in the ``Plan`` schema. Code then makes the plan at least as strict as the
+rules planner's reading of the same question: the question and its language are the question's
+own, a narrow-scope marker in the question always makes the plan narrow, an exclusion the
+question states is never dropped (and an excluded subject never stays in scope), unknown topic
+names are removed, and a plan without tools gets the rules planner's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from core.agents.llm import wire
+from core.agents.llm.role import LLMRole
+from core.agents.llm.structured import (
+    output_instructions,
+    request_structured,
+    unusable_answer,
+)
+from core.agents.rules.planner import RulesPlanner
+from core.contracts import TOOL_NAMES, Exclusions, Plan
+from core.lexicon import TOPICS
+
+if TYPE_CHECKING:
+    from core.packs import Pack
+
+SCHEMA_NAME = "plan"
+
+
+class LLMPlanner(LLMRole):
+    """``plan(question, pack) -> Plan``."""
+
+    role = "planner"
+
+    def plan(self, question: str, pack: Pack) -> Plan:
+        """The model's plan, merged with what the question itself says (see module doc)."""
+        messages = [wire.system_message(self.prompt.text),
+                    wire.user_message(self._task(question, pack))]
+
+        def with_question(data: Any) -> Any:  # the plan is of this question, whatever it says
+            return {**data, "question": question} if isinstance(data, dict) else data
+
+        planned, status = request_structured(self._complete, messages, Plan, name=SCHEMA_NAME,
+                                             profile=self.profile, prepare=with_question)
+        if planned is None:
+            raise unusable_answer(status, self.role)
+        return merge_with_rules(planned, RulesPlanner().plan(question, pack), self.prompt.prompt_id)
+
+    def _task(self, question: str, pack: Pack) -> str:
+        context = {
+            "question": question,
+            "services": list(pack.services),
+            "alert_names": list(dict.fromkeys(alert.alert_name for alert in pack.alerts)),
+            "topics": {name: topic.label_en for name, topic in TOPICS.items()},
+            "tools": list(TOOL_NAMES),
+        }
+        return (f"{json.dumps(context, ensure_ascii=False)}\n\n"
+                f"{output_instructions(Plan, self.profile)}")
+
+
+def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
+    """``planned`` made at least as strict as ``floor`` (the rules planner's plan)."""
+    exclusions = Exclusions(
+        services=_union(planned.exclusions.services, floor.exclusions.services),
+        topics=[t for t in _union(planned.exclusions.topics, floor.exclusions.topics)
+                if t in TOPICS],
+        alert_names=_union(planned.exclusions.alert_names, floor.exclusions.alert_names),
+        terms=_union(planned.exclusions.terms, floor.exclusions.terms))
+    unknown_topics = [t for t in planned.topics if t not in TOPICS]
+    notes = [*planned.notes, f"planned by the llm planner ({prompt_id})"]
+    if unknown_topics:
+        notes.append("unknown topic(s) dropped: " + ", ".join(unknown_topics))
+    return planned.model_copy(update={
+        "question": floor.question, "language": floor.language,
+        "services": [s for s in planned.services if s not in exclusions.services],
+        "topics": [t for t in planned.topics if t in TOPICS and t not in exclusions.topics],
+        "alert_names": [a for a in planned.alert_names if a not in exclusions.alert_names],
+        "narrow": planned.narrow or floor.narrow,
+        "scope_markers": _union(planned.scope_markers, floor.scope_markers),
+        "exclusions": exclusions,
+        "tools": planned.tools or floor.tools,
+        "notes": notes,
+    })
+
+
+def _union(first: list[str], second: list[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *second]))

@@ -1,0 +1,68 @@
+"""Where the ``llm`` engine finds its model: endpoint, key, model name, time limits.
+
+Read from ``SUPERBIZ_LLM_*``, falling back to the variables every OpenAI-compatible tool already
+honours (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``). The API key is a
+``SecretStr``: it prints as ``**********`` and is read only where the HTTP client is built.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.errors import EngineError
+
+
+def _env(name: str, *fallbacks: str) -> AliasChoices:
+    return AliasChoices(f"SUPERBIZ_LLM_{name}", *fallbacks)
+
+
+class LLMSettings(BaseSettings):
+    """Connection and budget settings of the ``llm`` engine (every field has an env variable)."""
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True, env_ignore_empty=True)
+
+    base_url: str | None = Field(
+        default=None, validation_alias=_env("BASE_URL", "OPENAI_BASE_URL"),
+        description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: OpenAI)")
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("API_KEY", "OPENAI_API_KEY"),
+        description="bearer key; local servers usually need none")
+    model: str | None = Field(
+        default=None, validation_alias=_env("MODEL", "OPENAI_MODEL"),
+        description="model name; default: the backend preset's, else the server's first model")
+    backend: str | None = Field(
+        default=None, validation_alias=_env("BACKEND"),
+        description="capability preset: openai, vllm, ollama, llamacpp or stub (default: guessed)")
+    timeout_s: float = Field(default=60.0, gt=0, validation_alias=_env("TIMEOUT_S"))
+    # 0 by default: a retried failure would leave no trace in the audit, so a failed model
+    # call fails its step and is recorded. Raise it to let the openai package retry.
+    max_retries: int = Field(default=0, ge=0, validation_alias=_env("MAX_RETRIES"))
+    max_tool_steps: int = Field(default=8, ge=1, validation_alias=_env("MAX_TOOL_STEPS"))
+    temperature: float | None = Field(default=0.0, validation_alias=_env("TEMPERATURE"))
+
+    def secret_values(self) -> list[str]:
+        """Every configured secret, so error messages can be scrubbed of them."""
+        key = self.api_key.get_secret_value() if self.api_key else ""
+        return [key] if key else []
+
+    def public_base_url(self) -> str:
+        """The base URL without any ``user:password@`` part, safe to show and store."""
+        if not self.base_url:
+            return "https://api.openai.com/v1"
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def load_llm_settings() -> LLMSettings:
+    """The settings from the environment; a bad value is one ``EngineError`` line naming it."""
+    try:
+        return LLMSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = ".".join(str(part) for part in first["loc"])
+        raise EngineError(f"llm settings: {name}: {first['msg']}") from None

@@ -1,0 +1,245 @@
+"""A small OpenAI-compatible server on 127.0.0.1 that replays a transcript.
+
+    python -m core.agents.llm.stub_server --transcript FILE [--port 0] [--api-key KEY]
+                                          [--log-requests FILE.jsonl]
+
+prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``POST /v1/chat/completions`` and
+``GET /v1/models`` until interrupted. Point the ``llm`` engine at it with
+``SUPERBIZ_LLM_BASE_URL=http://127.0.0.1:PORT/v1``. The turn that answers a request is picked
+from the request alone (see ``transcript``), so any number of sessions can run against one
+server. Fault turns answer like a failing server would: ``timeout`` (waits, then HTTP 504),
+``http_500``, ``rate_limit`` (HTTP 429), ``invalid_json`` (a 200 whose body is not JSON) and
+``empty`` (a completion with no content and no tool call).
+
+Standard library only (``http.server``); it binds to 127.0.0.1 and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from core.agents.llm.transcript import (
+    ScriptedTurn,
+    Transcript,
+    TranscriptError,
+    load_transcript,
+    pick_turn,
+    rendered_turn,
+)
+
+HOST = "127.0.0.1"
+DEFAULT_MODEL = "stub-model"
+
+
+class StubServer:
+    """The server object: start it in a thread (tests) or ``serve_forever`` (the CLI)."""
+
+    def __init__(self, transcript: Transcript, *, port: int = 0, api_key: str | None = None,
+                 model: str = DEFAULT_MODEL, log_requests: Path | None = None) -> None:
+        self.transcript = transcript
+        self.api_key = api_key
+        self.model = model
+        self.log_requests = log_requests
+        self.stopping = threading.Event()
+        self._log_lock = threading.Lock()
+        self._counter = 0
+        self.httpd = ThreadingHTTPServer((HOST, port), _handler_for(self))
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``."""
+        return f"http://{HOST}:{self.httpd.server_address[1]}/v1"
+
+    def start(self) -> StubServer:
+        """Serve in a daemon thread; returns self."""
+        self._thread = threading.Thread(target=self.httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving, wake any request waiting out a ``timeout`` fault, free the port."""
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> StubServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ answering
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | bytes]:
+        """Status and JSON (or raw bytes) for one chat-completions request."""
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            return 400, _error("'messages' must be a list of message objects",
+                               "invalid_request_error")
+        if body.get("stream"):
+            return 400, _error("the stub does not stream; send stream=false",
+                               "invalid_request_error")
+        self._log(body)
+        try:
+            turn = pick_turn(self.transcript, messages)
+            if turn.fault is not None:
+                return self._fault(turn)
+            content, calls = rendered_turn(turn, messages)
+        except TranscriptError as exc:
+            return 400, _error(str(exc), "invalid_request_error")
+        return 200, self._completion(body, content, calls, turn)
+
+    def _fault(self, turn: ScriptedTurn) -> tuple[int, dict[str, Any] | bytes]:
+        if turn.fault == "timeout":
+            self.stopping.wait(turn.seconds)
+            return 504, _error("scripted timeout: the model did not answer in time", "timeout")
+        if turn.fault == "http_500":
+            return 500, _error("scripted internal server error", "server_error")
+        if turn.fault == "rate_limit":
+            return 429, _error("scripted rate limit: too many requests", "rate_limit_exceeded")
+        if turn.fault == "invalid_json":
+            return 200, b'{"id": "chatcmpl-broken", "choices": [ this is not JSON'
+        return 200, self._completion({}, "", [], turn)  # "empty"
+
+    def _completion(self, body: dict[str, Any], content: str | None,
+                    calls: list[tuple[str, str, str]], turn: ScriptedTurn) -> dict[str, Any]:
+        with self._log_lock:
+            self._counter += 1
+            number = self._counter
+        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+        if calls:
+            message["tool_calls"] = [
+                {"id": call_id, "type": "function",
+                 "function": {"name": name, "arguments": arguments}}
+                for call_id, name, arguments in calls]
+        finish_reason = turn.finish_reason or ("tool_calls" if calls else "stop")
+        prompt_tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
+        completion_tokens = len(json.dumps(message, ensure_ascii=False)) // 4
+        return {
+            "id": f"chatcmpl-stub-{number}", "object": "chat.completion",
+            "created": int(time.time()), "model": body.get("model") or self.model,
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        }
+
+    def models(self) -> dict[str, Any]:
+        """``GET /v1/models``."""
+        return {"object": "list", "data": [{"id": self.model, "object": "model", "created": 0,
+                                            "owned_by": "superbiz-stub"}]}
+
+    def authorized(self, header: str | None) -> bool:
+        """Whether the request's ``Authorization`` header carries the configured key."""
+        return self.api_key is None or header == f"Bearer {self.api_key}"
+
+    def _log(self, body: dict[str, Any]) -> None:
+        if self.log_requests is None:
+            return
+        with self._log_lock, self.log_requests.open("a", encoding="utf-8") as log:
+            log.write(json.dumps(body, ensure_ascii=False) + "\n")
+
+
+def _error(message: str, error_type: str) -> dict[str, Any]:
+    """An error body in the OpenAI shape."""
+    return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
+
+
+def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body leave in one write, without Nagle's delay: a local request takes
+        # microseconds, not the 40 ms of a delayed ACK.
+        wbufsize = 1 << 16
+        disable_nagle_algorithm = True
+
+        def do_GET(self) -> None:
+            if not server.authorized(self.headers.get("Authorization")):
+                self._send(401, _error("invalid API key", "invalid_request_error"))
+            elif self.path.rstrip("/") in ("/v1/models", "/models"):
+                self._send(200, server.models())
+            else:
+                self._send(404, _error(f"no route {self.path}", "invalid_request_error"))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if not server.authorized(self.headers.get("Authorization")):
+                self._send(401, _error("invalid API key", "invalid_request_error"))
+                return
+            if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+                self._send(404, _error(f"no route {self.path}", "invalid_request_error"))
+                return
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError as exc:
+                self._send(400, _error(f"request body is not JSON: {exc.msg}",
+                                       "invalid_request_error"))
+                return
+            status, payload = server.answer(body if isinstance(body, dict) else {})
+            self._send(status, payload)
+
+        def _send(self, status: int, payload: dict[str, Any] | bytes) -> None:
+            data = payload if isinstance(payload, bytes) else json.dumps(
+                payload, ensure_ascii=False).encode("utf-8")
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout fault): nothing left to tell it
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # quiet: the CLI prints one line, tests read the request log
+
+    return Handler
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the stub server until interrupted."""
+    parser = argparse.ArgumentParser(
+        prog="python -m core.agents.llm.stub_server",
+        description="OpenAI-compatible stub that replays a transcript of model turns.")
+    parser.add_argument("--transcript", required=True, help="transcript file (JSON or YAML)")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free)")
+    parser.add_argument("--api-key", default=None,
+                        help="require 'Authorization: Bearer KEY' (default: no check)")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="model id /v1/models lists")
+    parser.add_argument("--log-requests", type=Path, default=None, metavar="FILE",
+                        help="append every chat-completions request body to FILE (JSON lines)")
+    args = parser.parse_args(argv)
+    try:
+        transcript = load_transcript(args.transcript)
+        server = StubServer(transcript, port=args.port, api_key=args.api_key, model=args.model,
+                            log_requests=args.log_requests)
+    except (TranscriptError, OSError) as exc:
+        print(f"stub_server: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"listening on {server.base_url}", flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stopping.set()
+        server.httpd.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The chat-completions wire format, and nothing else.
+
+Messages (``system`` / ``user`` / ``assistant`` with ``tool_calls`` / ``tool``), tool schemas
+built from the tools' pydantic argument models, and ``response_format`` payloads built from the
+contracts. A tool message's content is the invocation JSON exactly as in the session document,
+so whatever the model cites (``source_invocation_id``, ``raw_path``, text) is what the
+gatekeeper will look up.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from core.agents.llm.client import ChatTurn
+from core.agents.llm.profiles import ModelProfile
+from core.contracts import Invocation
+
+Message = dict[str, Any]
+# The invocation fields of a session document (DESIGN.md section 7), in this order.
+INVOCATION_FIELDS: set[str] = {"invocation_id", "tool_name", "arguments", "output",
+                               "retrieval_details"}
+
+
+def system_message(text: str) -> Message:
+    """``{"role": "system", "content": text}``."""
+    return {"role": "system", "content": text}
+
+
+def user_message(text: str) -> Message:
+    """``{"role": "user", "content": text}``."""
+    return {"role": "user", "content": text}
+
+
+def assistant_message(turn: ChatTurn) -> Message:
+    """The model's turn echoed back as the protocol requires: ``content`` (``None`` when it only
+    called tools) and every ``tool_calls`` entry with its id, name and arguments unchanged."""
+    message: Message = {"role": "assistant", "content": turn.content}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": call.id, "type": "function",
+             "function": {"name": call.name, "arguments": call.arguments_json}}
+            for call in turn.tool_calls]
+    return message
+
+
+def invocation_json(invocation: Invocation) -> str:
+    """An invocation as the session document shows it (``invocation_id``, ``tool_name``,
+    ``arguments``, ``output``, ``retrieval_details`` with its ``evidence_refs``)."""
+    return invocation.model_dump_json(include=INVOCATION_FIELDS)
+
+
+def tool_message(tool_call_id: str, invocation: Invocation) -> Message:
+    """The answer to one tool call: the recorded invocation's JSON."""
+    return {"role": "tool", "tool_call_id": tool_call_id, "content": invocation_json(invocation)}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """``tools=[...]`` for the three tools, parameters from their pydantic argument models."""
+    from core.tools import TOOL_ARGS, TOOL_DESCRIPTIONS
+
+    return [{"type": "function",
+             "function": {"name": name, "description": TOOL_DESCRIPTIONS.get(name, ""),
+                          "parameters": _inline_refs(model.model_json_schema())}}
+            for name, model in TOOL_ARGS.items()]
+
+
+def response_format(contract: type[BaseModel], name: str,
+                    profile: ModelProfile) -> dict[str, Any] | None:
+    """What to send as ``response_format`` for ``contract`` on this backend: a JSON schema
+    (strict where the backend enforces it), else JSON mode, else nothing (prompted JSON)."""
+    if profile.json_schema_output:
+        schema = _inline_refs(contract.model_json_schema())
+        if profile.strict_mode:
+            schema = strict_json_schema(schema)
+        return {"type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": profile.strict_mode}}
+    if profile.json_object_output:
+        return {"type": "json_object"}
+    return None
+
+
+def contract_schema_text(contract: type[BaseModel]) -> str:
+    """The contract's JSON schema as compact text, for prompts on backends without schemas."""
+    return json.dumps(_inline_refs(contract.model_json_schema()), ensure_ascii=False)
+
+
+def strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The strict-mode subset: every object closed (``additionalProperties: false``) with all
+    its properties required, and no ``default`` keywords (optional ones stay nullable)."""
+    def visit(node: Any) -> Any:
+        if isinstance(node, list):
+            return [visit(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: visit(value) for key, value in node.items() if key != "default"}
+        if node.get("type") == "object" and "properties" in node:
+            node["additionalProperties"] = False
+            node["required"] = list(node["properties"])
+        return node
+
+    return visit(copy.deepcopy(schema))
+
+
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with ``$ref``s to ``$defs`` replaced by the definitions (small, acyclic
+    contracts), because several servers' grammar compilers do not follow references."""
+    definitions = schema.get("$defs", {})
+
+    def visit(node: Any) -> Any:
+        if isinstance(node, list):
+            return [visit(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+            siblings = {key: value for key, value in node.items() if key != "$ref"}
+            return visit({**target, **siblings})
+        return {key: visit(value) for key, value in node.items() if key != "$defs"}
+
+    return visit(schema)
+
+
+# ---------------------------------------------------------------- reading answers
+
+_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+
+
+def parse_json_answer(content: str | None) -> Any:
+    """The JSON value in a model's answer: bare, or inside a Markdown code fence, or the
+    outermost ``{...}`` of a chattier answer. Raises ``ValueError`` saying what is wrong."""
+    text = (content or "").strip()
+    if not text:
+        raise ValueError("the answer is empty")
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        start, end = text.find("{"), text.rfind("}")
+        if 0 <= start < end and (start, end) != (0, len(text) - 1):
+            try:
+                return json.loads(text[start:end + 1])
+            except json.JSONDecodeError:
+                pass
+        raise ValueError(f"not valid JSON: {exc.msg} at line {exc.lineno} "
+                         f"column {exc.colno}") from None
+
+
+def validation_summary(error: ValidationError, limit: int = 6) -> str:
+    """A pydantic error as a few ``path: message`` lines a model can act on."""
+    lines = [f"{'.'.join(str(part) for part in item['loc']) or '(root)'}: {item['msg']}"
+             for item in error.errors()[:limit]]
+    more = error.error_count() - limit
+    return "; ".join(lines) + (f"; (+{more} more)" if more > 0 else "")

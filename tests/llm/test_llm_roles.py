@@ -1,0 +1,183 @@
+"""The llm verifier, composer and planner: the model answers, code has the last word."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from llm_helpers import VLLM, executor_stage, scripted
+
+from core.agents.llm.composer import LLMComposer
+from core.agents.llm.errors import LLMCallError
+from core.agents.llm.planner import LLMPlanner
+from core.agents.llm.testing import ScriptedChatClient
+from core.agents.llm.verifier import LLMVerifier
+from core.contracts import (
+    ClaimResult,
+    Exclusions,
+    Plan,
+    Verdict,
+    VerifierInput,
+    VerifierResult,
+)
+
+HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"
+
+
+def hikari_plan(**changes: Any) -> Plan:
+    return Plan(question=HIKARI, services=["order-service"], topics=["connection_pool"],
+                narrow=True, tools=["query_logs", "lookup_knowledge"]).model_copy(update=changes)
+
+
+def verifier_turn(*results: dict[str, Any], verdict: str = "PASS") -> dict[str, Any]:
+    return {"content": {"verdict": verdict, "groundedness_score": 1.0,
+                        "claim_results": list(results), "reasons": []}}
+
+
+def entailed(claim_id: str = "claim-1") -> dict[str, Any]:
+    return {"claim_id": claim_id, "entailed": True, "reasons": ["model says so"], "rule": None}
+
+
+# ---------------------------------------------------------------- verifier
+
+
+def test_honest_claims_pass_when_the_model_agrees(demo_pack: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+    client = ScriptedChatClient.from_turns([verifier_turn(entailed())])
+    result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
+    assert (result.verdict, result.groundedness_score) == ("PASS", 1.0)
+    sent = client.requests[0].messages[1]["content"]
+    assert json.loads(sent.split("\n\n")[0].removeprefix("Verifier input:\n")) == \
+        json.loads(verifier_input.model_dump_json())
+
+
+def test_a_model_saying_pass_cannot_override_a_gatekeeper_reject(demo_pack: Any) -> None:
+    verifier_input = executor_stage("fabricated_invocation", demo_pack, hikari_plan())
+    assert verifier_input.gatekeeper_result.severity == "reject"
+    client = ScriptedChatClient.from_turns([verifier_turn(entailed())])
+    result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
+    assert result.verdict == "REJECT"
+    assert any("verdict set to REJECT" in reason for reason in result.reasons)
+
+
+def test_runbook_text_is_never_current_fact_whatever_the_model_says(demo_pack: Any) -> None:
+    verifier_input = executor_stage("runbook_as_fact", demo_pack, hikari_plan())
+    assert verifier_input.gatekeeper_result.status == "pass"  # the quote itself is real
+    result = LLMVerifier(scripted("runbook_as_fact"), VLLM).verify(verifier_input, hikari_plan())
+    claim = result.claim_results[0]
+    assert (claim.entailed, claim.rule) == (False, "verifier.runbook_as_fact")
+    assert result.verdict == "REJECT" and result.groundedness_score == 0.0
+
+
+def test_a_claim_the_model_skipped_is_not_entailed(demo_pack: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+    client = ScriptedChatClient.from_turns([verifier_turn(entailed("claim-99"))])
+    result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
+    assert [(r.claim_id, r.entailed, r.rule) for r in result.claim_results] == [
+        ("claim-1", False, "verifier.not_judged")]
+    assert result.verdict == "LOW_CONFID"
+
+
+def test_an_excluded_subject_fails_scope_even_if_the_model_approves(demo_pack: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+    plan = hikari_plan(exclusions=Exclusions(topics=["connection_pool"]))
+    client = ScriptedChatClient.from_turns([verifier_turn(entailed())])
+    result = LLMVerifier(client, VLLM).verify(verifier_input, plan)
+    assert result.claim_results[0].rule == "verifier.scope" and result.verdict == "REJECT"
+
+
+def test_unusable_verifier_answers_raise_after_one_re_ask(demo_pack: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+    client = ScriptedChatClient.from_turns([{"content": "PASS!"}, {"content": '{"verdict": 1}'}])
+    with pytest.raises(LLMCallError) as caught:
+        LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
+    assert caught.value.kind == "invalid_output" and len(client.requests) == 2
+    assert str(caught.value).startswith("llm verifier step failed (invalid_output)")
+
+
+# ---------------------------------------------------------------- composer
+
+
+def _judged(verifier_input: VerifierInput, entailed_ids: set[str]) -> VerifierResult:
+    results = [ClaimResult(claim_id=c.claim_id, claim_text=c.claim_text,
+                           entailed=c.claim_id in entailed_ids)
+               for c in verifier_input.executor_structured_output.claims]
+    verdict: Verdict = "PASS" if all(r.entailed for r in results) else "LOW_CONFID"
+    return VerifierResult(verdict=verdict, groundedness_score=1.0, claim_results=results)
+
+
+def composer_turn(answer: str, status: str = "valid") -> dict[str, Any]:
+    return {"content": {"status": status, "user_facing_answer": answer, "language": "zh",
+                        "passed_claim_ids": ["claim-1"], "notes": []}}
+
+
+def test_composer_answer_is_kept_when_it_states_only_passed_claims(demo_pack: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+    client = ScriptedChatClient.from_turns([composer_turn("已确认：连接池耗尽，waiting=32。",
+                                                          status="blocked")])
+    output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input,
+                                               _judged(verifier_input, {"claim-1"}))
+    assert output.user_facing_answer == "已确认：连接池耗尽，waiting=32。"
+    assert output.status == "valid"  # set by code from the verdict, not by the model
+    assert output.passed_claim_ids == ["claim-1"]
+    shown = json.loads(client.requests[0].messages[1]["content"].split("\n\n")[0])
+    assert [c["claim_id"] for c in shown["passed_claims"]] == ["claim-1"]
+
+
+def test_composer_never_sees_blocked_claims_and_a_leak_falls_back(demo_pack: Any) -> None:
+    verifier_input = executor_stage("tampered_number", demo_pack, hikari_plan())
+    blocked_result = _judged(verifier_input, set())
+    client = scripted("tampered_number")
+    output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input, blocked_result)
+    shown = json.loads(client.requests[0].messages[1]["content"].split("\n\n")[0])
+    assert shown["passed_claims"] == []
+    assert "23" not in output.user_facing_answer
+    assert output.status == "blocked"
+    assert output.notes and "replaced by the rules composer" in output.notes[0]
+
+
+@pytest.mark.parametrize(("answer", "reason"), [
+    ('{"answer": "x"}', "raw JSON"),
+    ("order-service HikariCP 连接池 waiting=23", "only a blocked claim has: 23"),
+])
+def test_leak_reasons_are_named(demo_pack: Any, answer: str, reason: str) -> None:
+    verifier_input = executor_stage("tampered_number", demo_pack, hikari_plan())
+    client = ScriptedChatClient.from_turns([composer_turn(answer)])
+    output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input,
+                                               _judged(verifier_input, set()))
+    assert reason in output.notes[0]
+
+
+# ---------------------------------------------------------------- planner
+
+
+def planner_turn(**plan: Any) -> dict[str, Any]:
+    base = {"question": "something else", "language": "en", "services": [], "topics": [],
+            "alert_names": [], "narrow": False, "scope_markers": [],
+            "exclusions": {"services": [], "topics": [], "alert_names": [], "terms": []},
+            "tools": [], "notes": []}
+    return {"content": {**base, **plan}}
+
+
+def test_planner_keeps_the_question_its_scope_and_its_exclusions(demo_pack: Any) -> None:
+    question = "只确认 payment-service 是否存在 HighCPUUsage 告警，不要分析 user-service 和连接池"
+    careless = planner_turn(services=["payment-service", "user-service"],
+                            topics=["cpu", "connection_pool", "not-a-topic"],
+                            alert_names=["HighCPUUsage"])
+    plan = LLMPlanner(ScriptedChatClient.from_turns([careless]), VLLM).plan(question, demo_pack)
+    assert plan.question == question and plan.language == "zh"
+    assert plan.narrow and plan.scope_markers
+    assert "user-service" in plan.exclusions.services
+    assert "connection_pool" in plan.exclusions.topics
+    assert plan.services == ["payment-service"] and plan.topics == ["cpu"]
+    assert plan.tools  # the rules planner's tools when the model gave none
+    assert any("not-a-topic" in note for note in plan.notes)
+
+
+def test_planner_sends_the_pack_vocabulary(demo_pack: Any) -> None:
+    client = ScriptedChatClient.from_turns([planner_turn()])
+    LLMPlanner(client, VLLM).plan(HIKARI, demo_pack)
+    context = json.loads(client.requests[0].messages[1]["content"].split("\n\n")[0])
+    assert "order-service" in context["services"] and "HighCPUUsage" in context["alert_names"]
+    assert "connection_pool" in context["topics"]
