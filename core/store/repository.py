@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import func, or_
+from sqlalchemy import func, insert, or_, update
 from sqlmodel import col, select
 
 from core.contracts import (
@@ -33,6 +33,7 @@ from core.store.models import (
     InvocationRow,
     SessionEventRow,
     SessionRow,
+    utcnow,
 )
 
 
@@ -59,19 +60,34 @@ class SessionSummary(BaseModel):
 def create_session(store: Store, *, session_id: str, question: str, pack: str,
                    engines: dict[str, str], executor_fault: str | None = None) -> None:
     """Write the session row before anything runs, so even a crash at once leaves a trace."""
-    with store.session() as db:
-        db.add(SessionRow(id=session_id, question=question, pack=pack, engines=dict(engines),
-                          executor_fault=executor_fault, status="running"))
+    with store.engine.begin() as connection:
+        connection.execute(insert(SessionRow).values(
+            id=session_id, created_at=utcnow(), question=question, pack=pack,
+            engines=dict(engines), executor_fault=executor_fault, status="running",
+            failed_rules=""))
 
 
 def _update(store: Store, session_id: str, **values: Any) -> None:
-    with store.session() as db:
-        row = db.get(SessionRow, session_id)
-        if row is None:
+    # Core update: stage saves sit on every ask's hot path; the ORM unit of work costs more
+    # than the write itself.
+    with store.engine.begin() as connection:
+        result = connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id)
+                                    .values(**values))
+        if result.rowcount == 0:
             raise KeyError(session_id)
-        for name, value in values.items():
-            setattr(row, name, value)  # whole values only: JSON columns are never mutated
-        db.add(row)
+
+
+def _with_verifier_evaluation(store: Store, session_id: str, **entries: Any) -> dict[str, Any]:
+    """The session's self-evaluation with ``entries`` set in ``verifier_evaluation``: a new
+    dict, never the stored one mutated."""
+    with store.engine.connect() as connection:
+        current = connection.execute(select(SessionRow.self_evaluation)
+                                     .where(col(SessionRow.id) == session_id)).first()
+    if current is None:
+        raise KeyError(session_id)
+    evaluation = dict(current[0] or {})
+    evaluation["verifier_evaluation"] = {**(evaluation.get("verifier_evaluation") or {}), **entries}
+    return evaluation
 
 
 def save_plan(store: Store, *, session_id: str, plan: Plan) -> None:
@@ -89,46 +105,34 @@ def save_executor_output(store: Store, *, session_id: str, output: ExecutorOutpu
 
 def save_gatekeeper_result(store: Store, *, session_id: str, result: GatekeeperResult) -> None:
     """Store the gatekeeper result in the self-evaluation and one row per checked binding."""
-    with store.session() as db:
-        row = db.get(SessionRow, session_id)
-        if row is None:
-            raise KeyError(session_id)
-        evaluation = dict(row.self_evaluation or {})
-        verifier_evaluation = dict(evaluation.get("verifier_evaluation") or {})
-        verifier_evaluation["gatekeeper_result"] = result.model_dump(mode="json")
-        evaluation["verifier_evaluation"] = verifier_evaluation
-        row.self_evaluation = evaluation
-        row.gatekeeper_status = result.status
-        row.gatekeeper_severity = result.severity
-        row.failed_rules = _wrap_rules(result.failed_rules)
-        db.add(row)
-        for checked in result.checked_bindings:
-            db.add(CheckedBindingRow(
-                session_id=session_id, gatekeeper_version=result.version,
-                claim_id=checked.claim_id, action_id=checked.action_id,
-                binding_index=checked.binding_index, tool_name=checked.tool_name,
-                source_invocation_id=checked.source_invocation_id, raw_path=checked.raw_path,
-                status=checked.status, severity=checked.severity, rule=checked.rule,
-                score=checked.score, match_kind=checked.match_kind,
-                detail=checked.model_dump(mode="json")))
+    evaluation = _with_verifier_evaluation(store, session_id,
+                                           gatekeeper_result=result.model_dump(mode="json"))
+    created_at = utcnow()
+    binding_rows = [{
+        "session_id": session_id, "created_at": created_at, "gatekeeper_version": result.version,
+        "claim_id": checked.claim_id, "action_id": checked.action_id,
+        "binding_index": checked.binding_index, "tool_name": checked.tool_name,
+        "source_invocation_id": checked.source_invocation_id, "raw_path": checked.raw_path,
+        "status": checked.status, "severity": checked.severity, "rule": checked.rule,
+        "score": checked.score, "match_kind": checked.match_kind,
+        "detail": checked.model_dump(mode="json")} for checked in result.checked_bindings]
+    with store.engine.begin() as connection:
+        connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
+            self_evaluation=evaluation, gatekeeper_status=result.status,
+            gatekeeper_severity=result.severity, failed_rules=_wrap_rules(result.failed_rules)))
+        if binding_rows:
+            connection.execute(insert(CheckedBindingRow), binding_rows)
 
 
 def save_verification(store: Store, *, session_id: str, trace_summary: list[TraceSummaryEntry],
                       verifier_result: VerifierResult) -> None:
     """Store the verifier's result (and the trace summary it was given) in the self-evaluation."""
-    with store.session() as db:
-        row = db.get(SessionRow, session_id)
-        if row is None:
-            raise KeyError(session_id)
-        evaluation = dict(row.self_evaluation or {})
-        verifier_evaluation = dict(evaluation.get("verifier_evaluation") or {})
-        verifier_evaluation["tool_trace_summary"] = [t.model_dump(mode="json") for t in trace_summary]
-        verifier_evaluation["verifier_result"] = verifier_result.model_dump(mode="json")
-        evaluation["verifier_evaluation"] = verifier_evaluation
-        row.self_evaluation = evaluation
-        row.verdict = verifier_result.verdict
-        row.groundedness = verifier_result.groundedness_score
-        db.add(row)
+    evaluation = _with_verifier_evaluation(
+        store, session_id,
+        tool_trace_summary=[entry.model_dump(mode="json") for entry in trace_summary],
+        verifier_result=verifier_result.model_dump(mode="json"))
+    _update(store, session_id, self_evaluation=evaluation, verdict=verifier_result.verdict,
+            groundedness=verifier_result.groundedness_score)
 
 
 def finish_session(store: Store, *, session_id: str, status: str,
@@ -243,14 +247,16 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
                       output: dict[str, Any], retrieval_details: RetrievalDetails,
                       duration_ms: float | None = None) -> Invocation:
     """Persist one tool call; the database assigns its store-wide ``invocation_id``."""
-    row = InvocationRow(session_id=session_id, tool_name=tool_name, arguments=dict(arguments),
-                        output=output, retrieval_details=retrieval_details.model_dump(mode="json"),
-                        evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms)
-    with store.session() as db:
-        db.add(row)
-        db.flush()
-        invocation = _invocation(row)
-    return invocation
+    details = retrieval_details.model_dump(mode="json")
+    with store.engine.begin() as connection:
+        inserted = connection.execute(insert(InvocationRow).values(
+            session_id=session_id, created_at=utcnow(), tool_name=tool_name,
+            arguments=dict(arguments), output=output, retrieval_details=details,
+            evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms))
+        invocation_id = int(inserted.inserted_primary_key[0])
+    return Invocation(invocation_id=invocation_id, session_id=session_id, tool_name=tool_name,
+                      arguments=dict(arguments), output=output,
+                      retrieval_details=retrieval_details, duration_ms=duration_ms)
 
 
 def _invocation(row: InvocationRow) -> Invocation:
@@ -298,8 +304,11 @@ def list_checked_bindings(store: Store, *, session_id: str | None = None, rule: 
 def append_event(store: Store, *, session_id: str, seq: int, kind: str,
                  payload: dict[str, Any]) -> None:
     """Append one pipeline event to the session's log."""
-    with store.session() as db:
-        db.add(SessionEventRow(session_id=session_id, seq=seq, kind=kind, payload=payload))
+    # Core insert, not the ORM: one event per transaction is on the hot path of every ask.
+    with store.engine.begin() as connection:
+        connection.execute(insert(SessionEventRow), {
+            "session_id": session_id, "seq": seq, "kind": kind, "payload": payload,
+            "created_at": utcnow()})
 
 
 def list_events(store: Store, *, session_id: str, after_seq: int = -1) -> list[SessionEventRow]:
