@@ -1,0 +1,118 @@
+"""Badges: the one place that says which colour and icon a verdict, severity or status gets.
+
+Tones follow the gatekeeper's grading: green = pass, amber = low confidence, red = reject,
+gray = not (yet) known, blue = neutral information.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.contracts import CheckedBinding, ClaimResult
+
+Tone = Literal["green", "amber", "red", "gray", "blue"]
+
+
+# Text colours for table cells, where no badge can go (readable on the light theme).
+TONE_COLOURS: dict[str, str] = {"green": "#1a7f37", "amber": "#b35900", "red": "#cf222e",
+                                "gray": "#6e7781", "blue": "#0969da"}
+# The first word of a table cell -> its tone (verdicts, severities, binding and case outcomes).
+_CELL_TONES: dict[str, Tone] = {
+    "PASS": "green", "LOW_CONFID": "amber", "REJECT": "red", "pass": "green",
+    "low_confid": "amber", "reject": "red", "passed": "green", "failed": "red", "error": "amber",
+    "not": "gray"}
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A short label with a tone and an icon (a Material Symbols name)."""
+
+    label: str
+    tone: Tone
+    icon: str
+
+
+def gate_label(severity: str | None) -> str:
+    """Gatekeeper severity as a person reads it in a table: ``none`` means every citation passed."""
+    return {"none": "pass"}.get(severity or "", severity or "")
+
+
+def cell_style(value: object) -> str:
+    """CSS for a table cell holding a verdict, severity or outcome label (empty otherwise)."""
+    words = str(value).split()
+    tone = _CELL_TONES.get(words[0]) if words else None
+    return f"color: {TONE_COLOURS[tone]}; font-weight: 600" if tone else ""
+
+
+_VERDICT: dict[str, Badge] = {
+    "PASS": Badge("PASS", "green", "check_circle"),
+    "LOW_CONFID": Badge("LOW_CONFID", "amber", "warning"),
+    "REJECT": Badge("REJECT", "red", "block"),
+}
+_SEVERITY: dict[str, Badge] = {
+    "none": Badge("gatekeeper: pass", "green", "verified"),
+    "low_confid": Badge("gatekeeper: low_confid", "amber", "warning"),
+    "reject": Badge("gatekeeper: reject", "red", "gpp_bad"),
+}
+_EVIDENCE_STATUS: dict[str, Badge] = {
+    "supported": Badge("supported", "green", "fact_check"),
+    "no_evidence": Badge("no_evidence", "gray", "search_off"),
+    "error": Badge("error", "red", "error"),
+}
+_SESSION_STATUS: dict[str, Badge] = {
+    "running": Badge("running", "blue", "progress_activity"),
+    "completed": Badge("completed", "gray", "done_all"),
+    "error": Badge("error", "red", "error"),
+    "incomplete": Badge("incomplete", "amber", "hourglass_disabled"),
+}
+
+
+def verdict_badge(verdict: str | None) -> Badge:
+    """The verifier's verdict; no verdict yet is gray."""
+    return _VERDICT.get(verdict or "", Badge(verdict or "no verdict", "gray", "help"))
+
+
+def severity_badge(severity: str | None) -> Badge:
+    """The gatekeeper's overall severity (``none`` means every citation checked out)."""
+    return _SEVERITY.get(severity or "", Badge("gatekeeper: not run", "gray", "help"))
+
+
+def evidence_status_badge(status: str | None) -> Badge:
+    """A tool invocation's ``evidence_status``."""
+    return _EVIDENCE_STATUS.get(status or "", Badge(status or "pending", "gray", "hourglass_empty"))
+
+
+def session_status_badge(status: str | None) -> Badge:
+    """A session's lifecycle status."""
+    return _SESSION_STATUS.get(status or "", Badge(status or "unknown", "gray", "help"))
+
+
+def binding_badge(checked: CheckedBinding | None) -> Badge:
+    """Green pass, amber low_confid, red reject; a binding not checked yet is gray."""
+    if checked is None:
+        return Badge("not checked", "gray", "hourglass_empty")
+    if checked.status == "pass":
+        label = "pass (backfilled)" if checked.auto_backfilled else "pass"
+        return Badge(label, "green", "check")
+    if checked.severity == "low_confid":
+        return Badge("low_confid", "amber", "warning")
+    return Badge("reject", "red", "close")
+
+
+def claim_badge(result: ClaimResult | None) -> Badge:
+    """The verifier's judgement of one claim."""
+    if result is None:
+        return Badge("not judged", "gray", "hourglass_empty")
+    if result.entailed:
+        return Badge("entailed", "green", "check")
+    return Badge("not entailed", "red", "close")
+
+
+def groundedness_tone(score: float | None) -> Tone:
+    """Tone of a groundedness score: all claims entailed is green, none is red."""
+    if score is None:
+        return "gray"
+    if score >= 0.999:
+        return "green"
+    return "amber" if score > 0 else "red"

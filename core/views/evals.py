@@ -1,0 +1,173 @@
+"""The Evals page: the results matrix of a run and the plotly charts over runs.
+
+Everything is read from what the store keeps: ``eval_runs.metrics`` (``RunMetrics`` as JSON)
+and ``case_results.detail`` (``CaseOutcome.to_json()``), so charts of old runs need no rerun.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+import yaml
+
+from core.errors import EvalCaseError
+from core.evals.cases import EvalCase, parse_cases
+from core.settings import PROJECT_ROOT
+from core.store.models import CaseResultRow, EvalRunRow
+from core.views.badges import gate_label
+
+_GREEN, _AMBER, _RED, _BLUE = "#21c354", "#ffa421", "#ff4b4b", "#1c83e1"
+TONED_COLUMNS: tuple[str, ...] = ("result", "expected verdict", "actual verdict", "gatekeeper")
+
+
+def _ratio_value(metrics: Mapping[str, Any], key: str) -> float | None:
+    value = metrics.get(key)
+    if isinstance(value, Mapping):
+        value = value.get("value")
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def run_label(run: EvalRunRow) -> str:
+    """``07-08 11:20 · default · 12/14`` for pickers and chart axes."""
+    return f"{run.created_at:%m-%d %H:%M:%S} · {run.suite or 'cases'} · {run.passed}/{run.total}"
+
+
+def run_trend_rows(runs: Sequence[EvalRunRow]) -> list[dict[str, Any]]:
+    """Per run (oldest first): pass rate, citation precision, verdict accuracy."""
+    rows = []
+    for run in runs:
+        metrics = run.metrics or {}
+        rows.append({"run": run_label(run), "run_id": run.id,
+                     "pass rate": _ratio_value(metrics, "case_pass_rate"),
+                     "citation precision": _ratio_value(metrics, "citation_precision"),
+                     "verdict accuracy": _ratio_value(metrics, "verdict_accuracy")})
+    return rows
+
+
+def _style(figure: go.Figure, title: str, *, height: int = 320) -> go.Figure:
+    figure.update_layout(title=title, height=height, margin={"l": 10, "r": 10, "t": 48, "b": 10},
+                         legend={"orientation": "h", "y": -0.2})
+    return figure
+
+
+def pass_rate_figure(runs: Sequence[EvalRunRow]) -> go.Figure:
+    """Case pass rate and citation precision, run after run."""
+    rows = run_trend_rows(runs)
+    figure = go.Figure()
+    for name, colour in (("pass rate", _GREEN), ("citation precision", _BLUE)):
+        figure.add_trace(go.Scatter(x=[row["run"] for row in rows], y=[row[name] for row in rows],
+                                    mode="lines+markers", name=name, line={"color": colour}))
+    figure.update_yaxes(range=[0, 1.05], tickformat=".0%")
+    figure.update_xaxes(type="category", showticklabels=len(rows) <= 12)
+    return _style(figure, "Pass rate and citation precision over runs")
+
+
+def confusion_figure(metrics: Mapping[str, Any]) -> go.Figure:
+    """Expected verdict (rows) against actual verdict (columns), counts in the cells."""
+    confusion: Mapping[str, Mapping[str, int]] = metrics.get("verdict_confusion") or {}
+    expected = sorted(confusion)
+    actual = sorted({label for row in confusion.values() for label in row})
+    counts = [[int(confusion[e].get(a, 0)) for a in actual] for e in expected]
+    hover = "expected %{y}<br>actual %{x}: %{z}<extra></extra>"
+    figure = go.Figure(go.Heatmap(z=counts, x=actual, y=expected, colorscale="Blues",
+                                  text=counts, texttemplate="%{text}", showscale=False,
+                                  hovertemplate=hover))
+    figure.update_xaxes(title="actual verdict", side="bottom")
+    figure.update_yaxes(title="expected verdict", autorange="reversed")
+    return _style(figure, "Verdict confusion")
+
+
+def failed_rules_figure(metrics: Mapping[str, Any]) -> go.Figure:
+    """How often each gatekeeper rule failed over the run's sessions, most frequent on top."""
+    rules: Mapping[str, int] = metrics.get("gatekeeper_failed_rules") or {}
+    ordered = sorted(rules.items(), key=lambda item: item[1])
+    figure = go.Figure(go.Bar(x=[count for _, count in ordered], y=[name for name, _ in ordered],
+                              orientation="h", marker_color=_RED, text=[c for _, c in ordered]))
+    most = max(rules.values(), default=0)
+    figure.update_xaxes(title="sessions", tick0=0, dtick=max(1, math.ceil(most / 5)),
+                        rangemode="tozero")  # counts: whole-number ticks only
+    return _style(figure, "Gatekeeper failed rules by count")
+
+
+def fault_catch_figure(metrics: Mapping[str, Any]) -> go.Figure:
+    """Per injected fault mode: the share of its cases that did not end in PASS."""
+    modes: Mapping[str, Mapping[str, Any]] = metrics.get("fault_catch_rate") or {}
+    names = sorted(modes)
+    values = [float(modes[name].get("value") or 0.0) for name in names]
+    labels = [f"{modes[name].get('hits', 0)}/{modes[name].get('total', 0)}" for name in names]
+    colours = [_GREEN if value >= 0.999 else _AMBER if value > 0 else _RED for value in values]
+    figure = go.Figure(go.Bar(x=names, y=values, text=labels, marker_color=colours))
+    figure.update_yaxes(range=[0, 1.05], tickformat=".0%", title="caught")
+    return _style(figure, "Fault-catch rate by mode")
+
+
+def _expected_verdict(detail: Mapping[str, Any]) -> str:
+    verdict = (detail.get("expected") or {}).get("verdict")
+    if isinstance(verdict, list):
+        return " | ".join(verdict)
+    return verdict or ""
+
+
+def case_matrix_rows(cases: Sequence[CaseResultRow]) -> list[dict[str, Any]]:
+    """The results matrix: one row per case with what was expected, what happened, what failed.
+
+    Cases that did not pass come first (they are what a person opens the page for), then by id.
+    """
+    rows = []
+    for case in sorted(cases, key=lambda c: (c.passed, c.case_id)):
+        detail = case.detail or {}
+        outcome = str(detail.get("outcome") or ("passed" if case.passed else "failed"))
+        actual = detail.get("actual") or {}
+        failures = detail.get("failures") or []
+        failed = "; ".join(f"{f.get('key')}: {f.get('message') or f.get('actual')}"
+                           for f in failures)
+        rows.append({
+            "case": case.case_id,
+            "result": outcome,
+            "expected verdict": _expected_verdict(detail),
+            "actual verdict": actual.get("verdict") or "",
+            "gatekeeper": gate_label(actual.get("gatekeeper_severity")),
+            "failed expectations": failed or (detail.get("error") or ""),
+            "fault": detail.get("executor_fault") or "",
+            "tags": ", ".join(case.tags),
+            "question": detail.get("question") or "",
+            "ms": round(case.duration_ms, 1) if case.duration_ms is not None else None,
+            "session": case.session_id or "",
+        })
+    return rows
+
+
+def headline(metrics: Mapping[str, Any]) -> dict[str, str]:
+    """The few numbers shown above the charts, formatted."""
+    def percent(key: str) -> str:
+        value = _ratio_value(metrics, key)
+        return f"{value:.0%}" if value is not None else "—"
+
+    leaks = metrics.get("forbidden_leaks") or {}
+    latency = metrics.get("latency_ms") or {}
+    median = latency.get("median")
+    return {"pass rate": percent("case_pass_rate"),
+            "verdict accuracy": percent("verdict_accuracy"),
+            "citation precision": percent("citation_precision"),
+            "forbidden leaks": str(leaks.get("count", 0)),
+            "median latency": f"{median:.0f} ms" if isinstance(median, (int, float)) else "—"}
+
+
+def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:
+    """Cases of an uploaded YAML case file; errors name the file, the case and the key.
+
+    Relative pack paths in an upload resolve against the project folder (the upload has none).
+    """
+    try:
+        data = yaml.safe_load(content.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise EvalCaseError(f"{file_name}: not UTF-8 text") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise EvalCaseError(f"{file_name}: not valid YAML{where}: "
+                            f"{getattr(exc, 'problem', None) or exc}") from exc
+    return parse_cases(data, source=file_name, folder=PROJECT_ROOT)

@@ -1,0 +1,165 @@
+"""The Binding inspector: every binding of a session with what the gatekeeper made of it, and
+the "tamper and re-check" box.
+
+Re-checking runs the real gatekeeper (``check_citations``) on a copy of the session's executor
+output with one binding edited, against the session's own invocations. Nothing is written: the
+stored session stays exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from core.contracts import (
+    CheckedBinding,
+    EvidenceBinding,
+    ExecutorOutput,
+    GatekeeperResult,
+    Invocation,
+    ParseStatus,
+    SessionDocument,
+)
+
+ForeignLookup = Callable[[int], Invocation | None]
+OwnerKind = Literal["claim", "action"]
+
+
+@dataclass(frozen=True)
+class BindingKey:
+    """Which binding: the claim (or recommended action) that owns it and its position."""
+
+    owner_kind: OwnerKind
+    owner_id: str
+    index: int
+
+
+@dataclass(frozen=True)
+class InspectedBinding:
+    """One binding, its owner's text, the gatekeeper's stored verdict and the cited ref text."""
+
+    key: BindingKey
+    owner_text: str
+    binding: EvidenceBinding
+    checked: CheckedBinding | None
+    invocation: Invocation | None
+    ref_text: str | None
+
+    @property
+    def label(self) -> str:
+        """``claim-1 #0 · query_metrics #12 $.alerts[0] · pass`` for pickers."""
+        status: str = self.checked.status if self.checked else "unchecked"
+        if self.checked is not None and self.checked.status == "fail":
+            status = f"{self.checked.severity} ({self.checked.rule or 'fail'})"
+        where = " ".join(str(part) for part in (
+            self.binding.tool_name or "?",
+            f"#{self.binding.source_invocation_id}" if self.binding.source_invocation_id else "",
+            self.binding.raw_path or "(no raw_path)") if part)
+        return f"{self.key.owner_id} #{self.key.index} · {where} · {status}"
+
+
+def rule_description(rule: str | None) -> str:
+    """What a gatekeeper rule checks, from ``core.gatekeeper.RULES`` (empty when unknown)."""
+    from core.gatekeeper import RULES
+
+    known = RULES.get(rule or "")
+    return f"{known.name} ({known.severity}): {known.description}" if known else ""
+
+
+def find_invocation(document: SessionDocument, invocation_id: int | None) -> Invocation | None:
+    """The session's own invocation with that id, if any."""
+    if invocation_id is None:
+        return None
+    return next((i for i in document.invocations if i.invocation_id == invocation_id), None)
+
+
+def ref_text_at(invocation: Invocation | None, raw_path: str | None) -> str | None:
+    """The evidence ref text the recorder stored at ``raw_path`` of ``invocation``."""
+    if invocation is None or raw_path is None or invocation.retrieval_details is None:
+        return None
+    return next((ref.text for ref in invocation.retrieval_details.evidence_refs
+                 if ref.raw_path == raw_path), None)
+
+
+def _checked_index(result: GatekeeperResult | None) -> dict[tuple[str, str, int], CheckedBinding]:
+    index: dict[tuple[str, str, int], CheckedBinding] = {}
+    for checked in result.checked_bindings if result else []:
+        if checked.claim_id is not None:
+            index[("claim", checked.claim_id, checked.binding_index)] = checked
+        elif checked.action_id is not None:
+            index[("action", checked.action_id, checked.binding_index)] = checked
+    return index
+
+
+def session_bindings(document: SessionDocument) -> list[InspectedBinding]:
+    """Every binding of the session (claims first, then actions), with its stored verdict."""
+    output = document.executor_output
+    if output is None:
+        return []
+    checked = _checked_index(document.gatekeeper_result)
+    owners: list[tuple[OwnerKind, str, str, list[EvidenceBinding]]] = [
+        ("claim", c.claim_id, c.claim_text, c.evidence_bindings) for c in output.claims]
+    owners += [("action", a.action_id, a.action_text, a.evidence_bindings)
+               for a in output.recommended_actions]
+    inspected: list[InspectedBinding] = []
+    for kind, owner_id, text, bindings in owners:
+        for index, binding in enumerate(bindings):
+            invocation = find_invocation(document, binding.source_invocation_id)
+            inspected.append(InspectedBinding(
+                key=BindingKey(kind, owner_id, index), owner_text=text, binding=binding,
+                checked=checked.get((kind, owner_id, index)), invocation=invocation,
+                ref_text=ref_text_at(invocation, binding.raw_path)))
+    return inspected
+
+
+def tampered_output(output: ExecutorOutput, key: BindingKey,
+                    replacement: EvidenceBinding) -> ExecutorOutput:
+    """A copy of ``output`` with the binding at ``key`` replaced; the original is untouched."""
+    copy = output.model_copy(deep=True)
+    owners = copy.claims if key.owner_kind == "claim" else copy.recommended_actions
+    for owner in owners:
+        owner_id = owner.claim_id if key.owner_kind == "claim" else owner.action_id  # type: ignore[union-attr]
+        if owner_id == key.owner_id and 0 <= key.index < len(owner.evidence_bindings):
+            bindings = list(owner.evidence_bindings)
+            bindings[key.index] = replacement
+            owner.evidence_bindings = bindings
+            return copy
+    raise KeyError(f"no binding {key.owner_id} #{key.index} in this session")
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """The gatekeeper's answer for an edited binding, and for the whole edited output."""
+
+    checked: CheckedBinding | None
+    result: GatekeeperResult
+
+
+def recheck_binding(document: SessionDocument, key: BindingKey, replacement: EvidenceBinding,
+                    *, foreign_invocation: ForeignLookup | None = None) -> Recheck:
+    """Run the current gatekeeper on the session with one binding replaced (nothing stored)."""
+    from core.gatekeeper import check_citations  # the gatekeeper package is heavier to import
+
+    if document.executor_output is None:
+        raise KeyError("this session has no executor output to re-check")
+    edited = tampered_output(document.executor_output, key, replacement)
+    result = check_citations(
+        session_id=document.session_id, invocations=document.invocations,
+        executor_output=edited,
+        parse_status=document.executor_output_parse_status or ParseStatus(),
+        foreign_invocation=foreign_invocation)
+    return Recheck(checked=_checked_index(result).get((key.owner_kind, key.owner_id, key.index)),
+                   result=result)
+
+
+def recheck_session(document: SessionDocument, *,
+                    foreign_invocation: ForeignLookup | None = None) -> GatekeeperResult:
+    """The session's stored output checked again under the current gatekeeper version."""
+    from core.gatekeeper import check_citations
+
+    return check_citations(
+        session_id=document.session_id, invocations=document.invocations,
+        executor_output=document.executor_output,
+        parse_status=document.executor_output_parse_status or ParseStatus(),
+        foreign_invocation=foreign_invocation)

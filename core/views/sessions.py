@@ -1,0 +1,105 @@
+"""The Sessions page's table and exports, from the store's session summaries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from core.contracts import SessionDocument
+from core.store.repository import SessionSummary
+from core.views.badges import gate_label
+
+VERDICT_CHOICES: tuple[str, ...] = ("PASS", "LOW_CONFID", "REJECT")
+SEVERITY_CHOICES: tuple[str, ...] = ("none", "low_confid", "reject")
+TONED_COLUMNS: tuple[str, ...] = ("verdict", "gatekeeper")
+SESSION_COLUMNS: tuple[str, ...] = (
+    "time (UTC)", "question", "verdict", "groundedness", "gatekeeper", "failed rules", "engine",
+    "fault", "pack", "duration (ms)", "status", "session")
+
+
+class SessionQuery(TypedDict):
+    """The filter keywords ``repository.list_sessions`` and ``count_sessions`` take."""
+
+    verdict: str | None
+    severity: str | None
+    rule: str | None
+    text: str | None
+
+
+@dataclass(frozen=True)
+class SessionFilters:
+    """What the person filtered on; empty strings / None mean "any"."""
+
+    verdict: str | None = None
+    severity: str | None = None
+    rule: str | None = None
+    text: str | None = None
+
+    def as_query(self) -> SessionQuery:
+        """Keyword arguments of ``repository.list_sessions`` / ``count_sessions``."""
+        return SessionQuery(verdict=self.verdict or None, severity=self.severity or None,
+                            rule=self.rule or None, text=(self.text or "").strip() or None)
+
+    @property
+    def active(self) -> bool:
+        """Whether any filter is set."""
+        return any(self.as_query().values())
+
+
+def rule_choices(seen: Iterable[str] = ()) -> list[str]:
+    """Gatekeeper rules that can fail a session (reject / low_confid) plus any seen in data."""
+    from core.gatekeeper import RULES
+
+    failing = {name for name, rule in RULES.items() if rule.severity in ("reject", "low_confid")}
+    return sorted(failing | set(seen))
+
+
+def engine_label(engines: dict[str, Any]) -> str:
+    """``rules`` when every role runs the same engine, else ``executor=llm, planner=rules ...``."""
+    names = {str(value) for value in engines.values()}
+    if not names:
+        return "?"
+    if len(names) == 1:
+        return names.pop()
+    return ", ".join(f"{role}={name}" for role, name in sorted(engines.items()))
+
+
+def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
+    """One table row per session, newest first, in ``SESSION_COLUMNS`` order."""
+    return [{
+        "time (UTC)": summary.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+        "question": summary.question,
+        "verdict": summary.verdict or "",
+        "groundedness": summary.groundedness,
+        "gatekeeper": gate_label(summary.gatekeeper_severity),
+        "failed rules": ", ".join(summary.failed_rules),
+        "engine": engine_label(summary.engines),
+        "fault": summary.executor_fault or "",
+        "pack": summary.pack,
+        "duration (ms)": round(summary.duration_ms, 1) if summary.duration_ms is not None else None,
+        "status": summary.status,
+        "session": summary.session_id,
+    } for summary in summaries]
+
+
+def document_json(document: SessionDocument) -> str:
+    """One session document as pretty JSON (the ``sessions show --json`` shape)."""
+    return json.dumps(document.model_dump(mode="json"), ensure_ascii=False, indent=2)
+
+
+def documents_jsonl(documents: Iterable[SessionDocument]) -> str:
+    """Session documents as JSON Lines: one compact document per line."""
+    return "".join(json.dumps(document.model_dump(mode="json"), ensure_ascii=False) + "\n"
+                   for document in documents)
+
+
+def export_file_name(filters: SessionFilters, count: int) -> str:
+    """A file name that says what the export holds."""
+    parts = ["sessions"]
+    for value in (filters.verdict, filters.severity, filters.rule):
+        if value:
+            parts.append(value.replace(".", "_").lower())
+    parts.append(str(count))
+    return "-".join(parts) + ".jsonl"

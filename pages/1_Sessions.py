@@ -1,0 +1,122 @@
+"""Sessions: the investigation history, filterable; a row opens the session; JSON Lines export."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.store import repository
+from core.views.badges import session_status_badge, severity_badge, verdict_badge
+from core.views.sessions import (
+    SEVERITY_CHOICES,
+    TONED_COLUMNS,
+    VERDICT_CHOICES,
+    SessionFilters,
+    document_json,
+    documents_jsonl,
+    export_file_name,
+    rule_choices,
+    session_rows,
+)
+from ui.render import (
+    badges,
+    empty_state,
+    escape_markdown,
+    get_store,
+    literal_text,
+    setup_page,
+    small_text,
+    toned,
+)
+
+PAGE_SIZE = 200
+EXPORT_LIMIT = 1000
+ANY = "any"
+
+setup_page("Sessions", ":material/history:")
+store = get_store()
+
+st.title("Sessions", anchor=False)
+st.caption("Every investigation, stored stage by stage as it ran. Filter, select a row to open "
+           "it, export one document or the filtered set.")
+
+columns = st.columns([1, 1, 1.3, 2])
+verdict = columns[0].selectbox("Verdict", [ANY, *VERDICT_CHOICES], key="filter_verdict")
+severity = columns[1].selectbox("Gatekeeper severity", [ANY, *SEVERITY_CHOICES],
+                                key="filter_severity")
+rule = columns[2].selectbox("Failed rule", [ANY, *rule_choices()], key="filter_rule")
+text = columns[3].text_input("Search", key="filter_text",
+                             placeholder="words of the question, or a session id")
+filters = SessionFilters(verdict=None if verdict == ANY else verdict,
+                         severity=None if severity == ANY else severity,
+                         rule=None if rule == ANY else rule, text=text)
+
+total = repository.count_sessions(store, **filters.as_query())
+summaries = repository.list_sessions(store, **filters.as_query(), limit=PAGE_SIZE)
+
+if not summaries:
+    if filters.active:
+        empty_state("No session matches these filters. Set a filter back to 'any' or clear the "
+                    "search.", icon=":material/filter_alt_off:")
+    else:
+        empty_state("No sessions yet. Ask a question on the Investigate page, or run the evals: "
+                    "every run is recorded here.")
+        st.page_link("app.py", label="Go to Investigate", icon=":material/travel_explore:")
+    st.stop()
+
+shown = f"the newest {len(summaries)}" if total > len(summaries) else f"all {total}"
+st.caption(f"{total} session(s) match; showing {shown}.")
+table = st.dataframe(
+    toned(pd.DataFrame(session_rows(summaries)), TONED_COLUMNS, precision=2),
+    key="sessions_table", on_select="rerun",
+    selection_mode="single-row", hide_index=True, width="stretch",
+    column_config={
+        "question": st.column_config.TextColumn(width="large"),
+        "groundedness": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0,
+                                                        format="%.2f"),
+        "duration (ms)": st.column_config.NumberColumn(format="%.1f"),
+    })
+
+
+def _export_filtered() -> str:
+    ids = [s.session_id for s in repository.list_sessions(store, **filters.as_query(),
+                                                          limit=EXPORT_LIMIT)]
+    documents = (repository.load_session_document(store, session_id=i) for i in ids)
+    return documents_jsonl(d for d in documents if d is not None)
+
+
+exported = min(total, EXPORT_LIMIT)
+st.download_button(f"Export {exported} session(s) as JSON Lines", data=_export_filtered,
+                   file_name=export_file_name(filters, exported), mime="application/jsonl",
+                   icon=":material/download:", on_click="ignore", key="export_filtered")
+
+selected_rows = table.selection.rows if table is not None else []
+if not selected_rows:
+    st.caption("Select a row to open a session.")
+    st.stop()
+
+summary = summaries[selected_rows[0]]
+document = repository.load_session_document(store, session_id=summary.session_id)
+if document is None:
+    st.warning("That session is gone from the store.")
+    st.stop()
+
+st.divider()
+st.subheader(f"Session {document.session_id}", anchor=False)
+badges([verdict_badge(summary.verdict), severity_badge(summary.gatekeeper_severity),
+        session_status_badge(summary.status)])
+st.text(document.question)
+if document.composer_output is not None:
+    literal_text(document.composer_output.user_facing_answer, answer=True)
+elif document.error:
+    st.error(escape_markdown(document.error), icon=":material/error:")
+if summary.failed_rules:
+    small_text("Failed rules: " + ", ".join(summary.failed_rules))
+with st.container(horizontal=True):
+    st.page_link("app.py", label="Open in Investigate", icon=":material/travel_explore:",
+                 query_params={"session": document.session_id})
+    st.page_link("pages/2_Binding_inspector.py", label="Inspect bindings",
+                 icon=":material/manage_search:", query_params={"session": document.session_id})
+    st.download_button("Session document (JSON)", data=document_json(document),
+                       file_name=f"{document.session_id}.json", mime="application/json",
+                       icon=":material/download:", on_click="ignore", key="export_one")

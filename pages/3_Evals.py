@@ -1,0 +1,113 @@
+"""Evals: run the default suite or an uploaded case file; results matrix and charts over runs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import SuperbizError
+from core.evals.cases import DEFAULT_SUITE_DIR, EvalCase, load_suite, select_by_tags
+from core.evals.results import CaseOutcome
+from core.evals.runner import run_cases
+from core.store import repository
+from core.views.evals import (
+    TONED_COLUMNS,
+    case_matrix_rows,
+    cases_from_upload,
+    confusion_figure,
+    failed_rules_figure,
+    fault_catch_figure,
+    headline,
+    pass_rate_figure,
+    run_label,
+)
+from ui.render import empty_state, escape_markdown, get_store, setup_page, toned
+
+DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
+
+setup_page("Evals", ":material/science:")
+store = get_store()
+st.title("Evals", anchor=False)
+st.caption("Each case asks one question of the real pipeline and states what a correct system "
+           "does with it. Every case becomes a stored session you can open.")
+
+source = st.segmented_control("Cases", [DEFAULT_SOURCE, UPLOAD_SOURCE], default=DEFAULT_SOURCE,
+                              key="eval_source", required=True)
+cases: list[EvalCase] = []
+suite = "default"
+try:
+    if source == UPLOAD_SOURCE:
+        uploaded = st.file_uploader("Case file (YAML)", type=["yaml", "yml"], key="eval_upload")
+        if uploaded is None:
+            st.caption(f"A YAML list of cases; see the files in {DEFAULT_SUITE_DIR.name}/ for "
+                       "the format (id, question, optional pack, executor_fault, tags, expect).")
+        else:
+            cases, suite = cases_from_upload(uploaded.name, uploaded.getvalue()), uploaded.name
+    else:
+        cases = load_suite()
+except SuperbizError as exc:
+    st.error(escape_markdown(str(exc)), icon=":material/error:")
+
+if cases:
+    tags = sorted({tag for case in cases for tag in case.tags})
+    chosen = st.multiselect("Only cases tagged", tags, key="eval_tags",
+                            placeholder="all cases") if tags else []
+    selected = select_by_tags(cases, chosen)
+    st.caption(f"{len(selected)} of {len(cases)} case(s) selected from {suite}.")
+    if st.button(f"Run {len(selected)} case(s)", type="primary", icon=":material/play_arrow:",
+                 key="eval_run_button", disabled=not selected):
+        progress = st.progress(0.0, text="Starting…")
+
+        def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
+            progress.progress(done / total, text=escape_markdown(
+                f"{done}/{total} · {outcome.case_id}: {outcome.outcome}"))
+
+        try:
+            run = run_cases(selected, store=store, suite=suite, on_result=_progress)
+        except SuperbizError as exc:
+            st.error(escape_markdown(str(exc)), icon=":material/error:")
+        else:
+            st.session_state["eval_run_id"] = run.run_id
+            message = f"{run.passed}/{run.total} case(s) passed in {run.duration_ms / 1000:.1f} s"
+            (st.success if run.all_passed else st.warning)(message)
+
+st.divider()
+runs = repository.list_eval_runs(store)
+if not runs:
+    empty_state("No eval runs yet. Pick the default suite (or upload a case file) and press "
+                "Run: the results matrix and the charts appear here.")
+    st.stop()
+
+newest_first = list(reversed(runs))
+run_ids = [run.id for run in newest_first]
+by_id = {run.id: run for run in runs}
+wanted = st.session_state.get("eval_run_id")
+run_id = st.selectbox("Run", run_ids, format_func=lambda i: run_label(by_id[i]),
+                      index=run_ids.index(wanted) if wanted in run_ids else 0, key="eval_run_pick")
+current = by_id[run_id]
+metrics = current.metrics or {}
+
+columns = st.columns(5)
+for column, (label, value) in zip(columns, headline(metrics).items(), strict=True):
+    column.metric(label, value)
+
+st.subheader("Results matrix", anchor=False)
+only_failures = st.toggle("Only cases that did not pass", key="eval_only_failures")
+rows = case_matrix_rows(repository.list_case_results(store, run_id=run_id))
+if only_failures:
+    rows = [row for row in rows if row["result"] != "passed"]
+if rows:
+    st.dataframe(toned(pd.DataFrame(rows), TONED_COLUMNS, precision=1), hide_index=True,
+                 width="stretch",
+                 column_config={"failed expectations": st.column_config.TextColumn(width="large"),
+                                "question": st.column_config.TextColumn(width="medium")})
+else:
+    st.caption("Every case of this run passed." if only_failures else "This run has no cases.")
+
+st.subheader("Charts", anchor=False)
+left, right = st.columns(2)
+left.plotly_chart(pass_rate_figure(runs), key="chart_pass_rate", width="stretch")
+right.plotly_chart(confusion_figure(metrics), key="chart_confusion", width="stretch")
+left, right = st.columns(2)
+left.plotly_chart(failed_rules_figure(metrics), key="chart_rules", width="stretch")
+right.plotly_chart(fault_catch_figure(metrics), key="chart_faults", width="stretch")

@@ -1,0 +1,91 @@
+"""Data: the scenario pack the tools see — alerts, metric series, searchable logs, runbooks."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import PackError
+from core.packs import list_packs, load_pack
+from core.settings import get_settings
+from core.views.data import (
+    LOG_ROW_LIMIT,
+    alert_rows,
+    log_levels,
+    search_logs,
+    series_figure,
+)
+from ui.render import empty_state, escape_markdown, literal_text, setup_page, small_text
+
+setup_page("Data", ":material/database:")
+st.title("Data", anchor=False)
+st.caption("The scenario pack: the only world the tools can see. Runbooks say what to look "
+           "for; they are never evidence of the current state.")
+
+pack_descriptions = dict(list_packs())
+if not pack_descriptions:
+    empty_state(f"No scenario pack under {get_settings().packs_dir}. Add a folder with a "
+                "pack.yaml (see the README), then reload.", icon=":material/folder_off:")
+    st.stop()
+names = list(pack_descriptions)
+default = get_settings().default_pack
+name = st.selectbox("Scenario pack", names, key="data_pack",
+                    index=names.index(default) if default in names else 0)
+try:
+    pack = load_pack(name)
+except PackError as exc:
+    st.error(escape_markdown(str(exc)), icon=":material/error:")
+    st.stop()
+small_text(f"{pack.description}\nPack clock (every timestamp and duration is relative to it): "
+           f"{pack.now.isoformat()}")
+
+columns = st.columns(5)
+columns[0].metric("Alerts", len(pack.alerts))
+columns[1].metric("Metric series", len(pack.series))
+columns[2].metric("Log lines", f"{len(pack.logs):,}")
+columns[3].metric("Runbooks", len(pack.runbooks))
+columns[4].metric("Services", len(pack.services))
+
+alerts_tab, logs_tab, runbooks_tab = st.tabs(
+    ["Alerts and metrics", "Logs", "Runbooks"])
+
+with alerts_tab:
+    st.subheader("Alerts", anchor=False)
+    if pack.alerts:
+        st.dataframe(pd.DataFrame(alert_rows(pack.alerts)), hide_index=True, width="stretch")
+    else:
+        st.caption("This pack has no alerts (add alerts.yaml).")
+    st.subheader("Metric series", anchor=False)
+    if not pack.series:
+        st.caption("This pack has no metric series (add series.yaml).")
+    chart_columns = st.columns(2)
+    for number, (key, series) in enumerate(pack.series.items()):
+        with chart_columns[number % 2]:
+            st.plotly_chart(series_figure(series), key=f"series_{key}", width="stretch")
+
+with logs_tab:
+    filters = st.columns([2, 1.2, 1])
+    text = filters[0].text_input("Search", key="log_text",
+                                 placeholder="words that must all appear, e.g. HikariPool timeout")
+    services = filters[1].multiselect("Services", sorted({e.service for e in pack.logs}),
+                                      key="log_services")
+    levels = filters[2].multiselect("Levels", log_levels(pack.logs), key="log_levels")
+    found = search_logs(pack.logs, text=text, services=services, levels=levels)
+    if not found.rows:
+        empty_state("No log line matches. Remove a word or a filter.",
+                    icon=":material/search_off:")
+    else:
+        more = f" (showing the first {LOG_ROW_LIMIT})" if found.matched > len(found.rows) else ""
+        st.caption(f"{found.matched:,} matching line(s){more}. Shown exactly as stored.")
+        st.dataframe(pd.DataFrame(found.rows), hide_index=True, width="stretch",
+                     column_config={"message": st.column_config.TextColumn(width="large")})
+
+with runbooks_tab:
+    if not pack.runbooks:
+        empty_state("This pack has no runbooks. Add Markdown files under runbooks/.")
+    for runbook in pack.runbooks:
+        with st.expander(escape_markdown(f"{runbook.title} — {runbook.source}"),
+                         icon=":material/menu_book:"):
+            for section in runbook.sections:
+                st.markdown(f"**{escape_markdown(section.title)}**")
+                literal_text(section.content)

@@ -1,0 +1,103 @@
+"""Data and Evals pages under AppTest, and the pure figure / row builders behind them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from console_helpers import XSS_LOG
+from streamlit.testing.v1 import AppTest
+
+from core.packs import Pack
+from core.views.data import search_logs, series_figure
+
+DATA = "pages/4_Data.py"
+EVALS = "pages/3_Evals.py"
+
+TINY_CASES = """\
+- id: cpu-positive
+  question: 只确认 payment-service 当前是否存在 CPU 使用率过高告警
+  tags: [cpu]
+  expect:
+    verdict: PASS
+- id: tamper-caught
+  question: Only confirm whether payment-service has a HighCPUUsage alert.
+  executor_fault: tamper_number
+  tags: [fault]
+  expect:
+    verdict: PASS   # wrong on purpose: the fault makes it REJECT, so this case fails
+"""
+
+
+def test_data_page_shows_alerts_series_and_searchable_logs(
+        open_app: Callable[..., AppTest], demo_pack: Pack) -> None:
+    app = open_app(DATA)
+    assert not app.exception
+    alerts = next(f.value for f in app.dataframe if "alert" in f.value.columns)
+    assert sorted(alerts["alert"]) == sorted(a.alert_name for a in demo_pack.alerts)
+    assert len(app.get("plotly_chart")) == len(demo_pack.series)
+    logs = next(f.value for f in app.dataframe if "message" in f.value.columns)
+    assert len(logs) == min(len(demo_pack.logs), 500)
+
+    app.text_input(key="log_text").input("HikariPool timed out").run()
+    logs = next(f.value for f in app.dataframe if "message" in f.value.columns)
+    assert len(logs) >= 1 and all("HikariPool" in message for message in logs["message"])
+    runbook_titles = [e.label for e in app.expander]
+    assert len(runbook_titles) == len(demo_pack.runbooks)
+
+
+def test_data_page_shows_log_markup_literally(open_app: Callable[..., AppTest],
+                                              xss_pack: str) -> None:
+    app = open_app(DATA)
+    app.text_input(key="log_text").input("<script>").run()
+    assert not app.exception
+    logs = next(f.value for f in app.dataframe if "message" in f.value.columns)
+    assert list(logs["message"]) == [XSS_LOG]
+    assert not any("<script>" in element.value for element in app.html)
+    assert not any("<script>" in element.value for element in app.markdown)
+
+
+def test_search_and_series_builders(demo_pack: Pack) -> None:
+    everything = search_logs(demo_pack.logs)
+    assert everything.matched == len(demo_pack.logs)
+    errors = search_logs(demo_pack.logs, levels=["error"])
+    assert errors.matched == sum(1 for e in demo_pack.logs if e.level.upper() == "ERROR") > 0
+    limited = search_logs(demo_pack.logs, limit=2)
+    assert len(limited.rows) == 2 and limited.matched == len(demo_pack.logs)
+    series = next(s for s in demo_pack.series.values() if s.threshold is not None)
+    figure = series_figure(series)
+    assert list(figure.data[0].y) == [p.value for p in series.points]
+    assert figure.layout.shapes[0].y0 == series.threshold  # the threshold line
+
+
+def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
+                                               tmp_path: Path) -> None:
+    app = open_app(EVALS)
+    assert not app.exception
+    assert any("No eval runs yet" in info.value for info in app.info)
+    app.get("button_group")[0].set_value("Upload a case file").run()
+    app.get("file_uploader")[0].set_value(("tiny.yaml", TINY_CASES.encode(), "application/yaml"))
+    app.run()
+    assert not app.exception
+    app.button(key="eval_run_button").click().run()
+    assert not app.exception
+    assert any("1/2 case(s) passed" in warning.value for warning in app.warning)
+    matrix = next(f.value for f in app.dataframe if "failed expectations" in f.value.columns)
+    assert list(matrix["case"]) == ["tamper-caught", "cpu-positive"]  # failures first
+    assert list(matrix["result"]) == ["failed", "passed"]
+    assert "verdict" in matrix["failed expectations"].iloc[0]
+    assert matrix["actual verdict"].iloc[0] == "REJECT"
+    assert len(app.get("plotly_chart")) == 4
+    headline = {m.label: m.value for m in app.metric}
+    assert headline["pass rate"] == "50%"
+
+
+def test_evals_page_reports_a_broken_case_file(open_app: Callable[..., AppTest]) -> None:
+    app = open_app(EVALS)
+    app.get("button_group")[0].set_value("Upload a case file").run()
+    app.get("file_uploader")[0].set_value(("bad.yaml", b"- id: x\n  questoin: y\n",
+                                            "application/yaml"))
+    app.run()
+    assert not app.exception
+    messages = [error.value.replace("\\", "") for error in app.error]  # Markdown-escaped
+    assert "bad.yaml: case 'x': missing required key 'question'" in messages

@@ -1,0 +1,96 @@
+"""Binding inspector under AppTest, and the pure tamper-and-re-check view it uses."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from streamlit.testing.v1 import AppTest
+
+from core.contracts import SessionDocument
+from core.store import Store, repository
+from core.views.inspector import recheck_binding, session_bindings
+
+INSPECTOR = "pages/2_Binding_inspector.py"
+
+
+def _tamper_number(excerpt: str) -> str:
+    """Change the first number of the excerpt (92.0 -> 29.0, 91% -> 19%)."""
+    match = re.search(r"\d+", excerpt)
+    assert match, f"no number to tamper with in {excerpt!r}"
+    digits = match.group(0)
+    changed = digits[::-1] if digits[::-1] != digits else str(int(digits) + 7)
+    return excerpt[:match.start()] + changed + excerpt[match.end():]
+
+
+def _positive_binding(document: SessionDocument) -> int:
+    items = session_bindings(document)
+    return next(n for n, item in enumerate(items)
+                if item.binding.raw_path and re.search(r"\d", item.binding.evidence_excerpt))
+
+
+def test_session_bindings_carry_stored_verdicts_and_ref_texts(
+        ask_session: Callable[..., SessionDocument]) -> None:
+    document = ask_session()
+    items = session_bindings(document)
+    bindings = [b for claim in document.executor_output.claims  # type: ignore[union-attr]
+                for b in claim.evidence_bindings]
+    assert len(items) >= len(bindings) > 0
+    for item in items:
+        assert item.checked is not None and item.checked.status == "pass"
+        if item.binding.raw_path:
+            assert item.ref_text is not None and item.invocation is not None
+
+
+def test_recheck_rejects_a_changed_number_and_leaves_the_store_alone(
+        ask_session: Callable[..., SessionDocument], tmp_store: Store) -> None:
+    document = ask_session()
+    item = session_bindings(document)[_positive_binding(document)]
+    unchanged = recheck_binding(document, item.key, item.binding)
+    assert unchanged.checked is not None and unchanged.checked.status == "pass"
+
+    tampered = item.binding.model_copy(
+        update={"evidence_excerpt": _tamper_number(item.binding.evidence_excerpt)})
+    answer = recheck_binding(document, item.key, tampered)
+    assert answer.checked is not None and answer.checked.status == "fail"
+    assert answer.checked.severity == "reject"
+    assert answer.result.severity == "reject"
+
+    fabricated = item.binding.model_copy(update={"raw_path": "$.alerts[99]" if "alerts" in (
+        item.binding.raw_path or "") else "$.logs[999]"})
+    assert recheck_binding(document, item.key, fabricated).checked.rule == "evidence.raw_path"  # type: ignore[union-attr]
+
+    stored = repository.load_session_document(tmp_store, session_id=document.session_id)
+    assert stored is not None and stored.gatekeeper_result == document.gatekeeper_result
+
+
+def test_inspector_opens_the_latest_session_and_rechecks_a_tampered_excerpt(
+        open_app: Callable[..., AppTest], ask_session: Callable[..., SessionDocument]) -> None:
+    ask_session("Only confirm whether payment-service has a HighCPUUsage alert.")
+    latest = ask_session()
+    app = open_app(INSPECTOR)
+    assert not app.exception
+    assert app.selectbox(key="inspect_session").value == latest.session_id
+    html = "\n".join(element.value for element in app.html)
+    assert "sb-aligned" in html  # the aligned span is highlighted in the ref text
+    statuses = [m.value for m in app.metric if m.label == "Status"]
+    assert statuses == ["pass", "pass"]  # stored verdict, and the same re-derived by re-check
+
+    index = _positive_binding(latest)
+    app.selectbox(key=f"binding_{latest.session_id}").set_value(index).run()
+    excerpt_box = next(t for t in app.text_area if t.label == "Excerpt")
+    excerpt_box.input(_tamper_number(excerpt_box.value)).run()
+    assert not app.exception
+    statuses = [m.value for m in app.metric if m.label == "Status"]
+    rules = [m.value for m in app.metric if m.label == "Rule"]
+    assert statuses == ["pass", "fail"]
+    assert rules[1] == "evidence.excerpt_mismatch"
+    html = "\n".join(element.value for element in app.html)
+    assert "fail / reject" in html
+    assert "sb-diff" in html  # the changed digits are marked
+
+
+def test_inspector_empty_state(open_app: Callable[..., AppTest]) -> None:
+    app = open_app(INSPECTOR)
+    assert not app.exception
+    assert any("No sessions yet" in info.value for info in app.info)

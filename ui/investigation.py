@@ -1,0 +1,253 @@
+"""Rendering one investigation (live or stored): verdict, answer, and the evidence chain
+plan -> tool calls -> claims with their gatekeeper-checked bindings -> verifier -> answer.
+
+Everything shown here comes from ``core.views.timeline.InvestigationView``; data strings go
+through dataframes, ``st.json``, ``st.code`` or escaped HTML, never Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from core.contracts import Claim, Plan
+from core.views.badges import (
+    binding_badge,
+    claim_badge,
+    evidence_status_badge,
+    session_status_badge,
+    severity_badge,
+    verdict_badge,
+)
+from core.views.timeline import InvestigationView, ToolCallView
+from ui.render import badge, badges, literal_text, small_text, toned
+
+INSPECTOR_PAGE = "pages/2_Binding_inspector.py"
+_STAGES = ("planning", "calling tools", "checking citations", "verifying claims",
+           "composing the answer", "finished")
+
+
+def current_stage(view: InvestigationView) -> str:
+    """A person's word for what the pipeline is doing now."""
+    if view.finished:
+        return _STAGES[5]
+    if view.verifier is not None:
+        return _STAGES[4]
+    if view.gatekeeper is not None:
+        return _STAGES[3]
+    if view.executor_output is not None or view.parse_status is not None:
+        return _STAGES[2]
+    if view.plan is not None:
+        return _STAGES[1]
+    return _STAGES[0]
+
+
+def render_header(view: InvestigationView) -> None:
+    """Verdict, groundedness, gatekeeper severity, claims and timing at a glance."""
+    st.subheader("Verdict", anchor=False)
+    verdict = view.verifier.verdict if view.verifier else None
+    badges([verdict_badge(verdict), severity_badge(view.gatekeeper.severity
+                                                   if view.gatekeeper else None),
+            session_status_badge(view.status)])
+    passed = sum(1 for result in view.claim_results if result.entailed)
+    groundedness = view.verifier.groundedness_score if view.verifier else None
+    columns = st.columns(5)
+    columns[0].metric("Verdict", verdict or "…")
+    columns[1].metric("Groundedness", f"{groundedness:.2f}" if groundedness is not None else "…",
+                      help="entailed claims / all claims")
+    columns[2].metric("Claims entailed", f"{passed} / {len(view.claims)}")
+    columns[3].metric("Tool calls", str(len(view.tool_calls)))
+    total = view.timings_ms.get("total")
+    columns[4].metric("Duration", f"{total:.0f} ms" if total is not None else "…")
+
+
+def render_answer(view: InvestigationView) -> None:
+    """The composer's answer (escaped), or why there is none."""
+    st.subheader("Answer", anchor=False)
+    if view.composer is not None:
+        literal_text(view.composer.user_facing_answer, answer=True)
+        st.caption(f"composer status: {view.composer.status} · language: "
+                   f"{view.composer.language} · built only from claims the verifier passed")
+    elif view.failure:
+        st.error("The run failed; everything up to the failure is stored below.",
+                 icon=":material/error:")
+        small_text(view.failure)
+    else:
+        st.caption("The answer appears once the verifier has judged every claim.")
+
+
+def _plan_rows(plan: Plan) -> pd.DataFrame:
+    exclusions = plan.exclusions
+    excluded = [*exclusions.services, *exclusions.topics, *exclusions.alert_names,
+                *exclusions.terms]
+    rows = [("services", ", ".join(plan.services)), ("topics", ", ".join(plan.topics)),
+            ("alert names", ", ".join(plan.alert_names)),
+            ("narrow question", "yes" if plan.narrow else "no"),
+            ("scope markers", ", ".join(plan.scope_markers)),
+            ("excluded", ", ".join(excluded)), ("tools", ", ".join(plan.tools)),
+            ("language", plan.language), ("notes", "; ".join(plan.notes))]
+    return pd.DataFrame([{"field": name, "value": value or "—"} for name, value in rows])
+
+
+def render_plan(view: InvestigationView) -> None:
+    """Step 1: what the planner decided to look at."""
+    with st.expander("Plan — what the planner decided to look at", expanded=not view.finished,
+                     icon=":material/map:"):
+        if view.plan is None:
+            st.caption("Planning…")
+            return
+        st.dataframe(_plan_rows(view.plan), hide_index=True, width="stretch")
+
+
+def _render_tool_call(number: int, call: ToolCallView) -> None:
+    with st.container(border=True):
+        invocation = call.invocation
+        head = f"{number}. {call.tool_name}"
+        if invocation is not None:
+            head += f" · invocation #{invocation.invocation_id}"
+        st.markdown(f"**{head}**")  # tool names and ids are ours, not data
+        status = evidence_status_badge(call.evidence_status)
+        size = f"{len(call.evidence_refs)} refs · {call.result_bytes:,} bytes"
+        if invocation is not None and invocation.duration_ms is not None:
+            size += f" · {invocation.duration_ms:.1f} ms"
+        badges([status])
+        st.caption(size if call.returned else "waiting for the tool…")
+        st.code(json.dumps(call.arguments, ensure_ascii=False), language="json")
+        if call.evidence_refs:
+            st.dataframe(pd.DataFrame([{"raw_path": ref.raw_path, "text": ref.text}
+                                       for ref in call.evidence_refs]),
+                         hide_index=True, width="stretch")
+        elif call.returned:
+            st.caption("No evidence refs: the tool found nothing for these arguments.")
+        if invocation is not None:
+            with st.popover("Raw output", icon=":material/data_object:"):
+                st.json(invocation.output, expanded=2)
+
+
+def render_tool_calls(view: InvestigationView) -> None:
+    """Step 2: each tool call with its arguments, size, evidence status and refs."""
+    with st.expander(f"Tool calls ({len(view.tool_calls)}) — arguments, evidence status, refs",
+                     expanded=not view.finished,
+                     icon=":material/build:"):
+        if not view.tool_calls:
+            st.caption("No tool called yet.")
+        for number, call in enumerate(view.tool_calls, start=1):
+            _render_tool_call(number, call)
+
+
+def _binding_frame(view: InvestigationView, claim: Claim) -> pd.DataFrame:
+    rows = []
+    for row in view.binding_rows(claim):
+        checked = row.checked
+        rows.append({
+            "#": row.index,
+            "gatekeeper": binding_badge(checked).label,
+            "rule": (checked.rule or "") if checked else "",
+            "score": round(checked.score, 3) if checked and checked.score is not None else None,
+            "tool": row.binding.tool_name or "",
+            "invocation": row.binding.source_invocation_id,
+            "raw_path": row.binding.raw_path or "",
+            "excerpt": row.binding.evidence_excerpt,
+        })
+    return pd.DataFrame(rows)
+
+
+def _render_claim(view: InvestigationView, claim: Claim) -> None:
+    with st.container(border=True):
+        result = view.claim_result(claim.claim_id)
+        st.markdown(f"**{claim.claim_id}** · `{claim.claim_type}`")
+        badges([claim_badge(result)])
+        literal_text(claim.claim_text, prose=True)
+        if claim.evidence_bindings:
+            st.dataframe(toned(_binding_frame(view, claim), ["gatekeeper"]), hide_index=True,
+                         width="stretch")
+        else:
+            st.caption("No evidence bindings: a claim without a citation cannot pass.")
+        if result is not None and result.reasons:
+            small_text("Verifier: " + " · ".join(result.reasons))
+
+
+def render_claims(view: InvestigationView) -> None:
+    """Steps 3-4: claims with their bindings, the gatekeeper's and the verifier's verdicts."""
+    label = f"Claims ({len(view.claims)}) — citations, gatekeeper and verifier judgements"
+    with st.expander(label, expanded=True, icon=":material/fact_check:"):
+        if view.parse_status is not None and view.parse_status.status != "valid":
+            st.warning(f"Executor output parse status: {view.parse_status.status}",
+                       icon=":material/warning:")
+            small_text(view.parse_status.detail)
+        if view.executor_output is None:
+            st.caption("Waiting for the executor's claims…")
+            return
+        if not view.claims:
+            st.caption("The executor made no claim.")
+        for claim in view.claims:
+            _render_claim(view, claim)
+        if view.gatekeeper is not None:
+            render_gatekeeper_summary(view)
+        st.page_link(INSPECTOR_PAGE, label="Inspect each binding side by side",
+                     icon=":material/manage_search:", query_params={"session": view.session_id})
+
+
+def render_gatekeeper_summary(view: InvestigationView) -> None:
+    """The gatekeeper's overall result: failed rules, warnings and errors, version."""
+    gatekeeper = view.gatekeeper
+    if gatekeeper is None:
+        return
+    badge(severity_badge(gatekeeper.severity))
+    small_text(f"gatekeeper {gatekeeper.version or '?'} · failed rules: "
+               f"{', '.join(gatekeeper.failed_rules) or 'none'}")
+    issues = [{"level": level, "rule": issue.rule,
+               "where": issue.claim_id or issue.action_id or "", "message": issue.message}
+              for level, group in (("error", gatekeeper.errors), ("warning", gatekeeper.warnings))
+              for issue in group]
+    if issues:
+        st.dataframe(pd.DataFrame(issues), hide_index=True, width="stretch")
+
+
+def render_extras(view: InvestigationView) -> None:
+    """Hypotheses, missing information and evidence-gathering actions (never facts)."""
+    output = view.executor_output
+    if output is None or not (output.hypotheses or output.missing_info
+                              or output.recommended_actions):
+        return
+    with st.expander("Hypotheses, gaps and next steps (not facts)", icon=":material/help:"):
+        for hypothesis in output.hypotheses:
+            st.text(f"Hypothesis {hypothesis.hypothesis_id}: {hypothesis.hypothesis_text}")
+        for gap in output.missing_info:
+            st.text(f"Missing {gap.info_id}: {gap.description}")
+        for action in output.recommended_actions:
+            st.text(f"Action {action.action_id}: {action.action_text}")
+
+
+def render_event_log(rows: list[dict[str, object]], *, running: bool) -> None:
+    """Every pipeline event in order, as stored (open while the run is going)."""
+    with st.expander(f"Pipeline events ({len(rows)})", expanded=running,
+                     icon=":material/timeline:"):
+        if rows:
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        else:
+            st.caption("No event stored for this session.")
+
+
+def render_investigation(view: InvestigationView,
+                         events: list[dict[str, object]] | None = None) -> None:
+    """The whole session: header and answer first, then the evidence chain in order."""
+    small_text(f"session {view.session_id} · pack {view.pack} · engines "
+               f"{', '.join(f'{k}={v}' for k, v in view.engines.items())}"
+               + (f" · injected fault {view.executor_fault}" if view.executor_fault else ""))
+    st.text(view.question)
+    if not view.finished:
+        st.info(f"Running — {current_stage(view)}…", icon=":material/progress_activity:")
+        render_event_log(events or [], running=True)
+    render_header(view)
+    render_answer(view)
+    # Once finished, what was claimed and how it was judged comes first; the tool calls and
+    # the plan behind it stay one click away. While running, they open as they happen.
+    render_claims(view)
+    render_tool_calls(view)
+    render_plan(view)
+    render_extras(view)
+    if view.finished:
+        render_event_log(events or [], running=False)
