@@ -332,11 +332,28 @@ class _Investigation:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         self.document.invocations = list(self.recorder.invocations)
+        self._withdraw_pass(stage, message)
         failed = self._emit_quietly(PipelineFailed(stage=stage, message=message))
         self._finish("error", error=f"{stage}: {message}", quietly=True)
         finished = self._emit_quietly(SessionFinished(document=self._snapshot()))
         yield failed
         yield finished
+
+    def _withdraw_pass(self, stage: str, message: str) -> None:
+        """A session whose chain broke after the verdict (e.g. the composer's model failed) is
+        never left as PASS: nobody saw a verified answer."""
+        verdict = self.document.verifier_result
+        if verdict is None or verdict.verdict != "PASS":
+            return
+        withdrawn = verdict.model_copy(update={
+            "verdict": "LOW_CONFID",
+            "reasons": [*verdict.reasons, f"PASS withdrawn: stage {stage} failed ({message})"]})
+        self.document.verifier_result = withdrawn
+        try:
+            self._save(repository.save_verification,
+                       trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn)
+        except Exception:  # the store failing too: the in-memory document still says it
+            self.store = None
 
     def _emit_quietly(self, event: Event) -> Event:
         """Emit; if the store itself is failing, drop it and keep reporting in memory."""

@@ -52,6 +52,13 @@ class CrashingPlanner:
         raise ValueError("cannot plan")
 
 
+class CrashingComposer:
+    engine = "crashing"
+
+    def compose(self, plan, verifier_input, verifier_result):  # type: ignore[no-untyped-def]
+        raise RuntimeError("composer model timed out")
+
+
 def _engines(**replace: object) -> Engines:
     rules = build_engines("rules")
     return Engines(**{role: replace.get(role, getattr(rules, role))  # type: ignore[arg-type]
@@ -122,6 +129,17 @@ def test_crash_leaves_an_error_session_with_everything_before_it(tmp_store) -> N
 def test_a_planner_crash_is_reported_as_the_plan_stage(tmp_store) -> None:  # type: ignore[no-untyped-def]
     document = ask(QUESTION, store=tmp_store, engines=_engines(planner=CrashingPlanner()))
     assert document.status == "error" and (document.error or "").startswith("plan:")
+
+
+def test_a_composer_crash_never_leaves_a_pass(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    document = ask(QUESTION, store=tmp_store, engines=_engines(composer=CrashingComposer()))
+    assert document.status == "error" and (document.error or "").startswith("compose:")
+    assert document.verifier_result is not None and document.verifier_result.verdict == "LOW_CONFID"
+    assert any("PASS withdrawn" in reason for reason in document.verifier_result.reasons)
+    stored = repository.load_session_document(tmp_store, session_id=document.session_id)
+    assert stored.verifier_result.verdict == "LOW_CONFID"
+    (summary,) = repository.list_sessions(tmp_store)
+    assert summary.verdict == "LOW_CONFID" and summary.status == "error"
 
 
 def test_a_consumer_that_stops_leaves_an_incomplete_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
