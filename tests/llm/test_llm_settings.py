@@ -97,3 +97,18 @@ def test_empty_variables_mean_unset(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUPERBIZ_LLM_MAX_TOOL_STEPS", "")
     settings = LLMSettings()
     assert settings.model is None and settings.max_tool_steps == 8
+
+
+def test_ask_with_an_unconfigured_llm_engine_fails_fast_and_writes_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli import main
+
+    for name in ("SUPERBIZ_LLM_BASE_URL", "SUPERBIZ_LLM_API_KEY", "OPENAI_BASE_URL",
+                 "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["ask", "只确认 payment-service 当前是否存在 CPU 使用率过高告警",
+                 "--executor", "llm"]) == 2
+    err = capsys.readouterr().err
+    assert "llm engine not configured" in err and "SUPERBIZ_LLM_BASE_URL" in err
+    assert main(["sessions", "list", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"

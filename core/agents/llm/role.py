@@ -14,7 +14,7 @@ from core.agents.llm.client import ChatClient, ChatTurn, shared_client
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.profiles import ModelProfile, profile_for
 from core.agents.llm.prompts import DEFAULT_PROMPT_VERSION, Prompt, load_prompt
-from core.agents.llm.settings import LLMSettings, load_llm_settings
+from core.agents.llm.settings import LLMSettings, load_llm_settings, require_endpoint
 
 
 class LLMRole:
@@ -28,6 +28,8 @@ class LLMRole:
                  prompt_version: str = DEFAULT_PROMPT_VERSION) -> None:
         self.settings = settings or load_llm_settings()
         self.profile = profile or profile_for(self.settings)
+        if client is None:
+            require_endpoint(self.settings)
         self.client: ChatClient = client or shared_client(self.settings, self.profile)
         self.prompt: Prompt = load_prompt(self.role, prompt_version)
 

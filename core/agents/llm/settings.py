@@ -66,3 +66,13 @@ def load_llm_settings() -> LLMSettings:
         first = exc.errors()[0]
         name = ".".join(str(part) for part in first["loc"])
         raise EngineError(f"llm settings: {name}: {first['msg']}") from None
+
+
+def require_endpoint(settings: LLMSettings) -> None:
+    """Refuse to build a real client with nothing configured: without a base URL or a key the
+    openai package would try OpenAI's public API, which fails slowly and says little."""
+    if not settings.base_url and settings.api_key is None:
+        raise EngineError(
+            "llm engine not configured: set SUPERBIZ_LLM_BASE_URL (any OpenAI-compatible "
+            "server, e.g. http://127.0.0.1:11434/v1 for Ollama) or OPENAI_API_KEY; "
+            "see docs/llm.md")
