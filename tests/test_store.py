@@ -144,3 +144,23 @@ def test_plain_path_and_url_open_the_same_file(tmp_path: Path) -> None:
     path = tmp_path / "x.db"
     open_store(str(path))
     assert open_store(f"sqlite:///{path}").url.endswith("x.db")
+
+
+def test_text_filter_is_literal(tmp_store: Store) -> None:
+    for session_id, question in (("s-pct", "disk at 50% on /data"), ("s-five", "disk at 500 GB"),
+                                 ("s-us", "look at a_b"), ("s-ab", "look at axb")):
+        repo.create_session(tmp_store, session_id=session_id, question=question, pack="demo",
+                            engines={})
+    assert [s.session_id for s in repo.list_sessions(tmp_store, text="50%")] == ["s-pct"]
+    assert [s.session_id for s in repo.list_sessions(tmp_store, text="a_b")] == ["s-us"]
+
+
+def test_an_older_store_gets_the_new_indexes(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = open_store(str(path))
+    with store.engine.begin() as connection:
+        connection.execute(text("DROP INDEX ix_sessions_listing"))
+    reopened = open_store(str(path))
+    with reopened.engine.connect() as connection:
+        names = {row[1] for row in connection.execute(text("PRAGMA index_list('sessions')"))}
+    assert "ix_sessions_listing" in names

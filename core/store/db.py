@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import event, inspect
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine
@@ -58,6 +58,18 @@ def normalise_url(target: str) -> str:
     return f"sqlite:///{Path(target).expanduser().resolve()}"
 
 
+def _create_missing_indexes(engine: Engine) -> None:
+    """``create_all`` skips tables that exist, so a store made by an older version would keep
+    its old indexes; add any index this version declares that the database lacks."""
+    existing = {table: {index["name"] for index in inspect(engine).get_indexes(table)}
+                for table in inspect(engine).get_table_names()}
+    with engine.begin() as connection:
+        for table in SQLModel.metadata.sorted_tables:
+            for index in table.indexes:
+                if index.name not in existing.get(table.name, set()):
+                    index.create(connection, checkfirst=True)
+
+
 def open_store(target: str | None = None) -> Store:
     """Open (creating tables if needed) the store at ``target``, or the one settings name."""
     url = normalise_url(target) if target else get_settings().database_url()
@@ -69,6 +81,7 @@ def open_store(target: str | None = None) -> Store:
         if url.startswith("sqlite"):
             event.listen(engine, "connect", _sqlite_pragmas)
         SQLModel.metadata.create_all(engine)
+        _create_missing_indexes(engine)
     except (SQLAlchemyError, OSError) as exc:
         raise StoreError(f"cannot open audit store {url}: {exc}") from exc
     return Store(engine)

@@ -6,11 +6,12 @@ a crash leaves everything up to it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
-from sqlalchemy import func, insert, or_, update
+from sqlalchemy import Select, func, insert, or_, update
 from sqlmodel import col, select
 
 from core.contracts import (
@@ -35,6 +36,8 @@ from core.store.models import (
     SessionRow,
     utcnow,
 )
+
+_Select = TypeVar("_Select", bound=Select[Any])
 
 
 class SessionSummary(BaseModel):
@@ -155,33 +158,35 @@ def _unwrap_rules(text: str) -> list[str]:
     return [rule for rule in text.split(",") if rule]
 
 
-def _summary(row: SessionRow) -> SessionSummary:
+# What a session summary reads: never the JSON of plans, outputs and evaluations.
+_SUMMARY_COLUMNS = (SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack,
+                    SessionRow.engines, SessionRow.executor_fault, SessionRow.status,
+                    SessionRow.verdict, SessionRow.groundedness, SessionRow.gatekeeper_severity,
+                    SessionRow.failed_rules, SessionRow.duration_ms)
+
+
+def _summary(values: Sequence[Any]) -> SessionSummary:
+    """A summary from one row of ``_SUMMARY_COLUMNS`` (straight from the tuple: building a
+    ``SessionRow`` first cost more than the query itself)."""
+    (session_id, created_at, question, pack, engines, executor_fault, status, verdict,
+     groundedness, gatekeeper_severity, failed_rules, duration_ms) = values
     return SessionSummary(
-        session_id=row.id, created_at=row.created_at, question=row.question, pack=row.pack,
-        engines=row.engines or {}, executor_fault=row.executor_fault, status=row.status,
-        verdict=row.verdict, groundedness=row.groundedness,
-        gatekeeper_severity=row.gatekeeper_severity, failed_rules=_unwrap_rules(row.failed_rules),
-        duration_ms=row.duration_ms)
+        session_id=session_id, created_at=created_at, question=question, pack=pack,
+        engines=engines or {}, executor_fault=executor_fault, status=status, verdict=verdict,
+        groundedness=groundedness, gatekeeper_severity=gatekeeper_severity,
+        failed_rules=_unwrap_rules(failed_rules or ""), duration_ms=duration_ms)
 
 
 def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
                   rule: str | None = None, text: str | None = None, status: str | None = None,
                   limit: int = 100, offset: int = 0) -> list[SessionSummary]:
     """Newest first, filtered; only summary columns are loaded so 100k rows stay fast."""
-    columns = (SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack,
-               SessionRow.engines, SessionRow.executor_fault, SessionRow.status,
-               SessionRow.verdict, SessionRow.groundedness, SessionRow.gatekeeper_severity,
-               SessionRow.failed_rules, SessionRow.duration_ms)
-    query = select(*columns)
-    query = _filter_sessions(query, verdict=verdict, severity=severity, rule=rule, text=text,
-                             status=status)
+    query = _filter_sessions(select(*_SUMMARY_COLUMNS), verdict=verdict, severity=severity,
+                             rule=rule, text=text, status=status)
     query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
     with store.session() as db:
         rows = db.exec(query).all()
-    return [_summary(SessionRow.model_construct(
-        id=r[0], created_at=r[1], question=r[2], pack=r[3], engines=r[4], executor_fault=r[5],
-        status=r[6], verdict=r[7], groundedness=r[8], gatekeeper_severity=r[9],
-        failed_rules=r[10] or "", duration_ms=r[11])) for r in rows]
+    return [_summary(row) for row in rows]
 
 
 def count_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
@@ -194,19 +199,21 @@ def count_sessions(store: Store, *, verdict: str | None = None, severity: str | 
         return int(db.exec(query).one())
 
 
-def _filter_sessions(query, *, verdict, severity, rule, text, status):  # type: ignore[no-untyped-def]
+def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | None,
+                     rule: str | None, text: str | None, status: str | None) -> _Select:
+    """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND)."""
     if verdict:
         query = query.where(SessionRow.verdict == verdict)
     if severity:
         query = query.where(SessionRow.gatekeeper_severity == severity)
     if status:
         query = query.where(SessionRow.status == status)
+    # autoescape: "_" in rule names and "%" or "_" typed in a search are literal characters.
     if rule:
-        query = query.where(col(SessionRow.failed_rules).contains(f",{rule},"))
+        query = query.where(col(SessionRow.failed_rules).contains(f",{rule},", autoescape=True))
     if text:
-        pattern = f"%{text}%"
-        query = query.where(or_(col(SessionRow.question).like(pattern),
-                                col(SessionRow.id).like(pattern)))
+        query = query.where(or_(col(SessionRow.question).contains(text, autoescape=True),
+                                col(SessionRow.id).contains(text, autoescape=True)))
     return query
 
 
