@@ -156,3 +156,17 @@ def test_db_init_creates_the_store(tmp_path: Path, capsys: pytest.CaptureFixture
     target = tmp_path / "new" / "audit.db"
     assert main(["db", "init", "--db", str(target)]) == 0
     assert target.exists() and "audit store ready" in capsys.readouterr().out
+
+
+def test_validate_lists_every_problem_of_a_pack(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from core.settings import DEFAULT_PACKS_DIR
+
+    pack = tmp_path / "twice-broken"
+    shutil.copytree(DEFAULT_PACKS_DIR / "demo", pack)
+    (pack / "alerts.yaml").write_text("- alert_name: X\n  state: firing\n", encoding="utf-8")
+    (pack / "pack.yaml").write_text("name: twice\nnow: yesterday\n", encoding="utf-8")
+    assert main(["packs", "validate", str(pack), "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert report["valid"] is False
+    assert {p["file"] for p in report["problems"]} == {"alerts.yaml", "pack.yaml"}

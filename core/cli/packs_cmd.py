@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from core.cli.common import print_json
 
@@ -38,9 +39,19 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from core.packs import load_pack
+    from core.packs import load_pack, validate_pack
 
-    pack = load_pack(args.path)  # PackError -> one line, exit 2 (core.cli.main)
+    problems = validate_pack(args.path)  # a pack that cannot be found raises: one line, exit 2
+    if problems:
+        if args.json:
+            print_json({"name": args.path, "valid": False,
+                        "problems": [{"file": p.file, "entry": p.entry, "field": p.field,
+                                      "message": p.message} for p in problems]})
+        # Every problem on its own line, so a pack author fixes them in one pass.
+        for problem in problems:
+            print(f"superbiz: error: {problem}", file=sys.stderr)
+        return 2
+    pack = load_pack(args.path)
     summary = {"name": pack.name, "valid": True, "now": pack.now.isoformat(),
                "alerts": len(pack.alerts), "series": len(pack.series), "logs": len(pack.logs),
                "runbooks": len(pack.runbooks), "services": pack.services}
