@@ -145,6 +145,11 @@ OTHER_SUBJECTS = [
      ("No real evidence was found",), ("user-service", "HTTP 500 GET")),
     ("Only confirm whether user-service has a HighCPUUsage alert.", "negative_observation",
      ("No real evidence was found",), ("payment-service", "92%")),
+    # No topic at all: the absence is the service's own.
+    ("Does gateway-service have any alerts?", "negative_observation",
+     ("No real evidence was found", "gateway-service"), ("payment-service", "HighCPUUsage")),
+    ("gateway-service 有告警吗？", "negative_observation", ("未检索到真实证据", "gateway-service"),
+     ("order-service", "HighMemoryUsage")),
 ]
 
 

@@ -78,6 +78,12 @@ class CallLog:
                     and _same_service(called_service, service)]
         return made_for if all(is_no_hit(inv) for inv in made_for) else []
 
+    def no_hits_for_service(self, service: str) -> list[Invocation]:
+        """The calls made for ``service`` (whatever their topics), if every one found nothing."""
+        made_for = [inv for inv, called_service, _ in self.made
+                    if inv.tool_name != "lookup_knowledge" and _same_service(called_service, service)]
+        return made_for if all(is_no_hit(inv) for inv in made_for) else []
+
 
 def _same_service(first: str | None, second: str | None) -> bool:
     return (first or "").lower() == (second or "").lower()
@@ -111,6 +117,11 @@ def build_output(plan: Plan, pack: Pack, services: list[str], calls: CallLog) ->
     found = [subject for subject in subjects if subject.found]
     absent = [(subject, calls.no_hits_for(subject.service, subject.topic)) for subject in subjects
               if not subject.found and subject.topic is not None]
+    if not plan.topics:
+        # "Does gateway-service have any alerts?": no topic, so the absence is the service's.
+        absent += [(Subject(service, None), calls.no_hits_for_service(service))
+                   for service in services
+                   if not any(_same_service(subject.service, service) for subject in found)]
     absent = [(subject, no_hits) for subject, no_hits in absent if no_hits]
     if plan.narrow:
         found = found[:NARROW_MAX_CLAIMS]
