@@ -164,3 +164,11 @@ def test_an_older_store_gets_the_new_indexes(tmp_path: Path) -> None:
     with reopened.engine.connect() as connection:
         names = {row[1] for row in connection.execute(text("PRAGMA index_list('sessions')"))}
     assert "ix_sessions_listing" in names
+
+
+@pytest.mark.parametrize("url", ["postgresql+nosuchdriver://auditor:s3cret@db.example/superbiz",
+                                 "postgresql://auditor:s3cret@db.example/superbiz"])
+def test_an_unopenable_url_is_one_clear_error_without_its_password(url: str) -> None:
+    with pytest.raises(StoreError, match="cannot open audit store postgresql") as error:
+        open_store(url)
+    assert "s3cret" not in str(error.value) and "***" in str(error.value)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import event, inspect
+from sqlalchemy import event, inspect, make_url
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine
@@ -51,6 +51,13 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     cursor.close()
 
 
+def _hide_password(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        return url
+
+
 def normalise_url(target: str) -> str:
     """A plain file path becomes a SQLite URL; anything with ``://`` is kept."""
     if "://" in target:
@@ -82,6 +89,10 @@ def open_store(target: str | None = None) -> Store:
             event.listen(engine, "connect", _sqlite_pragmas)
         SQLModel.metadata.create_all(engine)
         _create_missing_indexes(engine)
+    except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
+        raise StoreError(f"cannot open audit store {_hide_password(url)}: database driver missing "
+                         f"({exc.name or exc}); install it into the environment, e.g. "
+                         f"`.venv/bin/pip install psycopg[binary]` for PostgreSQL") from None
     except (SQLAlchemyError, OSError) as exc:
-        raise StoreError(f"cannot open audit store {url}: {exc}") from exc
+        raise StoreError(f"cannot open audit store {_hide_password(url)}: {exc}") from None
     return Store(engine)
