@@ -5,12 +5,14 @@ Order of attempts, cheapest first (DESIGN.md section 4):
 1. exact: the normalised excerpt is a substring of the normalised ref (score 1.0);
 2. truncated: the excerpt has ``...`` / ``…`` / ``……``; each fragment is found in order;
 3. space-insensitive: equal once every space is removed (``current = 91%`` vs ``current=91%``);
-4. fuzzy: a rapidfuzz partial-ratio alignment at or above ``FUZZY_THRESHOLD``.
+4. fuzzy: a rapidfuzz partial-ratio alignment at or above ``FUZZY_THRESHOLD``, computed on
+   the texts' skeletons (spaces and punctuation between words removed): it only locates.
 
 Whatever the path, a quote may not cut a number or identifier in half, may not sit right after
 a negation it leaves out, and (paths 2-4) every fact of the excerpt -- numbers with units,
-identifiers, state words, negations -- must be present in the aligned region of the ref, and
-no negation of that region may be dropped. Spans are returned in ORIGINAL ref offsets.
+identifiers, state words, negations -- must be present in the aligned region of the ref, no
+negation of that region may be dropped, and no word may be changed (``words``: formatting
+drifts, words do not). Spans are returned in ORIGINAL ref offsets.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from rapidfuzz import fuzz
 
 from core.gatekeeper import facts
 from core.gatekeeper.confusables import foreign_lookalikes
+from core.gatekeeper.words import changed_words
 from core.gatekeeper.normalize import NormalizedText, normalize_text, normalize_with_offsets
 from core.gatekeeper.version import (
     FUZZY_THRESHOLD,
@@ -38,6 +41,7 @@ _NEGATION_BEFORE_RE = re.compile(
     r"(?:^|[^\w'])(not|no|never|without|cannot|unable|isn't|wasn't|aren't|can't|don't|doesn't)\s$"
 )
 _ZH_NEGATION_CHARS = "未没不无非"
+_NUMBER_RUN_RE = re.compile(r"\d+(?:\.\d+)?")
 _FACT_REGION_PAD = 3  # fuzzy alignments can be off by a character or two at either end
 
 
@@ -113,6 +117,7 @@ def clear_caches() -> None:
     normalize_with_offsets.cache_clear()
     facts.ref_fact_items.cache_clear()
     _compact.cache_clear()
+    _skeleton.cache_clear()
 
 
 # ---------------------------------------------------------------- locating fragments
@@ -138,25 +143,37 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
     """Space-insensitive, then fuzzy alignment at or after ``cursor``; facts must survive."""
     start, end, score, found = _locate_compact(fragment, ref, cursor)
     if not found:
-        window = ref.text[cursor:]
-        if len(fragment) >= len(window):
-            score = fuzz.ratio(fragment, window)
-            start, end = cursor, len(ref.text)
+        # Spaces and punctuation between words are formatting: align the texts without them,
+        # so a quote that drops or adds them (``内存使用率91%,超过阈值85%``, ``WARN order-service``
+        # for ``[WARN][order-service]``) is not penalised; words and facts are then checked on
+        # the real region.
+        compact_ref, index_map = _skeleton(ref.text)
+        needle, offset = _skeleton(fragment)[0], bisect_left(index_map, cursor)
+        window = compact_ref[offset:]
+        if not needle or not window:
+            return _Located(problem="excerpt not found in the ref text")
+        if len(needle) >= len(window):
+            score, dest_start, dest_end = fuzz.ratio(needle, window), 0, len(window)
         else:
-            alignment = fuzz.partial_ratio_alignment(fragment, window, score_cutoff=FUZZY_THRESHOLD)
+            alignment = fuzz.partial_ratio_alignment(needle, window, score_cutoff=FUZZY_THRESHOLD)
             if alignment is None:
                 return _Located(problem="excerpt not found in the ref text")
-            score, start, end = alignment.score, cursor + alignment.dest_start, cursor + alignment.dest_end
+            score, dest_start, dest_end = alignment.score, alignment.dest_start, alignment.dest_end
+        start = index_map[offset + dest_start]
+        end = index_map[offset + max(dest_start, dest_end - 1)] + 1
         if score < FUZZY_THRESHOLD:
             return _Located(start, end, score / 100, problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
-    if found and facts.tokens(fragment) == facts.tokens(ref.text[start:end]):
-        # Equal but for spaces, and the spaces split the same tokens: the same facts, unless
-        # the quote starts or ends inside a number or identifier.
+    if found and _NUMBER_RUN_RE.findall(fragment) == _NUMBER_RUN_RE.findall(ref.text[start:end]):
+        # Equal but for spaces, and no number split or joined by them (``91 %`` is ``91%``,
+        # ``9 1%`` is not): the same facts, unless the quote cuts a number or identifier.
         problem = _edge_problem(ref, start, end)
+        start, end = _snap_to_tokens(ref.text, start, end)
     else:
         problem = _facts_problem(fragment, original, ref.text, start, end)
+        loose_start, loose_end = _loose_region(ref.text, start, end)
+        problem = problem or changed_words(fragment, ref.text[loose_start:loose_end])
+        start, end = _snap_to_tokens(ref.text, start, end)
     problem = problem or _negation_before(ref.text, start, fragment)
-    start, end = _snap_to_tokens(ref.text, start, end)
     return _Located(start, end, score / 100, "fuzzy", problem)
 
 
@@ -175,6 +192,14 @@ def _locate_compact(fragment: str, ref: NormalizedText, cursor: int) -> tuple[in
 def _compact(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` without spaces, and for each kept character its index in ``text``."""
     kept = tuple(index for index, char in enumerate(text) if char != " ")
+    return ("".join(text[index] for index in kept), kept)
+
+
+@lru_cache(maxsize=4096)
+def _skeleton(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` with only the characters that can be part of a token (letters, digits and the
+    separators inside identifiers), and for each kept character its index in ``text``."""
+    kept = tuple(index for index, char in enumerate(text) if facts.token_class(char) is not None)
     return ("".join(text[index] for index in kept), kept)
 
 
@@ -239,12 +264,30 @@ def _is_fact_token(ref: NormalizedText, start: int, end: int) -> bool:
     return bool(facts.camel_case_identifiers(ref.original[original_start:original_end]))
 
 
+def _splits_word(text: str, left: int) -> bool:
+    """Whether a boundary between ``text[left]`` and ``text[left + 1]`` splits a word or a
+    decimal number (``91|%``, ``9|1``, ``91|.5``), rather than falling on a separator inside
+    an identifier (``java.lang.|OutOfMemoryError``, ``/profile|:``, ``11:16|:45``)."""
+    before, after = text[left], text[left + 1]
+    if _is_word_char(before) and _is_word_char(after):
+        return True
+    if before == "." and after.isdigit() and left > 0 and text[left - 1].isdigit():
+        return True
+    return before.isdigit() and after == "." and left + 2 < len(text) and text[left + 2].isdigit()
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char in "%_"
+
+
 def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
-    """A quote that starts or ends inside a number or identifier is not that number."""
+    """A quote that starts or ends inside a number or identifier is not that number (a quote
+    may start or end at a separator inside an identifier: that is a shorter name, not another)."""
     text = ref.text
     for inside, outside in ((start, start - 1), (end - 1, end)):
         if 0 <= outside < len(text) and facts.token_class(text[outside]) is not None and (
-                facts.token_class(text[outside]) == facts.token_class(text[inside])):
+                facts.token_class(text[outside]) == facts.token_class(text[inside])) and (
+                _splits_word(text, min(inside, outside))):
             token_start, token_end = _token_bounds(text, inside)
             if _is_fact_token(ref, token_start, token_end):
                 return f"quote cuts '{text[token_start:token_end]}' in the ref text"
@@ -269,10 +312,16 @@ def _negation_before(text: str, start: int, fragment: str) -> str:
     return ""
 
 
+def _loose_region(ref_text: str, start: int, end: int) -> tuple[int, int]:
+    """The aligned region widened by a few characters and snapped to whole tokens: fuzzy
+    alignments can be off by a character or two, and a fact there still counts."""
+    return _snap_to_tokens(ref_text, max(0, start - _FACT_REGION_PAD),
+                           min(len(ref_text), end + _FACT_REGION_PAD))
+
+
 def _facts_problem(fragment: str, original: str, ref_text: str, start: int, end: int) -> str:
     """Every fact of the fragment in the aligned region; no negation added or dropped."""
-    loose_start, loose_end = _snap_to_tokens(
-        ref_text, max(0, start - _FACT_REGION_PAD), min(len(ref_text), end + _FACT_REGION_PAD))
+    loose_start, loose_end = _loose_region(ref_text, start, end)
     ref_items = facts.ref_fact_items(ref_text)
     region_facts = facts.facts_in(ref_items, loose_start, loose_end)
     fragment_facts = facts.extract_facts(fragment, original)

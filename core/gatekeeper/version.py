@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from core.gatekeeper.normalize import NORMALIZER_VERSION
 
-RULES_VERSION = "gk-1"
+# gk-2: changed words are rejected on the drift paths (core.gatekeeper.words); fuzzy alignment
+# ignores spaces and punctuation between words; a quote may start or end at a separator inside
+# an identifier (``OutOfMemoryError`` of ``java.lang.OutOfMemoryError``).
+RULES_VERSION = "gk-2"
 # rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
 FUZZY_THRESHOLD = 90.0
 # Below this informative length (CJK counts double) an excerpt is too short to check.
