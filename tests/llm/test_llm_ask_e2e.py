@@ -41,9 +41,19 @@ CASES: dict[str, tuple[str, str, str | None, str | None]] = {
     "fault_invented_arguments": (HIKARI, "completed", "LOW_CONFID", "evidence.output_incomplete"),
     "fault_timeout": (HIKARI, "error", None, "(timeout)"),
     "fault_http_500": (HIKARI, "error", None, "(http_error)"),
-    "fault_rate_limit": (HIKARI, "error", None, "(rate_limited)"),
+    "fault_rate_limit": (HIKARI, "error", None, "(rate_limited): HTTP 429"),
     "fault_invalid_json": (HIKARI, "error", None, "(invalid_output)"),
     "fault_verifier_http_500": (HIKARI, "error", None, "llm verifier step failed (http_error)"),
+    # Wire forms a real server or another team's stub may legitimately send.
+    "honest_wire_forms": (HIKARI, "completed", "PASS", None),
+    "turn_ordered_honest": (HIKARI, "completed", "PASS", None),
+    "planner_unusable_falls_back": (HIKARI, "completed", "PASS", None),
+    "fault_refusal": (HIKARI, "completed", "LOW_CONFID", "evidence.output_incomplete"),
+    "fault_http_503": (HIKARI, "error", None, "llm executor step failed (http_error): HTTP 503"),
+    "fault_connection_reset": (HIKARI, "error", None, "llm executor step failed (connection)"),
+    "fault_no_choices": (HIKARI, "error", None, "without any choice (no 'choices')"),
+    "fault_empty_choices": (HIKARI, "error", None, "without any choice (an empty 'choices'"),
+    "fault_error_body": (HIKARI, "error", None, "answered with an error and no choice"),
 }
 
 
@@ -98,6 +108,29 @@ def test_transcript_through_the_cli_over_http(name: str, llm_env: pytest.MonkeyP
     stored = load_session_document(tmp_store, session_id=document["session_id"])
     assert stored is not None and stored.status == document["status"]
     assert len(stored.invocations) == len(document["invocations"])  # nothing lost on a fault
+
+
+def test_what_the_forgiving_cases_record(llm_env: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Tolerance leaves a trace: the fallback plan says why, a refusal is quoted, the 429's
+    Retry-After is kept, and every invocation the model asked for is recorded."""
+    documents = {}
+    for name in ("planner_unusable_falls_back", "fault_refusal", "fault_rate_limit",
+                 "honest_wire_forms"):
+        with StubServer(load_transcript(TRANSCRIPTS / f"{name}.yaml")) as stub:
+            llm_env.setenv("SUPERBIZ_LLM_BASE_URL", stub.base_url)
+            documents[name] = ask_json(capsys, HIKARI, "--engine", "llm")[1]
+    plan_notes = documents["planner_unusable_falls_back"]["plan"]["notes"]
+    assert "the llm planner's answer was not used" in plan_notes[0]
+    assert "it is not a Plan" in plan_notes[0]
+    refused = documents["fault_refusal"]["executor_output_parse_status"]
+    assert refused["status"] == "invalid" and "I'm sorry, I can't help" in refused["detail"]
+    assert "(Retry-After: 7)" in documents["fault_rate_limit"]["error"]
+    wire_forms = documents["honest_wire_forms"]
+    assert [i["tool_name"] for i in wire_forms["invocations"]] == ["query_logs", "query_metrics"]
+    assert wire_forms["executor_output"]["claims"][0]["evidence_bindings"][0][
+        "source_invocation_id"] == wire_forms["invocations"][0]["invocation_id"]
+    assert "worded by the llm composer" in wire_forms["composer_output"]["notes"][0]
 
 
 def test_mixed_engines_llm_executor_with_rules_verifier(llm_env: pytest.MonkeyPatch,

@@ -97,12 +97,27 @@ def _refused(request: httpx2.Request) -> httpx2.Response:
     raise httpx2.ConnectError("connection refused", request=request)
 
 
+def _reset(request: httpx2.Request) -> httpx2.Response:
+    raise httpx2.ReadError("[Errno 104] Connection reset by peer", request=request)
+
+
 @pytest.mark.parametrize(("handler", "kind", "fragment"), [
     (_timeout, "timeout", "within 2s"),
     (_refused, "connection", "cannot reach http://llm.test/v1"),
     (_error_body(500, "boom"), "http_error", "HTTP 500"),
     (_error_body(503, "overloaded"), "http_error", "overloaded"),
     (_error_body(429, "slow down"), "rate_limited", "HTTP 429"),
+    (lambda request: httpx2.Response(429, json={"error": {"message": "slow down"}},
+                                     headers={"retry-after": "7"}),
+     "rate_limited", "slow down (Retry-After: 7)"),
+    (_reset, "connection", "Connection reset by peer"),
+    (lambda request: httpx2.Response(502, content=b"<html>Bad Gateway</html>"),
+     "http_error", "HTTP 502 from http://llm.test/v1: Error code: 502 '<html>Bad Gateway</html>'"),
+    (lambda request: httpx2.Response(200, content=b"<html>login</html>",
+                                     headers={"content-type": "text/html"}),
+     "invalid_output", "the body (text/html) is not JSON"),
+    (lambda request: httpx2.Response(200, json={"id": "x", "object": "chat.completion"}),
+     "invalid_output", "no 'choices'"),
     (_error_body(401, "bad key"), "auth", "HTTP 401"),
     (lambda request: httpx2.Response(200, content=b"{not json",
                                      headers={"content-type": "application/json"}),

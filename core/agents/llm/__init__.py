@@ -5,9 +5,11 @@ Layout (each concern in its own module)::
     settings    LLMSettings: endpoint, key, model, timeouts (SUPERBIZ_LLM_* / OPENAI_*)
     profiles    ModelProfile per backend (openai, vllm, ollama, llamacpp, stub)
     client      ChatClient seam; OpenAIChatClient over the ``openai`` package
+    completion  a response body -> ChatTurn, tolerant of every legitimate wire form
     errors      LLMCallError kinds; secrets redacted from every message
     wire        chat-completions messages, tool schemas, response formats
     prompts     versioned prompt files in core/prompts
+    lenient     forms (casing, nulls, "12", wrappers) normalised against a contract
     structured  parse + validate + one re-ask, parse status
     planner / executor / verifier / composer   the four roles
     transcript / testing / stub_server         scripted doubles for tests and demos

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 
+from core.agents.llm.completion import (
+    ChatTurn,
+    CompletionFormatError,
+    ToolCallRequest,
+    turn_from_body,
+)
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.profiles import ModelProfile, profile_for
 from core.agents.llm.settings import LLMSettings
@@ -23,34 +28,12 @@ if TYPE_CHECKING:
     import httpx2
     import openai
 
+__all__ = ["ChatClient", "ChatTurn", "OpenAIChatClient", "ToolCallRequest", "shared_client"]
+
 # Sent when no key is configured: local servers ignore it, the openai package requires one.
 _NO_KEY = "no-key-configured"
 # Used when no model is configured and the server lists none (a stub ignores the name).
 _FALLBACK_MODEL = "default"
-
-
-@dataclass(frozen=True)
-class ToolCallRequest:
-    """One tool call the model asked for: its call id, tool name and raw JSON arguments."""
-
-    id: str
-    name: str
-    arguments_json: str
-
-
-@dataclass(frozen=True)
-class ChatTurn:
-    """One assistant turn: text content and/or tool calls, why it stopped, token usage."""
-
-    content: str | None
-    tool_calls: tuple[ToolCallRequest, ...] = ()
-    finish_reason: str | None = None
-    usage: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def is_empty(self) -> bool:
-        """No text and no tool call: the model said nothing."""
-        return not (self.content or "").strip() and not self.tool_calls
 
 
 class ChatClient(Protocol):
@@ -101,10 +84,11 @@ class OpenAIChatClient:
         if self.settings.temperature is not None:
             request["temperature"] = self.settings.temperature
         try:
-            completion = self._openai.chat.completions.create(**request)
+            # The raw body, read by ``completion``: one tolerant reader for every server.
+            raw = self._openai.chat.completions.with_raw_response.create(**request)
+            return turn_from_body(raw.text, raw.headers.get("content-type"))
         except Exception as exc:  # mapped one by one below; nothing unexpected escapes raw
             raise self._map_error(exc) from None
-        return self._turn_of(completion)
 
     # ------------------------------------------------------------ internals
 
@@ -116,27 +100,6 @@ class OpenAIChatClient:
             return _FALLBACK_MODEL
         return str(first.id) if first is not None and first.id else _FALLBACK_MODEL
 
-    def _turn_of(self, completion: Any) -> ChatTurn:
-        choices = getattr(completion, "choices", None)
-        if not isinstance(choices, list) or not choices:
-            raise LLMCallError("invalid_output", "the endpoint answered without any choice",
-                               secrets=self._secrets)
-        message = getattr(choices[0], "message", None)
-        if message is None:
-            raise LLMCallError("invalid_output", "the endpoint's first choice has no message",
-                               secrets=self._secrets)
-        calls = []
-        for call in getattr(message, "tool_calls", None) or []:
-            function = getattr(call, "function", None)
-            if function is None:  # a custom (non-function) tool call: not ours
-                continue
-            calls.append(ToolCallRequest(id=str(call.id), name=str(function.name),
-                                         arguments_json=function.arguments or ""))
-        usage = getattr(completion, "usage", None)
-        return ChatTurn(content=getattr(message, "content", None), tool_calls=tuple(calls),
-                        finish_reason=getattr(choices[0], "finish_reason", None),
-                        usage=usage.model_dump(exclude_none=True) if usage is not None else {})
-
     def _map_error(self, exc: Exception) -> LLMCallError:
         import openai
 
@@ -147,17 +110,21 @@ class OpenAIChatClient:
             return self._error("timeout", f"no answer from {where} within "
                                           f"{self.settings.timeout_s:g}s")
         if isinstance(exc, openai.APIConnectionError):
-            return self._error("connection", f"cannot reach {where}: {exc}")
+            # The transport's own words ("connection reset", "disconnected") say more than
+            # the package's generic "Connection error."
+            cause = exc.__cause__ or exc.__context__
+            return self._error("connection", f"cannot reach {where}: {cause or exc}")
         if isinstance(exc, openai.RateLimitError):
-            return self._error("rate_limited", f"HTTP 429 from {where}: {_status_text(exc)}")
+            return self._error("rate_limited", f"HTTP 429 from {where}: {_status_text(exc)}"
+                                               f"{_retry_after(exc)}")
         if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
             return self._error("auth", f"HTTP {exc.status_code} from {where}: "
                                        f"{_status_text(exc)}")
         if isinstance(exc, openai.APIStatusError):
             return self._error("http_error", f"HTTP {exc.status_code} from {where}: "
-                                             f"{_status_text(exc)}")
-        if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError,
-                            ValidationError, ValueError)):
+                                             f"{_status_text(exc)}{_retry_after(exc)}")
+        if isinstance(exc, (CompletionFormatError, openai.APIResponseValidationError,
+                            json.JSONDecodeError, ValidationError, ValueError)):
             return self._error("invalid_output",
                                f"the answer from {where} is not a chat completion: {exc}")
         return self._error("http_error", f"{type(exc).__name__} from {where}: {exc}")
@@ -174,7 +141,15 @@ def _status_text(exc: openai.APIStatusError) -> str:
         message = inner.get("message") if isinstance(inner, dict) else inner
         if message:
             return str(message)[:300]
-    return str(exc.message)[:300]
+    text = " ".join(str(body or "").split())  # e.g. a proxy's HTML error page
+    return f"{exc.message} {text[:120]!r}" if text else str(exc.message)[:300]
+
+
+def _retry_after(exc: openai.APIStatusError) -> str:
+    """`` (Retry-After: 7)`` when the server said when to come back. Retrying is the
+    operator's choice (SUPERBIZ_LLM_MAX_RETRIES), so the hint goes into the record."""
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    return f" (Retry-After: {value})" if value else ""
 
 
 _shared: dict[tuple[str, ...], OpenAIChatClient] = {}

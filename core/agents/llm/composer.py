@@ -3,8 +3,10 @@
 The model is shown only the claims the verifier entailed (never the blocked ones). Its answer
 is then checked by code: it must not contain a blocked claim's text, a number that only a
 blocked claim has, an excluded subject, or raw JSON. If it does, the rules composer's answer is
-used instead and the reason is noted on the output. Status and ``passed_claim_ids`` are set by
-code from the verdict, never taken from the model.
+used instead and the reason is noted on the output; so it is when the model's answer is not a
+``ComposerOutput`` even after the re-ask (the verdict is already reached: only the wording
+changes). A failed model call (timeout, HTTP error, ...) still fails the step. Status and
+``passed_claim_ids`` are set by code from the verdict, never taken from the model.
 """
 
 from __future__ import annotations
@@ -15,11 +17,7 @@ from typing import Literal
 
 from core.agents.llm import wire
 from core.agents.llm.role import LLMRole
-from core.agents.llm.structured import (
-    output_instructions,
-    request_structured,
-    unusable_answer,
-)
+from core.agents.llm.structured import output_instructions, request_structured
 from core.agents.rules.composer import RulesComposer
 from core.agents.rules.subjects import excluded_mentions
 from core.contracts import Claim, ComposerOutput, Plan, VerifierInput, VerifierResult
@@ -46,10 +44,10 @@ class LLMComposer(LLMRole):
                     wire.user_message(self._task(plan, verifier_input, verifier_result, passed))]
         answer, status = request_structured(self._complete, messages, ComposerOutput,
                                             name=SCHEMA_NAME, profile=self.profile)
-        if answer is None:
-            raise unusable_answer(status, self.role)
-        leak = leaked_content(answer.user_facing_answer, passed, blocked, plan)
-        if leak:
+        leak = (f"its answer was not usable ({status.status}): {status.detail}"
+                if answer is None else
+                leaked_content(answer.user_facing_answer, passed, blocked, plan))
+        if answer is None or leak:
             fallback = RulesComposer().compose(plan, verifier_input, verifier_result)
             return fallback.model_copy(update={"notes": [
                 f"the llm composer's answer was replaced by the rules composer's: {leak}"]})

@@ -126,6 +126,11 @@ def decode_arguments(arguments_json: str) -> tuple[dict[str, Any], str]:
     except json.JSONDecodeError as exc:
         return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
                 f"arguments are not valid JSON ({exc.msg} at column {exc.colno})")
+    if isinstance(value, str):  # JSON text encoded twice, as some servers send it
+        try:
+            value = json.loads(value.strip() or "{}")
+        except json.JSONDecodeError:
+            pass
     if not isinstance(value, dict):
         return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
                 f"arguments must be a JSON object, got {type(value).__name__}")

@@ -5,6 +5,10 @@ rules planner's reading of the same question: the question and its language are 
 own, a narrow-scope marker in the question always makes the plan narrow, an exclusion the
 question states is never dropped (and an excluded subject never stays in scope), unknown topic
 names are removed, and a plan without tools gets the rules planner's.
+
+An answer that is not a plan even after the re-ask (a stub scripted for another role, a tool
+call, prose) is replaced by the rules planner's plan with a note saying why; a failed model
+call (timeout, HTTP error, ...) fails the step as in every role.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from core.agents.llm import wire
+from core.agents.llm.errors import LLMCallError
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import (
     output_instructions,
@@ -44,9 +49,10 @@ class LLMPlanner(LLMRole):
 
         planned, status = request_structured(self._complete, messages, Plan, name=SCHEMA_NAME,
                                              profile=self.profile, prepare=with_question)
+        floor = RulesPlanner().plan(question, pack)
         if planned is None:
-            raise unusable_answer(status, self.role)
-        return merge_with_rules(planned, RulesPlanner().plan(question, pack), self.prompt.prompt_id)
+            return fallback_plan(floor, unusable_answer(status, self.role))
+        return merge_with_rules(planned, floor, self.prompt.prompt_id)
 
     def _task(self, question: str, pack: Pack) -> str:
         context = {
@@ -58,6 +64,19 @@ class LLMPlanner(LLMRole):
         }
         return (f"{json.dumps(context, ensure_ascii=False)}\n\n"
                 f"{output_instructions(Plan, self.profile)}")
+
+
+def fallback_plan(floor: Plan, failure: LLMCallError) -> Plan:
+    """The rules planner's plan, saying why the model's was not used.
+
+    Only for an answer that is there but unusable (not a plan after the re-ask). The plan is
+    scoping, not evidence: the rules plan is the floor every llm plan is merged with anyway,
+    and everything after it (citations, entailment, verdict) is checked as usual. A transport
+    failure is not tolerated: it fails the session like any other role's.
+    """
+    return floor.model_copy(update={"notes": [
+        f"the llm planner's answer was not used, the rules planner's plan was: {failure}",
+        *floor.notes]})
 
 
 def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from core.agents.llm import wire
+from core.agents.llm import lenient, wire
 from core.agents.llm.client import ChatTurn
 from core.agents.llm.errors import FaultKind, LLMCallError
 from core.agents.llm.profiles import ModelProfile
@@ -78,15 +78,28 @@ def unusable_answer(status: ParseStatus, role: str) -> LLMCallError:
 def _read(turn: ChatTurn, contract: type[ContractT],
           prepare: Prepare | None) -> tuple[ContractT | None, str]:
     """The validated contract, or ``None`` and a one-line reason."""
+    if turn.refusal and not (turn.content or "").strip():
+        return None, f"the model refused: {turn.refusal[:300]}"
     if turn.tool_calls and not (turn.content or "").strip():
         return None, "it called tools instead of giving the final JSON answer"
     try:
-        data = wire.parse_json_answer(turn.content)
+        data = lenient.normalise(wire.parse_json_answer(turn.content), contract)
     except ValueError as exc:
-        return None, str(exc)
+        return None, str(exc) + _cut_off(turn)
+    if not lenient.shares_a_field(data, contract):
+        # An answer meant for another role (or a bare value) must not pass as an empty one.
+        keys = ", ".join(sorted(data)[:8]) if isinstance(data, dict) else type(data).__name__
+        return None, f"it is not a {contract.__name__}: none of its fields is there ({keys})"
     if prepare is not None:
         data = prepare(data)
     try:
         return contract.model_validate(data), ""
     except ValidationError as exc:
-        return None, "does not match the schema: " + wire.validation_summary(exc)
+        return None, "does not match the schema: " + wire.validation_summary(exc) + _cut_off(turn)
+
+
+def _cut_off(turn: ChatTurn) -> str:
+    """Why the text may be incomplete, when the server said so."""
+    if turn.finish_reason in ("length", "content_filter"):
+        return f" (the answer was cut off: finish_reason={turn.finish_reason})"
+    return ""

@@ -7,9 +7,10 @@ prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``POST /v1/chat/comp
 ``GET /v1/models`` until interrupted. Point the ``llm`` engine at it with
 ``SUPERBIZ_LLM_BASE_URL=http://127.0.0.1:PORT/v1``. The turn that answers a request is picked
 from the request alone (see ``transcript``), so any number of sessions can run against one
-server. Fault turns answer like a failing server would: ``timeout`` (waits, then HTTP 504),
-``http_500``, ``rate_limit`` (HTTP 429), ``invalid_json`` (a 200 whose body is not JSON) and
-``empty`` (a completion with no content and no tool call).
+server (a ``sequence`` transcript, answered in arrival order, is for one session). Fault turns
+answer like a failing server would (see ``transcript`` for the list): HTTP 5xx and 429 with
+``Retry-After``, a timeout, a dropped connection, a body that is not JSON, JSON without
+``choices``, and an empty completion.
 
 Standard library only (``http.server``); it binds to 127.0.0.1 and nothing else.
 """
@@ -24,7 +25,7 @@ import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.agents.llm.transcript import (
     ScriptedTurn,
@@ -32,11 +33,27 @@ from core.agents.llm.transcript import (
     TranscriptError,
     load_transcript,
     pick_turn,
-    rendered_turn,
+    rendered_message,
 )
 
 HOST = "127.0.0.1"
 DEFAULT_MODEL = "stub-model"
+# Status that tells the handler to close the connection without answering.
+DROP_CONNECTION = 0
+_HTTP_FAULTS: dict[str, tuple[int, str, str]] = {
+    "http_500": (500, "scripted internal server error", "server_error"),
+    "http_502": (502, "scripted bad gateway", "server_error"),
+    "http_503": (503, "scripted overload: the model is not available", "server_error"),
+    "rate_limit": (429, "scripted rate limit: too many requests", "rate_limit_exceeded"),
+}
+
+
+class StubResponse(NamedTuple):
+    """What the handler sends: status, JSON (or raw bytes) and extra headers."""
+
+    status: int
+    payload: dict[str, Any] | bytes
+    headers: dict[str, str] = {}
 
 
 class StubServer:
@@ -51,6 +68,7 @@ class StubServer:
         self.stopping = threading.Event()
         self._log_lock = threading.Lock()
         self._counter = 0
+        self._arrivals = 0  # chat requests so far, for ``sequence`` transcripts
         self.httpd = ThreadingHTTPServer((HOST, port), _handler_for(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -81,49 +99,57 @@ class StubServer:
 
     # ------------------------------------------------------------ answering
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | bytes]:
-        """Status and JSON (or raw bytes) for one chat-completions request."""
+    def answer(self, body: dict[str, Any]) -> StubResponse:
+        """The response to one chat-completions request."""
         messages = body.get("messages")
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-            return 400, _error("'messages' must be a list of message objects",
-                               "invalid_request_error")
+            return StubResponse(400, _error("'messages' must be a list of message objects",
+                                            "invalid_request_error"))
         if body.get("stream"):
-            return 400, _error("the stub does not stream; send stream=false",
-                               "invalid_request_error")
+            return StubResponse(400, _error("the stub does not stream; send stream=false",
+                                            "invalid_request_error"))
         self._log(body)
+        with self._log_lock:
+            arrival, self._arrivals = self._arrivals, self._arrivals + 1
         try:
-            turn = pick_turn(self.transcript, messages)
+            turn = pick_turn(self.transcript, messages, arrival)
             if turn.fault is not None:
                 return self._fault(turn)
-            content, calls = rendered_turn(turn, messages)
+            message = rendered_message(turn, messages)
         except TranscriptError as exc:
-            return 400, _error(str(exc), "invalid_request_error")
-        return 200, self._completion(body, content, calls, turn)
+            return StubResponse(400, _error(str(exc), "invalid_request_error"))
+        return StubResponse(200, self._completion(body, message, turn))
 
-    def _fault(self, turn: ScriptedTurn) -> tuple[int, dict[str, Any] | bytes]:
+    def _fault(self, turn: ScriptedTurn) -> StubResponse:
         if turn.fault == "timeout":
             self.stopping.wait(turn.seconds)
-            return 504, _error("scripted timeout: the model did not answer in time", "timeout")
-        if turn.fault == "http_500":
-            return 500, _error("scripted internal server error", "server_error")
-        if turn.fault == "rate_limit":
-            return 429, _error("scripted rate limit: too many requests", "rate_limit_exceeded")
+            return StubResponse(504, _error("scripted timeout: the model did not answer in time",
+                                            "timeout"))
+        if turn.fault in _HTTP_FAULTS:
+            status, message, error_type = _HTTP_FAULTS[turn.fault]
+            headers = {"Retry-After": str(turn.retry_after or 0)} if status == 429 else {}
+            return StubResponse(status, _error(message, error_type), headers)
+        if turn.fault == "connection_reset":
+            return StubResponse(DROP_CONNECTION, b"")
         if turn.fault == "invalid_json":
-            return 200, b'{"id": "chatcmpl-broken", "choices": [ this is not JSON'
-        return 200, self._completion({}, "", [], turn)  # "empty"
+            return StubResponse(200, b'{"id": "chatcmpl-broken", "choices": [ this is not JSON')
+        if turn.fault in ("no_choices", "empty_choices"):
+            body: dict[str, Any] = {"id": "chatcmpl-nochoice", "object": "chat.completion",
+                                    "created": 0}
+            return StubResponse(200, {**body, "choices": []} if turn.fault == "empty_choices"
+                                else body)
+        if turn.fault == "error_body":
+            return StubResponse(200, _error("scripted error in a 200 answer", "server_error"))
+        return StubResponse(200, self._completion({}, {"role": "assistant", "content": ""},
+                                                  turn))  # "empty"
 
-    def _completion(self, body: dict[str, Any], content: str | None,
-                    calls: list[tuple[str, str, str]], turn: ScriptedTurn) -> dict[str, Any]:
+    def _completion(self, body: dict[str, Any], message: dict[str, Any],
+                    turn: ScriptedTurn) -> dict[str, Any]:
         with self._log_lock:
             self._counter += 1
             number = self._counter
-        message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-        if calls:
-            message["tool_calls"] = [
-                {"id": call_id, "type": "function",
-                 "function": {"name": name, "arguments": arguments}}
-                for call_id, name, arguments in calls]
-        finish_reason = turn.finish_reason or ("tool_calls" if calls else "stop")
+        finish_reason = turn.finish_reason or (
+            "tool_calls" if message.get("tool_calls") else "stop")
         prompt_tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
         completion_tokens = len(json.dumps(message, ensure_ascii=False)) // 4
         return {
@@ -187,18 +213,22 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error(f"request body is not JSON: {exc.msg}",
                                        "invalid_request_error"))
                 return
-            status, payload = server.answer(body if isinstance(body, dict) else {})
-            self._send(status, payload)
+            response = server.answer(body if isinstance(body, dict) else {})
+            if response.status == DROP_CONNECTION:  # hang up without a word, like a crashed proxy
+                self.close_connection = True
+                return
+            self._send(response.status, response.payload, response.headers)
 
-        def _send(self, status: int, payload: dict[str, Any] | bytes) -> None:
+        def _send(self, status: int, payload: dict[str, Any] | bytes,
+                  headers: dict[str, str] | None = None) -> None:
             data = payload if isinstance(payload, bytes) else json.dumps(
                 payload, ensure_ascii=False).encode("utf-8")
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
-                if status == 429:
-                    self.send_header("Retry-After", "0")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):

@@ -16,14 +16,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.agents.llm.client import ChatTurn, ToolCallRequest
-from core.agents.llm.errors import LLMCallError
+from core.agents.llm.client import ChatTurn
+from core.agents.llm.completion import turn_from_message
+from core.agents.llm.errors import FaultKind, LLMCallError
 from core.agents.llm.transcript import (
     Transcript,
     load_transcript,
     pick_turn,
-    rendered_turn,
+    rendered_message,
 )
+
+# Scripted fault -> the error ``OpenAIChatClient`` raises for the real thing.
+SCRIPTED_FAULTS: dict[str, tuple[FaultKind, str]] = {
+    "timeout": ("timeout", "no answer from scripted model in time"),
+    "http_500": ("http_error", "HTTP 500 from scripted model: internal error"),
+    "http_502": ("http_error", "HTTP 502 from scripted model: bad gateway"),
+    "http_503": ("http_error", "HTTP 503 from scripted model: overloaded"),
+    "rate_limit": ("rate_limited", "HTTP 429 from scripted model: rate limit"),
+    "connection_reset": ("connection", "cannot reach scripted model: connection reset"),
+    "invalid_json": ("invalid_output", "the answer from scripted model is not a chat "
+                                       "completion: not JSON"),
+    "no_choices": ("invalid_output", "the answer from scripted model is not a chat "
+                                     "completion: no 'choices'"),
+    "empty_choices": ("invalid_output", "the answer from scripted model is not a chat "
+                                        "completion: an empty 'choices' list"),
+    "error_body": ("invalid_output", "the answer from scripted model is not a chat "
+                                     "completion: an error and no choice"),
+}
 
 
 @dataclass(frozen=True)
@@ -63,24 +82,15 @@ class ScriptedChatClient(_RecordingClient):
                  response_format: dict[str, Any] | None = None) -> ChatTurn:
         """The scripted turn for this conversation, or the scripted fault raised."""
         self._record(messages, tools, response_format)
-        turn = pick_turn(self.transcript, messages)
-        if turn.fault == "timeout":
-            raise LLMCallError("timeout", f"scripted timeout ({turn.seconds:g}s)")
-        if turn.fault == "http_500":
-            raise LLMCallError("http_error", "HTTP 500 from scripted model: internal error")
-        if turn.fault == "rate_limit":
-            raise LLMCallError("rate_limited", "HTTP 429 from scripted model: rate limit")
-        if turn.fault == "invalid_json":
-            raise LLMCallError("invalid_output", "the answer from scripted model is not a chat "
-                                                 "completion: not JSON")
+        turn = pick_turn(self.transcript, messages, len(self.requests) - 1)
+        if turn.fault in SCRIPTED_FAULTS:
+            kind, detail = SCRIPTED_FAULTS[turn.fault]
+            raise LLMCallError(kind, detail)
         if turn.fault == "empty":
             return ChatTurn(content="", finish_reason="stop")
-        content, calls = rendered_turn(turn, messages)
-        return ChatTurn(
-            content=content,
-            tool_calls=tuple(ToolCallRequest(id=id_, name=name, arguments_json=arguments)
-                             for id_, name, arguments in calls),
-            finish_reason=turn.finish_reason or ("tool_calls" if calls else "stop"))
+        message = rendered_message(turn, messages)
+        return turn_from_message(message, finish_reason=turn.finish_reason or (
+            "tool_calls" if message.get("tool_calls") else "stop"))
 
 
 ChatFunction = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None,

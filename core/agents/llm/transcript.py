@@ -16,13 +16,22 @@ A transcript is JSON or YAML::
     turns: []                   # turns for any conversation whose role has none above
 
 A turn is ``content`` (text, or an object/array sent as JSON text), ``tool_calls`` (``name``,
-``arguments`` as an object or raw text, optional ``id``), or a ``fault``: ``timeout`` (sleep
-``seconds``), ``http_500``, ``rate_limit`` (HTTP 429), ``invalid_json`` (a body that is not
-JSON) or ``empty`` (no content, no tool call).
+``arguments`` as an object or raw text, optional ``id``), a raw assistant ``message`` sent as
+is (to script wire forms: ``refusal``, a legacy ``function_call``, content parts, arguments as
+an object, ...), or a ``fault``: ``timeout`` (sleep ``seconds``, then HTTP 504), ``http_500``,
+``http_502``, ``http_503``, ``rate_limit`` (HTTP 429 with ``Retry-After: retry_after``),
+``connection_reset`` (the connection closes without an answer), ``invalid_json`` (a body that
+is not JSON), ``no_choices`` (a JSON body without ``choices``), ``empty_choices``
+(``choices: []``), ``error_body`` (HTTP 200 with an ``error`` object) or ``empty`` (no content,
+no tool call).
 
 Which turn answers a request is decided by the request alone, so replays need no state: the
 conversation's role (named on the first line of each role's system prompt) and the number of
 assistant messages already in it (turn 0 first, then 1 after one model answer, ...).
+
+A transcript may instead give a ``sequence``: turns answered strictly in arrival order, whatever
+the conversation, the way a stub that knows nothing of our roles answers. That needs state
+(the number of requests so far), so a server replays it for one session.
 
 Placeholders: invocation ids exist only at run time, so ``{{inv:N}}`` stands for the id of the
 N-th invocation (0-based; ``-1`` is the latest) whose JSON came back in this conversation's
@@ -42,7 +51,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.errors import EngineError
 
-FaultName = Literal["timeout", "http_500", "rate_limit", "invalid_json", "empty"]
+FaultName = Literal["timeout", "http_500", "http_502", "http_503", "rate_limit",
+                    "connection_reset", "invalid_json", "no_choices", "empty_choices",
+                    "error_body", "empty"]
 ROLE_MARKER = re.compile(r"superbiz (planner|executor|verifier|composer) prompt")
 PLACEHOLDER = re.compile(r"\{\{\s*inv\s*:\s*(-?\d+)\s*\}\}")
 
@@ -68,8 +79,10 @@ class ScriptedTurn(_Strict):
 
     content: str | dict[str, Any] | list[Any] | None = None
     tool_calls: list[ScriptedToolCall] = Field(default_factory=list)
+    message: dict[str, Any] | None = None
     fault: FaultName | None = None
     seconds: float = 30.0
+    retry_after: int | None = None
     finish_reason: str | None = None
 
 
@@ -81,6 +94,7 @@ class Transcript(_Strict):
     roles: dict[Literal["planner", "executor", "verifier", "composer"], list[ScriptedTurn]] = \
         Field(default_factory=dict)
     turns: list[ScriptedTurn] = Field(default_factory=list)
+    sequence: list[ScriptedTurn] = Field(default_factory=list)
 
     def turns_for(self, role: str | None) -> list[ScriptedTurn]:
         """The script of a conversation of ``role``."""
@@ -131,8 +145,17 @@ def invocation_ids(messages: list[dict[str, Any]]) -> list[int]:
     return ids
 
 
-def pick_turn(transcript: Transcript, messages: list[dict[str, Any]]) -> ScriptedTurn:
-    """The turn that answers this request (see the module docstring)."""
+def pick_turn(transcript: Transcript, messages: list[dict[str, Any]],
+              arrival: int | None = None) -> ScriptedTurn:
+    """The turn that answers this request (see the module docstring); ``arrival`` is the
+    0-based number of this request, used only by a ``sequence`` transcript."""
+    if transcript.sequence:
+        number = arrival or 0
+        if number >= len(transcript.sequence):
+            raise TranscriptError(f"transcript {transcript.name or '(unnamed)'} has no turn "
+                                  f"{number} in its sequence ({len(transcript.sequence)} "
+                                  f"scripted)")
+        return transcript.sequence[number]
     role = conversation_role(messages)
     script = transcript.turns_for(role)
     index = turn_index(messages)
@@ -180,3 +203,18 @@ def rendered_turn(turn: ScriptedTurn, messages: list[dict[str, Any]]) -> tuple[
             arguments, ensure_ascii=False)
         calls.append((call.id or f"call_{index}_{number}", call.name, arguments_json))
     return content, calls
+
+
+def rendered_message(turn: ScriptedTurn, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The assistant ``message`` object a server sends for ``turn`` (placeholders resolved):
+    the raw ``message`` when the turn scripts one, else ``content`` and ``tool_calls``."""
+    if turn.message is not None:
+        raw = resolve_placeholders(turn.message, invocation_ids(messages))
+        return {"role": "assistant", **raw}
+    content, calls = rendered_turn(turn, messages)
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if calls:
+        message["tool_calls"] = [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+            for call_id, name, arguments in calls]
+    return message

@@ -127,29 +127,36 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- reading answers
 
-_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+_DECODER = json.JSONDecoder()
 
 
 def parse_json_answer(content: str | None) -> Any:
-    """The JSON value in a model's answer: bare, or inside a Markdown code fence, or the
-    outermost ``{...}`` of a chattier answer. Raises ``ValueError`` saying what is wrong."""
+    """The JSON value in a model's answer: bare; inside a Markdown code fence, with prose
+    around it or not; or the object opening at the first ``{`` of a chattier answer. Raises
+    ``ValueError`` saying what is wrong."""
     text = (content or "").strip()
     if not text:
         raise ValueError("the answer is empty")
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end and (start, end) != (0, len(text) - 1):
-            try:
-                return json.loads(text[start:end + 1])
-            except json.JSONDecodeError:
-                pass
-        raise ValueError(f"not valid JSON: {exc.msg} at line {exc.lineno} "
-                         f"column {exc.colno}") from None
+        first_error = exc
+    for block in _FENCE.findall(text):
+        try:
+            return json.loads(block.strip())
+        except json.JSONDecodeError:
+            continue
+    # Prose around an object: the object that starts at the first "{". Never a later one: in
+    # a truncated answer that would be an inner object (a plan's "exclusions") taken whole.
+    start = text.find("{")
+    if start != -1:
+        try:
+            return _DECODER.raw_decode(text, start)[0]
+        except json.JSONDecodeError:
+            pass
+    raise ValueError(f"not valid JSON: {first_error.msg} at line {first_error.lineno} "
+                     f"column {first_error.colno}") from None
 
 
 def validation_summary(error: ValidationError, limit: int = 6) -> str:
