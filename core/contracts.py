@@ -316,6 +316,9 @@ class ComposerOutput(Contract):
     # How the answer was produced when that matters to an auditor (e.g. an llm answer replaced
     # by the rules composer's because it leaked blocked content).
     notes: list[str] = Field(default_factory=list)
+    # Set when the configured composer's answer was replaced (unusable, or it leaked blocked
+    # content): a failed model step, so the session's verdict can no longer be PASS.
+    degraded: str | None = None
 
 
 # ---------------------------------------------------------------- plan, session
@@ -343,6 +346,9 @@ class Plan(Contract):
     exclusions: Exclusions = Field(default_factory=Exclusions)
     tools: list[ToolName] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    # Set when the configured planner's answer could not be used and a fallback planned
+    # instead: a failed model step, so the session's verdict can no longer be PASS.
+    degraded: str | None = None
 
 
 SessionStatus = Literal["running", "completed", "error", "incomplete"]

@@ -143,7 +143,17 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
     judged = engines.verifier.verify(verifier_input, plan)
     result = final_verdict(gatekeeper_result, judged,
                            claim_ids=[claim.claim_id for claim in structured.claims])
+    if plan.degraded:
+        result = withdraw_pass(result, f"the plan is a fallback ({plan.degraded})")
     return verifier_input, result
+
+
+def withdraw_pass(result: VerifierResult, why: str) -> VerifierResult:
+    """PASS becomes LOW_CONFID, saying why: a model step failed, so nobody can vouch for it."""
+    if result.verdict != "PASS":
+        return result
+    return result.model_copy(update={"verdict": "LOW_CONFID",
+                                     "reasons": [*result.reasons, f"PASS withdrawn: {why}"]})
 
 
 def store_lookup(store: Store | None) -> ForeignLookup | None:
@@ -248,6 +258,8 @@ class _Investigation:
             composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
                 plan, verifier_input, verifier_result))
             document.composer_output = composer_output
+            if composer_output.degraded and verifier_result.verdict == "PASS":
+                yield self._emit(self._withdraw_pass("compose", composer_output.degraded))
             yield self._emit(AnswerReady(composer_output=composer_output))
 
             stage = "finish"
@@ -332,28 +344,30 @@ class _Investigation:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         self.document.invocations = list(self.recorder.invocations)
-        self._withdraw_pass(stage, message)
+        withdrawn = None
+        if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":
+            withdrawn = self._emit_quietly(self._withdraw_pass(stage, message))
         failed = self._emit_quietly(PipelineFailed(stage=stage, message=message))
         self._finish("error", error=f"{stage}: {message}", quietly=True)
         finished = self._emit_quietly(SessionFinished(document=self._snapshot()))
+        if withdrawn is not None:
+            yield withdrawn
         yield failed
         yield finished
 
-    def _withdraw_pass(self, stage: str, message: str) -> None:
-        """A session whose chain broke after the verdict (e.g. the composer's model failed) is
-        never left as PASS: nobody saw a verified answer."""
+    def _withdraw_pass(self, stage: str, message: str) -> VerdictReached:
+        """A session whose chain broke after the verdict (the composer's model failed, or its
+        answer was replaced) is never left as PASS: a model step failed."""
         verdict = self.document.verifier_result
-        if verdict is None or verdict.verdict != "PASS":
-            return
-        withdrawn = verdict.model_copy(update={
-            "verdict": "LOW_CONFID",
-            "reasons": [*verdict.reasons, f"PASS withdrawn: stage {stage} failed ({message})"]})
+        assert verdict is not None
+        withdrawn = withdraw_pass(verdict, f"stage {stage} failed ({message})")
         self.document.verifier_result = withdrawn
         try:
             self._save(repository.save_verification,
                        trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn)
         except Exception:  # the store failing too: the in-memory document still says it
             self.store = None
+        return VerdictReached(result=withdrawn)
 
     def _emit_quietly(self, event: Event) -> Event:
         """Emit; if the store itself is failing, drop it and keep reporting in memory."""

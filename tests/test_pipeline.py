@@ -59,6 +59,18 @@ class CrashingComposer:
         raise RuntimeError("composer model timed out")
 
 
+class FallbackComposer:
+    """A composer whose model answer was unusable and was replaced (as the llm composer does)."""
+
+    engine = "fallback"
+
+    def compose(self, plan, verifier_input, verifier_result):  # type: ignore[no-untyped-def]
+        from core.agents.rules.composer import RulesComposer
+
+        answer = RulesComposer().compose(plan, verifier_input, verifier_result)
+        return answer.model_copy(update={"degraded": "the model's answer leaked a blocked claim"})
+
+
 def _engines(**replace: object) -> Engines:
     rules = build_engines("rules")
     return Engines(**{role: replace.get(role, getattr(rules, role))  # type: ignore[arg-type]
@@ -140,6 +152,18 @@ def test_a_composer_crash_never_leaves_a_pass(tmp_store) -> None:  # type: ignor
     assert stored.verifier_result.verdict == "LOW_CONFID"
     (summary,) = repository.list_sessions(tmp_store)
     assert summary.verdict == "LOW_CONFID" and summary.status == "error"
+
+
+def test_a_replaced_answer_withdraws_a_pass(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    events = list(run_investigation(QUESTION, store=tmp_store,
+                                    engines=_engines(composer=FallbackComposer())))
+    verdicts = [event.result.verdict for event in events if isinstance(event, VerdictReached)]
+    assert verdicts == ["PASS", "LOW_CONFID"]
+    document = events[-1].document
+    assert document.status == "completed" and document.verifier_result.verdict == "LOW_CONFID"
+    assert any("leaked a blocked claim" in reason for reason in document.verifier_result.reasons)
+    stored = repository.load_session_document(tmp_store, session_id=document.session_id)
+    assert stored.verifier_result.verdict == "LOW_CONFID"
 
 
 def test_a_consumer_that_stops_leaves_an_incomplete_session(tmp_store) -> None:  # type: ignore[no-untyped-def]

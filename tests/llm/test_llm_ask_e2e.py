@@ -47,7 +47,8 @@ CASES: dict[str, tuple[str, str, str | None, str | None]] = {
     # Wire forms a real server or another team's stub may legitimately send.
     "honest_wire_forms": (HIKARI, "completed", "PASS", None),
     "turn_ordered_honest": (HIKARI, "completed", "PASS", None),
-    "planner_unusable_falls_back": (HIKARI, "completed", "PASS", None),
+    # The rules plan stands in, but a failed model step never ends PASS.
+    "planner_unusable_falls_back": (HIKARI, "completed", "LOW_CONFID", None),
     "fault_refusal": (HIKARI, "completed", "LOW_CONFID", "evidence.output_incomplete"),
     "fault_http_503": (HIKARI, "error", None, "llm executor step failed (http_error): HTTP 503"),
     "fault_connection_reset": (HIKARI, "error", None, "llm executor step failed (connection)"),
@@ -123,6 +124,10 @@ def test_what_the_forgiving_cases_record(llm_env: pytest.MonkeyPatch,
     plan_notes = documents["planner_unusable_falls_back"]["plan"]["notes"]
     assert "the llm planner's answer was not used" in plan_notes[0]
     assert "it is not a Plan" in plan_notes[0]
+    fallback = documents["planner_unusable_falls_back"]
+    assert fallback["plan"]["degraded"] == plan_notes[0]
+    assert any(reason.startswith("PASS withdrawn: the plan is a fallback")
+               for reason in fallback["verifier_result"]["reasons"])
     refused = documents["fault_refusal"]["executor_output_parse_status"]
     assert refused["status"] == "invalid" and "I'm sorry, I can't help" in refused["detail"]
     assert "(Retry-After: 7)" in documents["fault_rate_limit"]["error"]

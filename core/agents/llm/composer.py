@@ -49,8 +49,8 @@ class LLMComposer(LLMRole):
                 leaked_content(answer.user_facing_answer, passed, blocked, plan))
         if answer is None or leak:
             fallback = RulesComposer().compose(plan, verifier_input, verifier_result)
-            return fallback.model_copy(update={"notes": [
-                f"the llm composer's answer was replaced by the rules composer's: {leak}"]})
+            reason = f"the llm composer's answer was replaced by the rules composer's: {leak}"
+            return fallback.model_copy(update={"notes": [reason], "degraded": reason})
         return ComposerOutput(
             status=answer_status(verifier_input, verifier_result, passed),
             user_facing_answer=answer.user_facing_answer.strip(), language=plan.language,

@@ -74,9 +74,8 @@ def fallback_plan(floor: Plan, failure: LLMCallError) -> Plan:
     and everything after it (citations, entailment, verdict) is checked as usual. A transport
     failure is not tolerated: it fails the session like any other role's.
     """
-    return floor.model_copy(update={"notes": [
-        f"the llm planner's answer was not used, the rules planner's plan was: {failure}",
-        *floor.notes]})
+    reason = f"the llm planner's answer was not used, the rules planner's plan was: {failure}"
+    return floor.model_copy(update={"notes": [reason, *floor.notes], "degraded": reason})
 
 
 def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
