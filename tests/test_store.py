@@ -142,8 +142,10 @@ def test_unopenable_store_is_a_store_error(tmp_path: Path) -> None:
 
 def test_plain_path_and_url_open_the_same_file(tmp_path: Path) -> None:
     path = tmp_path / "x.db"
-    open_store(str(path))
-    assert open_store(f"sqlite:///{path}").url.endswith("x.db")
+    repo.create_session(open_store(str(path)), session_id="s-path", question="q", pack="demo",
+                        engines={})
+    by_url = open_store(f"sqlite:///{path}")
+    assert [s.session_id for s in repo.list_sessions(by_url)] == ["s-path"]
 
 
 def test_text_filter_is_literal(tmp_store: Store) -> None:
@@ -172,3 +174,9 @@ def test_an_unopenable_url_is_one_clear_error_without_its_password(url: str) -> 
     with pytest.raises(StoreError, match="cannot open audit store postgresql") as error:
         open_store(url)
     assert "s3cret" not in str(error.value) and "***" in str(error.value)
+
+
+def test_a_failing_write_is_a_store_error(tmp_store: Store) -> None:
+    repo.create_session(tmp_store, session_id="s-dup", question="q", pack="demo", engines={})
+    with pytest.raises(StoreError, match="IntegrityError"):  # Core path, same error as the ORM's
+        repo.create_session(tmp_store, session_id="s-dup", question="q", pack="demo", engines={})

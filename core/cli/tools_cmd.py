@@ -8,7 +8,6 @@ import uuid
 
 from core.cli.common import add_db_option, fail, open_cli_store, print_json
 from core.contracts import TOOL_NAMES, Invocation
-from core.errors import ToolArgumentError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -100,5 +99,3 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{tool['name']}({fields})\n    {tool['description']}")
     return 0
 
-
-__all__ = ["register", "ToolArgumentError"]

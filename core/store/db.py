@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import event, inspect, make_url
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -29,17 +29,28 @@ class Store:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A unit of work: committed on success, rolled back on error."""
-        with Session(self.engine, expire_on_commit=False) as db:
+        """An ORM unit of work: committed on success, rolled back on error."""
+        with self._store_errors(), Session(self.engine, expire_on_commit=False) as db:
             try:
                 yield db
                 db.commit()
-            except SQLAlchemyError as exc:
-                db.rollback()
-                raise StoreError(f"audit store {self.url}: {exc.__class__.__name__}: {exc}") from exc
             except BaseException:
                 db.rollback()
                 raise
+
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A Core transaction (the hot write path): committed on success, rolled back on error."""
+        with self._store_errors(), self.engine.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def _store_errors(self) -> Iterator[None]:
+        # Either path reports a database failure the same way: one StoreError naming the store.
+        try:
+            yield
+        except SQLAlchemyError as exc:
+            raise StoreError(f"audit store {self.url}: {exc.__class__.__name__}: {exc}") from exc
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Select, func, insert, or_, update
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from core.contracts import (
     ComposerOutput,
@@ -63,7 +63,7 @@ class SessionSummary(BaseModel):
 def create_session(store: Store, *, session_id: str, question: str, pack: str,
                    engines: dict[str, str], executor_fault: str | None = None) -> None:
     """Write the session row before anything runs, so even a crash at once leaves a trace."""
-    with store.engine.begin() as connection:
+    with store.begin() as connection:
         connection.execute(insert(SessionRow).values(
             id=session_id, created_at=utcnow(), question=question, pack=pack,
             engines=dict(engines), executor_fault=executor_fault, status="running",
@@ -73,7 +73,7 @@ def create_session(store: Store, *, session_id: str, question: str, pack: str,
 def _update(store: Store, session_id: str, **values: Any) -> None:
     # Core update: stage saves sit on every ask's hot path; the ORM unit of work costs more
     # than the write itself.
-    with store.engine.begin() as connection:
+    with store.begin() as connection:
         result = connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id)
                                     .values(**values))
         if result.rowcount == 0:
@@ -83,7 +83,7 @@ def _update(store: Store, session_id: str, **values: Any) -> None:
 def _with_verifier_evaluation(store: Store, session_id: str, **entries: Any) -> dict[str, Any]:
     """The session's self-evaluation with ``entries`` set in ``verifier_evaluation``: a new
     dict, never the stored one mutated."""
-    with store.engine.connect() as connection:
+    with store.begin() as connection:
         current = connection.execute(select(SessionRow.self_evaluation)
                                      .where(col(SessionRow.id) == session_id)).first()
     if current is None:
@@ -119,7 +119,7 @@ def save_gatekeeper_result(store: Store, *, session_id: str, result: GatekeeperR
         "status": checked.status, "severity": checked.severity, "rule": checked.rule,
         "score": checked.score, "match_kind": checked.match_kind,
         "detail": checked.model_dump(mode="json")} for checked in result.checked_bindings]
-    with store.engine.begin() as connection:
+    with store.begin() as connection:
         connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
             self_evaluation=evaluation, gatekeeper_status=result.status,
             gatekeeper_severity=result.severity, failed_rules=_wrap_rules(result.failed_rules)))
@@ -230,14 +230,13 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
         row = db.get(SessionRow, session_id)
         if row is None:
             return None
-        invocation_rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
-                                  .order_by(col(InvocationRow.id))).all()
+        invocations = _session_invocations(db, session_id)
     evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
     return SessionDocument(
         session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
         engines=row.engines or {}, executor_fault=row.executor_fault,
         created_at=row.created_at.isoformat(), plan=row.plan,  # type: ignore[arg-type]
-        invocations=[_invocation(r) for r in invocation_rows],
+        invocations=invocations,
         executor_output=row.executor_output,  # type: ignore[arg-type]
         executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
         gatekeeper_result=evaluation.get("gatekeeper_result"),
@@ -255,7 +254,7 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
                       duration_ms: float | None = None) -> Invocation:
     """Persist one tool call; the database assigns its store-wide ``invocation_id``."""
     details = retrieval_details.model_dump(mode="json")
-    with store.engine.begin() as connection:
+    with store.begin() as connection:
         inserted = connection.execute(insert(InvocationRow).values(
             session_id=session_id, created_at=utcnow(), tool_name=tool_name,
             arguments=dict(arguments), output=output, retrieval_details=details,
@@ -283,9 +282,13 @@ def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:
 def list_invocations(store: Store, *, session_id: str) -> list[Invocation]:
     """A session's invocations in call order."""
     with store.session() as db:
-        rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
-                       .order_by(col(InvocationRow.id))).all()
-        return [_invocation(r) for r in rows]
+        return _session_invocations(db, session_id)
+
+
+def _session_invocations(db: Session, session_id: str) -> list[Invocation]:
+    rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
+                   .order_by(col(InvocationRow.id))).all()
+    return [_invocation(row) for row in rows]
 
 
 def list_checked_bindings(store: Store, *, session_id: str | None = None, rule: str | None = None,
@@ -312,7 +315,7 @@ def append_event(store: Store, *, session_id: str, seq: int, kind: str,
                  payload: dict[str, Any]) -> None:
     """Append one pipeline event to the session's log."""
     # Core insert, not the ORM: one event per transaction is on the hot path of every ask.
-    with store.engine.begin() as connection:
+    with store.begin() as connection:
         connection.execute(insert(SessionEventRow), {
             "session_id": session_id, "seq": seq, "kind": kind, "payload": payload,
             "created_at": utcnow()})
