@@ -6,7 +6,7 @@ Every event carries the ``session_id`` and its ``seq`` (0, 1, 2, ... within the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -127,9 +127,8 @@ AnyEvent = Annotated[
     | SessionFinished,
     Field(discriminator="kind"),
 ]
-EVENT_TYPES: tuple[type[Event], ...] = (
-    SessionStarted, PlanMade, ToolCalled, ToolReturned, ClaimsProduced, BindingChecked,
-    GatekeeperFinished, ClaimJudged, VerdictReached, AnswerReady, PipelineFailed, SessionFinished)
+# Derived from the union, so a new event class is listed once.
+EVENT_TYPES: tuple[type[Event], ...] = get_args(get_args(AnyEvent)[0])
 event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
 
 
