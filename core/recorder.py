@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from core.contracts import (
+    RAW_PATH_PREFIX,
     Alert,
     EvidenceBlock,
     EvidenceRef,
@@ -54,11 +55,11 @@ def block_ref_text(block: EvidenceBlock) -> str:
     return f"{block.title} ({block.source}): {block.content}"
 
 
-_RECIPES: dict[str, tuple[str, str, type, Any]] = {
-    # tool -> (output key, raw_path prefix, entry model, text recipe)
-    "query_metrics": ("alerts", "$.alerts", Alert, alert_ref_text),
-    "query_logs": ("logs", "$.logs", LogEntry, log_ref_text),
-    "lookup_knowledge": ("evidence_blocks", "$.evidence_blocks", EvidenceBlock, block_ref_text),
+_RECIPES: dict[str, tuple[type, Any]] = {
+    # tool -> (entry model, text recipe); the output key is the raw_path prefix's ("$.logs").
+    "query_metrics": (Alert, alert_ref_text),
+    "query_logs": (LogEntry, log_ref_text),
+    "lookup_knowledge": (EvidenceBlock, block_ref_text),
 }
 
 
@@ -69,7 +70,9 @@ def extract_evidence_refs(tool_name: str, output: dict[str, Any]) -> RetrievalDe
     recipe = _RECIPES.get(tool_name)
     if recipe is None:
         return RetrievalDetails(evidence_status="no_evidence")
-    key, prefix, model, to_text = recipe
+    model, to_text = recipe
+    prefix = RAW_PATH_PREFIX[tool_name]
+    key = prefix.removeprefix("$.")
     refs: list[EvidenceRef] = []
     for index, raw_entry in enumerate(output.get(key) or []):
         try:
