@@ -8,7 +8,7 @@ import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import SecretStr
@@ -18,7 +18,8 @@ from core.agents.llm.errors import LLMCallError
 from core.agents.llm.profiles import PROFILES
 from core.agents.llm.settings import LLMSettings
 from core.agents.llm.stub_server import StubServer
-from core.agents.llm.transcript import Transcript
+from core.agents.llm.testing import SCRIPTED_FAULTS, ScriptedChatClient
+from core.agents.llm.transcript import FaultName, Transcript
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = {"role": "system", "content": "<!-- superbiz executor prompt (executor.v1) -->"}
@@ -84,10 +85,25 @@ def test_fault_turns_look_like_failing_servers(fault: str, kind: str) -> None:
     assert caught.value.kind == kind
 
 
+@pytest.mark.parametrize("fault", sorted(set(get_args(FaultName)) - {"empty"}))
+def test_scripted_client_raises_what_the_real_client_raises_against_the_stub(fault: str) -> None:
+    """``ScriptedChatClient`` stands in for ``OpenAIChatClient`` + stub server: every scripted
+    fault must fail with the same kind both ways."""
+    script = Transcript.model_validate({"turns": [{"fault": fault, "seconds": 5}]})
+    messages = [{"role": "user", "content": "q"}]
+    with StubServer(script) as server, pytest.raises(LLMCallError) as over_http:
+        client_for(server, timeout_s=0.5).complete(messages)
+    with pytest.raises(LLMCallError) as scripted:
+        ScriptedChatClient(script).complete(messages)
+    assert scripted.value.kind == over_http.value.kind == SCRIPTED_FAULTS[fault][0]
+
+
 def test_empty_fault_is_a_completion_with_nothing_in_it() -> None:
-    with StubServer(Transcript.model_validate({"turns": [{"fault": "empty"}]})) as server:
+    script = Transcript.model_validate({"turns": [{"fault": "empty"}]})
+    with StubServer(script) as server:
         turn = client_for(server).complete([{"role": "user", "content": "q"}])
     assert turn.is_empty
+    assert ScriptedChatClient(script).complete([{"role": "user", "content": "q"}]).is_empty
 
 
 def test_models_route_lists_the_model(stub: StubServer) -> None:

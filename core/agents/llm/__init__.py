@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from core.agents.llm.composer import LLMComposer
     from core.agents.llm.errors import LLMCallError, redact
     from core.agents.llm.executor import LLMExecutor
-    from core.agents.llm.factory import build_llm_role
     from core.agents.llm.planner import LLMPlanner
     from core.agents.llm.profiles import PROFILES, ModelProfile, profile_for
     from core.agents.llm.settings import LLMSettings
@@ -43,9 +42,9 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "ChatClient": "client", "ChatTurn": "client", "OpenAIChatClient": "client",
     "ToolCallRequest": "client", "LLMComposer": "composer", "LLMCallError": "errors",
-    "redact": "errors", "LLMExecutor": "executor", "build_llm_role": "factory",
-    "LLMPlanner": "planner", "PROFILES": "profiles", "ModelProfile": "profiles",
-    "profile_for": "profiles", "LLMSettings": "settings", "LLMVerifier": "verifier",
+    "redact": "errors", "LLMExecutor": "executor", "LLMPlanner": "planner",
+    "PROFILES": "profiles", "ModelProfile": "profiles", "profile_for": "profiles",
+    "LLMSettings": "settings", "LLMVerifier": "verifier",
 }
 __all__ = [
     "PROFILES",
@@ -60,7 +59,6 @@ __all__ = [
     "ModelProfile",
     "OpenAIChatClient",
     "ToolCallRequest",
-    "build_llm_role",
     "profile_for",
     "redact",
 ]

@@ -8,18 +8,10 @@ message is scrubbed of the API key.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import ValidationError
-
-from core.agents.llm.completion import (
-    ChatTurn,
-    CompletionFormatError,
-    ToolCallRequest,
-    turn_from_body,
-)
+from core.agents.llm.completion import ChatTurn, ToolCallRequest, turn_from_body
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.profiles import ModelProfile, profile_for
 from core.agents.llm.settings import LLMSettings
@@ -104,8 +96,6 @@ class OpenAIChatClient:
         import openai
 
         where = self.settings.public_base_url()
-        if isinstance(exc, LLMCallError):
-            return exc
         if isinstance(exc, openai.APITimeoutError):
             return self._error("timeout", f"no answer from {where} within "
                                           f"{self.settings.timeout_s:g}s")
@@ -123,8 +113,8 @@ class OpenAIChatClient:
         if isinstance(exc, openai.APIStatusError):
             return self._error("http_error", f"HTTP {exc.status_code} from {where}: "
                                              f"{_status_text(exc)}{_retry_after(exc)}")
-        if isinstance(exc, (CompletionFormatError, openai.APIResponseValidationError,
-                            json.JSONDecodeError, ValidationError, ValueError)):
+        # ``completion.CompletionFormatError`` (and any JSON or validation error) is a ValueError.
+        if isinstance(exc, (openai.APIResponseValidationError, ValueError)):
             return self._error("invalid_output",
                                f"the answer from {where} is not a chat completion: {exc}")
         return self._error("http_error", f"{type(exc).__name__} from {where}: {exc}")

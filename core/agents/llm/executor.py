@@ -24,7 +24,6 @@ from core.agents.llm.errors import LLMCallError
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
-from core.errors import ToolError
 from core.events import Event, ToolCalled, ToolReturned
 
 if TYPE_CHECKING:
@@ -89,15 +88,10 @@ class LLMExecutor(LLMRole):
 
     def _call_tool(self, call: ToolCallRequest,
                    recorder: Recorder) -> Generator[Event, None, tuple[Invocation, str]]:
-        """Validate and record one tool call; yields its events, returns (invocation, problem)."""
-        from core.tools import validate_arguments
-
+        """Record one tool call; yields its events, returns (invocation, problem). The tools
+        validate their arguments: an unknown tool or invalid arguments come back as a failed
+        invocation whose error is the problem."""
         arguments, problem = decode_arguments(call.arguments_json)
-        if not problem:
-            try:
-                validate_arguments(call.name, arguments)
-            except ToolError as exc:
-                problem = str(exc)
         yield ToolCalled(session_id=recorder.session_id, tool_name=call.name,
                          arguments=arguments)
         # record_failure: an invalid call is part of the audit trail, not an exception.

@@ -31,6 +31,7 @@ from core.agents.llm.transcript import (
     ScriptedTurn,
     Transcript,
     TranscriptError,
+    finish_reason,
     load_transcript,
     pick_turn,
     rendered_message,
@@ -148,15 +149,13 @@ class StubServer:
         with self._log_lock:
             self._counter += 1
             number = self._counter
-        finish_reason = turn.finish_reason or (
-            "tool_calls" if message.get("tool_calls") else "stop")
         prompt_tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
         completion_tokens = len(json.dumps(message, ensure_ascii=False)) // 4
         return {
             "id": f"chatcmpl-stub-{number}", "object": "chat.completion",
             "created": int(time.time()), "model": body.get("model") or self.model,
             "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": finish_reason}],
+                         "finish_reason": finish_reason(turn, message)}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.agents.llm.client import ChatTurn
-from core.agents.llm.completion import turn_from_message
+from core.agents.llm.completion import ChatTurn, turn_from_message
 from core.agents.llm.errors import FaultKind, LLMCallError
 from core.agents.llm.transcript import (
     Transcript,
+    finish_reason,
     load_transcript,
     pick_turn,
     rendered_message,
@@ -89,8 +89,7 @@ class ScriptedChatClient(_RecordingClient):
         if turn.fault == "empty":
             return ChatTurn(content="", finish_reason="stop")
         message = rendered_message(turn, messages)
-        return turn_from_message(message, finish_reason=turn.finish_reason or (
-            "tool_calls" if message.get("tool_calls") else "stop"))
+        return turn_from_message(message, finish_reason=finish_reason(turn, message))
 
 
 ChatFunction = Callable[[list[dict[str, Any]], list[dict[str, Any]] | None,

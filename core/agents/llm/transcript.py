@@ -218,3 +218,9 @@ def rendered_message(turn: ScriptedTurn, messages: list[dict[str, Any]]) -> dict
             {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
             for call_id, name, arguments in calls]
     return message
+
+
+def finish_reason(turn: ScriptedTurn, message: dict[str, Any]) -> str:
+    """The ``finish_reason`` sent with ``message``: the scripted one, else ``tool_calls`` when
+    it calls tools, else ``stop``."""
+    return turn.finish_reason or ("tool_calls" if message.get("tool_calls") else "stop")

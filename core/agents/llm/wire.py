@@ -16,12 +16,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.agents.llm.client import ChatTurn
+from core.agents.llm.completion import ChatTurn
 from core.agents.llm.profiles import ModelProfile
 from core.contracts import Invocation
 
 Message = dict[str, Any]
-# The invocation fields of a session document (DESIGN.md section 7), in this order.
+# The invocation fields a session document shows (DESIGN.md section 7).
 INVOCATION_FIELDS: set[str] = {"invocation_id", "tool_name", "arguments", "output",
                                "retrieval_details"}
 
