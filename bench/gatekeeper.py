@@ -28,14 +28,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import random
-import sys
 import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# _common first: it puts the repository root on sys.path for ``core``.
+import _common  # noqa: F401
 
 from core.contracts import (  # noqa: E402
     Claim,
@@ -119,14 +118,6 @@ def make_refs(rng: random.Random, count: int) -> list[str]:
 
 
 # ---------------------------------------------------------------- excerpts
-
-
-def _segments(ref: str) -> list[str]:
-    parts: list[str] = []
-    for chunk in ref.replace("; ", ", ").split(", "):
-        if chunk.strip():
-            parts.append(chunk)
-    return parts
 
 
 def true_quote(rng: random.Random, ref: str) -> str:

@@ -109,18 +109,22 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 
 _ASCII_WORD = "a-z0-9"
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# CJK ideographs (unified, extension A, compatibility): the characters Chinese words are made of.
+CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Separators between the words of a synonym: "connection pool" = "connection-pool" =
 # "connection_pool" (but not "connectionpool"). Where ASCII meets Chinese the separator is
 # optional: "CPU 使用率" = "CPU使用率".
 _SEPARATOR_CHARS = r"\s_\-"
 _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the synonym trie
-_SCRIPT_CHANGE = re.compile(f"(?<=[{_ASCII_WORD}])(?=[{_CJK}])|(?<=[{_CJK}])(?=[{_ASCII_WORD}])")
+_SCRIPT_CHANGE = re.compile(
+    f"(?<=[{_ASCII_WORD}])(?=[{CJK_CHARS}])|(?<=[{CJK_CHARS}])(?=[{_ASCII_WORD}])")
 _LINE_MARK = "\x1e"  # joins lines for a corpus scan
 
 
 def normalize(text: str) -> str:
     """NFKC + lower case: the form every matcher in this module works on."""
+    if text.isascii():  # ASCII is already NFKC; skipping the call counts on a million log lines
+        return text.lower()
     return unicodedata.normalize("NFKC", text).lower()
 
 

@@ -225,7 +225,8 @@ def _split_markdown(text: str, fallback_title: str) -> tuple[str, list[tuple[str
                     front_title = str(front["title"])
             except yaml.YAMLError:
                 pass
-            text = text[text.find("\n", end + 1) + 1:] if text.find("\n", end + 1) != -1 else ""
+            body = text.find("\n", end + 1)
+            text = text[body + 1:] if body != -1 else ""
     title: str | None = None
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
     in_fence = False

@@ -161,8 +161,13 @@ def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index:
             f"binding says tool {binding.tool_name}, invocation {invocation_id} is {invocation.tool_name}"))
     verdict.fields["tool_name"] = invocation.tool_name
     if owner.claim is not None and owner.claim.claim_type == "negative_observation":
-        return _check_negative(verdict, binding, invocation, owner.claim, backfilled)
-    return _check_positive(verdict, binding, invocation, backfilled)
+        checked = _check_negative(verdict, binding, invocation, owner.claim)
+    else:
+        checked = _check_positive(verdict, binding, invocation)
+    if backfilled and checked.status == "pass":
+        return verdict.fail(R.INVOCATION_MISSING, (
+            "source_invocation_id was auto-filled; a back-filled citation is never a basis for pass"))
+    return checked
 
 
 def raw_path_problem(raw_path: str, tool_name: str) -> str:
@@ -177,8 +182,7 @@ def raw_path_problem(raw_path: str, tool_name: str) -> str:
     return ""
 
 
-def _check_positive(verdict: _Verdict, binding: EvidenceBinding, invocation: Invocation,
-                    backfilled: bool) -> CheckedBinding:
+def _check_positive(verdict: _Verdict, binding: EvidenceBinding, invocation: Invocation) -> CheckedBinding:
     raw_path = binding.raw_path or None
     if raw_path is not None and (problem := raw_path_problem(raw_path, invocation.tool_name)):
         return verdict.fail(R.RAW_PATH, problem)
@@ -199,9 +203,6 @@ def _check_positive(verdict: _Verdict, binding: EvidenceBinding, invocation: Inv
         return verdict.fail(R.EXCERPT_MISMATCH, f"excerpt not supported by {raw_path}: {match.reason}{hint}")
     if match.too_short:
         return verdict.fail(R.EXCERPT_TOO_SHORT, f"excerpt too short or generic to check: {match.reason}")
-    if backfilled:
-        return verdict.fail(R.INVOCATION_MISSING, (
-            "source_invocation_id was auto-filled; a back-filled citation is never a basis for pass"))
     return verdict.ok(match.reason)
 
 
@@ -234,7 +235,7 @@ def _found_elsewhere(excerpt: str, refs: list[EvidenceRef], cited: str) -> str:
 
 
 def _check_negative(verdict: _Verdict, binding: EvidenceBinding, invocation: Invocation,
-                    claim: Claim, backfilled: bool) -> CheckedBinding:
+                    claim: Claim) -> CheckedBinding:
     verdict.fields.update(matched_text=negative.describe(invocation), match_kind="negative")
     if problem := negative.evidence_problem(invocation):
         return verdict.fail(R.NEGATIVE_MISMATCH, problem)
@@ -249,7 +250,4 @@ def _check_negative(verdict: _Verdict, binding: EvidenceBinding, invocation: Inv
         return verdict.fail(R.REFS_MISSING, (
             f"invocation {invocation.invocation_id} has no retrieval_details: its no-hit is not recorded"))
     verdict.fields["score"] = 1.0
-    if backfilled:
-        return verdict.fail(R.INVOCATION_MISSING, (
-            "source_invocation_id was auto-filled; a back-filled citation is never a basis for pass"))
     return verdict.ok("the cited invocation returned no evidence and its query covers the claim's subject")

@@ -215,11 +215,6 @@ def extract_facts(normalized: str, original: str | None = None) -> Facts:
     return facts_in(fact_items(normalized), 0, len(normalized), original, normalized)
 
 
-def negations(normalized: str) -> Counter[str]:
-    """Negation markers (English words, ``n't``, Chinese characters), with their counts."""
-    return extract_facts(normalized).negations
-
-
 def _first_out_of_order(needles: tuple[Number, ...], haystack: tuple[Number, ...]) -> Number | None:
     """The first needle that cannot be matched, in order, in the haystack (None: all can).
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from core import lexicon
-from core.contracts import Claim, Invocation
+from core.contracts import RAW_PATH_PREFIX, Claim, Invocation
 
-# Result lists per tool output; any non-empty one means the invocation returned evidence.
-RESULT_KEYS: tuple[str, ...] = ("alerts", "logs", "evidence_blocks")
+# Result lists per tool output ($.alerts -> alerts ...); any non-empty one means the invocation
+# returned evidence.
+RESULT_KEYS: tuple[str, ...] = tuple(prefix.removeprefix("$.") for prefix in RAW_PATH_PREFIX.values())
 SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
 # Filters that narrow a query to a level or state: a negative claim must be as narrow.
 NARROWING_ARGS: tuple[str, ...] = ("level", "state")

@@ -19,8 +19,6 @@ FUZZY_THRESHOLD = 90.0
 MIN_EXCERPT_CHARS = 8
 # Each fragment of a truncated quote (split on ... / …) must be at least this long.
 MIN_FRAGMENT_CHARS = 6
-# A fuzzy alignment must cover this share of the excerpt (the rest would be unquoted text).
-MIN_FUZZY_COVERAGE = 0.95
 
 GATEKEEPER_VERSION = (
     f"{RULES_VERSION}/{NORMALIZER_VERSION}/fuzzy-{FUZZY_THRESHOLD / 100:.2f}"

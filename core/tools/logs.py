@@ -49,10 +49,6 @@ class LogIndex:
         """The normalised search text of one line."""
         return self.corpus[self.starts[rank]:self.starts[rank + 1] - 1]
 
-    def rank_at(self, offset: int) -> int:
-        """The rank of the line whose text holds ``offset`` of the corpus."""
-        return bisect_right(self.starts, offset) - 1
-
 
 def _timestamp_key(timestamp: str, default_tz: tzinfo | None) -> float:
     """Seconds since the epoch; unparseable timestamps sort as the oldest."""
@@ -90,7 +86,7 @@ def _search_text(entry: LogEntry) -> str:
     """What free text is matched against: the message, then the other fields after a mark."""
     text = (f"{entry.message}{_META_MARK}{entry.level} {entry.service} "
             f"{entry.source or ''} {entry.host or ''}")
-    return text.lower() if text.isascii() else normalize(text)
+    return normalize(text)
 
 
 def _build_index(pack: Pack) -> LogIndex:

@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.lexicon import normalize, services_in, topic_mentions
+from core.lexicon import CJK_CHARS, normalize, services_in, topic_mentions
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
+_TOKEN = re.compile(rf"[{CJK_CHARS}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
+_CJK_START = re.compile(f"[{CJK_CHARS}]")
 _IDENTIFIER_MARK = re.compile(r"[0-9/_.:=@#%-]")
 
 # Words that carry no search meaning in a question about logs or runbooks.
@@ -60,7 +60,7 @@ class ParsedQuery:
         """Identifiers, English words and Chinese bigrams: the units ``lookup_knowledge`` ranks by."""
         terms = list(self.identifiers)
         for word in self.words:
-            if re.match(f"[{_CJK}]", word) and len(word) > 2:
+            if _CJK_START.match(word) and len(word) > 2:
                 terms += [word[i:i + 2] for i in range(len(word) - 1)]
             else:
                 terms.append(word)
@@ -80,7 +80,7 @@ def parse_query(query: str | None, known_services: Iterable[str] = ()) -> Parsed
     identifiers: dict[str, None] = {}
     words: dict[str, None] = {}
     for token in _TOKEN.findall("".join(remainder)):
-        if re.match(f"[{_CJK}]", token):
+        if _CJK_START.match(token):
             for piece in _CHINESE_FILLER_PATTERN.split(token):
                 if len(piece) >= 2:
                     words.setdefault(piece, None)

@@ -109,3 +109,18 @@ def test_foreign_lookup_finding_this_session_is_accepted() -> None:
 def test_check_is_deterministic() -> None:
     case = next(c for c in CASES if c["id"] == "mixed_low_then_reject_is_reject")
     assert _run(case).model_dump() == _run(case).model_dump()
+
+
+def test_backfilled_negative_observation_never_passes() -> None:
+    """A negative citation that would pass is still held back when its id was back-filled."""
+    case = next(c for c in CASES if c["id"] == "negative_without_invocation_id")
+    kwargs = check_kwargs(case)
+    # Only the inventory-service no-hit query is left: it is the unique back-fill candidate.
+    kwargs["invocations"] = [inv for inv in kwargs["invocations"] if inv.invocation_id == 105]
+    result = check_citations(**kwargs)
+    (checked,) = result.checked_bindings
+    assert (result.status, result.severity) == GRADES["low_confid"]
+    assert checked.rule == "evidence.invocation_missing" and checked.auto_backfilled
+    assert checked.source_invocation_id == 105 and checked.match_kind == "negative"
+    assert "never a basis for pass" in checked.message
+    assert [w.rule for w in result.warnings] == ["evidence.invocation_auto_backfill"]

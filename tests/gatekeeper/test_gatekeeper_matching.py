@@ -121,9 +121,11 @@ def test_lookalike_letter_not_in_the_ref_rejects() -> None:
 
 
 def test_invisible_characters_never_change_the_verdict() -> None:
-    for excerpt in ("current=91%, threshold=85%", "current=19%, threshold=85%"):
+    # A true quote stays true and a forged one stays forged (19% is not 91%).
+    for excerpt, ok in (("current=91%, threshold=85%", True), ("current=19%, threshold=85%", False)):
         plain = match_excerpt(excerpt, ALERT)
         hidden = match_excerpt("\u200b".join(excerpt), ALERT)
+        assert plain.ok is ok, plain
         assert (plain.ok, plain.match_kind) == (hidden.ok, hidden.match_kind)
 
 
