@@ -264,10 +264,12 @@ class _Investigation:
 
             stage = "finish"
             self._finish("completed")
+            stage = "done"  # stored as completed: a consumer stopping now changes nothing
             yield self._emit(SessionFinished(document=self._snapshot()))
         except (GeneratorExit, KeyboardInterrupt):
             # The consumer stopped: no more yields; leave an honest ``incomplete`` record.
-            self._finish("incomplete", error=f"stopped during stage {stage}", quietly=True)
+            if stage != "done":
+                self._finish("incomplete", error=f"stopped during stage {stage}", quietly=True)
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
             yield from self._fail(stage, exc)
@@ -321,8 +323,10 @@ class _Investigation:
             save(self.store, session_id=self.session_id, **values)
 
     def _snapshot(self) -> SessionDocument:
+        """The final document. A shallow copy is enough: after it the run only reassigns fields
+        of ``self.document`` (it never edits a stage result in place)."""
         self.document.invocations = list(self.recorder.invocations)
-        return self.document.model_copy(deep=True)
+        return self.document.model_copy()
 
     def _finish(self, status: str, *, error: str | None = None, quietly: bool = False) -> None:
         """Close the session in memory and in the store (``quietly``: store errors ignored)."""

@@ -129,8 +129,11 @@ def test_negative_case_cites_only_the_empty_queries(tmp_store) -> None:  # type:
     assert logs_calls
     assert all(inv.retrieval_details and inv.retrieval_details.evidence_status == "no_evidence"
                and inv.output["logs"] == [] for inv in logs_calls)
+    no_hit_ids = {inv.invocation_id for inv in logs_calls}
     for claim in document.executor_output.claims:  # type: ignore[union-attr]
-        assert all(binding.raw_path is None for binding in claim.evidence_bindings)
+        assert claim.evidence_bindings
+        assert all(binding.raw_path is None and binding.source_invocation_id in no_hit_ids
+                   for binding in claim.evidence_bindings)
 
 
 # Beyond the seed: other topics and services of the demo pack, services it does not have.

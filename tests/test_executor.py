@@ -96,6 +96,7 @@ def test_absent_subject_is_a_negative_observation_citing_the_empty_queries(run) 
     assert claim.claim_type == "negative_observation"
     assert claim.subject_services == ["inventory-service"]
     assert claim.subject_topics == ["connection_pool"]
+    assert claim.evidence_bindings
     for binding in claim.evidence_bindings:
         assert binding.raw_path is None
         cited = result.invocation(binding.source_invocation_id)

@@ -61,7 +61,10 @@ def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) ->
 
     answer = faulty.composer_output.user_facing_answer
     assert faulty.composer_output.status == "blocked"
-    for text in _injected_texts(clean, faulty):
+    injected = _injected_texts(clean, faulty)
+    if mode.caught_by == "verifier":
+        assert injected  # the fault added a claim; the loop below must have something to check
+    for text in injected:
         assert text not in answer
 
 

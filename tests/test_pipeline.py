@@ -179,6 +179,15 @@ def test_a_consumer_that_stops_leaves_an_incomplete_session(tmp_store) -> None: 
     assert len(stored.invocations) == 1
 
 
+def test_a_consumer_that_stops_at_the_last_event_leaves_it_completed(tmp_store) -> None:  # type: ignore[no-untyped-def]
+    events = run_investigation(QUESTION, store=tmp_store)
+    finished = next(event for event in events if isinstance(event, SessionFinished))
+    events.close()  # type: ignore[attr-defined]
+    assert finished.document.status == "completed"
+    stored = repository.load_session_document(tmp_store, session_id=finished.session_id)
+    assert stored is not None and stored.status == "completed" and stored.error is None
+
+
 def test_usage_errors_raise_before_any_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(EngineError, match="valid faults: .*tamper_number"):
         run_investigation(QUESTION, executor_fault="no_such_fault", store=tmp_store)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from core.agents.base import ExecutorRun
 from core.agents.rules.evidence import collect_items
-from core.agents.rules.output import CallLog, build_output, is_no_hit, unique
-from core.agents.rules.planner import alert_topics
+from core.agents.rules.output import CallLog, build_output, is_no_hit
+from core.agents.rules.planner import alert_topics, unique
 from core.contracts import Invocation, ParseStatus, Plan
 from core.events import Event, ToolCalled, ToolReturned
 from core.lexicon import TOPICS, topic_matches

@@ -10,7 +10,7 @@ evidence-gathering actions come from ``guidance``; runbooks only ever feed actio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.agents.rules import wording
 from core.agents.rules.evidence import (
@@ -22,7 +22,7 @@ from core.agents.rules.evidence import (
     render_logs,
 )
 from core.agents.rules.guidance import guidance_for, render
-from core.agents.rules.planner import alert_topics
+from core.agents.rules.planner import alert_topics, unique
 from core.agents.rules.subjects import excluded_mentions, topics_in_scope
 from core.contracts import (
     Claim,
@@ -92,11 +92,6 @@ def _same_service(first: str | None, second: str | None) -> bool:
 def _about(item: EvidenceItem, service: str) -> bool:
     """Whether an item is about ``service``: its own, or another source naming it (a pod event)."""
     return _same_service(item.service, service) or service.lower() in services_in(item.text)
-
-
-def unique(values: list[Any]) -> list[Any]:
-    """Values without repeats, first occurrence kept."""
-    return list(dict.fromkeys(values))
 
 
 def is_no_hit(invocation: Invocation) -> bool:
@@ -264,10 +259,10 @@ def _add_unknown_services(output: ExecutorOutput, plan: Plan, pack: Pack) -> Non
 
 def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> None:
     """The best "what to check" runbook section, as an action citing it -- never a claim."""
+    scope = topics_in_scope(plan)
     for invocation in calls.invocations("lookup_knowledge"):
         blocks = invocation.output.get("evidence_blocks") or []
         refs = invocation.retrieval_details.evidence_refs if invocation.retrieval_details else []
-        scope = topics_in_scope(plan)
         # Only a runbook about the question's topics, and never one naming an excluded subject.
         usable = [(ref, block) for ref, block in zip(refs, blocks)
                   if scope & set(topics_in(block.get("title", "")))

@@ -10,7 +10,8 @@ pack's alert of that name when it runs.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, TypeVar
 
 from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
 from core.contracts import Exclusions, Language, Plan, ToolName
@@ -23,6 +24,7 @@ _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
 _ORDER_RE = re.compile(r"(?:订单|\border)\s*[#:\-]?\s*(\d+)", re.IGNORECASE)
 _ALERT_WORDS_RE = re.compile(r"告警|报警|alert|alarm|firing|指标|metric", re.IGNORECASE)
+_T = TypeVar("_T")
 
 
 def question_language(question: str) -> Language:
@@ -44,7 +46,8 @@ def order_terms(text: str) -> list[str]:
     return terms
 
 
-def _unique(values: list[str]) -> list[str]:
+def unique(values: Iterable[_T]) -> list[_T]:
+    """Values without repeats, first occurrence kept."""
     return list(dict.fromkeys(values))
 
 
@@ -56,7 +59,7 @@ class RulesPlanner:
     def plan(self, question: str, pack: Pack) -> Plan:
         """The plan of ``question`` against ``pack``'s vocabulary."""
         known_services = list(pack.services)
-        known_alerts = _unique([alert.alert_name for alert in pack.alerts])
+        known_alerts = unique([alert.alert_name for alert in pack.alerts])
         clauses = exclusion_clauses(question)
         exclusions = self._exclusions([item for c in clauses for item in c.items],
                                       known_services, known_alerts)
@@ -65,7 +68,7 @@ class RulesPlanner:
         alert_names = [a for a in alert_names_in(asked, known_alerts)
                        if a not in exclusions.alert_names]
         topics = topics_in(asked) + [t for a in alert_names for t in alert_topics(a)]
-        topics = [t for t in _unique(topics) if t not in exclusions.topics]
+        topics = [t for t in unique(topics) if t not in exclusions.topics]
         services = [s for s in services_in(asked, known_services) if s not in exclusions.services]
 
         notes = [f"service {s} is not in pack {pack.name}" for s in services
@@ -75,8 +78,8 @@ class RulesPlanner:
                          + ", ".join(alert_names) + " at execution time")
         wants_alerts = bool(alert_names or _ALERT_WORDS_RE.search(asked))
         # Excluding a subject narrows the question as much as "只确认" does.
-        markers = _unique(narrow_markers(question)
-                          + [clause.trigger.lower() for clause in clauses if clause.items])
+        markers = unique(narrow_markers(question)
+                         + [clause.trigger.lower() for clause in clauses if clause.items])
         return Plan(
             question=question, language=question_language(question), services=services,
             topics=topics, alert_names=alert_names, narrow=bool(markers), scope_markers=markers,
@@ -102,8 +105,8 @@ class RulesPlanner:
             terms += item_orders
             if not (item_services or item_alerts or item_topics or item_orders):
                 terms.append(item)  # a subject the lexicon does not know is still forbidden
-        return Exclusions(services=_unique(services), topics=_unique(topics),
-                          alert_names=_unique(alert_names), terms=_unique(terms))
+        return Exclusions(services=unique(services), topics=unique(topics),
+                          alert_names=unique(alert_names), terms=unique(terms))
 
     @staticmethod
     def _tools(topics: list[str], wants_alerts: bool) -> list[ToolName]:

@@ -144,9 +144,9 @@ def _judge_positive(claim: Claim, passed: list[CheckedBinding],
         return
     gaps = facts.missing(claim.claim_text, _excerpts(evidence))
     if gaps:
-        runbook_texts = _excerpts(runbooks)
-        from_runbook = [gap for gap in gaps if runbooks and gap not in facts.missing(
-            claim.claim_text, runbook_texts)]
+        # Facts the runbooks hold but the evidence does not: runbook text stated as fact.
+        not_in_runbooks = facts.missing(claim.claim_text, _excerpts(runbooks)) if runbooks else gaps
+        from_runbook = [gap for gap in gaps if gap not in not_in_runbooks]
         if from_runbook:
             failures.setdefault(RUNBOOK_AS_FACT, []).append(
                 "stated only by runbook text: " + ", ".join(from_runbook))
@@ -181,7 +181,8 @@ def _judge_scope(claim: Claim, plan: Plan, allowed_services: set[str] | None,
             failures.setdefault(SCOPE, []).append(
                 "about service(s) the question did not ask about: " + ", ".join(outside))
     if plan.narrow and plan.topics:
-        outside_topics = [t for t in claim.subject_topics if t not in topics_in_scope(plan)]
+        in_scope = topics_in_scope(plan)
+        outside_topics = [t for t in claim.subject_topics if t not in in_scope]
         if outside_topics:
             failures.setdefault(SCOPE, []).append(
                 "about topic(s) outside the narrow question: " + ", ".join(outside_topics))
