@@ -52,7 +52,7 @@ from core.packs import Pack, load_pack
 from core.recorder import Recorder
 from core.store import repository
 from core.trace import build_trace_summary
-from core.verdict import final_verdict
+from core.verdict import final_verdict, withdraw_pass
 
 if TYPE_CHECKING:
     from core.store import Store
@@ -146,14 +146,6 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
     if plan.degraded:
         result = withdraw_pass(result, f"the plan is a fallback ({plan.degraded})")
     return verifier_input, result
-
-
-def withdraw_pass(result: VerifierResult, why: str) -> VerifierResult:
-    """PASS becomes LOW_CONFID, saying why: a model step failed, so nobody can vouch for it."""
-    if result.verdict != "PASS":
-        return result
-    return result.model_copy(update={"verdict": "LOW_CONFID",
-                                     "reasons": [*result.reasons, f"PASS withdrawn: {why}"]})
 
 
 def store_lookup(store: Store | None) -> ForeignLookup | None:

@@ -88,3 +88,11 @@ def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
 
 def _rules_text(gatekeeper: GatekeeperResult) -> str:
     return ", ".join(gatekeeper.failed_rules) or gatekeeper.severity
+
+
+def withdraw_pass(result: VerifierResult, why: str) -> VerifierResult:
+    """PASS becomes LOW_CONFID, saying why: a model step failed, so nobody can vouch for it."""
+    if result.verdict != "PASS":
+        return result
+    return result.model_copy(update={"verdict": "LOW_CONFID",
+                                     "reasons": [*result.reasons, f"PASS withdrawn: {why}"]})
