@@ -16,6 +16,7 @@ from core.packs import list_packs, load_pack
 from core.settings import get_settings
 from core.store import repository
 from core.views.choices import (
+    default_pack_index,
     default_roles,
     fault_choices,
     fault_description,
@@ -72,14 +73,13 @@ def _ask() -> None:
 
 pack_descriptions = dict(list_packs())
 pack_names = list(pack_descriptions)
-default_pack = get_settings().default_pack
 with st.sidebar:
     st.header("Run settings", anchor=False)
     if not pack_names:
         st.error(escape_markdown(f"No scenario pack found under {get_settings().packs_dir}."))
         st.stop()
     st.selectbox("Scenario pack", pack_names, key="pack", disabled=running,
-                 index=pack_names.index(default_pack) if default_pack in pack_names else 0,
+                 index=default_pack_index(pack_names),
                  help="The world the tools see: alerts, metric series, logs and runbooks.")
     small_text(pack_descriptions.get(st.session_state["pack"], ""))
     llm = llm_availability()

@@ -10,12 +10,12 @@ from core.gatekeeper import GATEKEEPER_VERSION
 from core.store import repository
 from core.views.badges import severity_badge, verdict_badge
 from core.views.inspector import (
-    find_invocation,
+    default_binding_index,
     recheck_binding,
     recheck_session,
-    ref_text_at,
     session_bindings,
 )
+from core.views.sessions import session_pick_label
 from ui.compare import LEGEND, render_side_by_side, render_verdict_line
 from ui.render import badges, empty_state, get_store, setup_page, small_text
 
@@ -43,10 +43,7 @@ if linked and linked not in questions and repository.load_session_document(
 
 def _session_label(session_id: str) -> str:
     summary = questions.get(session_id)
-    if summary is None:
-        return session_id
-    return f"{summary.created_at:%m-%d %H:%M:%S} · {summary.verdict or summary.status} · " \
-           f"{summary.question[:70]}"
+    return session_pick_label(summary) if summary is not None else session_id
 
 
 session_id = st.selectbox("Session (newest first)", session_ids, format_func=_session_label,
@@ -71,9 +68,7 @@ if not items:
                 icon=":material/link_off:")
     st.stop()
 
-failing = next((n for n, item in enumerate(items)
-                if item.checked is not None and item.checked.status == "fail"), 0)
-index = st.selectbox("Binding", range(len(items)), index=failing,
+index = st.selectbox("Binding", range(len(items)), index=default_binding_index(items),
                      format_func=lambda n: items[n].label, key=f"binding_{session_id}",
                      help="Failing bindings are listed with their severity and rule; the first "
                           "failing one is picked by default.")
@@ -82,9 +77,7 @@ item = items[index]
 st.subheader(f"{item.key.owner_id} · binding #{item.key.index}", anchor=False)
 st.text(item.owner_text)
 render_verdict_line(item.checked)
-ref_text = (item.checked.matched_text if item.checked and item.checked.matched_text
-            else item.ref_text)
-render_side_by_side(item.binding.evidence_excerpt, ref_text, item.checked,
+render_side_by_side(item.binding.evidence_excerpt, item.shown_ref_text, item.checked,
                     ref_label=f"Ref text at {item.binding.raw_path or '(no raw_path)'}")
 st.caption(LEGEND)
 stored_version = gatekeeper.version if gatekeeper else "?"
@@ -136,10 +129,7 @@ with st.container(border=True):
     st.markdown("**Gatekeeper's answer for the citation above**" if changed else
                 "**Gatekeeper's answer (citation unchanged: the stored verdict, re-derived)**")
     render_verdict_line(recheck.checked)
-    tampered_ref = (recheck.checked.matched_text if recheck.checked and recheck.checked.matched_text
-                    else ref_text_at(find_invocation(document, replacement.source_invocation_id),
-                                     replacement.raw_path))
-    render_side_by_side(excerpt, tampered_ref, recheck.checked,
+    render_side_by_side(excerpt, recheck.ref_text, recheck.checked,
                         ref_label=f"Ref text at {replacement.raw_path or '(no raw_path)'}")
     small_text(f"Whole session with this edit: gatekeeper {recheck.result.status} / "
                f"{recheck.result.severity}; failed rules: "

@@ -93,9 +93,8 @@ for column, (label, value) in zip(columns, headline(metrics).items(), strict=Tru
 
 st.subheader("Results matrix", anchor=False)
 only_failures = st.toggle("Only cases that did not pass", key="eval_only_failures")
-rows = case_matrix_rows(repository.list_case_results(store, run_id=run_id))
-if only_failures:
-    rows = [row for row in rows if row["result"] != "passed"]
+rows = case_matrix_rows(repository.list_case_results(store, run_id=run_id),
+                        only_failures=only_failures)
 if rows:
     st.dataframe(toned(pd.DataFrame(rows), TONED_COLUMNS, precision=1), hide_index=True,
                  width="stretch",

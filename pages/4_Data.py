@@ -8,6 +8,7 @@ import streamlit as st
 from core.errors import PackError
 from core.packs import list_packs, load_pack
 from core.settings import get_settings
+from core.views.choices import default_pack_index
 from core.views.data import (
     LOG_ROW_LIMIT,
     alert_rows,
@@ -28,9 +29,7 @@ if not pack_descriptions:
                 "pack.yaml (see the README), then reload.", icon=":material/folder_off:")
     st.stop()
 names = list(pack_descriptions)
-default = get_settings().default_pack
-name = st.selectbox("Scenario pack", names, key="data_pack",
-                    index=names.index(default) if default in names else 0)
+name = st.selectbox("Scenario pack", names, key="data_pack", index=default_pack_index(names))
 try:
     pack = load_pack(name)
 except PackError as exc:

@@ -70,9 +70,3 @@ def get_run(session_id: str | None) -> RunHandle | None:
     if not session_id:
         return None
     return _registry().get(session_id)
-
-
-def wait_for(session_id: str, timeout: float) -> bool:
-    """Block until the run ends (tests); True when it ended within ``timeout`` seconds."""
-    handle = get_run(session_id)
-    return handle is None or handle.done.wait(timeout)

@@ -173,11 +173,6 @@ class EvalCase(BaseModel):
                 raise ValueError(f"unknown fault mode {value!r} (known: {', '.join(modes)})")
         return value
 
-    @property
-    def file_label(self) -> str:
-        """The case file's stem (``default`` for ``default.yaml``), used as JUnit classname."""
-        return Path(self.source).stem if self.source else "cases"
-
 
 def fault_modes() -> tuple[str, ...]:
     """The executor fault modes a case may name (``core.agents.faults.FAULT_MODES``)."""
@@ -190,9 +185,7 @@ def known_gatekeeper_rules() -> frozenset[str]:
     """Every rule name the gatekeeper can report (``core.gatekeeper.RULES``)."""
     from core.gatekeeper import RULES
 
-    if isinstance(RULES, dict):
-        return frozenset(RULES)
-    return frozenset(getattr(rule, "name", rule) for rule in RULES)
+    return frozenset(RULES)
 
 
 # ---------------------------------------------------------------- loading
@@ -256,6 +249,18 @@ def parse_cases(data: Any, *, source: str, folder: Path) -> list[EvalCase]:
     return cases
 
 
+def parse_case_text(text: str, *, source: str, folder: Path) -> list[EvalCase]:
+    """Cases of a case file's text; a YAML error names the file, line and column."""
+    try:
+        data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise EvalCaseError(f"{source}: not valid YAML{where}: {problem}") from exc
+    return parse_cases(data, source=source, folder=folder)
+
+
 def load_case_file(path: str | Path) -> list[EvalCase]:
     """Read and validate one YAML case file."""
     file = Path(path)
@@ -264,14 +269,7 @@ def load_case_file(path: str | Path) -> list[EvalCase]:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise EvalCaseError(f"{source}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise EvalCaseError(f"{source}: not valid YAML{where}: {problem}") from exc
-    return parse_cases(data, source=source, folder=file.resolve().parent)
+    return parse_case_text(text, source=source, folder=file.resolve().parent)
 
 
 def case_files_in(paths: Sequence[str | Path]) -> list[Path]:

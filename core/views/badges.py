@@ -107,12 +107,3 @@ def claim_badge(result: ClaimResult | None) -> Badge:
     if result.entailed:
         return Badge("entailed", "green", "check")
     return Badge("not entailed", "red", "close")
-
-
-def groundedness_tone(score: float | None) -> Tone:
-    """Tone of a groundedness score: all claims entailed is green, none is red."""
-    if score is None:
-        return "gray"
-    if score >= 0.999:
-        return "green"
-    return "amber" if score > 0 else "red"

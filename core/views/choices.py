@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.agents.base import ROLES
@@ -31,6 +32,14 @@ def llm_availability() -> LLMAvailability:
         return LLMAvailability(False, LLM_SETUP_HINT)
     model = settings.model or "the server's default model"
     return LLMAvailability(True, f"llm engine: {settings.public_base_url()} · {model}")
+
+
+def default_pack_index(names: Sequence[str]) -> int:
+    """Position of the configured default pack (``SUPERBIZ_DEFAULT_PACK``) in ``names``, else 0."""
+    from core.settings import get_settings
+
+    default = get_settings().default_pack
+    return list(names).index(default) if default in names else 0
 
 
 def default_roles() -> dict[str, str]:

@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
-import yaml
 
 from core.errors import EvalCaseError
-from core.evals.cases import EvalCase, parse_cases
+from core.evals.cases import EvalCase, parse_case_text
 from core.settings import PROJECT_ROOT
 from core.store.models import CaseResultRow, EvalRunRow
 from core.views.badges import gate_label
@@ -111,10 +110,12 @@ def _expected_verdict(detail: Mapping[str, Any]) -> str:
     return verdict or ""
 
 
-def case_matrix_rows(cases: Sequence[CaseResultRow]) -> list[dict[str, Any]]:
+def case_matrix_rows(cases: Sequence[CaseResultRow], *,
+                     only_failures: bool = False) -> list[dict[str, Any]]:
     """The results matrix: one row per case with what was expected, what happened, what failed.
 
-    Cases that did not pass come first (they are what a person opens the page for), then by id.
+    Cases that did not pass come first (they are what a person opens the page for), then by id;
+    ``only_failures`` leaves the passed ones out.
     """
     rows = []
     for case in sorted(cases, key=lambda c: (c.passed, c.case_id)):
@@ -137,7 +138,7 @@ def case_matrix_rows(cases: Sequence[CaseResultRow]) -> list[dict[str, Any]]:
             "ms": round(case.duration_ms, 1) if case.duration_ms is not None else None,
             "session": case.session_id or "",
         })
-    return rows
+    return [row for row in rows if row["result"] != "passed"] if only_failures else rows
 
 
 def headline(metrics: Mapping[str, Any]) -> dict[str, str]:
@@ -162,12 +163,7 @@ def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:
     Relative pack paths in an upload resolve against the project folder (the upload has none).
     """
     try:
-        data = yaml.safe_load(content.decode("utf-8"))
+        text = content.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EvalCaseError(f"{file_name}: not UTF-8 text") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise EvalCaseError(f"{file_name}: not valid YAML{where}: "
-                            f"{getattr(exc, 'problem', None) or exc}") from exc
-    return parse_cases(data, source=file_name, folder=PROJECT_ROOT)
+    return parse_case_text(text, source=file_name, folder=PROJECT_ROOT)

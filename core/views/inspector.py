@@ -8,7 +8,7 @@ stored session stays exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,6 +57,22 @@ class InspectedBinding:
             f"#{self.binding.source_invocation_id}" if self.binding.source_invocation_id else "",
             self.binding.raw_path or "(no raw_path)") if part)
         return f"{self.key.owner_id} #{self.key.index} · {where} · {status}"
+
+    @property
+    def shown_ref_text(self) -> str | None:
+        """The text the excerpt is shown against (see :func:`shown_ref_text`)."""
+        return shown_ref_text(self.checked, self.ref_text)
+
+
+def shown_ref_text(checked: CheckedBinding | None, ref_text: str | None) -> str | None:
+    """What the gatekeeper matched the excerpt against, else the ref text at the locator."""
+    return checked.matched_text if checked is not None and checked.matched_text else ref_text
+
+
+def default_binding_index(items: Sequence[InspectedBinding]) -> int:
+    """The binding a person wants first: the first failing one, else the first."""
+    return next((n for n, item in enumerate(items)
+                 if item.checked is not None and item.checked.status == "fail"), 0)
 
 
 def rule_description(rule: str | None) -> str:
@@ -130,36 +146,40 @@ def tampered_output(output: ExecutorOutput, key: BindingKey,
 
 @dataclass(frozen=True)
 class Recheck:
-    """The gatekeeper's answer for an edited binding, and for the whole edited output."""
+    """The gatekeeper's answer for an edited binding, for the whole edited output, and the ref
+    text the edited excerpt is shown against."""
 
     checked: CheckedBinding | None
     result: GatekeeperResult
+    ref_text: str | None = None
+
+
+def _check(document: SessionDocument, output: ExecutorOutput | None,
+           foreign_invocation: ForeignLookup | None) -> GatekeeperResult:
+    """The current gatekeeper on ``output`` against the session's own invocations."""
+    from core.gatekeeper import check_citations  # the gatekeeper package is heavier to import
+
+    return check_citations(
+        session_id=document.session_id, invocations=document.invocations,
+        executor_output=output,
+        parse_status=document.executor_output_parse_status or ParseStatus(),
+        foreign_invocation=foreign_invocation)
 
 
 def recheck_binding(document: SessionDocument, key: BindingKey, replacement: EvidenceBinding,
                     *, foreign_invocation: ForeignLookup | None = None) -> Recheck:
     """Run the current gatekeeper on the session with one binding replaced (nothing stored)."""
-    from core.gatekeeper import check_citations  # the gatekeeper package is heavier to import
-
     if document.executor_output is None:
         raise KeyError("this session has no executor output to re-check")
     edited = tampered_output(document.executor_output, key, replacement)
-    result = check_citations(
-        session_id=document.session_id, invocations=document.invocations,
-        executor_output=edited,
-        parse_status=document.executor_output_parse_status or ParseStatus(),
-        foreign_invocation=foreign_invocation)
-    return Recheck(checked=_checked_index(result).get((key.owner_kind, key.owner_id, key.index)),
-                   result=result)
+    result = _check(document, edited, foreign_invocation)
+    checked = _checked_index(result).get((key.owner_kind, key.owner_id, key.index))
+    located = ref_text_at(find_invocation(document, replacement.source_invocation_id),
+                          replacement.raw_path)
+    return Recheck(checked=checked, result=result, ref_text=shown_ref_text(checked, located))
 
 
 def recheck_session(document: SessionDocument, *,
                     foreign_invocation: ForeignLookup | None = None) -> GatekeeperResult:
     """The session's stored output checked again under the current gatekeeper version."""
-    from core.gatekeeper import check_citations
-
-    return check_citations(
-        session_id=document.session_id, invocations=document.invocations,
-        executor_output=document.executor_output,
-        parse_status=document.executor_output_parse_status or ParseStatus(),
-        foreign_invocation=foreign_invocation)
+    return _check(document, document.executor_output, foreign_invocation)

@@ -84,6 +84,12 @@ def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
     } for summary in summaries]
 
 
+def session_pick_label(summary: SessionSummary) -> str:
+    """``07-08 11:20:05 · PASS · <question>`` for session pickers."""
+    return (f"{summary.created_at:%m-%d %H:%M:%S} · {summary.verdict or summary.status} · "
+            f"{summary.question[:70]}")
+
+
 def document_json(document: SessionDocument) -> str:
     """One session document as pretty JSON (the ``sessions show --json`` shape)."""
     return json.dumps(document.model_dump(mode="json"), ensure_ascii=False, indent=2)

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from console_helpers import XSS_LOG
 from streamlit.testing.v1 import AppTest
 
+from core.errors import EvalCaseError
 from core.packs import Pack
 from core.views.data import search_logs, series_figure
+from core.views.evals import cases_from_upload
 
 DATA = "pages/4_Data.py"
 EVALS = "pages/3_Evals.py"
@@ -90,6 +93,16 @@ def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
     assert len(app.get("plotly_chart")) == 4
     headline = {m.label: m.value for m in app.metric}
     assert headline["pass rate"] == "50%"
+
+
+def test_uploaded_case_files_are_parsed_like_case_files_on_disk() -> None:
+    cases = cases_from_upload("tiny.yaml", TINY_CASES.encode())
+    assert [case.id for case in cases] == ["cpu-positive", "tamper-caught"]
+    assert all(case.source == "tiny.yaml" for case in cases)
+    with pytest.raises(EvalCaseError, match=r"^bad\.yaml: not valid YAML at line 3, column 1"):
+        cases_from_upload("bad.yaml", b"- id: x\n  question: [unclosed\n")
+    with pytest.raises(EvalCaseError, match=r"^bin\.yaml: not UTF-8 text$"):
+        cases_from_upload("bin.yaml", b"\xff\xfe- id: x")
 
 
 def test_evals_page_reports_a_broken_case_file(open_app: Callable[..., AppTest]) -> None:

@@ -7,9 +7,14 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
-from core.contracts import SessionDocument
+from core.contracts import CheckedBinding, SessionDocument
 from core.store import Store, repository
-from core.views.inspector import recheck_binding, session_bindings
+from core.views.inspector import (
+    default_binding_index,
+    recheck_binding,
+    session_bindings,
+    shown_ref_text,
+)
 
 INSPECTOR = "pages/2_Binding_inspector.py"
 
@@ -40,6 +45,19 @@ def test_session_bindings_carry_stored_verdicts_and_ref_texts(
         assert item.checked is not None and item.checked.status == "pass"
         if item.binding.raw_path:
             assert item.ref_text is not None and item.invocation is not None
+        assert item.shown_ref_text == (item.checked.matched_text or item.ref_text)
+    assert default_binding_index(items) == 0  # nothing fails: the first binding
+
+
+def test_shown_ref_text_and_the_first_failing_binding(
+        ask_session: Callable[..., SessionDocument]) -> None:
+    assert shown_ref_text(CheckedBinding(status="pass", matched_text="span"), "ref") == "span"
+    assert shown_ref_text(CheckedBinding(status="pass"), "ref") == "ref"
+    assert shown_ref_text(None, None) is None
+    items = session_bindings(ask_session(executor_fault="fabricate_path"))
+    first = default_binding_index(items)
+    assert items[first].checked is not None and items[first].checked.status == "fail"
+    assert all(item.checked is None or item.checked.status == "pass" for item in items[:first])
 
 
 def test_recheck_rejects_a_changed_number_and_leaves_the_store_alone(
@@ -55,6 +73,7 @@ def test_recheck_rejects_a_changed_number_and_leaves_the_store_alone(
     assert answer.checked is not None and answer.checked.status == "fail"
     assert answer.checked.severity == "reject"
     assert answer.result.severity == "reject"
+    assert answer.ref_text == shown_ref_text(answer.checked, item.ref_text)
 
     fabricated = item.binding.model_copy(update={"raw_path": "$.alerts[99]" if "alerts" in (
         item.binding.raw_path or "") else "$.logs[999]"})

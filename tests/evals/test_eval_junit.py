@@ -46,7 +46,9 @@ def test_junit_round_trip(tmp_path: Path) -> None:
     failure = cases["mem-zh"].find("failure")
     assert failure is not None and "verdict REJECT, expected PASS" in failure.get("message", "")
     assert '"REJECT"' in (failure.text or "")
-    assert "s-2" in (cases["mem-zh"].findtext("system-out") or "")
+    system_out = cases["mem-zh"].findtext("system-out") or ""
+    assert "s-2" in system_out
+    assert "内存 <&> \ufffd" in system_out  # a control character XML cannot carry is replaced
     error = cases["broken"].find("error")
     assert error is not None and "boom" in error.get("message", "")
 
