@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class SuperbizError(Exception):
     """Base of every error this package raises on purpose; its message is fit to show a user."""
@@ -54,3 +56,11 @@ class EngineError(SuperbizError):
 
 class EvalCaseError(SuperbizError):
     """An eval case file is malformed."""
+
+
+def first_error(exc: ValidationError) -> str:
+    """``field.path: message`` of a validation error's first problem: the one-line form every
+    user-facing error of this package uses for bad input."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else str(first["msg"])

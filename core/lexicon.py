@@ -128,6 +128,11 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def fold(text: str) -> str:
+    """NFKC + case-fold: how user-typed needles (eval expectations, log search) are compared."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def _squash(text: str) -> str:
     """A synonym's identity: normalised, separators removed (what a regex match maps back to)."""
     return re.sub(f"[{_SEPARATOR_CHARS}]+", "", normalize(text))

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from core.contracts import SessionDocument
-from core.errors import DocumentError
+from core.errors import DocumentError, first_error
 from core.store import Store, open_store
 
 
@@ -63,6 +63,4 @@ def read_session_document(path: str) -> SessionDocument:
     try:
         return SessionDocument.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise DocumentError(f"{path}: {where}: {first['msg']}") from exc
+        raise DocumentError(f"{path}: {first_error(exc)}") from exc

@@ -8,7 +8,6 @@ differed. The semantics of each key are documented on ``core.evals.cases.Expecta
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from core.contracts import SessionDocument
 from core.evals.cases import Expectation
+from core.lexicon import fold
 
 
 class Observed(BaseModel):
@@ -52,11 +52,6 @@ class ExpectationFailure(BaseModel):
     expected: Any
     actual: Any
     message: str = ""
-
-
-def fold(text: str) -> str:
-    """The form ``answer_includes`` and ``forbidden`` compare in: NFKC, then case-folded."""
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def observe(session: SessionDocument) -> Observed:

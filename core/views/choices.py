@@ -25,10 +25,14 @@ class LLMAvailability:
 
 def llm_availability() -> LLMAvailability:
     """``llm`` is usable once an endpoint or an API key is configured in the environment."""
-    from core.agents.llm.settings import LLMSettings
+    from core.agents.llm.settings import load_llm_settings
+    from core.errors import EngineError
 
-    settings = LLMSettings()
-    if not (settings.base_url or settings.api_key):
+    try:
+        settings = load_llm_settings()
+    except EngineError as exc:  # a malformed SUPERBIZ_LLM_* value: say which, keep rules usable
+        return LLMAvailability(False, f"llm engine off: {exc}")
+    if not settings.has_endpoint():
         return LLMAvailability(False, LLM_SETUP_HINT)
     model = settings.model or "the server's default model"
     return LLMAvailability(True, f"llm engine: {settings.public_base_url()} · {model}")

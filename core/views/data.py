@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ import plotly.graph_objects as go
 
 from core.contracts import Alert, LogEntry, MetricSeries
 from core.recorder import log_ref_text
+from core.lexicon import fold
 
 LOG_ROW_LIMIT = 500
 _LINE, _THRESHOLD = "#1c83e1", "#ff4b4b"
@@ -26,10 +26,6 @@ def alert_rows(alerts: Sequence[Alert]) -> list[dict[str, Any]]:
             for a in alerts]
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
 @dataclass(frozen=True)
 class LogSearch:
     """Matching log rows (at most ``LOG_ROW_LIMIT``) and how many lines matched in all."""
@@ -42,7 +38,7 @@ def search_logs(logs: Sequence[LogEntry], *, text: str = "", services: Sequence[
                 levels: Sequence[str] = (), limit: int = LOG_ROW_LIMIT) -> LogSearch:
     """Lines whose ``[ts][LEVEL][service] message`` contains every word of ``text``
     (case- and width-insensitive), restricted to the given services and levels."""
-    words = _fold(text).split()
+    words = fold(text).split()
     wanted_services, wanted_levels = set(services), {level.upper() for level in levels}
     rows: list[dict[str, Any]] = []
     matched = 0
@@ -52,7 +48,7 @@ def search_logs(logs: Sequence[LogEntry], *, text: str = "", services: Sequence[
         if wanted_levels and entry.level.upper() not in wanted_levels:
             continue
         if words:
-            line = _fold(log_ref_text(entry))
+            line = fold(log_ref_text(entry))
             if not all(word in line for word in words):
                 continue
         matched += 1

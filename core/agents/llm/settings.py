@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.errors import EngineError
+from core.errors import EngineError, first_error
 
 
 def _env(name: str, *fallbacks: str) -> AliasChoices:
@@ -43,6 +43,10 @@ class LLMSettings(BaseSettings):
     max_tool_steps: int = Field(default=8, ge=1, validation_alias=_env("MAX_TOOL_STEPS"))
     temperature: float | None = Field(default=0.0, validation_alias=_env("TEMPERATURE"))
 
+    def has_endpoint(self) -> bool:
+        """Whether a base URL or an API key is configured (else the engine refuses to start)."""
+        return bool(self.base_url) or self.api_key is not None
+
     def secret_values(self) -> list[str]:
         """Every configured secret, so error messages can be scrubbed of them."""
         key = self.api_key.get_secret_value() if self.api_key else ""
@@ -63,15 +67,13 @@ def load_llm_settings() -> LLMSettings:
     try:
         return LLMSettings()
     except ValidationError as exc:
-        first = exc.errors()[0]
-        name = ".".join(str(part) for part in first["loc"])
-        raise EngineError(f"llm settings: {name}: {first['msg']}") from None
+        raise EngineError(f"llm settings: {first_error(exc)}") from None
 
 
 def require_endpoint(settings: LLMSettings) -> None:
     """Refuse to build a real client with nothing configured: without a base URL or a key the
     openai package would try OpenAI's public API, which fails slowly and says little."""
-    if not settings.base_url and settings.api_key is None:
+    if not settings.has_endpoint():
         raise EngineError(
             "llm engine not configured: set SUPERBIZ_LLM_BASE_URL (any OpenAI-compatible "
             "server, e.g. http://127.0.0.1:11434/v1 for Ollama) or OPENAI_API_KEY; "

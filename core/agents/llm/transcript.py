@@ -49,7 +49,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.errors import EngineError
+from core.errors import EngineError, first_error
 
 FaultName = Literal["timeout", "http_500", "http_502", "http_503", "rate_limit",
                     "connection_reset", "invalid_json", "no_choices", "empty_choices",
@@ -111,9 +111,7 @@ def load_transcript(path: str | Path) -> Transcript:
     try:
         return Transcript.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise TranscriptError(f"{file}: {where}: {first['msg']}") from None
+        raise TranscriptError(f"{file}: {first_error(exc)}") from None
 
 
 def conversation_role(messages: list[dict[str, Any]]) -> str | None:
