@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.agents.registry import build_engines  # noqa: E402
-from core.pipeline import ask  # noqa: E402
-from core.store import Store, open_store  # noqa: E402
+from core.agents.registry import build_engines
+from core.pipeline import ask
+from core.store import Store, open_store
 
 QUESTIONS: tuple[str, ...] = (
     "只确认 payment-service 当前是否存在 CPU 使用率过高告警",

@@ -19,11 +19,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.agents.faults import FAULT_MODES  # noqa: E402
-from core.evals.cases import load_case_file, with_default_pack  # noqa: E402
-from core.evals.results import EvalRun  # noqa: E402
-from core.evals.runner import DEFAULT_WORKERS, run_cases  # noqa: E402
-from core.store import open_store  # noqa: E402
+from core.agents.faults import FAULT_MODES
+from core.evals.cases import load_case_file, with_default_pack
+from core.evals.results import EvalRun
+from core.evals.runner import DEFAULT_WORKERS, run_cases
+from core.store import open_store
 
 QUESTIONS: tuple[tuple[str, str], ...] = (
     ("只确认 payment-service 当前是否存在 CPU 使用率过高告警", "PASS"),

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 # _common first: it puts the repository root on sys.path for ``core``.
 import _common  # noqa: F401
 
-from core.contracts import (  # noqa: E402
+from core.contracts import (
     Claim,
     EvidenceBinding,
     EvidenceRef,
@@ -44,8 +44,8 @@ from core.contracts import (  # noqa: E402
     Invocation,
     RetrievalDetails,
 )
-from core.gatekeeper import GATEKEEPER_VERSION, check_citations, clear_caches, match_excerpt  # noqa: E402
-from core.gatekeeper.normalize import normalize_text  # noqa: E402
+from core.gatekeeper import GATEKEEPER_VERSION, check_citations, clear_caches, match_excerpt
+from core.gatekeeper.normalize import normalize_text
 
 SERVICES = ("order-service", "payment-service", "user-service", "inventory-service",
             "gateway-service", "notification-service", "search-service", "billing-service")

@@ -32,7 +32,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +43,7 @@ from sqlalchemy import DateTime, column, insert, table
 from core.agents.faults import FAULT_MODES
 from core.contracts import SessionDocument
 from core.pipeline import ask
-from core.store import Store, open_store
-from core.store import repository
+from core.store import Store, open_store, repository
 
 SERVICES = ("order-service", "payment-service", "user-service", "inventory-service",
             "gateway-service")
@@ -56,7 +55,7 @@ RARE_SERVICE = "ledger-service"  # asked about by RARE_COPIES sessions only
 RARE_COPIES = 5
 FAULT_SHARE = 0.2
 BATCH = 2000
-START = datetime(2026, 4, 1, tzinfo=timezone.utc)
+START = datetime(2026, 4, 1, tzinfo=UTC)
 SPAN = timedelta(days=90)
 
 

@@ -193,7 +193,7 @@ _PackYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 def _parse_yaml(text: str) -> Any:
     """Parse YAML; raise ``ValueError((message, "line N"))`` on a syntax error."""
     try:
-        return yaml.load(text, Loader=_PackYamlLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_PackYamlLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = f"line {mark.line + 1}" if mark else None

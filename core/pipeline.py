@@ -15,7 +15,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.agents.base import ExecutorRun
@@ -63,7 +63,7 @@ _T = TypeVar("_T")
 
 def new_session_id(now: datetime | None = None) -> str:
     """A readable, unique id: ``s-20260708-112000-3f9a2c`` (UTC time + random hex)."""
-    moment = now or datetime.now(timezone.utc)
+    moment = now or datetime.now(UTC)
     return f"s-{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
@@ -193,7 +193,7 @@ class _Investigation:
         self.document = SessionDocument(
             session_id=session_id, question=question, pack=pack.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,
-            created_at=datetime.now(timezone.utc).isoformat())
+            created_at=datetime.now(UTC).isoformat())
 
     # ------------------------------------------------------------ the stages
 

@@ -21,7 +21,7 @@ REQUIRED_TOPICS = {"cpu", "memory", "gc", "latency", "http_error", "connection_p
 
 
 def test_required_topics_have_labels_and_synonyms() -> None:
-    assert REQUIRED_TOPICS <= set(TOPICS)
+    assert set(TOPICS) >= REQUIRED_TOPICS
     for name, topic in TOPICS.items():
         assert topic.name == name and topic.label_zh and topic.label_en and topic.synonyms
 

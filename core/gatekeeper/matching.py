@@ -27,13 +27,13 @@ from rapidfuzz import fuzz
 
 from core.gatekeeper import facts
 from core.gatekeeper.confusables import foreign_lookalikes
-from core.gatekeeper.words import changed_words
 from core.gatekeeper.normalize import NormalizedText, normalize_text, normalize_with_offsets
 from core.gatekeeper.version import (
     FUZZY_THRESHOLD,
     MIN_EXCERPT_CHARS,
     MIN_FRAGMENT_CHARS,
 )
+from core.gatekeeper.words import changed_words
 
 MatchKind = Literal["exact", "truncated", "fuzzy", "none"]
 _ELLIPSIS_RE = re.compile(r"\.{3,}")  # NFKC turns … into ... and …… into ......

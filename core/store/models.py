@@ -6,7 +6,7 @@ changes of JSON values, and an audit trail should not change under a reader anyw
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Text
@@ -15,7 +15,7 @@ from sqlmodel import Field, SQLModel
 
 def utcnow() -> datetime:
     """Timezone-aware now; stored as UTC."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _not_sqlite(ddl: Any, target: Any, bind: Any, **kw: Any) -> bool:

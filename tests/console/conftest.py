@@ -14,6 +14,7 @@ from core.contracts import SessionDocument
 from core.settings import get_settings
 from core.store import Store
 
+
 @pytest.fixture
 def open_app() -> Callable[..., AppTest]:
     """Open a page of the console (run once), the way Streamlit's multipage apps are tested."""

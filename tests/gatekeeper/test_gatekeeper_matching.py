@@ -162,7 +162,7 @@ def test_offset_normaliser_agrees_with_fast_normaliser() -> None:
             start, end = spans[index]
             if char != " ":
                 # Each normalised character comes from original characters that fold to it.
-                assert char in normalize_text(text[start:end]) or start == 0 and end == len(text)
+                assert char in normalize_text(text[start:end]) or (start == 0 and end == len(text))
 
 
 def test_normal_form() -> None:

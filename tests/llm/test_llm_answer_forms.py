@@ -16,8 +16,8 @@ from core.agents.llm.completion import (
     turn_from_completion,
 )
 from core.agents.llm.executor import UNDECODABLE_ARGUMENTS_KEY, decode_arguments
-from core.agents.llm.structured import request_structured
 from core.agents.llm.profiles import PROFILES
+from core.agents.llm.structured import request_structured
 from core.contracts import ExecutorOutput, Plan, VerifierResult
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.agents.rules import facts
 from core.agents.rules.subjects import (
     excluded_mentions,
     services_mentioned,
@@ -34,7 +35,6 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.agents.rules import facts
 from core.gatekeeper import normalize_text
 from core.lexicon import alert_names_in
 from core.verdict import groundedness, rule_verdict
