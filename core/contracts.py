@@ -21,6 +21,10 @@ Verdict = Literal["PASS", "LOW_CONFID", "REJECT"]
 GateStatus = Literal["pass", "fail"]
 GateSeverity = Literal["none", "low_confid", "reject"]
 Language = Literal["zh", "en"]
+# What an answer found, as a person reads it (DESIGN.md section 10): verified evidence answers the
+# question; a query that covered the question's terms returned nothing; the service or alert is
+# not in the data; the question names nothing searchable. Only found and absent can PASS.
+Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
 
 # The three stable locators of seed "raw_path 第一版使用稳定定位符", one per tool.
 RAW_PATH_PREFIX: dict[str, str] = {
@@ -104,11 +108,30 @@ class MetricsResult(Contract):
     message: str = ""
 
 
+class LogGroup(Contract):
+    """Matching lines of one template (``$.groups[i]``): repeated lines told once, with their count.
+
+    The template is Drain-style (variable tokens as ``<*>``); ``count`` and the time range cover
+    every matching line of the template, not only the lines shown in ``logs``.
+    """
+
+    template: str
+    count: int
+    service: str
+    level: str
+    first_timestamp: str
+    last_timestamp: str
+    # Indexes into the result's ``logs`` of this group's lines that are shown there.
+    sample_indexes: list[int] = Field(default_factory=list)
+
+
 class LogsResult(Contract):
-    """Result of ``query_logs``."""
+    """Result of ``query_logs``: lines ranked by relevance (newest first on ties), and the
+    templates of all matching lines, largest first."""
 
     success: bool = True
     logs: list[LogEntry] = Field(default_factory=list)
+    groups: list[LogGroup] = Field(default_factory=list)
     total: int = 0
     message: str = ""
 
@@ -146,6 +169,10 @@ class Invocation(Contract):
     output: dict[str, Any] = Field(default_factory=dict)
     retrieval_details: RetrievalDetails | None = None
     duration_ms: float | None = None
+    # Which source answered (``pack:demo``, ``logstore:/data/app.db``, ``prometheus:http://...``)
+    # and the exact request it was sent, credentials removed. Replay never re-sends it.
+    source: str | None = None
+    request: dict[str, Any] | None = None
 
 
 # ---------------------------------------------------------------- executor
@@ -361,6 +388,7 @@ class SessionDocument(Contract):
     question: str
     pack: str = "demo"
     status: SessionStatus = "completed"
+    outcome: Outcome | None = None
     engines: dict[str, str] = Field(default_factory=dict)
     executor_fault: str | None = None
     created_at: str | None = None

@@ -91,7 +91,7 @@ def test_pool_synonyms_without_a_service_find_only_pool_lines(demo_pack: Pack, q
 
 
 def test_inventory_service_has_no_pool_lines_and_no_placeholder(demo_pack: Pack) -> None:
-    expected = {"success": True, "logs": [], "total": 0, "message": "未找到匹配的日志"}
+    expected = {"success": True, "logs": [], "groups": [], "total": 0, "message": "未找到匹配的日志"}
     assert logs(demo_pack, service="inventory-service", query="HikariCP") == expected
     assert logs(demo_pack, query="inventory-service HikariCP 连接池耗尽") == expected
     assert logs(demo_pack, query="确认 inventory-service 是否存在 HikariCP 连接池耗尽") == expected
@@ -218,7 +218,8 @@ def test_tool_tables_cover_exactly_the_three_tools() -> None:
     ("query_logs", {"limit": 500}, "query_logs: limit: must be <= 200 (got 500)"),
     ("query_logs", {"limit": 0}, "query_logs: limit: must be >= 1 (got 0)"),
     ("query_logs", {"limit": "many"}, 'query_logs: limit: must be an integer (got "many")'),
-    ("query_logs", {"servce": "x"}, "query_logs: servce: unknown argument (allowed: service, query, level, topic, limit)"),
+    ("query_logs", {"servce": "x"},
+     "query_logs: servce: unknown argument (allowed: service, query, terms, match, level, exclude, since, until, topic, limit)"),
     ("query_logs", {"topic": "weather"}, 'query_logs: topic: unknown topic (known: cpu, memory'),
     ("lookup_knowledge", {}, "lookup_knowledge: query: required"),
     ("lookup_knowledge", {"query": "  "}, 'lookup_knowledge: query: must not be empty (got "  ")'),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -36,16 +36,44 @@ class QueryMetricsArgs(ToolArgs):
 
 
 class QueryLogsArgs(ToolArgs):
-    """Arguments of ``query_logs``; every filter is optional, filters combine with AND."""
+    """Arguments of ``query_logs``; every filter is optional, filters combine with AND.
+
+    Search units are read from ``query`` (topics, identifiers, words, "quoted phrases") and
+    ``terms`` (each an exact phrase, matched case-insensitively on word boundaries). With
+    ``match="all"`` a line must hold every unit, with ``"any"`` at least one; either way lines
+    are ranked by relevance to the units (newest first on ties). ``level`` is a minimum:
+    ERROR covers ERROR, FATAL, CRITICAL and SEVERE. ``since`` / ``until`` bound the time window
+    (inclusive, ISO 8601; a time without a zone is in the source's zone).
+    """
 
     service: str | None = Field(None, description="Service name, exact match, case-insensitive.")
     query: str | None = Field(
-        None, description="Free text, Chinese or English (keywords, topics, identifiers).")
-    level: str | None = Field(None, description="Log level: ERROR, WARN, INFO or DEBUG.")
+        None, description="Free text, Chinese or English (keywords, topics, identifiers, \"phrases\").")
+    terms: list[str] = Field(default_factory=list, max_length=20,
+                             description="Exact phrases to search for (case-insensitive, whole words).")
+    match: Literal["all", "any"] = Field(
+        "all", description="all: a line must contain every search unit; any: at least one.")
+    level: str | None = Field(
+        None, description="Minimum log level: DEBUG, INFO, WARN or ERROR (ERROR includes FATAL/CRITICAL).")
+    exclude: list[str] = Field(default_factory=list, max_length=20,
+                               description="Lines containing any of these words or phrases are left out.")
+    since: str | None = Field(None, description="Earliest timestamp, ISO 8601, inclusive.")
+    until: str | None = Field(None, description="Latest timestamp, ISO 8601, inclusive.")
     topic: str | None = Field(None, description=f"A topic name: {', '.join(TOPICS)}.")
-    limit: int = Field(20, ge=1, le=200, description="Most log lines to return, newest first.")
+    limit: int = Field(20, ge=1, le=200, description="Most log lines to return, most relevant first.")
 
-    _clean = field_validator("service", "query", "level", "topic", mode="before")(_blank_to_none)
+    _clean = field_validator("service", "query", "level", "topic", "since", "until",
+                             mode="before")(_blank_to_none)
+
+    @field_validator("terms", "exclude", mode="before")
+    @classmethod
+    def _phrases(cls, value: Any) -> Any:
+        """A single string is one phrase; blank phrases are dropped."""
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list):
+            return [item.strip() for item in value if not (isinstance(item, str) and not item.strip())]
+        return value
 
     @field_validator("topic")
     @classmethod
