@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -47,17 +47,17 @@ from core.events import (
     ToolReturned,
     VerdictReached,
 )
-from core.gatekeeper import check_citations
+from core.gatekeeper import StoredInvocations, check_citations
 from core.packs import Pack, load_pack
 from core.recorder import Recorder
 from core.store import repository
+from core.store.lookup import StoreInvocations
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
 
 if TYPE_CHECKING:
     from core.store import Store
 
-ForeignLookup = Callable[[int], Invocation | None]
 _T = TypeVar("_T")
 
 
@@ -99,7 +99,7 @@ def ask(question: str, **options: Any) -> SessionDocument:
 
 
 def replay(document: SessionDocument, *, engines: Engines | None = None,
-           foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
+           stored_invocations: StoredInvocations | None = None) -> SessionDocument:
     """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
 
     No tool is called. The plan is the document's own; a document without one is re-planned
@@ -116,7 +116,7 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
         session_id=document.session_id, invocations=document.invocations,
         executor_output=document.executor_output, parse_status=parse_status,
-        foreign_invocation=foreign_invocation))
+        stored_invocations=stored_invocations))
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
         gatekeeper_result, document.invocations))
@@ -148,15 +148,14 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
     return verifier_input, result
 
 
-def store_lookup(store: Store | None) -> ForeignLookup | None:
-    """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
+def store_lookup(store: Store | None, *, recorded: Sequence[Invocation] = (),
+                 session_id: str | None = None) -> StoredInvocations | None:
+    """The gatekeeper's view of the audit store, if there is one: the stored invocation wins
+    over a document's copy. ``recorded``/``session_id``: the session this process is running
+    (its calls are known without asking the database)."""
     if store is None:
         return None
-
-    def lookup(invocation_id: int) -> Invocation | None:
-        return repository.get_invocation(store, invocation_id=invocation_id)
-
-    return lookup
+    return StoreInvocations(store, recorded=recorded, session_id=session_id)
 
 
 def _replay_engines(engines: Engines) -> dict[str, str]:
@@ -296,7 +295,9 @@ class _Investigation:
     def _check(self, output: ExecutorOutput | None, parse_status: ParseStatus) -> GatekeeperResult:
         return check_citations(session_id=self.session_id, invocations=self.recorder.invocations,
                                executor_output=output, parse_status=parse_status,
-                               foreign_invocation=store_lookup(self.store))
+                               stored_invocations=store_lookup(
+                                   self.store, recorded=self.recorder.invocations,
+                                   session_id=self.session_id))
 
     # ------------------------------------------------------------ bookkeeping
 
