@@ -168,8 +168,8 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
         end = start + len(token)
         if is_number_token(token):
             parsed = parse_number_token(token)
-            if parsed is None:
-                items.append((start, end, "identifier", token))
+            if parsed is None:  # a digit-led name (``2026-07-08t11:17:00+08:00``) keeps its marks too
+                items.append((start, end, "identifier", qualifier(normalized, start)[1] + token))
                 continue
             values, is_ratio = parsed
             next_start, following = found[index + 1] if index + 1 < len(found) else (end, "")

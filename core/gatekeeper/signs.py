@@ -75,12 +75,20 @@ def qualifier(text: str, start: int) -> tuple[int, str]:
     before = position
     while before > 0 and text[before - 1] == " ":
         before -= 1
-    if run.startswith("~") and before > 0 and text[before - 1].isdigit():
-        run = run[1:]  # a range: "10~20", "10 ~ 20"
+    if run.startswith("~") and _after_a_number(text, before):
+        run = run[1:]  # a range: "10~20", "10 ~ 20" (not "p99 ~4.2s")
     marks = _canonical(run + sign)
     if not marks:
         return (start, "")
     return (position if run else start - 1, marks)
+
+
+def _after_a_number(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends with a number token (its first character is a digit)."""
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "._%"):
+        start -= 1
+    return start < end and text[start].isdigit()
 
 
 def reaches_before(text: str, start: int) -> int:
