@@ -31,8 +31,9 @@ _TOKEN_TRAILING = ".:-/+"
 # Number tokens: ``91%``, ``3.8gb/4gb``, ``2026-07-08``, ``11:17:00``; a unit word may follow.
 _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
-UNIT_WORDS: frozenset[str] = frozenset(
-    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d", "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
+UNIT_WORDS: frozenset[str] = frozenset([
+    "ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
+    "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")

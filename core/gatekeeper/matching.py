@@ -173,7 +173,8 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
         start = index_map[offset + dest_start]
         end = index_map[offset + max(dest_start, dest_end - 1)] + 1
         if score < FUZZY_THRESHOLD:
-            return _Located(start, end, score / 100, problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
+            return _Located(start, end, score / 100,
+                            problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
     if found and _NUMBER_RUN_RE.findall(fragment) == _NUMBER_RUN_RE.findall(ref.text[start:end]):
         # Equal but for spaces, and no number split or joined by them (``91 %`` is ``91%``,
         # ``9 1%`` is not): the same facts, unless the quote cuts a number or identifier.

@@ -25,7 +25,8 @@ from core.gatekeeper import facts
 
 # Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
 # what is said.
-STOP_WORDS: frozenset[str] = frozenset(["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
+STOP_WORDS: frozenset[str] = frozenset(
+    ["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
 
 
 def _edge_partial(quoted: list[str], real: list[str], at_start: bool, at_end: bool) -> bool:

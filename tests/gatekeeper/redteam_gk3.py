@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 
 from core.contracts import Claim, Invocation, SessionDocument
 from core.lexicon import TOPICS
@@ -44,7 +45,7 @@ def forged_quote_edits(excerpt: str) -> Iterator[tuple[str, str]]:
             yield f"hidden_{name}", excerpt[:first.end()] + hidden + excerpt[first.end():]
     yield "hidden_tags_appended", excerpt + HIDDEN["tags"]
     pairs = [match for match in _LABELLED_RE.finditer(excerpt) if match.group(1).lower() not in ("t", "t0")]
-    for one, two in zip(pairs, pairs[1:]):
+    for one, two in pairwise(pairs):
         if one.group(2) != two.group(2):
             yield "spliced_label", excerpt[:one.end(1)] + " … " + excerpt[two.start(2):]
             break
@@ -93,7 +94,8 @@ def document_edits(document: SessionDocument, invocation: Invocation, raw_path: 
     if edited_text is not None:
         refs = list(details.evidence_refs)
         refs[index] = refs[index].model_copy(update={"text": edited_text})
-        tampered = invocation.model_copy(update={"retrieval_details": details.model_copy(update={"evidence_refs": refs})})
+        edited_details = details.model_copy(update={"evidence_refs": refs})
+        tampered = invocation.model_copy(update={"retrieval_details": edited_details})
         yield "refs.ref_text_edited", _replace(document, tampered), invocation.invocation_id, edited_text
         entries = [dict(entry) for entry in invocation.output[key]]
         field = next((name for name, value in entries[index].items()
@@ -128,7 +130,8 @@ def negative_text_swaps(claim: Claim) -> Iterator[tuple[str, Claim]]:
         known = TOPICS.get(topic)
         if known is None:
             continue
-        other = next(t for name, t in TOPICS.items() if name not in (topic, *known.includes) and topic not in t.includes)
+        other = next(t for name, t in TOPICS.items()
+                     if name not in (topic, *known.includes) and topic not in t.includes)
         for label, replacement in ((known.label_zh, other.label_zh), (known.label_en, other.label_en)):
             if label in claim.claim_text:
                 yield "negative.text_topic", claim.model_copy(update={
@@ -137,4 +140,5 @@ def negative_text_swaps(claim: Claim) -> Iterator[tuple[str, Claim]]:
     for service in claim.subject_services:
         if service in claim.claim_text:
             yield "negative.text_service", claim.model_copy(update={
-                "claim_text": claim.claim_text.replace(service, "billing-service" if service != "billing-service" else "order-service")})
+                "claim_text": claim.claim_text.replace(
+                    service, "billing-service" if service != "billing-service" else "order-service")})
