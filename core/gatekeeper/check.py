@@ -91,11 +91,22 @@ def check_citations(*, session_id: str | None, invocations: Sequence[Invocation]
         for action in executor_output.recommended_actions:
             for index, binding in enumerate(action.evidence_bindings):
                 _record(out, _check_binding(session, binding, index, _Owner(action_id=action.action_id), out))
+    _report_uncited_tampering(session, out)
     severity = _overall_severity(out)
     return GatekeeperResult(
         status="pass" if severity == "none" else "fail", severity=severity,
         checked_bindings=out.checked, failed_rules=out.failed_rules,
         warnings=out.warnings, errors=out.errors, version=GATEKEEPER_VERSION)
+
+
+def _report_uncited_tampering(session: SessionInvocations, out: _Collector) -> None:
+    """A document whose refs disagree with its raw output is rejected even where no binding
+    cites the edited invocation: its refs still reach the verifier (the tool trace summary)."""
+    reported = {checked.source_invocation_id for checked in out.checked if checked.rule == R.REFS_TAMPERED}
+    for invocation in session.listed():
+        if invocation.invocation_id not in reported and (problem := session.refs_problem(invocation)):
+            out.errors.append(GateIssue(rule=R.REFS_TAMPERED, message=f"{problem} (no binding cites it)"))
+            out.fail_rule(R.REFS_TAMPERED)
 
 
 def _overall_severity(out: _Collector) -> GateSeverity:

@@ -105,6 +105,10 @@ class SessionInvocations:
                                         and self.stored.holds_session(self.session_id))
         return self._session_stored
 
+    def listed(self) -> list[Invocation]:
+        """The document's own invocations, in order."""
+        return list(self.by_id.values())
+
     def candidates(self, tool_name: str | None) -> list[Invocation]:
         """This session's invocations of ``tool_name`` (back-fill candidates)."""
         if not tool_name:

@@ -46,8 +46,8 @@ _ALL: tuple[Rule, ...] = (
          "(with a store, the stored session wins over the document's session_id)."),
     Rule(TOOL_MISMATCH, "reject", "The binding's tool_name differs from the invocation's, or the "
          "invocation is not of an evidence tool."),
-    Rule(REFS_TAMPERED, "reject", "The cited invocation's retrieval_details are not what the "
-         "recorder's recipe makes of its raw output (refs or output edited)."),
+    Rule(REFS_TAMPERED, "reject", "An invocation's retrieval_details are not what the recorder's "
+         "recipe makes of its raw output (refs or output edited), cited or not."),
     Rule(RAW_PATH, "reject", "raw_path is malformed, has the wrong prefix for the tool, or is not "
          "among the invocation's evidence_refs."),
     Rule(EXCERPT_MISMATCH, "reject", "The excerpt is not supported by the ref text: a changed "

@@ -97,9 +97,14 @@ def check_kwargs(case: dict[str, Any]) -> dict[str, Any]:
     """Keyword arguments of ``check_citations`` for a case."""
     session = load_session()
     status = case.get("parse_status")
+    cited = {binding.get("id") for owner in case.get("claims", []) + case.get("actions", [])
+             for binding in owner.get("bindings", [])} | set(case.get("with_edited", []))
+    # An edited invocation is in the document only for the cases that are about it.
+    invocations = [inv for inv in session.invocations
+                   if inv.invocation_id not in session.tampered or inv.invocation_id in cited]
     return {
         "session_id": case.get("session_id", session.session_id),
-        "invocations": list(session.invocations),
+        "invocations": invocations,
         "executor_output": build_output(case),
         "parse_status": ParseStatus(status=status) if status else None,
         "stored_invocations": session.store if case.get("store") else None,
