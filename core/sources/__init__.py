@@ -1,0 +1,1 @@
+"""Where tool answers come from: the pack, an imported log store, and (later) live systems."""

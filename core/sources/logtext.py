@@ -1,0 +1,150 @@
+"""How the log store indexes a line's text for FTS5, and how a search unit becomes an FTS5
+expression that finds (at least) every line holding it. Both directions live here because
+they must agree.
+
+A line's search text (``core.tools.logquery.search_text``) is indexed in three FTS5 columns,
+tokenised by ``unicode61`` (which splits on everything but letters and digits):
+
+- ``body``: the message; ``meta``: level, service, source and host. In a line holding
+  non-ASCII text, ASCII letters/digits and other letters are split apart first (``cpu使用率``
+  -> ``cpu 使用率``), so every ASCII token is exactly a maximal ``[a-z0-9]+`` run, the unit
+  identifiers and phrases are matched by.
+- ``parts``: the letter runs of tokens that mix letters and digits (``connect2db`` ->
+  ``connect db``), so that a word is found inside such a token too.
+
+Words are substrings (``connect`` is in ``disconnected``). Every occurrence of a word (ASCII
+letters, or Chinese) lies inside one *letter run* of the text, so the store keeps a vocabulary
+of the letter runs it has seen; a word becomes the OR of the vocabulary terms containing it,
+which is exact. A word found in too many terms (``CANDIDATE_TERMS``) is matched by a scan
+(``instr`` on the lines the other filters left) instead.
+
+An identifier or phrase becomes the FTS5 phrase of its tokens: a superset of the lines that
+hold it (``order-service`` also finds ``order service``), checked exactly afterwards with
+the unit's regex, unless the unit is one ASCII token whose edges are word edges, where the
+FTS5 token match is already exact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.tools.logquery import META_MARK, SearchUnit
+
+CANDIDATE_TERMS = 512  # a word in more vocabulary terms than this is matched by a scan
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# Where an ASCII letter/digit meets another letter or digit: split there.
+_SCRIPT_EDGE = re.compile(r"(?<=[a-z0-9])(?=[^\W_a-z0-9])|(?<=[^\W_a-z0-9])(?=[a-z0-9])")
+_MIXED_PARTS = re.compile(r"[a-z]+(?=[0-9])|(?<=[0-9])[a-z]+")
+_ASCII_RUNS = re.compile(r"[a-z]+")
+_OTHER_RUNS = re.compile(r"[^\W\d_a-z]+")
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9]+|[^\W\d_a-z]+")
+_ONE_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class IndexedText:
+    """What the store writes for one line: the FTS5 columns, the search text when it cannot
+    be recomputed in SQL (non-ASCII: NFKC is not ``lower()``), and the letter runs."""
+
+    body: str
+    meta: str
+    parts: str
+    folded: str | None
+    runs: list[str]
+
+
+def index_text(text: str) -> IndexedText:
+    """The indexed form of a line's search text (already normalised: NFKC, lower case)."""
+    message, _, meta = text.partition(META_MARK)
+    runs = _ASCII_RUNS.findall(text)
+    if text.isascii():
+        folded = None
+    else:
+        folded = text
+        message, meta = _SCRIPT_EDGE.sub(" ", message), _SCRIPT_EDGE.sub(" ", meta)
+        runs += _OTHER_RUNS.findall(text)
+    parts = " ".join(_MIXED_PARTS.findall(text))
+    return IndexedText(message, meta, parts, folded, runs)
+
+
+def quote(token: str) -> str:
+    """An FTS5 string (double quotes doubled)."""
+    return '"' + token.replace('"', '""') + '"'
+
+
+def tokens(text: str) -> list[str]:
+    """The FTS5 tokens of normalised text: ASCII ``[a-z0-9]+`` runs and other letter runs."""
+    return _TOKEN.findall(text)
+
+
+@dataclass(frozen=True)
+class UnitSearch:
+    """How the store finds one unit.
+
+    ``fts``: an FTS5 expression matching a superset of the lines (None: no FTS5 help);
+    ``exact``: that expression matches exactly the lines holding the unit; ``regex``: the
+    pattern the search text must match when not exact; ``scan``: a substring the search text
+    must hold (a word found in too many vocabulary terms); ``impossible``: no line can hold it.
+    """
+
+    fts: str | None = None
+    exact: bool = False
+    regex: str | None = None
+    scan: str | None = None
+    impossible: bool = False
+
+
+def _is_ascii_edge(char: str) -> bool:
+    return bool(_ONE_ASCII_TOKEN.fullmatch(char))
+
+
+def word_search(word: str, terms: list[str]) -> UnitSearch:
+    """A word (substring) given the vocabulary terms holding it (at most CANDIDATE_TERMS + 1)."""
+    if len(terms) > CANDIDATE_TERMS:
+        return UnitSearch(scan=word)
+    if not terms:
+        return UnitSearch(impossible=True)
+    return UnitSearch(fts="(" + " OR ".join(quote(term) for term in terms) + ")", exact=True)
+
+
+def needle_search(unit: SearchUnit, containing: dict[str, list[str]]) -> UnitSearch:
+    """An identifier or phrase. ``containing`` maps each non-ASCII token of the unit to the
+    vocabulary terms holding it (a Chinese token may sit inside a longer run of the text)."""
+    pattern = unit.pattern
+    assert pattern is not None  # identifiers and phrases have one
+    found = tokens(unit.text)
+    if not found:
+        return UnitSearch(regex=pattern)
+    if all(_ASCII_TOKEN.fullmatch(token) for token in found):
+        expression = quote(" ".join(found))
+        single = (len(found) == 1 and found[0] == unit.text and _is_ascii_edge(unit.text[0])
+                  and _is_ascii_edge(unit.text[-1]))
+        return UnitSearch(fts="{body meta}: " + expression, exact=single,
+                          regex=None if single else pattern)
+    groups: list[str] = []
+    for token in found:
+        if _ASCII_TOKEN.fullmatch(token):
+            groups.append("{body meta}: " + quote(token))
+            continue
+        terms = containing.get(token, [])
+        if not terms:
+            return UnitSearch(impossible=True)
+        if len(terms) > CANDIDATE_TERMS:
+            continue  # no FTS5 help for this token; the regex decides
+        groups.append("{body meta}: (" + " OR ".join(quote(term) for term in terms) + ")")
+    if not groups:
+        return UnitSearch(regex=pattern)
+    return UnitSearch(fts="(" + " AND ".join(groups) + ")", regex=pattern)
+
+
+def needs_terms(unit: SearchUnit) -> list[str]:
+    """The substrings whose vocabulary terms the store must look up for ``unit``: the word
+    itself, or the non-ASCII tokens of an identifier or phrase."""
+    if unit.kind == "word":
+        return [unit.text]
+    if unit.kind in ("identifier", "phrase"):
+        return [token for token in tokens(unit.text) if not _ASCII_TOKEN.fullmatch(token)]
+    return []
