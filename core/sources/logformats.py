@@ -28,8 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MONTHS = {name: number for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
@@ -41,8 +40,7 @@ _CONTEXT = r"\[(?P<ctx>(?:[^\[\]]|\[[^\[\]]*\])*)\]"
 _MONTH_NAMES = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 
 
-@dataclass(frozen=True)
-class TimeParts:
+class TimeParts(NamedTuple):
     """A timestamp as written: year (None when the layout has none: BSD syslog), month, day,
     hour, minute, second, fraction digits, zone text (None: the source's zone) -- or an epoch
     number (``epoch``, in seconds) for JSON/logfmt values."""
@@ -58,8 +56,7 @@ class TimeParts:
     epoch: float | None = None
 
 
-@dataclass(frozen=True)
-class ParsedLine:
+class ParsedLine(NamedTuple):
     """The fields one line of a layout holds (None: the layout does not say)."""
 
     time: TimeParts | None
@@ -68,6 +65,19 @@ class ParsedLine:
     service: str | None = None
     source: str | None = None
     host: str | None = None
+
+
+def _iso_time(match: re.Match[str]) -> TimeParts:
+    """The parts of ``_ISO_TIME`` in a match (the hot path of an import: no dictionaries)."""
+    year, month, day, hour, minute, second, fraction, zone = match.group("Y", "m", "d", "H", "M", "S", "f", "z")
+    return TimeParts(int(year), int(month), int(day), int(hour), int(minute), int(second or 0),
+                     fraction or "", zone)
+
+
+def _short_year_time(match: re.Match[str]) -> TimeParts:
+    """The parts of a two-digit-year timestamp (``yy MM dd HH mm ss``) in a match."""
+    year, month, day, hour, minute, second = match.group("y", "m", "d", "H", "M", "S")
+    return TimeParts(2000 + int(year), int(month), int(day), int(hour), int(minute), int(second))
 
 
 def _time_from(groups: dict[str, str | None]) -> TimeParts:
@@ -227,13 +237,14 @@ def _nil(value: str) -> str | None:
     return None if value == "-" else value
 
 
-def _fields(match: re.Match[str], service_group: str | None = None) -> ParsedLine:
-    groups = match.groupdict()
-    logger, context = groups.get("logger"), groups.get("ctx")
-    source = " ".join(part for part in (logger, f"[{context}]" if context is not None else None) if part)
-    return ParsedLine(time=_time_from(groups), message=groups["msg"], level=groups["level"],
-                      service=groups.get(service_group) if service_group else None,
-                      source=source or None)
+def _fields(match: re.Match[str], time: TimeParts, service: str | None = None,
+            context: str | None = None) -> ParsedLine:
+    logger = match.group("logger")
+    if context is not None:
+        source: str | None = f"{logger} [{context}]" if logger else f"[{context}]"
+    else:
+        source = logger
+    return ParsedLine(time, match.group("msg"), match.group("level"), service, source)
 
 
 _LOG4J = re.compile(
@@ -255,29 +266,31 @@ def parse_log4j(line: str) -> ParsedLine | None:
     match = _LOG4J.fullmatch(line)
     if not match:
         return None
-    parsed = _fields(match)
-    if match["logger2"] and not match["logger"]:
-        return ParsedLine(time=parsed.time, message=parsed.message, level=parsed.level,
-                          source=" ".join(p for p in (match["logger2"], parsed.source) if p))
+    parsed = _fields(match, _iso_time(match), context=match.group("ctx"))
+    named = match.group("logger2")
+    if named and not match.group("logger"):
+        return parsed._replace(source=" ".join(part for part in (named, parsed.source) if part))
     return parsed
 
 
 def parse_hdfs(line: str) -> ParsedLine | None:
     """``yyMMdd HHmmss pid LEVEL class: message``."""
     match = _HDFS.fullmatch(line)
-    return _fields(match) if match else None
+    return _fields(match, _short_year_time(match)) if match else None
 
 
 def parse_spark(line: str) -> ParsedLine | None:
     """``yy/MM/dd HH:mm:ss LEVEL class: message``."""
     match = _SPARK.fullmatch(line)
-    return _fields(match) if match else None
+    return _fields(match, _short_year_time(match)) if match else None
 
 
 def parse_openstack(line: str) -> ParsedLine | None:
     """oslo.log, optionally after the log file's name (the service)."""
     match = _OPENSTACK.fullmatch(line)
-    return _fields(match, "program") if match else None
+    if not match:
+        return None
+    return _fields(match, _iso_time(match), match.group("program"), match.group("ctx"))
 
 
 LineParser = Callable[[str], "ParsedLine | None"]

@@ -6,6 +6,8 @@ FTS5 ``bm25`` (newest first on ties) and the groups (``GROUP BY`` template, serv
 Filters use the indexes (service, level rank, time); units use FTS5 where it can find them,
 the ``line_topics`` table for topics, and two SQL functions the store registers where FTS5
 cannot decide alone: ``sb_regex(pattern, text)`` (the unit's exact regex) and ``instr``.
+The ranked and grouped selects read only the narrow ``lines`` table; a line's text (in
+``entries``) is read for the lines returned, and for the candidates a regex or scan checks.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from core.tools.logquery import CompiledQuery, SearchUnit
 
 # The search text of a line in SQL: equal to ``logquery.search_text`` (ASCII lines compute it
 # with ``lower``; the others keep it in ``folded``, since NFKC is not ``lower``).
-SEARCH_TEXT_SQL = ("coalesce(l.folded, lower(l.message || char(31) || l.level || ' ' || l.service"
-                   " || ' ' || ifnull(l.source, '') || ' ' || ifnull(l.host, '')))")
+SEARCH_TEXT_SQL = ("(SELECT coalesce(e.folded, lower(e.message || char(31) || e.level || ' ' || e.service"
+                   " || ' ' || ifnull(e.source, '') || ' ' || ifnull(e.host, ''))) FROM entries e WHERE e.id = l.id)")
 # Column weights of bm25: the message counts most; level/service/source/host and word parts less.
 BM25 = "bm25(lines_fts, 1.0, 0.5, 0.5)"
-LINE_COLUMNS = "l.id, l.ts, l.level, l.service, l.message, l.source, l.host, l.template_id, l.ts_us"
+LINE_COLUMNS = "l.id, l.group_id"
 
 
 @dataclass
@@ -41,8 +43,9 @@ class _Where:
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """The SQL of one query: ``lines_sql`` (top lines, ``?`` for the limit last),
-    ``groups_sql`` (every group), their parameters, and the FTS5 expression used."""
+    """The SQL of one query: ``lines_sql`` (ids and group ids of the top lines, ``?`` for the
+    limit last), ``groups_sql`` (group id, count, first and last µs of every group), their
+    parameters, and the FTS5 expression used."""
 
     lines_sql: str
     lines_params: tuple[Any, ...]
@@ -179,8 +182,8 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
     return QueryPlan(lines_sql, lines_params, _groups_sql(core + where.sql()), tuple(where.params), fts)
 
 
-_GROUP_SELECT = "SELECT l.template_id, l.service, l.level, count(*), min(l.ts_us), max(l.ts_us) "
+_GROUP_SELECT = "SELECT l.group_id, count(*), min(l.ts_us), max(l.ts_us) "
 
 
 def _groups_sql(core: str) -> str:
-    return f"{_GROUP_SELECT}{core} GROUP BY l.template_id, l.service, l.level"
+    return f"{_GROUP_SELECT}{core} GROUP BY l.group_id"

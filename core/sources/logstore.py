@@ -29,7 +29,7 @@ from typing import Any
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.lexicon import TOPICS
-from core.logfields import parse_zone, zone_name
+from core.logfields import level_rank, parse_zone, zone_name
 from core.sources.logsql import build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
@@ -39,6 +39,8 @@ STORE_FORMAT = "superbiz-logstore"
 SCHEMA_VERSION = "1"
 MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still counts every line)
 
+# ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
+# ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -46,18 +48,23 @@ CREATE TABLE IF NOT EXISTS files (
     imported_at TEXT NOT NULL, physical_lines INTEGER NOT NULL, entries INTEGER NOT NULL,
     unparsed INTEGER NOT NULL, first_line_id INTEGER, last_line_id INTEGER);
 CREATE TABLE IF NOT EXISTS templates (id INTEGER PRIMARY KEY, template TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS groups (
+    id INTEGER PRIMARY KEY, template_id INTEGER NOT NULL, service TEXT NOT NULL, level TEXT NOT NULL,
+    UNIQUE (template_id, service, level));
 CREATE TABLE IF NOT EXISTS lines (
     id INTEGER PRIMARY KEY,
     ts_us INTEGER NOT NULL,
+    level_rank INTEGER,
+    service_key TEXT NOT NULL,
+    group_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
     ts TEXT NOT NULL,
     level TEXT NOT NULL,
-    level_rank INTEGER,
     service TEXT NOT NULL,
-    service_key TEXT NOT NULL,
     message TEXT NOT NULL,
     source TEXT,
     host TEXT,
-    template_id INTEGER NOT NULL,
     file_id INTEGER,
     line_no INTEGER,
     folded TEXT);
@@ -195,12 +202,14 @@ class LogStore:
         return self._zone
 
     def services(self) -> list[str]:
-        """Every service with lines, by first appearance."""
+        """Every service with lines, by first appearance (case variants count once)."""
         if self._services is None:
             with self._lock:
-                rows = self._connection.execute(
-                    "SELECT service FROM lines GROUP BY service_key ORDER BY min(id)").fetchall()
-            self._services = [row[0] for row in rows]
+                rows = self._connection.execute("SELECT service FROM groups ORDER BY id").fetchall()
+            seen: dict[str, str] = {}
+            for (name,) in rows:
+                seen.setdefault(name.strip().lower(), name)
+            self._services = list(seen.values())
         return list(self._services)
 
     def query_logs(self, args: QueryLogsArgs,
@@ -218,12 +227,11 @@ class LogStore:
                                        "limit": args.limit, **plan.describe()}
             if plan.empty:
                 return LogsResult(success=True, message="未找到匹配的日志"), request
-            rows = self._connection.execute(plan.lines_sql, (*plan.lines_params, args.limit)).fetchall()
+            top = self._connection.execute(plan.lines_sql, (*plan.lines_params, args.limit)).fetchall()
+            logs = self._entries([line_id for line_id, _ in top])
             group_rows = self._connection.execute(plan.groups_sql, plan.groups_params).fetchall()
-            groups = self._groups(group_rows, rows)
-        total = sum(row[3] for row in group_rows)
-        logs = [LogEntry(timestamp=row[1], level=row[2], service=row[3], message=row[4],
-                         source=row[5], host=row[6]) for row in rows]
+            groups = self._groups(group_rows, [group_id for _, group_id in top])
+        total = sum(row[1] for row in group_rows)
         return LogsResult(success=True, logs=logs, groups=groups, total=total,
                           message=_message(total, len(logs), len(group_rows))), request
 
@@ -245,56 +253,73 @@ class LogStore:
             "SELECT term FROM vocab WHERE instr(term, ?) > 0 LIMIT ?", (text, CANDIDATE_TERMS + 1))
         return [row[0] for row in rows]
 
-    def _groups(self, group_rows: list[tuple[Any, ...]], line_rows: list[tuple[Any, ...]]) -> list[LogGroup]:
-        ordered = sorted(group_rows, key=lambda row: (-row[3], -row[5], row[0], row[1], row[2]))[:MAX_GROUPS]
-        templates = self._templates({row[0] for row in ordered})
-        shown: dict[tuple[Any, ...], list[int]] = {}
-        for index, row in enumerate(line_rows):
-            shown.setdefault((row[7], row[3], row[2]), []).append(index)
+    def _entries(self, ids: list[int]) -> list[LogEntry]:
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)
+        rows = self._connection.execute(
+            f"SELECT id, ts, level, service, message, source, host FROM entries WHERE id IN ({marks})",
+            ids).fetchall()
+        by_id = {row[0]: row for row in rows}
+        return [LogEntry(timestamp=row[1], level=row[2], service=row[3], message=row[4], source=row[5],
+                         host=row[6]) for row in (by_id[line_id] for line_id in ids)]
+
+    def _groups(self, group_rows: list[tuple[Any, ...]], shown_groups: list[int]) -> list[LogGroup]:
+        ordered = sorted(group_rows, key=lambda row: (-row[1], -row[3], row[0]))[:MAX_GROUPS]
+        if not ordered:
+            return []
+        marks = ", ".join("?" for _ in ordered)
+        described = {row[0]: row[1:] for row in self._connection.execute(
+            f"SELECT g.id, t.template, g.service, g.level FROM groups g LEFT JOIN templates t "
+            f"ON t.id = g.template_id WHERE g.id IN ({marks})", [row[0] for row in ordered])}
+        samples: dict[int, list[int]] = {}
+        for index, group_id in enumerate(shown_groups):
+            samples.setdefault(group_id, []).append(index)
         groups = []
-        for template_id, service, level, count, first_us, last_us in ordered:
+        for group_id, count, first_us, last_us in ordered:
+            template, service, level = described[group_id]
             groups.append(LogGroup(
-                template=templates.get(template_id, ""), count=count, service=service, level=level,
-                first_timestamp=self._timestamp_at(first_us, template_id, service, level),
-                last_timestamp=self._timestamp_at(last_us, template_id, service, level),
-                sample_indexes=shown.get((template_id, service, level), [])))
+                template=template or "", count=count, service=service, level=level,
+                first_timestamp=self._timestamp_at(first_us, group_id),
+                last_timestamp=self._timestamp_at(last_us, group_id),
+                sample_indexes=samples.get(group_id, [])))
         return groups
 
-    def _templates(self, ids: set[int]) -> dict[int, str]:
-        if not ids:
-            return {}
-        marks = ", ".join("?" for _ in ids)
-        rows = self._connection.execute(f"SELECT id, template FROM templates WHERE id IN ({marks})",
-                                        tuple(ids)).fetchall()
-        return {row[0]: row[1] for row in rows}
-
-    def _timestamp_at(self, moment_us: int, template_id: int, service: str, level: str) -> str:
+    def _timestamp_at(self, moment_us: int, group_id: int) -> str:
         row = self._connection.execute(
-            "SELECT ts FROM lines WHERE ts_us = ? AND template_id = ? AND service = ? AND level = ? "
-            "LIMIT 1", (moment_us, template_id, service, level)).fetchone()
+            "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id WHERE l.ts_us = ? AND l.group_id = ? "
+            "LIMIT 1", (moment_us, group_id)).fetchone()
         return str(row[0]) if row else ""
 
     def stats(self) -> dict[str, Any]:
         """What the store holds: lines, services, levels, time range, templates, files."""
         with self._lock:
             run = self._connection.execute
-            lines = run("SELECT count(*) FROM lines").fetchone()[0]
-            services = run("SELECT service, count(*) FROM lines GROUP BY service_key "
-                           "ORDER BY count(*) DESC, service").fetchall()
-            levels = run("SELECT level, count(*) FROM lines GROUP BY level "
-                         "ORDER BY max(level_rank) DESC, level").fetchall()
-            first = run("SELECT ts FROM lines ORDER BY ts_us, id LIMIT 1").fetchone()
-            last = run("SELECT ts FROM lines ORDER BY ts_us DESC, id DESC LIMIT 1").fetchone()
+            per_group = run("SELECT g.service, g.level, g.template_id, c.n FROM (SELECT group_id, "
+                            "count(*) AS n FROM lines GROUP BY group_id) c JOIN groups g ON g.id = c.group_id"
+                            ).fetchall()
+            first = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
+                        "ORDER BY l.ts_us, l.id LIMIT 1").fetchone()
+            last = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
+                       "ORDER BY l.ts_us DESC, l.id DESC LIMIT 1").fetchone()
             templates = run("SELECT count(*) FROM templates").fetchone()[0]
             files = run("SELECT path, layout, timezone, imported_at, physical_lines, entries, unparsed "
                         "FROM files ORDER BY id").fetchall()
+        services: dict[str, int] = {}
+        levels: dict[str, int] = {}
+        for service, level, _, count in per_group:
+            services[service] = services.get(service, 0) + count
+            levels[level] = levels.get(level, 0) + count
+        rank = {name: level_rank(name) for name in levels}
         return {
-            "store": self._location, "timezone": zone_name(self._zone), "lines": lines,
-            "services": {name: count for name, count in services},
-            "levels": {name: count for name, count in levels},
+            "store": self._location, "timezone": zone_name(self._zone),
+            "lines": sum(row[3] for row in per_group),
+            "services": dict(sorted(services.items(), key=lambda item: (-item[1], item[0]))),
+            "levels": dict(sorted(levels.items(), key=lambda item: (-(rank[item[0]] or -1), item[0]))),
             "first_timestamp": first[0] if first else None,
             "last_timestamp": last[0] if last else None,
             "templates": templates,
+            "templates_seen": len({row[2] for row in per_group}),
             "files": [{"path": f[0], "layout": f[1], "timezone": f[2], "imported_at": f[3],
                        "physical_lines": f[4], "entries": f[5], "unparsed": f[6]} for f in files],
         }

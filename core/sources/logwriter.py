@@ -21,7 +21,7 @@ from core.errors import LogStoreError
 from core.lexicon import tag_lines
 from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
 from core.sources.logstore import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
-from core.sources.logtext import index_text
+from core.sources.logtext import VOCABULARY_SQL, index_text
 from core.sources.templates import TemplateMiner
 from core.tools.logquery import META_MARK, search_text
 
@@ -57,7 +57,7 @@ def _messages(connection: sqlite3.Connection, size: int) -> Iterator[list[tuple[
     last = 0
     while True:
         rows = connection.execute(
-            "SELECT id, message FROM lines WHERE id > ? ORDER BY id LIMIT ?", (last, size)).fetchall()
+            "SELECT id, message FROM entries WHERE id > ? ORDER BY id LIMIT ?", (last, size)).fetchall()
         if not rows:
             return
         yield rows
@@ -93,9 +93,12 @@ class LogWriter:
         self._first_id = self._next_id
         self._zone = zone
         self._batch: list[LineRecord] = []
-        self._vocab: set[str] = set()
         self._service_keys: dict[str, str] = {}
-        self._levels: dict[str, tuple[str, int | None]] = {}
+        self._levels: dict[str, int | None] = {}
+        self._groups: dict[tuple[int, str, str], int] = {
+            (template_id, service, level): group_id for group_id, template_id, service, level
+            in connection.execute("SELECT id, template_id, service, level FROM groups")}
+        self._new_groups: list[tuple[int, int, str, str]] = []
         cursor = connection.execute(
             "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
             "VALUES (?, ?, ?, ?, 0, 0, 0)",
@@ -126,11 +129,19 @@ class LogWriter:
         self.add(LineRecord(epoch_us(moment), entry.timestamp, entry.level, entry.service,
                             entry.message, entry.source, entry.host, number))
 
-    def _level(self, level: str) -> tuple[str, int | None]:
-        known = self._levels.get(level)
-        if known is None:
-            known = self._levels[level] = (level, level_rank(level))
-        return known
+    def _rank(self, level: str) -> int | None:
+        if level in self._levels:
+            return self._levels[level]
+        rank = self._levels[level] = level_rank(level)
+        return rank
+
+    def _group(self, template_id: int, service: str, level: str) -> int:
+        key = (template_id, service, level)
+        group_id = self._groups.get(key)
+        if group_id is None:
+            group_id = self._groups[key] = len(self._groups) + 1
+            self._new_groups.append((group_id, *key))
+        return group_id
 
     def _service_key(self, service: str) -> str:
         key = self._service_keys.get(service)
@@ -142,45 +153,46 @@ class LogWriter:
         """Write the queued lines."""
         if not self._batch:
             return
-        lines, fts, messages = [], [], []
-        vocab = self._vocab
-        add_template = self._miner.add
+        lines, entries, fts, messages = [], [], [], []
+        add_template, group, rank = self._miner.add, self._group, self._rank
         line_id = self._next_id
         for record in self._batch:
             text = search_text(record.message, record.level, record.service, record.source, record.host)
             indexed = index_text(text)
-            vocab.update(indexed.runs)
-            level, rank = self._level(record.level)
-            lines.append((line_id, record.ts_us, record.ts, level, rank, record.service,
-                          self._service_key(record.service), record.message, record.source,
-                          record.host, add_template(record.message), self._file_id, record.line_no,
-                          indexed.folded))
+            group_id = group(add_template(record.message), record.service, record.level)
+            lines.append((line_id, record.ts_us, rank(record.level), self._service_key(record.service),
+                          group_id))
+            entries.append((line_id, record.ts, record.level, record.service, record.message,
+                            record.source, record.host, self._file_id, record.line_no, indexed.folded))
             fts.append((line_id, indexed.body, indexed.meta, indexed.parts))
             messages.append(text[:text.rfind(META_MARK)])
             line_id += 1
         run = self._connection.executemany
-        run("INSERT INTO lines (id, ts_us, ts, level, level_rank, service, service_key, message, source, "
-            "host, template_id, file_id, line_no, folded) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", lines)
+        run("INSERT INTO lines (id, ts_us, level_rank, service_key, group_id) VALUES (?, ?, ?, ?, ?)", lines)
+        run("INSERT INTO entries (id, ts, level, service, message, source, host, file_id, line_no, folded) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
         run("INSERT INTO lines_fts (rowid, body, meta, parts) VALUES (?, ?, ?, ?)", fts)
         first = self._next_id
         run("INSERT INTO line_topics (topic, line_id) VALUES (?, ?)",
             [(topic, first + i) for topic, found in tag_lines(messages).items() for i in found])
-        if len(vocab) > 50_000:
-            self._save_vocab()
+        if self._new_groups:
+            run("INSERT INTO groups (id, template_id, service, level) VALUES (?, ?, ?, ?)", self._new_groups)
+            self._new_groups = []
         self.entries += len(self._batch)
         self._next_id = line_id
         self._batch = []
 
-    def _save_vocab(self) -> None:
-        self._connection.executemany("INSERT OR IGNORE INTO vocab (term) VALUES (?)",
-                                     [(term,) for term in self._vocab])
-        self._vocab = set()
+    def _save_vocabulary(self) -> None:
+        """Add the FTS5 terms without a digit (the letter runs) to the vocabulary."""
+        run = self._connection.execute
+        run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines_terms USING fts5vocab(main, lines_fts, 'row')")
+        run(VOCABULARY_SQL)
 
     def finish(self, physical_lines: int | None = None, unparsed: int = 0) -> None:
         """Write what is queued, the templates created or generalised, and the file's counts."""
         self._finished = True
         self.flush()
-        self._save_vocab()
+        self._save_vocabulary()
         templates = self._miner.templates()
         self._connection.executemany(
             "INSERT INTO templates (id, template) VALUES (?, ?) "
