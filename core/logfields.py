@@ -17,7 +17,7 @@ Timestamps: ISO 8601 with a date and a time (``2026-07-08T10:58:12+08:00``, a sp
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # canonical name -> rank
@@ -70,7 +70,7 @@ def parse_zone(name: str) -> tzinfo:
     (``+08:00``); ``ValueError`` with a one-line reason otherwise."""
     text = name.strip()
     if text.upper() in ("UTC", "Z", "GMT"):
-        return timezone.utc
+        return UTC
     offset = re.fullmatch(r"([+-])(\d\d):?(\d\d)", text)
     if offset:
         sign = 1 if offset.group(1) == "+" else -1
@@ -97,7 +97,7 @@ def zone_name(zone: tzinfo) -> str:
     return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
-def parse_timestamp(text: str, default_zone: tzinfo | None = timezone.utc) -> datetime | None:
+def parse_timestamp(text: str, default_zone: tzinfo | None = UTC) -> datetime | None:
     """An aware datetime from ISO 8601 with a date and a time, or None when ``text`` is not one.
 
     A timestamp without a zone is in ``default_zone``.
@@ -110,13 +110,13 @@ def parse_timestamp(text: str, default_zone: tzinfo | None = timezone.utc) -> da
     except ValueError:
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=default_zone or timezone.utc)
+        moment = moment.replace(tzinfo=default_zone or UTC)
     return moment
 
 
 def epoch_us(moment: datetime) -> int:
     """Microseconds since the epoch of an aware datetime (exact: no float rounding)."""
-    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 

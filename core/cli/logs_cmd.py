@@ -18,7 +18,7 @@ from core.cli.common import print_json
 _PROGRESS_AFTER_S = 1.0  # quiet for quick imports; a line every so often for long ones
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``logs`` and its subcommands."""
     from core.sources.logformats import FORMATS
 
@@ -102,12 +102,12 @@ def _import(args: argparse.Namespace) -> int:
     verb = "created" if report.created else "appended to"
     print(f"{report.store}: {verb}, {report.entries:,} entries in {report.seconds:.1f} s "
           f"(timestamps in {report.timezone})")
-    for item, f in zip(files, report.files, strict=True):
+    for f in report.files:
         extra = f", {f.continuation_lines:,} continuation lines attached" if f.continuation_lines else ""
         print(f"  {f.path}: {f.layout}, {f.physical_lines:,} lines, {f.entries:,} entries{extra}, "
               f"{f.unparsed:,} unparsed")
-        for line in item["unparsed_lines"]:
-            print(f"    unparsed line {line['line']}: {line['text']}")
+        for number, text in f.unparsed_lines:
+            print(f"    unparsed line {number}: {text}")
         if f.unparsed > len(f.unparsed_lines):
             print(f"    ... and {f.unparsed - len(f.unparsed_lines):,} more unparsed lines")
         if f.truncated_entries:
@@ -128,11 +128,13 @@ def _stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return 0
+    levels: dict[str, int] = stats["levels"]
+    services: dict[str, int] = stats["services"]
     print(f"{stats['store']}: {stats['lines']:,} lines, {len(stats['services'])} services, "
           f"{stats['templates']:,} templates, timestamps in {stats['timezone']}")
     print(f"  time range: {stats['first_timestamp']} .. {stats['last_timestamp']}")
-    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}" for name, count in stats["levels"].items()))
-    print("  services: " + ", ".join(f"{name} {count:,}" for name, count in stats["services"].items()))
+    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}" for name, count in levels.items()))
+    print("  services: " + ", ".join(f"{name} {count:,}" for name, count in services.items()))
     for item in stats["files"]:
         print(f"  file {item['path']}: {item['layout']}, {item['entries']:,} entries, "
               f"{item['unparsed']:,} unparsed, imported {item['imported_at']}")

@@ -14,7 +14,7 @@ before when that would put it more than a day after the file was last written.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from core.logfields import epoch_us, parse_zone
 from core.sources.logformats import TimeParts
@@ -35,7 +35,7 @@ class Clock:
     def __init__(self, source_zone: tzinfo, store_zone: tzinfo, file_written: datetime | None = None) -> None:
         self._source_zone = source_zone
         self._store_zone = store_zone
-        written = file_written or datetime.now(timezone.utc)
+        written = file_written or datetime.now(UTC)
         self._default_year = written.astimezone(source_zone).year
         self._latest_us = epoch_us(written + timedelta(days=1))
         self._minutes: dict[tuple[int, int, int, int, int, str | None], tuple[int, str, str]] = {}

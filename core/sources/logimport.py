@@ -27,9 +27,9 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from core.errors import LogImportError, LogStoreError
 from core.logfields import parse_zone, zone_name
@@ -87,12 +87,12 @@ def _open(path: Path) -> IO[bytes]:
     if not path.is_file():
         raise LogImportError(f"{path}: not a regular file")
     try:
-        handle: IO[bytes] = path.open("rb")
-        head = handle.read(2)
-        handle.seek(0)
+        with path.open("rb") as probe:
+            head = probe.read(2)
+        # The caller closes what is returned. Rotated logs are often compressed.
         if head == b"\x1f\x8b":
-            handle = gzip.open(path, "rb")  # rotated logs are often compressed
-        return handle
+            return cast(IO[bytes], gzip.open(path, "rb"))
+        return path.open("rb")
     except OSError as error:
         raise LogImportError(f"{path}: cannot read: {error.strerror or error}") from None
 
@@ -266,9 +266,9 @@ def _parser_for(path: Path, layout: str, pattern: str | None) -> tuple[str, Line
 
 def _file_written(path: Path) -> datetime:
     try:
-        return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except OSError:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
 
 def import_files(paths: list[Path], store: Path, *, layout: str = "auto", pattern: str | None = None,
@@ -299,7 +299,7 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
     reports: list[FileReport] = []
     try:
         if creating:
-            store_zone = source_zone or timezone.utc
+            store_zone = source_zone or UTC
             create_schema(connection, store_zone)
         else:
             store_zone = parse_zone(read_meta(connection).get("timezone", "UTC"))

@@ -138,7 +138,7 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
     if not query.match_any:
         if any(unit.kind != "topics" and search.impossible for unit, search in searches):
             return QueryPlan("", (), "", (), None, empty=True)
-        fts_parts = [search.fts for unit, search in searches if search.fts is not None]
+        fts_parts = [search.fts for _, search in searches if search.fts is not None]
         for unit, search in searches:
             if unit.kind == "topics":
                 clause, params = _topics_clause(unit.topics)
@@ -153,12 +153,12 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
             core = "FROM lines_fts JOIN lines l ON l.id = lines_fts.rowid WHERE lines_fts MATCH ? AND "
             lines_sql = (f"SELECT {LINE_COLUMNS} {core}{where.sql()} "
                          f"ORDER BY {BM25}, {order} LIMIT ?")
-            params = (fts, *where.params)
-            return QueryPlan(lines_sql, params, _groups_sql(core + where.sql()), params, fts)
+            with_fts: tuple[Any, ...] = (fts, *where.params)
+            return QueryPlan(lines_sql, with_fts, _groups_sql(core + where.sql()), with_fts, fts)
         core = "FROM lines l WHERE "
         lines_sql = f"SELECT {LINE_COLUMNS} {core}{where.sql()} ORDER BY {order} LIMIT ?"
-        params = tuple(where.params)
-        return QueryPlan(lines_sql, params, _groups_sql(core + where.sql()), params, None)
+        plain = tuple(where.params)
+        return QueryPlan(lines_sql, plain, _groups_sql(core + where.sql()), plain, None)
     # match="any": a line holds at least one unit; ranked by bm25 of the units FTS5 can see.
     possible = [(unit, search) for unit, search in searches
                 if unit.kind == "topics" or not search.impossible]
@@ -168,18 +168,18 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
         conditions = [_unit_condition(unit, search) for unit, search in possible]
         where.add("(" + " OR ".join(clause for clause, _ in conditions) + ")",
                   *[param for _, params in conditions for param in params])
-    fts_parts = [search.fts for _, search in possible if search.fts is not None]
-    fts = " OR ".join(f"({part})" for part in fts_parts) if fts_parts else None
+    any_parts = [search.fts for _, search in possible if search.fts is not None]
+    any_fts = " OR ".join(f"({part})" for part in any_parts) if any_parts else None
     core = "FROM lines l WHERE "
-    if fts is None:
+    if any_fts is None:
         lines_sql = f"SELECT {LINE_COLUMNS} {core}{where.sql()} ORDER BY {order} LIMIT ?"
         lines_params: tuple[Any, ...] = tuple(where.params)
     else:
         lines_sql = (f"SELECT {LINE_COLUMNS} FROM lines l LEFT JOIN (SELECT rowid AS id, {BM25} AS score "
                      f"FROM lines_fts WHERE lines_fts MATCH ?) h ON h.id = l.id WHERE {where.sql()} "
                      f"ORDER BY coalesce(h.score, 0.0), {order} LIMIT ?")
-        lines_params = (fts, *where.params)
-    return QueryPlan(lines_sql, lines_params, _groups_sql(core + where.sql()), tuple(where.params), fts)
+        lines_params = (any_fts, *where.params)
+    return QueryPlan(lines_sql, lines_params, _groups_sql(core + where.sql()), tuple(where.params), any_fts)
 
 
 _GROUP_SELECT = "SELECT l.group_id, count(*), min(l.ts_us), max(l.ts_us) "

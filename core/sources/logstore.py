@@ -21,7 +21,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import timezone, tzinfo
+from datetime import UTC, tzinfo
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -170,7 +170,7 @@ class LogStore:
         return cls(connect(location), str(location.resolve()))
 
     @classmethod
-    def from_entries(cls, entries: Iterable[LogEntry], zone: tzinfo = timezone.utc,
+    def from_entries(cls, entries: Iterable[LogEntry], zone: tzinfo = UTC,
                      name: str = "memory") -> LogStore:
         """An in-memory store of a pack's log entries (their timestamps kept as written;
         a timestamp without a zone is in ``zone``). ``LogStoreError`` for a bad timestamp."""

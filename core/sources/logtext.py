@@ -16,8 +16,8 @@ Words are substrings (``connect`` is in ``disconnected``). Every occurrence of a
 letters, or Chinese) lies inside one *letter run* of the text, and every letter run is an FTS5
 term (a whole token, or a part); the store keeps these terms (the FTS5 terms without a digit,
 collected at the end of each import) as its vocabulary, and a word becomes the OR of the
-vocabulary terms containing it, which is exact. A word found in too many terms (``CANDIDATE_TERMS``) is matched by a scan
-(``instr`` on the lines the other filters left) instead.
+vocabulary terms containing it, which is exact. A word found in too many terms
+(``CANDIDATE_TERMS``) is matched by a scan (``instr`` on the lines the other filters left).
 
 An identifier or phrase becomes the FTS5 phrase of its tokens: a superset of the lines that
 hold it (``order-service`` also finds ``order service``), checked exactly afterwards with

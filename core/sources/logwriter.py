@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone, tzinfo
+from datetime import UTC, datetime, tzinfo
 from types import TracebackType
 
 from core.contracts import LogEntry
@@ -49,7 +49,7 @@ def create_schema(connection: sqlite3.Connection, zone: tzinfo) -> None:
     connection.executescript(SCHEMA)
     connection.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [
         ("format", STORE_FORMAT), ("schema", SCHEMA_VERSION), ("timezone", zone_name(zone)),
-        ("created", datetime.now(timezone.utc).isoformat(timespec="seconds")),
+        ("created", datetime.now(UTC).isoformat(timespec="seconds")),
         ("lexicon", lexicon_fingerprint())])
 
 
@@ -102,7 +102,7 @@ class LogWriter:
         cursor = connection.execute(
             "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
             "VALUES (?, ?, ?, ?, 0, 0, 0)",
-            (path, layout, zone_name(zone), datetime.now(timezone.utc).isoformat(timespec="seconds")))
+            (path, layout, zone_name(zone), datetime.now(UTC).isoformat(timespec="seconds")))
         self._file_id = cursor.lastrowid
         self.entries = 0
         self._finished = False

@@ -68,7 +68,7 @@ def _sort_keys(timestamps: list[str], default_tz: tzinfo | None) -> list[str] | 
     first = _ISO_TIMESTAMP.fullmatch(timestamps[0]) if timestamps else None
     if first:
         separator, fraction, zone = first.group(1), first.group(2) or "", first.group(3) or ""
-        fraction_shape = r"\.\d{%d}" % (len(fraction) - 1) if fraction else ""
+        fraction_shape = rf"\.\d{{{len(fraction) - 1}}}" if fraction else ""
         shape = (r"\d{4}-\d\d-\d\d" + re.escape(separator) + r"\d\d:\d\d:\d\d"
                  + fraction_shape + re.escape(zone) + "\n")
         if re.fullmatch(f"(?:{shape})*", "\n".join(timestamps) + "\n"):
@@ -137,7 +137,8 @@ def time_index(pack: Pack) -> list[int | None]:
             moment = parse_timestamp(pack.logs[position].timestamp, zone)
             times.append(epoch_us(moment) if moment is not None else None)
         return times
-    return pack.derived("logs.times", build)
+    times: list[int | None] = pack.derived("logs.times", build)
+    return times
 
 
 def _union(lists: list[list[int]]) -> list[int]:
