@@ -235,9 +235,9 @@ class _FileImport:
         except (ValueError, OverflowError) as error:
             self._unparsed(entry.line_no, parsed.message, f"(bad timestamp: {error}) ")
             return
-        message = parsed.message
+        message = parsed.message.rstrip()  # trailing blanks are noise, not part of the message
         if entry.continuations:
-            message = message + "\n" + "\n".join(entry.continuations)
+            message = message + "\n" + "\n".join(line.rstrip() for line in entry.continuations)
         if entry.truncated:
             self.report.truncated_entries += 1
         service = self.service if self.service_given else (parsed.service or self.service)

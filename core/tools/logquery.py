@@ -67,7 +67,7 @@ def phrase_pattern(phrase: str) -> str:
     """A phrase: its words in order, any run of spaces/tabs between them, whole words at its
     alphanumeric edges (Chinese has no word edges: a Chinese edge is a plain substring)."""
     words = phrase.split()
-    body = "[ \t]+".join(re.escape(word) for word in words)
+    body = r"[ \t]+".join(re.escape(word) for word in words)
     head = "(?<![a-z0-9])" if _ALNUM.match(words[0][0]) else ""
     tail = "(?![a-z0-9])" if _ALNUM.match(words[-1][-1]) else ""
     return head + body + tail

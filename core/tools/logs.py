@@ -24,7 +24,14 @@ from core.lexicon import tag_lines
 from core.logfields import epoch_us, level_rank, parse_timestamp
 from core.packs import Pack
 from core.tools.args import QueryLogsArgs
-from core.tools.logquery import META_MARK, CompiledQuery, SearchUnit, compile_query, search_text
+from core.tools.logquery import (
+    META_MARK,
+    CompiledQuery,
+    SearchUnit,
+    compile_query,
+    identifier_pattern,
+    search_text,
+)
 
 _LINE_END = "\x1e"  # ends every line's search text in the corpus; no query token contains it
 
@@ -168,7 +175,7 @@ def _holds(ascending: list[int], rank: int) -> bool:
 @lru_cache(maxsize=512)
 def _whole_token(token: str) -> re.Pattern[str]:
     """An identifier must not be part of a longer word or number ("500" is not in "1250000")."""
-    return re.compile(rf"(?<![a-z0-9]){re.escape(token)}(?![a-z0-9])")
+    return re.compile(identifier_pattern(token))
 
 
 def _filter_text(index: LogIndex, candidates: list[int] | None, needle: str,
