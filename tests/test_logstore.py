@@ -63,7 +63,7 @@ def test_the_request_says_what_ran(store: LogStore) -> None:
     assert request["source"] == store.source_id and request["limit"] == 20
     assert request["query"]["units"] == [{"kind": "identifier", "text": "/orders/7"}]
     assert request["query"]["exclude_level_ranks"] == [1]
-    assert request["fts"] == '{body meta}: "orders 7"' and "sb_regex" in request["lines_sql"]
+    assert request["fts"] == '{body meta}: "orders 7"' and "sb_match" in request["lines_sql"]
 
 
 def test_no_match_and_impossible_words(store: LogStore) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from core.contracts import LogEntry
-from core.packs import Pack, load_pack
+from core.packs import Pack
 from core.sources.logimport import import_files
 from core.sources.logstore import LogStore
 from core.tools.args import QueryLogsArgs

@@ -5,9 +5,10 @@
 FTS5 ``bm25`` (newest first on ties) and the groups (``GROUP BY`` template, service, level).
 Filters use the indexes (service, level rank, time); units use FTS5 where it can find them,
 the ``line_topics`` table for topics, and two SQL functions the store registers where FTS5
-cannot decide alone: ``sb_regex(pattern, text)`` (the unit's exact regex) and ``instr``.
-The ranked and grouped selects read only the narrow ``lines`` table; a line's text (in
-``entries``) is read for the lines returned, and for the candidates a regex or scan checks.
+cannot decide alone: ``sb_match`` (the unit's exact regex on the line's search text) and
+``sb_contains`` (a substring). The ranked and grouped selects read only the narrow ``lines``
+table; a line's text (in ``entries``) is read for the lines returned, and for the candidates
+a regex or scan checks -- then once, into a temporary table both selects read.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from typing import Any
 from core.sources.logtext import UnitSearch, needle_search, needs_terms, word_search
 from core.tools.logquery import CompiledQuery, SearchUnit
 
-# The search text of a line in SQL: equal to ``logquery.search_text`` (ASCII lines compute it
-# with ``lower``; the others keep it in ``folded``, since NFKC is not ``lower``).
-SEARCH_TEXT_SQL = ("(SELECT coalesce(e.folded, lower(e.message || char(31) || e.level || ' ' || e.service"
-                   " || ' ' || ifnull(e.source, '') || ' ' || ifnull(e.host, ''))) FROM entries e WHERE e.id = l.id)")
+# A line's search text is checked by the store's Python functions (``logquery.search_text``
+# semantics, from the entry's fields): ``sb_match`` a regex, ``sb_contains`` a substring.
+_TEXT_ARGS = "e.message, e.level, e.service, e.source, e.host, e.folded"
+MATCH_SQL = f"sb_match(?, {_TEXT_ARGS})"
+CONTAINS_SQL = f"sb_contains(?, {_TEXT_ARGS})"
 # Column weights of bm25: the message counts most; level/service/source/host and word parts less.
 BM25 = "bm25(lines_fts, 1.0, 0.5, 0.5)"
-LINE_COLUMNS = "l.id, l.group_id"
+_ORDER = "l.ts_us DESC, l.id DESC"
+_FTS_IN = "l.id IN (SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?)"
 
 
 @dataclass
@@ -43,26 +46,53 @@ class _Where:
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """The SQL of one query: ``lines_sql`` (ids and group ids of the top lines, ``?`` for the
-    limit last), ``groups_sql`` (group id, count, first and last µs of every group), their
-    parameters, and the FTS5 expression used."""
+    """The SQL of one query, in parts: the tables (``lines l``, joined with ``lines_fts`` when
+    FTS5 filters, with ``entries e`` when a line's text must be checked), the WHERE clause and
+    its parameters, how a line scores (lower is better), and for ``match="any"`` the join that
+    scores FTS5 hits. ``lines_sql``/``groups_sql``/``hits_sql`` assemble them."""
 
-    lines_sql: str
-    lines_params: tuple[Any, ...]
-    groups_sql: str
-    groups_params: tuple[Any, ...]
-    fts: str | None
+    tables: str = "lines l"
+    where: str = "1"
+    params: tuple[Any, ...] = ()
+    score: str = "0.0"
+    rank_join: str = ""
+    rank_params: tuple[Any, ...] = ()
+    fts: str | None = None
+    checks_text: bool = False
     empty: bool = False
 
     @property
+    def lines_sql(self) -> str:
+        """Ids and group ids of the top lines; parameters: ``lines_params`` then the limit."""
+        return (f"SELECT l.id, l.group_id FROM {self.tables} {self.rank_join} WHERE {self.where} "
+                f"ORDER BY {self.score}, {_ORDER} LIMIT ?")
+
+    @property
+    def lines_params(self) -> tuple[Any, ...]:
+        return (*self.rank_params, *self.params)
+
+    @property
+    def groups_sql(self) -> str:
+        """Group id, count, first and last µs of every group; parameters: ``params``."""
+        return (f"SELECT l.group_id, count(*), min(l.ts_us), max(l.ts_us) FROM {self.tables} "
+                f"WHERE {self.where} GROUP BY l.group_id")
+
+    @property
     def ids_sql(self) -> str:
-        """Every matching line's id (the groups' core, without the grouping)."""
-        return self.groups_sql.replace(_GROUP_SELECT, "SELECT l.id ", 1).rsplit(" GROUP BY ", 1)[0]
+        """Every matching line's id; parameters: ``params``."""
+        return f"SELECT l.id FROM {self.tables} WHERE {self.where}"
+
+    @property
+    def hits_sql(self) -> str:
+        """The matching lines into ``temp.hits`` (id, group_id, ts_us, score), each line's text
+        checked once; parameters: ``lines_params``."""
+        return (f"CREATE TEMP TABLE hits AS SELECT l.id AS id, l.group_id AS group_id, l.ts_us AS ts_us, "
+                f"{self.score} AS score FROM {self.tables} {self.rank_join} WHERE {self.where}")
 
     def describe(self) -> dict[str, Any]:
         """The SQL and parameters, as JSON (the request a source records)."""
         return {"fts": self.fts, "lines_sql": self.lines_sql, "lines_params": list(self.lines_params),
-                "groups_sql": self.groups_sql, "groups_params": list(self.groups_params)}
+                "groups_sql": self.groups_sql, "groups_params": list(self.params)}
 
 
 def _search(unit: SearchUnit, terms_of: Callable[[str], list[str]]) -> UnitSearch:
@@ -78,7 +108,21 @@ def _topics_clause(topics: tuple[str, ...]) -> tuple[str, list[Any]]:
     return f"l.id IN (SELECT line_id FROM line_topics WHERE topic IN ({marks}))", list(topics)
 
 
-_FTS_IN = "l.id IN (SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?)"
+def _checks_text(search: UnitSearch) -> bool:
+    return search.scan is not None or (search.regex is not None and not search.exact)
+
+
+def _text_checks(search: UnitSearch) -> tuple[list[str], list[Any]]:
+    """The checks of a line's text a unit needs beyond FTS5 (exact substring, exact regex)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if search.scan is not None:
+        clauses.append(f"{CONTAINS_SQL}")
+        params.append(search.scan)
+    if search.regex is not None and not search.exact:
+        clauses.append(MATCH_SQL)
+        params.append(search.regex)
+    return clauses, params
 
 
 def _unit_condition(unit: SearchUnit, search: UnitSearch) -> tuple[str, list[Any]]:
@@ -87,18 +131,9 @@ def _unit_condition(unit: SearchUnit, search: UnitSearch) -> tuple[str, list[Any
         return _topics_clause(unit.topics)
     if search.impossible:
         return "0", []
-    parts: list[str] = []
-    params: list[Any] = []
-    if search.fts is not None:
-        parts.append(_FTS_IN)
-        params.append(search.fts)
-    if search.scan is not None:
-        parts.append(f"instr({SEARCH_TEXT_SQL}, ?) > 0")
-        params.append(search.scan)
-    if search.regex is not None and not search.exact:
-        parts.append(f"sb_regex(?, {SEARCH_TEXT_SQL})")
-        params.append(search.regex)
-    return "(" + " AND ".join(parts) + ")", params
+    clauses, params = ([_FTS_IN], [search.fts]) if search.fts is not None else ([], [])
+    checks, check_params = _text_checks(search)
+    return "(" + " AND ".join(clauses + checks) + ")", params + check_params
 
 
 def _filters(query: CompiledQuery, where: _Where) -> None:
@@ -118,13 +153,22 @@ def _filters(query: CompiledQuery, where: _Where) -> None:
         where.add(clause, *params)
 
 
-def _exclusions(query: CompiledQuery, terms_of: Callable[[str], list[str]], where: _Where) -> None:
+def _exclusions(query: CompiledQuery, terms_of: Callable[[str], list[str]], where: _Where) -> bool:
+    """Add the exclusions; whether any checks a line's text."""
+    checks = False
     for unit in query.excludes:
         search = _search(unit, terms_of)
         if search.impossible:
             continue  # no line holds it: nothing to leave out
         clause, params = _unit_condition(unit, search)
         where.add(f"NOT {clause}", *params)
+        checks = checks or _checks_text(search)
+    return checks
+
+
+def _tables(fts: bool, checks_text: bool) -> str:
+    tables = "lines_fts JOIN lines l ON l.id = lines_fts.rowid" if fts else "lines l"
+    return tables + (" JOIN entries e ON e.id = l.id" if checks_text else "")
 
 
 def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> QueryPlan:
@@ -132,58 +176,49 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
     (at most ``CANDIDATE_TERMS + 1``)."""
     searches = [(unit, _search(unit, terms_of)) for unit in query.units]
     where = _Where()
+    if query.match_any:
+        return _any_plan(query, searches, terms_of, where)
+    if any(unit.kind != "topics" and search.impossible for unit, search in searches):
+        return QueryPlan(empty=True)
+    fts_parts = [search.fts for _, search in searches if search.fts is not None]
+    fts = " AND ".join(fts_parts) if fts_parts else None
+    if fts is not None:
+        where.add("lines_fts MATCH ?", fts)
     _filters(query, where)
-    _exclusions(query, terms_of, where)
-    order = "l.ts_us DESC, l.id DESC"
-    if not query.match_any:
-        if any(unit.kind != "topics" and search.impossible for unit, search in searches):
-            return QueryPlan("", (), "", (), None, empty=True)
-        fts_parts = [search.fts for _, search in searches if search.fts is not None]
-        for unit, search in searches:
-            if unit.kind == "topics":
-                clause, params = _topics_clause(unit.topics)
-                where.add(clause, *params)
-                continue
-            if search.scan is not None:
-                where.add(f"instr({SEARCH_TEXT_SQL}, ?) > 0", search.scan)
-            if search.regex is not None and not search.exact:
-                where.add(f"sb_regex(?, {SEARCH_TEXT_SQL})", search.regex)
-        if fts_parts:
-            fts = " AND ".join(fts_parts)
-            core = "FROM lines_fts JOIN lines l ON l.id = lines_fts.rowid WHERE lines_fts MATCH ? AND "
-            lines_sql = (f"SELECT {LINE_COLUMNS} {core}{where.sql()} "
-                         f"ORDER BY {BM25}, {order} LIMIT ?")
-            with_fts: tuple[Any, ...] = (fts, *where.params)
-            return QueryPlan(lines_sql, with_fts, _groups_sql(core + where.sql()), with_fts, fts)
-        core = "FROM lines l WHERE "
-        lines_sql = f"SELECT {LINE_COLUMNS} {core}{where.sql()} ORDER BY {order} LIMIT ?"
-        plain = tuple(where.params)
-        return QueryPlan(lines_sql, plain, _groups_sql(core + where.sql()), plain, None)
-    # match="any": a line holds at least one unit; ranked by bm25 of the units FTS5 can see.
-    possible = [(unit, search) for unit, search in searches
-                if unit.kind == "topics" or not search.impossible]
+    checks = _exclusions(query, terms_of, where)
+    for unit, search in searches:
+        if unit.kind == "topics":
+            clause, params = _topics_clause(unit.topics)
+            where.add(clause, *params)
+            continue
+        clauses, params = _text_checks(search)
+        for clause in clauses:
+            where.add(clause, params.pop(0))
+        checks = checks or _checks_text(search)
+    return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
+                     score=BM25 if fts is not None else "0.0", fts=fts, checks_text=checks)
+
+
+def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]],
+              terms_of: Callable[[str], list[str]], where: _Where) -> QueryPlan:
+    """``match="any"``: a line holds at least one unit; ranked by bm25 of the units FTS5 sees."""
+    possible = [(unit, search) for unit, search in searches if unit.kind == "topics" or not search.impossible]
     if query.units and not possible:
-        return QueryPlan("", (), "", (), None, empty=True)
+        return QueryPlan(empty=True)
+    _filters(query, where)
+    checks = _exclusions(query, terms_of, where)
     if possible:
         conditions = [_unit_condition(unit, search) for unit, search in possible]
         where.add("(" + " OR ".join(clause for clause, _ in conditions) + ")",
                   *[param for _, params in conditions for param in params])
-    any_parts = [search.fts for _, search in possible if search.fts is not None]
-    any_fts = " OR ".join(f"({part})" for part in any_parts) if any_parts else None
-    core = "FROM lines l WHERE "
-    if any_fts is None:
-        lines_sql = f"SELECT {LINE_COLUMNS} {core}{where.sql()} ORDER BY {order} LIMIT ?"
-        lines_params: tuple[Any, ...] = tuple(where.params)
-    else:
-        lines_sql = (f"SELECT {LINE_COLUMNS} FROM lines l LEFT JOIN (SELECT rowid AS id, {BM25} AS score "
-                     f"FROM lines_fts WHERE lines_fts MATCH ?) h ON h.id = l.id WHERE {where.sql()} "
-                     f"ORDER BY coalesce(h.score, 0.0), {order} LIMIT ?")
-        lines_params = (any_fts, *where.params)
-    return QueryPlan(lines_sql, lines_params, _groups_sql(core + where.sql()), tuple(where.params), any_fts)
-
-
-_GROUP_SELECT = "SELECT l.group_id, count(*), min(l.ts_us), max(l.ts_us) "
-
-
-def _groups_sql(core: str) -> str:
-    return f"{_GROUP_SELECT}{core} GROUP BY l.group_id"
+        checks = checks or any(_checks_text(search) for _, search in possible)
+    parts = [search.fts for _, search in possible if search.fts is not None]
+    fts = " OR ".join(f"({part})" for part in parts) if parts else None
+    if fts is None:
+        return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=tuple(where.params),
+                         checks_text=checks)
+    rank_join = (f"LEFT JOIN (SELECT rowid AS id, {BM25} AS score FROM lines_fts WHERE lines_fts MATCH ?) h "
+                 "ON h.id = l.id")
+    return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=tuple(where.params),
+                     score="coalesce(h.score, 0.0)", rank_join=rank_join, rank_params=(fts,), fts=fts,
+                     checks_text=checks)

@@ -30,10 +30,10 @@ from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.lexicon import TOPICS
 from core.logfields import level_rank, parse_zone, zone_name
-from core.sources.logsql import build_plan
+from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
-from core.tools.logquery import compile_query
+from core.tools.logquery import compile_query, search_text
 
 STORE_FORMAT = "superbiz-logstore"
 SCHEMA_VERSION = "1"
@@ -93,8 +93,21 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _sb_regex(pattern: str, text: str | None) -> int:
-    return int(text is not None and _compiled(pattern).search(text) is not None)
+def _text(message: str, level: str, service: str, source: str | None, host: str | None,
+          folded: str | None) -> str:
+    return folded if folded is not None else search_text(message, level, service, source, host)
+
+
+def _sb_match(pattern: str, message: str, level: str, service: str, source: str | None, host: str | None,
+              folded: str | None) -> int:
+    """Whether a line's search text matches a unit's regex (SQL: ``sb_match``)."""
+    return int(_compiled(pattern).search(_text(message, level, service, source, host, folded)) is not None)
+
+
+def _sb_contains(needle: str, message: str, level: str, service: str, source: str | None, host: str | None,
+                 folded: str | None) -> int:
+    """Whether a line's search text holds a substring (SQL: ``sb_contains``)."""
+    return int(needle in _text(message, level, service, source, host, folded))
 
 
 def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -104,7 +117,8 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     else:
         uri = Path(path).resolve().as_uri() + ("?mode=ro" if readonly else "")
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    connection.create_function("sb_regex", 2, _sb_regex, deterministic=True)
+    connection.create_function("sb_match", 7, _sb_match, deterministic=True)
+    connection.create_function("sb_contains", 7, _sb_contains, deterministic=True)
     return connection
 
 
@@ -227,9 +241,8 @@ class LogStore:
                                        "limit": args.limit, **plan.describe()}
             if plan.empty:
                 return LogsResult(success=True, message="未找到匹配的日志"), request
-            top = self._connection.execute(plan.lines_sql, (*plan.lines_params, args.limit)).fetchall()
+            top, group_rows = self._run(plan, args.limit)
             logs = self._entries([line_id for line_id, _ in top])
-            group_rows = self._connection.execute(plan.groups_sql, plan.groups_params).fetchall()
             groups = self._groups(group_rows, [group_id for _, group_id in top])
         total = sum(row[1] for row in group_rows)
         return LogsResult(success=True, logs=logs, groups=groups, total=total,
@@ -243,10 +256,29 @@ class LogStore:
             plan = build_plan(query, self._terms_containing)
             if plan.empty:
                 return []
-            rows = self._connection.execute(plan.ids_sql, plan.groups_params).fetchall()
+            rows = self._connection.execute(plan.ids_sql, plan.params).fetchall()
         return sorted(row[0] for row in rows)
 
     # ------------------------------------------------------------ helpers
+
+    def _run(self, plan: QueryPlan, limit: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int, int]]]:
+        """(id, group id) of the top lines, and (group id, count, first µs, last µs) of every
+        group. When lines' text must be checked (a Python function per line), the matching
+        lines are collected once into a temporary table both selects read."""
+        run = self._connection.execute
+        if not plan.checks_text:
+            top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
+            return top, run(plan.groups_sql, plan.params).fetchall()
+        run("DROP TABLE IF EXISTS temp.hits")
+        try:
+            run(plan.hits_sql, plan.lines_params)
+            top = run("SELECT id, group_id FROM temp.hits ORDER BY score, ts_us DESC, id DESC LIMIT ?",
+                      (limit,)).fetchall()
+            groups = run("SELECT group_id, count(*), min(ts_us), max(ts_us) FROM temp.hits "
+                         "GROUP BY group_id").fetchall()
+        finally:
+            run("DROP TABLE IF EXISTS temp.hits")
+        return top, groups
 
     def _terms_containing(self, text: str) -> list[str]:
         rows = self._connection.execute(
