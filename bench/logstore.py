@@ -37,8 +37,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 # _common first: it puts the repository root on sys.path for ``core``.
 from _common import REPO_ROOT, interleaved, ratio, timed
@@ -146,10 +148,10 @@ def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
     raw = sqlite3.connect(raw_path)
     mine = sqlite3.connect(store_path)
 
-    def ours(arguments: dict[str, object]) -> object:
-        return lambda: store.query_logs(QueryLogsArgs(**arguments))  # type: ignore[arg-type]
+    def ours(arguments: dict[str, Any]) -> Callable[[], object]:
+        return lambda: store.query_logs(QueryLogsArgs(**arguments))
 
-    def raw_query(expression: str, service: str | None = None) -> object:
+    def raw_query(expression: str, service: str | None = None) -> Callable[[], object]:
         sql = "SELECT rowid, line FROM raw WHERE raw MATCH ?"
         params: tuple[object, ...] = (expression,)
         if service:
@@ -157,13 +159,13 @@ def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
             params += (service,)
         return lambda: raw.execute(sql + " ORDER BY rank LIMIT 20", params).fetchall()
 
-    def same_expression(expression: str | None) -> object:
+    def same_expression(expression: str | None) -> Callable[[], object]:
         if expression is None:
             return lambda: None
         return lambda: mine.execute("SELECT rowid FROM lines_fts WHERE lines_fts MATCH ? ORDER BY rank LIMIT 20",
                                     (expression,)).fetchall()
 
-    cases = [
+    cases: list[tuple[str, dict[str, Any], str, str | None]] = [
         ("rare id", {"query": RARE_ID}, '"txn 7f3a9c21e4"', None),
         ("common word", {"query": "container"}, "container", None),
         ("service-filtered", {"service": "hadoop-b", "query": "container"}, "container", "hadoop-b"),
@@ -174,9 +176,9 @@ def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
     print(f"{'query':<28} {'total':>8} {'ours':>16} {'raw FTS5':>16} {'same MATCH':>16}  ours vs raw FTS5 / "
           "vs same MATCH")
     for name, arguments, expression, service in cases:
-        result, request = store.query_logs(QueryLogsArgs(**arguments))  # type: ignore[arg-type]
-        timings = interleaved([ours(arguments), raw_query(expression, service),  # type: ignore[list-item]
-                               same_expression(request["fts"])], runs)
+        result, request = store.query_logs(QueryLogsArgs(**arguments))
+        timings = interleaved([ours(arguments), raw_query(expression, service), same_expression(request["fts"])],
+                              runs)
         shown = [f"{t.median:7.1f} /{t.p95:7.1f}" for t in timings]
         if request["fts"] is None:
             shown[2] = f"{'(no MATCH)':>16}"

@@ -29,23 +29,11 @@ from pathlib import Path
 from _common import REPO_ROOT, pad
 
 from core.sources.logimport import import_files
-from core.sources.templates import TemplateMiner
+from core.sources.templates import TemplateMiner, grouping_accuracy
 
 CORPUS = REPO_ROOT.parent / "shared" / "corpora" / "loghub"
 DATASETS = ("HDFS", "Hadoop", "OpenStack", "Spark", "Zookeeper")
 DRAIN_PAPER = {"HDFS": 0.998, "Hadoop": 0.948, "OpenStack": 0.733, "Spark": 0.920, "Zookeeper": 0.967}
-
-
-def grouping_accuracy(predicted: list[object], truth: list[str]) -> float:
-    """Share of lines whose predicted group is exactly their true group."""
-    by_predicted: dict[object, set[int]] = defaultdict(set)
-    by_truth: dict[str, set[int]] = defaultdict(set)
-    for index, (group, label) in enumerate(zip(predicted, truth, strict=True)):
-        by_predicted[group].add(index)
-        by_truth[label].add(index)
-    correct = sum(len(members) for members in by_predicted.values()
-                  if by_truth[truth[next(iter(members))]] == members)
-    return correct / len(truth)
 
 
 def _labelled(dataset: str) -> tuple[list[str], list[str]]:
@@ -73,9 +61,9 @@ def _end_to_end(dataset: str, folder: Path) -> list[object]:
 
 def _drain3(masked: bool) -> Callable[[list[str]], list[object]] | None:
     try:
-        from drain3 import TemplateMiner as Drain3Miner
-        from drain3.masking import MaskingInstruction
-        from drain3.template_miner_config import TemplateMinerConfig
+        from drain3 import TemplateMiner as Drain3Miner  # type: ignore[import-untyped]
+        from drain3.masking import MaskingInstruction  # type: ignore[import-untyped]
+        from drain3.template_miner_config import TemplateMinerConfig  # type: ignore[import-untyped]
     except ImportError:
         return None
 
@@ -83,10 +71,11 @@ def _drain3(masked: bool) -> Callable[[list[str]], list[object]] | None:
         config = TemplateMinerConfig()
         config.profiling_enabled = False
         if masked:
+            edge, end = r"((?<=[^A-Za-z0-9])|^)", r"((?=[^A-Za-z0-9])|$)"  # drain3's own examples
             config.masking_instructions = [
-                MaskingInstruction(r"((?<=[^A-Za-z0-9])|^)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})((?=[^A-Za-z0-9])|$)", "IP"),
-                MaskingInstruction(r"((?<=[^A-Za-z0-9])|^)(0x[a-fA-F0-9]+|[a-fA-F0-9]{8,})((?=[^A-Za-z0-9])|$)", "HEX"),
-                MaskingInstruction(r"((?<=[^A-Za-z0-9])|^)([\-\+]?\d+)((?=[^A-Za-z0-9])|$)", "NUM"),
+                MaskingInstruction(edge + r"(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})" + end, "IP"),
+                MaskingInstruction(edge + r"(0x[a-fA-F0-9]+|[a-fA-F0-9]{8,})" + end, "HEX"),
+                MaskingInstruction(edge + r"([\-\+]?\d+)" + end, "NUM"),
             ]
         miner = Drain3Miner(config=config)
         return [miner.add_log_message(message)["cluster_id"] for message in messages]

@@ -65,7 +65,7 @@ def test_multiline_entries_unparsed_lines_and_blank_lines(tmp_path: Path) -> Non
     (file,) = report.files
     assert (file.layout, file.entries, file.continuation_lines, file.unparsed) == ("log4j", 4, 4, 1)
     assert file.unparsed_lines == [(7, "this line is garbage")]
-    messages = [row[0] for row in _rows(tmp_path / "s.db", "SELECT message FROM entries ORDER BY id")]
+    messages = [str(row[0]) for row in _rows(tmp_path / "s.db", "SELECT message FROM entries ORDER BY id")]
     assert messages[1].splitlines() == ["query failed", "java.sql.SQLException: Connection refused",
                                         "\tat com.shop.Db.run(Db.java:42)", "\t... 3 more",
                                         "Caused by: java.net.ConnectException: refused"]

@@ -68,7 +68,7 @@ def test_the_request_says_what_ran(store: LogStore) -> None:
 
 def test_no_match_and_impossible_words(store: LogStore) -> None:
     for arguments in ({"query": "zzzqqq"}, {"terms": ["memory killed"]}, {"service": "nobody"}):
-        result, _ = store.query_logs(QueryLogsArgs(**arguments))  # type: ignore[arg-type]
+        result, _ = store.query_logs(QueryLogsArgs(**arguments))
         assert (result.total, result.logs, result.groups) == (0, [], [])
         assert result.message == "未找到匹配的日志"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +129,7 @@ def _same_lines(pack: Pack, store: LogStore, queries: list[dict[str, Any]]) -> N
 
 
 def test_demo_pack(demo_pack: Pack) -> None:
-    store = LogStore.from_entries(demo_pack.logs, demo_pack.now.tzinfo or datetime.now().astimezone().tzinfo)
+    store = LogStore.from_entries(demo_pack.logs, demo_pack.now.tzinfo or UTC)
     _same_lines(demo_pack, store, HAND_WRITTEN + _drawn(demo_pack, 1, 150))
 
 
@@ -137,8 +137,9 @@ def test_chinese_and_english_mixed(tmp_path: Path) -> None:
     pack = _chinese_pack(tmp_path)
     assert pack.now.tzinfo is not None
     store = LogStore.from_entries(pack.logs, pack.now.tzinfo)
-    chinese = [{"query": q} for q in ("连接", "数据库", "超时", "使用率", "cpu", "耗尽", "张三", "崩溃", "重启",
-                                      "拒绝", "a1b2c3", "orderid", "profile", "12ms")]
+    words = ("连接", "数据库", "超时", "使用率", "cpu", "耗尽", "张三", "崩溃", "重启", "拒绝", "a1b2c3", "orderid",
+             "profile", "12ms")
+    chinese: list[dict[str, Any]] = [{"query": word} for word in words]
     chinese += [{"terms": [t]} for t in ("连", "池", "超", "timeout=30s", "cpu", "使用率过高: 91%", "张")]
     _same_lines(pack, store, HAND_WRITTEN + chinese + _drawn(pack, 2, 150))
 
@@ -146,7 +147,7 @@ def test_chinese_and_english_mixed(tmp_path: Path) -> None:
 def test_loghub_samples(corpora_dir: Path, tmp_path: Path) -> None:
     pack = _loghub_pack(corpora_dir, tmp_path)
     assert len(pack.logs) == 10_000
-    store = LogStore.from_entries(pack.logs, pack.now.tzinfo or datetime.now().astimezone().tzinfo)
+    store = LogStore.from_entries(pack.logs, pack.now.tzinfo or UTC)
     _same_lines(pack, store, HAND_WRITTEN + _drawn(pack, 3, 300))
     # the imported file store answers like the in-memory one
     imported = LogStore.open(tmp_path / "loghub.db")

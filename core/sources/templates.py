@@ -35,7 +35,8 @@ continues their numbering, which is how a log store appends files.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 WILDCARD = "<*>"
@@ -215,3 +216,16 @@ class TemplateMiner:
         most reach, so a template that is mostly wildcards still accepts its own lines."""
         constants = sum(1 for token in cluster.tokens if token != WILDCARD)
         return constants / len(cluster.tokens)
+
+
+def grouping_accuracy(predicted: Sequence[Hashable], truth: Sequence[Hashable]) -> float:
+    """The standard log-parsing metric (Zhu et al., ICSE-SEIP 2019): the share of lines whose
+    predicted group holds exactly the lines of their true group."""
+    by_predicted: dict[Hashable, set[int]] = defaultdict(set)
+    by_truth: dict[Hashable, set[int]] = defaultdict(set)
+    for index, (group, label) in enumerate(zip(predicted, truth, strict=True)):
+        by_predicted[group].add(index)
+        by_truth[label].add(index)
+    correct = sum(len(members) for members in by_predicted.values()
+                  if by_truth[truth[next(iter(members))]] == members)
+    return correct / len(truth) if truth else 1.0
