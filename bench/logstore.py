@@ -20,8 +20,10 @@ baselines so machine load hits both alike):
     ran, on the store's own index (how much the filters, exact checks and groups add);
 
 and a cold CLI query (``python -m core logs query``, a fresh process each time) against a
-fresh process running the raw FTS5 query, and ``grep -c`` over the files. The machine is
-shared: compare the ratios; absolute times move with its load. No assertions.
+fresh process running the raw FTS5 query, and ``grep -c`` over the files; and Chinese
+substrings of one to four characters (the demo pack's Chinese lines, repeated) against a
+``LIKE`` scan and a trigram FTS5 index. The machine is shared: compare the ratios; absolute
+times move with its load. No assertions.
 
     .venv/bin/python bench/logstore.py [--sizes 10000,100000,1000000] [--runs 15]
 """
@@ -39,6 +41,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +203,57 @@ def bench_cold(store_path: Path, raw_path: Path, files: list[Path], runs: int) -
           f"({ratio(median[1], median[0])})   grep -c: {median[2]:8.0f} ms ({ratio(median[2], median[0])})")
 
 
+def _fetch(connection: sqlite3.Connection, sql: str, *params: object) -> Callable[[], object]:
+    return lambda: connection.execute(sql, params).fetchall()
+
+
+def bench_chinese(folder: Path, lines: int, runs: int) -> None:
+    """Chinese substrings of 1-4 characters: the store (FTS5 terms + vocabulary) against a
+    LIKE scan and a trigram FTS5 index (which cannot look up fewer than 3 characters)."""
+    import random
+
+    from core.packs import load_pack
+    from core.sources.logimport import import_files
+
+    demo = load_pack("demo")
+    rng = random.Random(7)
+    path = folder / "chinese.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(lines):
+            entry = demo.logs[i % len(demo.logs)]
+            message = re.sub(r"\d+", lambda _: str(rng.randrange(10_000)), entry.message)
+            handle.write(json.dumps({"timestamp": f"2026-07-08T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
+                                                  f"{i % 60:02d}+08:00", "level": entry.level,
+                                     "service": entry.service, "message": message}, ensure_ascii=False) + "\n")
+    store_path = folder / "chinese.db"
+    import_files([path], store_path)
+    store = LogStore.open(store_path)
+    raw = sqlite3.connect(folder / "chinese-raw.db")
+    raw.execute("CREATE VIRTUAL TABLE tri USING fts5(line, tokenize='trigram')")
+    raw.execute("CREATE TABLE plain (line TEXT)")
+    with path.open(encoding="utf-8") as handle:
+        texts = [(json.loads(line)["message"],) for line in handle]
+    raw.executemany("INSERT INTO tri (line) VALUES (?)", texts)
+    raw.executemany("INSERT INTO plain (line) VALUES (?)", texts)
+    raw.commit()
+    print(f"\n== Chinese substrings on {lines:,} lines (median / p95 ms over {runs} runs)")
+    print(f"{'substring':<12} {'total':>7} {'ours':>16} {'LIKE scan':>16} {'trigram FTS5':>16}  ours vs scan")
+    for needle in ("慢", "耗时", "使用率", "内存使用率过高"):
+        arguments = {"terms": [needle]} if len(needle) == 1 else {"query": needle}
+        result, _ = store.query_logs(QueryLogsArgs(**arguments))
+        trigram = (_fetch(raw, "SELECT count(*) FROM tri WHERE tri MATCH ?", f'"{needle}"')
+                   if len(needle) >= 3 else (lambda: None))
+        timings = interleaved([partial(store.query_logs, QueryLogsArgs(**arguments)),
+                               _fetch(raw, "SELECT count(*) FROM plain WHERE line LIKE ?", f"%{needle}%"),
+                               trigram], runs)
+        shown = [f"{t.median:7.1f} /{t.p95:7.1f}" for t in timings]
+        if len(needle) < 3:
+            shown[2] = "(needs 3 chars)"
+        print(f"{needle:<12} {result.total:>7,} {shown[0]:>16} {shown[1]:>16} {shown[2]:>16}  "
+              f"{ratio(timings[1].median, timings[0].median)}")
+    store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
@@ -213,6 +267,7 @@ def main() -> None:
         store, raw, files = bench_imports(Path(folder), sizes)
         bench_queries(store, raw, args.runs)
         bench_cold(store, raw, files, max(3, args.runs // 3))
+        bench_chinese(Path(folder), min(max(sizes), 100_000), args.runs)
 
 
 if __name__ == "__main__":

@@ -116,6 +116,14 @@ def test_json_lines_logfmt_syslog_and_regex(tmp_path: Path) -> None:
                     ("ERROR", "sshd", "Failed password", "host1"), ("E", "web", "boom", None)]
 
 
+def test_colours_and_byte_order_marks_are_not_text(tmp_path: Path) -> None:
+    log = tmp_path / "app.log"
+    log.write_text("\ufeff2024-03-01 10:00:00,000 \x1b[32mINFO\x1b[0m [m] a.B: green\n", encoding="utf-8")
+    report = import_files([log], tmp_path / "s.db")
+    assert (report.files[0].entries, report.files[0].unparsed) == (1, 0)
+    assert _rows(tmp_path / "s.db", "SELECT level, message FROM entries") == [("INFO", "green")]
+
+
 def test_gzip_files(tmp_path: Path) -> None:
     path = tmp_path / "app.log.gz"
     with gzip.open(path, "wt", encoding="utf-8") as handle:

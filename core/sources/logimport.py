@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -43,6 +44,7 @@ MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (
 DETECT_LINES = 200  # lines read to recognise a layout
 SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
 ProgressFn = Callable[[str, int, int], None]  # (file, physical lines read, entries) every ~50k lines
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
 
 
 @dataclass
@@ -130,6 +132,10 @@ def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
             except UnicodeDecodeError:
                 text = raw.decode("utf-8", errors="replace")
                 report.replaced_characters = True
+            if number == 1:
+                text = text.removeprefix("\ufeff")  # a byte order mark is not text
+            if "\x1b" in text:
+                text = _ANSI.sub("", text)
             yield number, text.rstrip("\r\n")
 
 

@@ -128,6 +128,10 @@ def needle_search(unit: SearchUnit, containing: dict[str, list[str]]) -> UnitSea
                   and _is_ascii_edge(unit.text[-1]))
         return UnitSearch(fts="{body meta}: " + expression, exact=single,
                           regex=None if single else pattern)
+    if len(found) == 1 and found[0] == unit.text and unit.kind == "phrase":
+        # one run of non-ASCII letters (Chinese): no word edges, so the phrase is a substring,
+        # exactly what the vocabulary terms holding it find
+        return word_search(unit.text, containing.get(unit.text, []))
     groups: list[str] = []
     for token in found:
         if _ASCII_TOKEN.fullmatch(token):
