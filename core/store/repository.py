@@ -583,7 +583,10 @@ def _invocation(row: InvocationRow) -> Invocation:
 
 
 def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:
-    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check)."""
+    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check).
+    An id no row could have (a model's invention beyond the column's range) is simply absent."""
+    if invocation_id not in _ID_RANGE:
+        return None
     with store.session() as db:
         row = db.get(InvocationRow, invocation_id)
         return _invocation(row) if row is not None else None
