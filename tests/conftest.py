@@ -79,10 +79,8 @@ def any_store_url(request: pytest.FixtureRequest, _isolated_store: Path,
                   monkeypatch: pytest.MonkeyPatch) -> str:
     """The URL of an empty audit store, once on SQLite and once on PostgreSQL; SUPERBIZ_DB
     names it too, so the CLI and ``open_store()`` use the same one."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{_isolated_store}"
-    else:
-        url = request.getfixturevalue("postgres_url")
+    url = (f"sqlite:///{_isolated_store}" if request.param == "sqlite"
+           else request.getfixturevalue("postgres_url"))
     monkeypatch.setenv("SUPERBIZ_DB", url)
     get_settings.cache_clear()
     return url

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import event, text
 
 from core.contracts import ComposerOutput, VerifierResult
-from core.events import SessionFinished, VerdictReached, parse_event
+from core.events import VerdictReached, parse_event
 from core.packs import load_pack
 from core.pipeline import ask, run_investigation
 from core.settings import PROJECT_ROOT

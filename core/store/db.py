@@ -14,8 +14,8 @@ from sqlmodel import Session, SQLModel, create_engine
 from core.errors import StoreError
 from core.settings import get_settings
 from core.store import models  # noqa: F401  (registers the tables)
-from core.store.migrate import add_missing_columns
 from core.store.dialects import configure_text_escape, default_postgres_driver, json_dumps
+from core.store.migrate import add_missing_columns
 
 
 class Store:
