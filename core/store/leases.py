@@ -54,16 +54,27 @@ def _boot_id() -> str:
     return ""
 
 
-def process_token(pid: int) -> str | None:
-    """``<boot id>:<start time in clock ticks>`` of ``pid``, or None where ``/proc`` cannot say
-    (another OS, or no such process)."""
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields 3.. of ``/proc/<pid>/stat`` (state first), or None where there is none."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    # Field 22 (starttime) counts from after the command name, which may hold spaces and ")".
-    fields = stat[stat.rindex(")") + 2:].split()
-    return f"{_boot_id()}:{fields[19]}"
+    # The command name (field 2) may hold spaces and ")": fields start after its last ")".
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def process_token(pid: int) -> str | None:
+    """``<boot id>:<start time in clock ticks>`` of ``pid``, or None where ``/proc`` cannot say
+    (another OS, or no such process)."""
+    fields = _stat_fields(pid)
+    return f"{_boot_id()}:{fields[19]}" if fields else None
+
+
+def _is_zombie(pid: int) -> bool:
+    # A killed process its parent has not reaped yet still has a PID: it is dead all the same.
+    fields = _stat_fields(pid)
+    return bool(fields) and fields[0] in ("Z", "X")
 
 
 @cache
@@ -102,15 +113,15 @@ def owner_is_gone(*, host: str | None, pid: int | None, token: str | None,
     if host == me.host and pid is not None:
         if pid == me.pid and token == me.token:
             return False
-        if not _pid_alive(pid):
+        if not _pid_alive(pid) or _is_zombie(pid):
             return True
         # The PID is taken; by the same process only if its token still matches.
         return token is not None and process_token(pid) not in (None, token)
     seen = heartbeat_at or created_at
     if seen is None:
         return True
-    if seen.tzinfo is None:  # SQLite hands datetimes back naive; they are stored as UTC
-        seen = seen.replace(tzinfo=UTC)
+    # The store's datetimes are naive UTC (``models.utcnow``).
+    seen, now = (moment if moment.tzinfo else moment.replace(tzinfo=UTC) for moment in (seen, now))
     return now - seen > timedelta(seconds=timeout_s)
 
 
@@ -141,6 +152,7 @@ class Heartbeat:
             self._rows.pop((id(store), table, row_id), None)
 
     def _run(self) -> None:
+        from core.store.models import utcnow
         from core.store.repository import refresh_heartbeats
 
         while not self._wake.wait(self.interval_s):
@@ -151,7 +163,7 @@ class Heartbeat:
                 by_store.setdefault(store_id, (store, []))[1].append((table, row_id))
             for store, rows in by_store.values():
                 with contextlib.suppress(Exception):  # a failing store: the next beat retries
-                    refresh_heartbeats(store, rows=rows, now=datetime.now(UTC))
+                    refresh_heartbeats(store, rows=rows, now=utcnow())
 
 
 heartbeat = Heartbeat(interval_s=max(1.0, lease_timeout_s() / 5))

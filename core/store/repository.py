@@ -398,7 +398,14 @@ def list_sessions(store: Store, *, verdict: str | None = None, severity: str | N
     query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
     with store.session() as db:
         rows = db.exec(query).all()
-    return [_summary(row) for row in rows]
+    summaries = [_summary(row) for row in rows]
+    running = [summary.session_id for summary in summaries if summary.status == "running"]
+    if running:  # a long-lived reader (the console) notices a dead run when it lists it
+        recovered = set(_recover_sessions(store, _session_leases(store, running)))
+        for summary in summaries:
+            if summary.session_id in recovered:
+                summary.status, summary.verdict = "incomplete", None
+    return summaries
 
 
 def count_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
@@ -500,6 +507,8 @@ def _mark_incomplete(store: Store, table: type[SessionRow] | type[EvalRunRow],
                      leases: Sequence[_Lease]) -> list[str]:
     """Mark the rows of ``leases`` incomplete, each only if it is still running under the same
     lease and heartbeat that were judged dead (a run that just finished or beat is left)."""
+    if not leases:
+        return []
     marked: list[str] = []
     values: dict[str, Any] = {"status": "incomplete"}
     if table is SessionRow:
@@ -526,6 +535,14 @@ def _recover_sessions(store: Store, leases: Sequence[_Lease]) -> list[str]:
 
 
 _LEASE_COLUMNS = ("id", "lease_host", "lease_pid", "lease_token", "heartbeat_at", "created_at")
+
+
+def _session_leases(store: Store, session_ids: list[str]) -> list[_Lease]:
+    columns = [getattr(SessionRow, name) for name in _LEASE_COLUMNS]
+    with store.begin() as connection:
+        rows = connection.execute(select(*columns).where(col(SessionRow.id).in_(session_ids))
+                                  .where(col(SessionRow.status) == "running")).all()
+    return [_Lease(*row) for row in rows]
 
 
 def recover_abandoned(store: Store) -> tuple[list[str], list[str]]:
@@ -730,6 +747,11 @@ def list_eval_runs(store: Store, *, limit: int = 100) -> list[EvalRunRow]:
     with store.session() as db:
         rows = db.exec(select(EvalRunRow).order_by(col(EvalRunRow.created_at).desc())
                        .limit(limit)).all()
+    running = [_lease_of(row) for row in rows if row.status == "running"]
+    gone = set(_mark_incomplete(store, EvalRunRow, _gone(running))) if running else set()
+    for row in rows:
+        if row.id in gone:
+            row.status = "incomplete"
     return list(reversed(rows))
 
 
