@@ -232,6 +232,7 @@ class _Investigation:
             journal.save_executor_output(output, parse_status)
             executed = self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
 
+            _pause_if_asked("gatekeeper")
             stage = "gatekeeper"
             gatekeeper_result = _timed(self.timings, "gatekeeper",
                                        lambda: self._check(output, parse_status))
@@ -265,6 +266,7 @@ class _Investigation:
                 closing.append(self._withdraw_pass("compose", composer_output.degraded))
             closing.append(AnswerReady(composer_output=composer_output))
 
+            _pause_if_asked("finish")
             stage = "finish"
             self._close("completed")
             final = self._stored(*closing, SessionFinished(document=self._snapshot()))
@@ -373,7 +375,7 @@ class _Investigation:
 
 def _pause_if_asked(stage: str) -> None:
     """Test hook for the kill tests: with ``SUPERBIZ_TEST_PAUSE_AT=<stage>`` (plan, execute,
-    verify or compose) the run writes ``SUPERBIZ_TEST_PAUSE_FILE`` (if set) and sleeps before
+    gatekeeper, verify, compose or finish) the run writes ``SUPERBIZ_TEST_PAUSE_FILE`` (if set) and sleeps before
     that stage, so a test can ``kill -9`` it there. Unset, it does nothing."""
     if os.environ.get("SUPERBIZ_TEST_PAUSE_AT") != stage:
         return
