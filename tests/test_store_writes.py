@@ -66,7 +66,7 @@ def test_a_withdrawn_pass_keeps_the_first_verdict_event_as_it_was(any_store: Sto
 
     rules = build_engines("rules")
     engines = Engines(planner=rules.planner, executor=rules.executor, verifier=rules.verifier,
-                      composer=FallbackComposer())  # type: ignore[arg-type]
+                      composer=FallbackComposer())
     events = list(run_investigation(MEMORY, store=any_store, engines=engines))
     session_id = events[0].session_id
     read_back = [parse_event(row.payload)
@@ -74,8 +74,9 @@ def test_a_withdrawn_pass_keeps_the_first_verdict_event_as_it_was(any_store: Sto
     assert read_back == events
     verdicts = [e.result.verdict for e in read_back if isinstance(e, VerdictReached)]
     assert verdicts == ["PASS", "LOW_CONFID"]
-    assert repo.load_session_document(any_store, session_id=session_id).verifier_result.verdict \
-        == "LOW_CONFID"
+    stored = repo.load_session_document(any_store, session_id=session_id)
+    assert stored is not None and stored.verifier_result is not None
+    assert stored.verifier_result.verdict == "LOW_CONFID"
 
 
 def test_a_crash_in_a_stage_keeps_every_stage_before_it(any_store: Store) -> None:
@@ -89,7 +90,7 @@ def test_a_crash_in_a_stage_keeps_every_stage_before_it(any_store: Store) -> Non
 
     rules = build_engines("rules")
     engines = Engines(planner=rules.planner, executor=rules.executor,
-                      verifier=CrashingVerifier(), composer=rules.composer)  # type: ignore[arg-type]
+                      verifier=CrashingVerifier(), composer=rules.composer)
     document = ask(MEMORY, store=any_store, engines=engines)
     stored = repo.load_session_document(any_store, session_id=document.session_id)
     assert stored is not None and stored.status == "error"
@@ -138,6 +139,7 @@ def test_text_postgresql_refuses_is_stored_losslessly(any_store: Store) -> None:
     assert summary.question == nasty
     document = repo.load_session_document(any_store, session_id="s-nasty")
     assert document is not None and document.error == nasty
+    assert document.composer_output is not None
     assert document.composer_output.user_facing_answer == nasty
     assert document.timings_ms == {"total": float("inf")}
 

@@ -144,15 +144,15 @@ def _register_text_escape(dbapi_connection: Any, _record: Any) -> None:
         adapters.register_loader(name, _unescaping_loader(string.TextBinaryLoader))
 
 
-def _escaping_dumper(base: type) -> type:
+def _escaping_dumper(base: Any) -> type:
     def dump(self: Any, obj: str) -> Any:
         return base.dump(self, escape_text(obj))
 
     return type(f"Escaping{base.__name__}", (base,), {"dump": dump})
 
 
-def _unescaping_loader(base: type) -> type:
+def _unescaping_loader(base: Any) -> type:
     def load(self: Any, data: Any) -> str:
-        return unescape_text(base.load(self, data))
+        return unescape_text(str(base.load(self, data)))
 
     return type(f"Unescaping{base.__name__}", (base,), {"load": load})

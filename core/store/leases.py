@@ -68,13 +68,15 @@ def process_token(pid: int) -> str | None:
     """``<boot id>:<start time in clock ticks>`` of ``pid``, or None where ``/proc`` cannot say
     (another OS, or no such process)."""
     fields = _stat_fields(pid)
-    return f"{_boot_id()}:{fields[19]}" if fields else None
+    if fields is None:
+        return None
+    return f"{_boot_id()}:{fields[19]}"
 
 
 def _is_zombie(pid: int) -> bool:
     # A killed process its parent has not reaped yet still has a PID: it is dead all the same.
     fields = _stat_fields(pid)
-    return bool(fields) and fields[0] in ("Z", "X")
+    return fields is not None and fields[0] in ("Z", "X")
 
 
 @cache

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from sqlalchemy import Select, and_, func, insert, or_, text, update
 from sqlalchemy.engine import Connection
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from core.contracts import (
     ComposerOutput,
@@ -156,7 +156,7 @@ def final_verdict_columns(status: str, verifier_result: VerifierResult | None) -
     session that did not complete."""
     if verifier_result is None:
         return {"verdict": None, "groundedness": None}
-    verdict = verifier_result.verdict
+    verdict: str | None = verifier_result.verdict
     if status != "completed" and verdict == "PASS":
         verdict = None
     return {"verdict": verdict, "groundedness": verifier_result.groundedness_score}
@@ -424,7 +424,7 @@ def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | Non
     if verdict:
         query = query.where(SessionRow.verdict == verdict)
         if verdict == "PASS":  # rows of older versions stored PASS before the session ended
-            query = query.where(SessionRow.status == "completed")
+            query = query.where(col(SessionRow.status) == "completed")
     if severity:
         query = query.where(SessionRow.gatekeeper_severity == severity)
     if status:
@@ -471,7 +471,7 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
         invocations=invocations,
         executor_output=row.executor_output,  # type: ignore[arg-type]
         executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
-        gatekeeper_result=gatekeeper,  # type: ignore[arg-type]
+        gatekeeper_result=gatekeeper,
         tool_trace_summary=evaluation.get("tool_trace_summary") or [],
         verifier_result=verifier_result,
         composer_output=row.composer_output,  # type: ignore[arg-type]
@@ -553,7 +553,7 @@ def recover_abandoned(store: Store) -> tuple[list[str], list[str]]:
         columns = [getattr(table, name) for name in _LEASE_COLUMNS]
         with store.begin() as connection:
             rows = connection.execute(select(*columns)
-                                      .where(table.status == "running")).all()  # type: ignore[arg-type]
+                                      .where(col(table.status) == "running")).all()
         gone = _gone([_Lease(*row) for row in rows])
         found.append(_mark_incomplete(store, table, gone) if gone else [])
     return found[0], found[1]
@@ -578,6 +578,9 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
                       retrieval_details=retrieval_details, duration_ms=duration_ms)
 
 
+_INVOCATION_COLUMNS = frozenset(SQLModel.metadata.tables["tool_invocations"].c.keys())
+
+
 def _invocation_values(invocation: Invocation) -> dict[str, Any]:
     """The row of an invocation whose id was reserved (``reserve_invocation_ids``). Fields of
     the contract the table has no column for yet are left out."""
@@ -589,7 +592,7 @@ def _invocation_values(invocation: Invocation) -> dict[str, Any]:
               "evidence_status": details.evidence_status if details else None,
               "duration_ms": invocation.duration_ms, "source": invocation.source,
               "request": invocation.request}
-    return {name: value for name, value in values.items() if name in InvocationRow.__table__.c}
+    return {name: value for name, value in values.items() if name in _INVOCATION_COLUMNS}
 
 
 def _invocation(row: InvocationRow) -> Invocation:

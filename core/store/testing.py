@@ -106,7 +106,7 @@ class TempPostgres:
         if completed.returncode != 0:
             raise PostgresUnavailable(f"{command[0]} failed ({completed.returncode}): "
                                       f"{completed.stderr.strip() or completed.stdout.strip()}")
-        return completed.stdout
+        return str(completed.stdout)
 
     def start(self) -> TempPostgres:
         """initdb, then start the server on a free loopback port and wait until it accepts."""
