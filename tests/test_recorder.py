@@ -60,9 +60,9 @@ def test_failed_call_is_error_and_malformed_entries_yield_no_ref() -> None:
     assert details.evidence_status == "no_evidence"  # no invented timestamp/level/service
 
 
-def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_pack) -> None:
+def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_world) -> None:
     repo.create_session(tmp_store, session_id="s-r", question="q", pack="demo", engines={})
-    recorder = Recorder(pack=demo_pack, session_id="s-r", store=tmp_store)
+    recorder = Recorder(world=demo_world, session_id="s-r", store=tmp_store)
     hit = recorder.call("query_logs", {"service": "order-service", "query": "HikariCP"})
     miss = recorder.call("query_logs", {"service": "inventory-service", "query": "HikariCP"})
     assert hit.retrieval_details.evidence_status == "supported"
@@ -73,8 +73,8 @@ def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_pack
     assert len({i.invocation_id for i in stored}) == 2
 
 
-def test_recorder_rejects_bad_calls_without_recording(tmp_store: Store, demo_pack) -> None:
-    recorder = Recorder(pack=demo_pack, session_id="s-bad", store=tmp_store)
+def test_recorder_rejects_bad_calls_without_recording(tmp_store: Store, demo_world) -> None:
+    recorder = Recorder(world=demo_world, session_id="s-bad", store=tmp_store)
     with pytest.raises(UnknownToolError):
         recorder.call("query_everything", {})
     with pytest.raises(ToolArgumentError):
