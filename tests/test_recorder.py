@@ -103,3 +103,17 @@ def test_trace_summary_groups_by_tool_and_counts_no_hits() -> None:
     assert (logs.invocation_count, logs.no_hit_invocation_count) == (2, 1)
     assert logs.output_summary.startswith("log_evidence: [t][WARN][s] a")
     assert (knowledge.evidence_level, knowledge.no_hit_invocation_count) == ("none", 1)
+
+
+def test_group_recipe_refs_follow_the_lines_and_skip_malformed_groups() -> None:
+    group = {"template": "Connection broken <*>", "count": 291, "service": "zookeeper", "level": "WARN",
+             "first_timestamp": "2015-07-29 19:04:12", "last_timestamp": "2015-07-29 21:11:05"}
+    log = {"timestamp": "2015-07-29 21:11:05", "level": "WARN", "service": "zookeeper",
+           "message": "Connection broken for id 188978561024"}
+    details = extract_evidence_refs("query_logs", {"success": True, "logs": [log],
+                                                   "groups": [{"template": "no count"}, group]})
+    assert [ref.raw_path for ref in details.evidence_refs] == ["$.logs[0]", "$.groups[1]"]
+    assert details.evidence_refs[1].text == ('291 lines like "Connection broken <*>" [WARN][zookeeper] '
+                                             "from 2015-07-29 19:04:12 to 2015-07-29 21:11:05")
+    # Groups belong to query_logs only: another tool's output never yields a group ref.
+    assert extract_evidence_refs("query_metrics", {"success": True, "groups": [group]}).evidence_refs == []
