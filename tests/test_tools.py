@@ -14,10 +14,14 @@ import yaml
 from core.contracts import TOOL_NAMES
 from core.errors import ToolArgumentError, UnknownToolError
 from core.packs import Pack, load_pack
-from core.sources.pack import pack_world
-from core.tools import spec
-from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs
-from core.tools.spec import TOOL_ARGS, TOOL_DESCRIPTIONS, validate_arguments
+from core.tools import (
+    TOOL_ARGS,
+    TOOL_DESCRIPTIONS,
+    LookupKnowledgeArgs,
+    QueryLogsArgs,
+    run_tool,
+    validate_arguments,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO_ROOT / "mockdata" / "demo"
@@ -26,11 +30,6 @@ POOL_ERROR = "HikariPool-1 - Connection is not available, request timed out afte
 POOL_STATS = "HikariCP pool stats: active=50/50, idle=0, waiting=32"
 SEED_POOL_SYNONYMS = ["HikariCP", "HikariPool", "connection pool", "数据库连接池", "连接池耗尽",
                       "active=50/50", "waiting", "request timed out after 30000ms"]
-
-
-def run_tool(pack: Pack, tool_name: str, arguments: dict) -> dict:
-    """One call through the tool's spec on the pack's world."""
-    return spec.run_tool(pack_world(pack), tool_name, arguments)
 
 
 def logs(pack: Pack, **arguments: object) -> dict:

@@ -8,5 +8,28 @@ asks the world's source of the tool's capability and returns the result contract
 the source's id and the request it served. Every tool is deterministic and never invents data:
 no match is ``success: true`` with an empty list.
 
-Nothing is imported here, so that importing one module of the package stays cheap.
+Only the light declarations are re-exported here; the in-memory tools (which load packs) are
+imported from their modules.
 """
+
+from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs
+from core.tools.spec import (
+    TOOL_ARGS,
+    TOOL_DESCRIPTIONS,
+    TOOL_SPECS,
+    call_tool,
+    run_tool,
+    validate_arguments,
+)
+
+__all__ = [
+    "TOOL_ARGS",
+    "TOOL_DESCRIPTIONS",
+    "TOOL_SPECS",
+    "LookupKnowledgeArgs",
+    "QueryLogsArgs",
+    "QueryMetricsArgs",
+    "call_tool",
+    "run_tool",
+    "validate_arguments",
+]

@@ -33,6 +33,7 @@ from core.contracts import (
 )
 from core.errors import SourceError, UnknownToolError
 from core.lexicon import TOPICS
+from core.sources.base import World
 from core.tools.args import (
     LookupKnowledgeArgs,
     QueryLogsArgs,
@@ -43,15 +44,13 @@ from core.tools.args import (
 from core.tools.refs import alert_ref_text, block_ref_text, group_ref_text, log_ref_text
 
 if TYPE_CHECKING:
-    # Only for annotations: core.sources.base imports core.tools.args, so a runtime import
-    # here would make a cycle through the package.
+    from core.packs import Pack
     from core.sources.base import (
         Capability,
         KnowledgeSource,
         LogSource,
         MetricsSource,
         Request,
-        World,
     )
 
 EntryT = TypeVar("EntryT", bound=BaseModel)
@@ -268,6 +267,11 @@ def call_tool(world: World, tool_name: str, arguments: Any) -> ToolAnswer:
     return ToolAnswer(output=result.model_dump(mode="json"), source=source.source_id, request=request)
 
 
-def run_tool(world: World, tool_name: str, arguments: Any) -> dict[str, Any]:
-    """The JSON output of one tool call on ``world`` (``call_tool`` without the provenance)."""
+def run_tool(world: World | Pack | str, tool_name: str, arguments: Any) -> dict[str, Any]:
+    """The JSON output of one tool call (``call_tool`` without the provenance). For tests,
+    benchmarks and scripts ``world`` may also be a pack (a name, a folder or a loaded ``Pack``)."""
+    if not isinstance(world, World):
+        from core.sources.pack import load_world  # packs and in-memory tools only when needed
+
+        world = load_world(world)
     return call_tool(world, tool_name, arguments).output
