@@ -62,8 +62,9 @@ def stop(server: subprocess.Popen[bytes]) -> None:
         server.wait(timeout=10)
 
 
-def settle(page: Any) -> None:
-    """Wait until Streamlit has finished the current script run (bounded)."""
+def settle(page: Any, paint_ms: int = 800) -> None:
+    """Wait until Streamlit has finished the current script run (bounded), then ``paint_ms``
+    more for charts and fonts (screenshots need it; checks for exceptions do not)."""
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
         timeout=WAIT_MS)
@@ -71,4 +72,5 @@ def settle(page: Any) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stSkeleton\"], "
         "[data-testid=\"stSkeletonElement\"]')", timeout=WAIT_MS)
-    page.wait_for_timeout(800)  # charts and fonts paint after the last delta
+    if paint_ms:
+        page.wait_for_timeout(paint_ms)  # charts and fonts paint after the last delta

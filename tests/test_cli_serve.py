@@ -46,3 +46,10 @@ def test_a_port_out_of_range_is_refused(tmp_path: Path) -> None:
     done = _serve("--port", "70000", cwd=tmp_path)
     assert done.returncode == 2 and "port out of range 1-65535: 70000" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_stray_argument_is_refused_not_passed_to_streamlit(tmp_path: Path) -> None:
+    done = _serve("9000", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "superbiz: error: unexpected argument '9000' (Streamlit options go after `--`, "
+        "e.g. `-- --server.headless true`)"]

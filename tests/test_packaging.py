@@ -238,7 +238,7 @@ def test_serve_becomes_the_console_and_every_page_loads(served: tuple[str, Path,
                 page.goto(f"{url}/{path}")
                 expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(
                     timeout=WAIT_MS)
-                settle(page)
+                settle(page, paint_ms=0)
                 exceptions = page.locator('[data-testid="stException"]')
                 assert exceptions.count() == 0, f"{title}: {exceptions.first.inner_text()}"
             expect(page.locator(".js-plotly-plot").first).to_be_visible()  # Data: the demo pack

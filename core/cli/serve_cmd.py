@@ -56,6 +56,9 @@ def _port(text: str) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.streamlit_options and not args.streamlit_options[0].startswith("-"):
+        raise SuperbizError(f"unexpected argument {args.streamlit_options[0]!r} (Streamlit "
+                            "options go after `--`, e.g. `-- --server.headless true`)")
     app = console_app()
     if not app.is_file():
         raise SuperbizError(f"the console is missing: {app} (reinstall superbiz)")
