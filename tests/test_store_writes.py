@@ -14,11 +14,11 @@ from core.contracts import ComposerOutput, VerifierResult
 from core.events import VerdictReached, parse_event
 from core.packs import load_pack
 from core.pipeline import ask, run_investigation
-from core.settings import PROJECT_ROOT
 from core.store import Store, open_store
 from core.store import repository as repo
 from core.store.migrate import missing_columns
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
 MEMORY = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
 HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"
 
@@ -102,7 +102,7 @@ def test_a_crash_in_a_stage_keeps_every_stage_before_it(any_store: Store) -> Non
 
 def _pack_with_nul(tmp_path: Path) -> Path:
     pack = tmp_path / "nulpack"
-    shutil.copytree(PROJECT_ROOT / "mockdata" / "demo", pack)
+    shutil.copytree(REPO_ROOT / "mockdata" / "demo", pack)
     logs = pack / "logs.jsonl"
     lines = logs.read_text(encoding="utf-8").splitlines()
     lines = [line.replace("HikariPool-1 - Connection", "HikariPool-1 - Conn\\u0000ection", 1)
@@ -152,6 +152,7 @@ def test_an_older_store_gets_the_new_columns(any_store_url: str) -> None:
     repo.finish_session(store, session_id="s-old", status="completed", composer_output=None,
                         timings_ms={})
     dropped = {"sessions": ["lease_host", "lease_pid", "lease_token", "heartbeat_at"],
+               "tool_invocations": ["source", "request"],
                "eval_runs": ["lease_host", "lease_pid", "lease_token", "heartbeat_at"]}
     with store.engine.begin() as connection:
         for table, columns in dropped.items():

@@ -20,11 +20,11 @@ from pathlib import Path
 from sqlalchemy import text
 
 from core.pipeline import ask
-from core.settings import PROJECT_ROOT
 from core.store import open_store
 from core.store import repository as repo
 from core.views.timeline import load_view, parse_stored_events
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
 STAGES = ("plan", "execute", "gatekeeper", "verify", "compose", "finish")
 # Every stage on SQLite; on PostgreSQL the stage whose batch holds the most and the last one
@@ -38,7 +38,7 @@ def start_paused(arguments: list[str], url: str, stage: str, tmp_path: Path) -> 
     marker = tmp_path / f"paused-{stage}"
     environment = {**os.environ, "SUPERBIZ_DB": url, "SUPERBIZ_TEST_PAUSE_AT": stage,
                    "SUPERBIZ_TEST_PAUSE_FILE": str(marker), "SUPERBIZ_TEST_PAUSE_SECONDS": "120"}
-    process = subprocess.Popen([sys.executable, "-m", "core", *arguments], cwd=PROJECT_ROOT,
+    process = subprocess.Popen([sys.executable, "-m", "core", *arguments], cwd=REPO_ROOT,
                                env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 90
     while not marker.exists():
@@ -71,7 +71,7 @@ def assert_intact(url: str) -> None:
 
 def assert_cli_lists_no_pass(url: str) -> None:
     listing = subprocess.run([sys.executable, "-m", "core", "sessions", "list", "--verdict", "PASS",
-                              "--json", "--db", url], cwd=PROJECT_ROOT,
+                              "--json", "--db", url], cwd=REPO_ROOT,
                              capture_output=True, text=True, timeout=120, check=False)
     assert listing.returncode == 0, listing.stderr
     assert json.loads(listing.stdout) == []
