@@ -21,6 +21,7 @@ import contextlib
 import os
 import socket
 import threading
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -134,7 +135,8 @@ class Heartbeat:
 
     def __init__(self, interval_s: float) -> None:
         self.interval_s = interval_s
-        self._rows: dict[tuple[int, str, str], Store] = {}
+        # Weak: a store nobody uses any more is not kept open for its unfinished rows.
+        self._rows: dict[tuple[int, str, str], weakref.ref[Store]] = {}
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -142,7 +144,7 @@ class Heartbeat:
     def hold(self, store: Store, table: str, row_id: str) -> None:
         """Keep ``row_id`` of ``table`` (``sessions`` or ``eval_runs``) alive."""
         with self._lock:
-            self._rows[(id(store), table, row_id)] = store
+            self._rows[(id(store), table, row_id)] = weakref.ref(store)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="superbiz-heartbeat",
                                                 daemon=True)
@@ -158,11 +160,15 @@ class Heartbeat:
         from core.store.repository import refresh_heartbeats
 
         while not self._wake.wait(self.interval_s):
-            with self._lock:
-                held = list(self._rows.items())
             by_store: dict[int, tuple[Store, list[tuple[str, str]]]] = {}
-            for (store_id, table, row_id), store in held:
-                by_store.setdefault(store_id, (store, []))[1].append((table, row_id))
+            with self._lock:
+                for key, reference in list(self._rows.items()):
+                    store = reference()
+                    if store is None:
+                        del self._rows[key]
+                        continue
+                    store_id, table, row_id = key
+                    by_store.setdefault(store_id, (store, []))[1].append((table, row_id))
             for store, rows in by_store.values():
                 with contextlib.suppress(Exception):  # a failing store: the next beat retries
                     refresh_heartbeats(store, rows=rows, now=utcnow())
