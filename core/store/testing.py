@@ -84,7 +84,9 @@ class TempPostgres:
             self._owner: tuple[int, int] | None = (account.pw_uid, account.pw_gid)
         else:
             self._owner = None
-        self.folder = Path(tempfile.mkdtemp(prefix="superbiz-pg-"))
+        # The server's user must reach its folder: as root, in /tmp (TMPDIR may be private).
+        shared_tmp = "/tmp" if self._owner is not None and os.path.isdir("/tmp") else None
+        self.folder = Path(tempfile.mkdtemp(prefix="superbiz-pg-", dir=shared_tmp))
         if self._owner is not None:
             os.chown(self.folder, *self._owner)
         self.data = self.folder / "data"
