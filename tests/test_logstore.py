@@ -73,6 +73,22 @@ def test_no_match_and_impossible_words(store: LogStore) -> None:
         assert result.message == "未找到匹配的日志"
 
 
+def test_a_store_is_a_log_source_of_a_world(store: LogStore) -> None:
+    from datetime import UTC, datetime
+
+    from core.sources.base import LogSource, World
+    from core.tools.spec import call_tool
+
+    source: LogSource = store  # structurally a LogSource (mypy checks this line)
+    world = World(name="imported", now=datetime(2026, 7, 8, tzinfo=UTC), logs=source)
+    answer = call_tool(world, "query_logs", {"query": "timeout", "service": "api"})
+    assert answer.source == store.source_id and answer.request["query"]["service"] == "api"
+    assert answer.output["total"] == 12 and answer.output["groups"][0]["count"] == 12
+    assert world.vocabulary.log_services == ("api", "worker")
+    description = store.describe()
+    assert (description.kind, description.capability, description.holds["lines"]) == ("logstore", "logs", 59)
+
+
 def test_stats(store: LogStore) -> None:
     stats = store.stats()
     assert stats["lines"] == 59 and stats["services"] == {"api": 52, "worker": 7}

@@ -1,1 +1,4 @@
-"""Where tool answers come from: the pack, an imported log store, and (later) live systems."""
+"""Where tools get their data: the source seam (``base``), its implementations (``pack``), and
+the log store (``logstore``, filled by ``logimport``).
+
+See docs/sources.md and docs/logstore.md."""

@@ -8,9 +8,9 @@ rank, time), searches by FTS5, ranks by ``bm25`` and counts its groups (template
 ``core.tools.logquery``, shared with the in-memory search; ``core.sources.logsql`` writes it
 as SQL. Schema and semantics: docs/logstore.md.
 
-``LogStore.query_logs(args)`` returns the result and the exact request it ran (the compiled
-query, the SQL, its parameters): the shape of the ``LogSource`` protocol of
-``core.sources.base``.
+A ``LogStore`` is a ``LogSource`` (``core.sources.base``): ``source_id``, ``describe()``,
+``vocabulary()`` and ``query_logs(args)``, which returns the result and the exact request it
+ran (the compiled query, the FTS5 expression, the SQL and its parameters).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.lexicon import TOPICS
 from core.logfields import level_rank, parse_zone, zone_name
+from core.sources.base import SourceDescription, Vocabulary
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
@@ -214,6 +215,19 @@ class LogStore:
     def source_id(self) -> str:
         """``logstore:<path>`` (``logstore::memory:<name>`` for an in-memory store)."""
         return f"logstore:{self._location}"
+
+    def describe(self) -> SourceDescription:
+        """What the store holds (counts only: cheap)."""
+        with self._lock:
+            lines = self._connection.execute("SELECT count(*) FROM lines").fetchone()[0]
+            templates = self._connection.execute("SELECT count(*) FROM templates").fetchone()[0]
+        return SourceDescription(kind="logstore", source_id=self.source_id, capability="logs",
+                                 holds={"lines": lines, "templates": templates}, location=self._location)
+
+    def vocabulary(self) -> Vocabulary:
+        """The services the store's lines name."""
+        services = tuple(self.services())
+        return Vocabulary(services=services, log_services=services)
 
     @property
     def zone(self) -> tzinfo:
