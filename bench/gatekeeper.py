@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import _common  # noqa: F401
 
 from core.contracts import (
-    RAW_PATH_PREFIX,
     Claim,
     EvidenceBinding,
     ExecutorOutput,
@@ -46,6 +45,7 @@ from core.contracts import (
 from core.gatekeeper import GATEKEEPER_VERSION, check_citations, clear_caches, match_excerpt
 from core.gatekeeper.normalize import normalize_text
 from core.recorder import extract_evidence_refs
+from core.tools.spec import RAW_PATH_PREFIXES
 
 SERVICES = ("order-service", "payment-service", "user-service", "inventory-service",
             "gateway-service", "notification-service", "search-service", "billing-service")
@@ -131,7 +131,7 @@ def make_refs(rng: random.Random, count: int) -> list[RefEntry]:
     refs = []
     for _ in range(count):
         tool_name, entry = rng.choice(makers)(rng)
-        output = {"success": True, "total": 1, RAW_PATH_PREFIX[tool_name].removeprefix("$."): [entry]}
+        output = {"success": True, "total": 1, RAW_PATH_PREFIXES[tool_name][0].removeprefix("$."): [entry]}
         (ref,) = extract_evidence_refs(tool_name, output).evidence_refs
         refs.append(RefEntry(tool_name, output, ref.text))
     return refs
@@ -308,7 +308,7 @@ def measure_check_citations(samples: list[Sample], refs: list[RefEntry]) -> Figu
     tools = {ref.text: ref.tool_name for ref in refs}
     claims = [Claim(claim_id=f"c{i}", claim_text="bench", evidence_bindings=[EvidenceBinding(
         tool_name=tools[s.ref], source_invocation_id=ref_ids[s.ref],
-        raw_path=f"{RAW_PATH_PREFIX[tools[s.ref]]}[0]", evidence_excerpt=s.excerpt)])
+        raw_path=f"{RAW_PATH_PREFIXES[tools[s.ref]][0]}[0]", evidence_excerpt=s.excerpt)])
         for i, s in enumerate(samples)]
     output = ExecutorOutput(claims=claims)
     started = time.process_time()

@@ -4,14 +4,19 @@
     ├── PackError            a scenario pack is missing or malformed (names file, entry, field)
     ├── ToolError
     │   ├── UnknownToolError     no tool of that name
-    │   └── ToolArgumentError    arguments do not validate against the tool's model
+    │   ├── ToolArgumentError    arguments do not validate against the tool's model
+    │   └── SourceError          the world has no source for the tool, or its source failed
     ├── DocumentError        a session document or case file cannot be read or validated
     ├── StoreError           the audit store cannot be opened or written
+    ├── LogStoreError        a log store cannot be opened, read or written
+    ├── LogImportError       a log file cannot be imported (names the file and, where known, the line)
     ├── EngineError          an agent engine failed (LLM transport, timeout, invalid output)
     └── EvalCaseError        an eval case file is malformed (names file, case, key)
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -42,12 +47,32 @@ class ToolArgumentError(ToolError):
     """The arguments of a tool call do not validate."""
 
 
+class SourceError(ToolError):
+    """A source could not answer: the world has none for the tool's capability, or the source
+    failed (a server down, a store unreadable). The recorder records it as a failed invocation;
+    ``source`` and ``request`` say what was asked, when anything was (never with credentials)."""
+
+    def __init__(self, message: str, *, source: str | None = None,
+                 request: dict[str, Any] | None = None) -> None:
+        self.source, self.request = source, request
+        super().__init__(message)
+
+
 class DocumentError(SuperbizError):
     """A session document cannot be read or does not validate."""
 
 
 class StoreError(SuperbizError):
     """The audit store cannot be opened or written."""
+
+
+class LogStoreError(SuperbizError):
+    """A log store is missing, is not a log store, or cannot be read or written."""
+
+
+class LogImportError(SuperbizError):
+    """A log file cannot be imported: unreadable, binary, an unknown or mixed layout, a line
+    too long. Nothing of the import is kept."""
 
 
 class EngineError(SuperbizError):
