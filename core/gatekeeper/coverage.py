@@ -14,12 +14,14 @@ must cover at least one pair (a query about something else supports nothing). A 
 * services: its ``service`` arguments, else the services its search text names
   (``query=inventory-service`` only finds lines that name it), else any service; a claim that
   names no service is covered only by a query that looked at every service;
-* topics: one filter per search argument (``query``, ``topic``, ``alert_name`` ...; the tools
-  intersect them). A filter naming topics searched those and the topics they include
-  (``memory`` includes ``gc``; ``HikariCP`` is ``connection_pool``): it covers a claimed topic
-  only if the topic is among them -- a GC query says nothing about memory, and a claim naming
-  no topic is broader than any topic filter. A filter of plain words (no topic, no service)
-  covers a claim that names no topic (known limit: its words are not compared).
+* topics: one filter per topic argument (``topic``, ``alert_name``, ``metric`` ...) and per
+  search unit (``query``, each of ``terms`` ...) -- the tools intersect them; with
+  ``match=any`` the search units are one filter (a line holding any of them). A filter naming
+  topics searched those and the topics they include (``memory`` includes ``gc``; ``HikariCP``
+  is ``connection_pool``): it covers a claimed topic only if the topic is among them -- a GC
+  query says nothing about memory, and a claim naming no topic is broader than any topic
+  filter. A filter of plain words (no topic, no service) covers a claim that names no topic
+  (known limit: its words are not compared, nor are ``exclude`` and time windows).
 """
 
 from __future__ import annotations
@@ -32,11 +34,10 @@ from core import lexicon
 from core.contracts import Claim, Invocation
 
 SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
-# Arguments that restrict what a query looks for (its topic).
-TOPIC_ARGS: tuple[str, ...] = (
-    "query", "q", "keyword", "keywords", "topic", "topics", "alert_name", "alertname",
-    "metric", "pattern", "search",
-)
+# Arguments that restrict a query to a topic (each one a filter the tools AND together).
+TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
+# Search units (free text, phrases): ANDed, or ORed with ``match=any``.
+UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
 
 _ANY = ""  # a claim naming no service (topic) stands for any service (topic)
 
@@ -71,21 +72,28 @@ class Scope:
 def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scope:
     """The scope of ``invocation``'s arguments (``known_services`` helps find names in text)."""
     known = list(known_services)
-    services = {value.casefold() for value in argument_values(invocation.arguments, SERVICE_ARGS)}
+    arguments = invocation.arguments
+    services = {value.casefold() for value in argument_values(arguments, SERVICE_ARGS)}
     named: set[str] = set()
     filters: list[frozenset[str] | None] = []
-    texts = argument_values(invocation.arguments, TOPIC_ARGS)
-    for value in texts:
-        in_text = lexicon.services_in(value, known)
-        named |= set(in_text)
-        normalized = lexicon.normalize(value)
-        topics = [normalized] if normalized in lexicon.TOPICS else [m.topic for m in lexicon.topic_mentions(normalized)]
-        if topics:
-            filters.append(frozenset(lexicon.expand_topics(topics)))
-        elif _has_words_beyond(normalized, in_text):
-            filters.append(None)
+    units: list[frozenset[str] | None] = []
+    for key_set, into in ((TOPIC_ARGS, filters), (UNIT_ARGS, units)):
+        for value in argument_values(arguments, key_set):
+            in_text = lexicon.services_in(value, known)
+            named |= set(in_text)
+            normalized = lexicon.normalize(value)
+            topics = ([normalized] if normalized in lexicon.TOPICS
+                      else [mention.topic for mention in lexicon.topic_mentions(normalized)])
+            if topics:
+                into.append(frozenset(lexicon.expand_topics(topics)))
+            elif _has_words_beyond(normalized, in_text):
+                into.append(None)
+    if units and arguments.get("match") == "any":
+        searched = frozenset().union(*(unit for unit in units if unit is not None))
+        units = [searched or None]
     found = services or named
-    return Scope(frozenset(found) if found else None, tuple(filters), " ".join(texts))
+    text = " ".join(argument_values(arguments, TOPIC_ARGS + UNIT_ARGS))
+    return Scope(frozenset(found) if found else None, (*filters, *units), text)
 
 
 def _has_words_beyond(normalized: str, services: list[str]) -> bool:
@@ -105,7 +113,7 @@ def claim_subject(claim: Claim, known_services: Iterable[str] = ()) -> tuple[lis
 def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequence[Invocation]) -> str:
     """Why ``invocation`` (one of ``claim_queries``, the claim's cited no-hit queries) does not
     support the claim's absence ('' when the queries together cover every pair it covers)."""
-    known = [v.casefold() for inv in claim_queries for v in argument_values(inv.arguments, SERVICE_ARGS)]
+    known = [value.casefold() for query in claim_queries for value in argument_values(query.arguments, SERVICE_ARGS)]
     services, topics = claim_subject(claim, known)
     pairs = [(service, topic) for service in services or [_ANY] for topic in topics or [_ANY]]
     scope = scope_of(invocation, [*services, *known])

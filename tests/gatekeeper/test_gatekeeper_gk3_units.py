@@ -118,3 +118,14 @@ def test_a_claims_subject_is_its_fields_and_its_text() -> None:
                   claim_text="inventory-service 未检索到内存使用率过高日志",
                   subject_services=["Inventory-Service"], subject_topics=["connection_pool"])
     assert coverage.claim_subject(claim) == (["inventory-service"], ["connection_pool", "memory"])
+
+
+def test_search_terms_and_match() -> None:
+    both = coverage.scope_of(_query(service="order-service", terms=["HikariCP", "OutOfMemoryError"]))
+    assert not both.covers("order-service", "connection_pool")  # a line must hold both
+    either = coverage.scope_of(_query(service="order-service", terms=["HikariCP", "OutOfMemoryError"],
+                                      match="any"))
+    assert either.covers("order-service", "connection_pool") and either.covers("order-service", "oom")
+    assert not either.covers("order-service", "memory")
+    phrase = coverage.scope_of(_query(terms=["ERROR IN CONTACTING RM"], match="any"))
+    assert phrase.covers("", "") and not phrase.covers("", "memory")
