@@ -89,7 +89,7 @@ def _recheck(args: argparse.Namespace) -> int:
 
     store = open_cli_store(args)
     stored = store_lookup(store)
-    changed: list[dict] = []
+    changed: list[dict[str, object]] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
         document = load_session_document(store, session_id=row.session_id)

@@ -217,7 +217,9 @@ def _skeleton(text: str) -> tuple[str, tuple[int, ...]]:
 
 def _match_fragments(fragments: list[str], original: str, ref: NormalizedText) -> ExcerptMatch:
     """A truncated quote: every fragment found, in order, none overlapping the previous one."""
-    cursor, spans, scores = 0, [], []
+    cursor = 0
+    spans: list[tuple[int, int]] = []
+    scores: list[float] = []
     for fragment in fragments:
         located = _locate_exact(fragment, ref, cursor)
         if not located.found and not located.problem and (
