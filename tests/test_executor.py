@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from core.agents.rules import facts
+from core.verifier import facts
 from core.agents.rules.executor import RulesExecutor
 from core.agents.rules.planner import RulesPlanner
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan

@@ -19,7 +19,7 @@ from core.agents.llm import wire
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
 from core.agents.rules.composer import RulesComposer
-from core.agents.rules.subjects import excluded_mentions
+from core.verifier.scope import excluded_mentions
 from core.contracts import Claim, ComposerOutput, Plan, VerifierInput, VerifierResult
 from core.lexicon import normalize
 

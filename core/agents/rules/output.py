@@ -23,7 +23,7 @@ from core.agents.rules.evidence import (
 )
 from core.agents.rules.guidance import guidance_for, render
 from core.agents.rules.planner import alert_topics, unique
-from core.agents.rules.subjects import excluded_mentions, topics_in_scope
+from core.verifier.scope import excluded_mentions, topics_in_scope
 from core.contracts import (
     Claim,
     EvidenceBinding,
