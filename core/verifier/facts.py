@@ -33,8 +33,13 @@ class ClaimFacts:
     negations: frozenset[str]
 
 
+# Full-width punctuation ends a token ("91%：order-service" is a number and a service, not one
+# identifier), as its ASCII form would with a space after it.
+_FULL_WIDTH_BREAK = re.compile(r"([：，；。、（）「」【】])")
+
+
 def _spaced(text: str) -> str:
-    return _CJK_ASCII_BOUNDARY.sub(" ", text)
+    return _FULL_WIDTH_BREAK.sub(r"\1 ", _CJK_ASCII_BOUNDARY.sub(" ", text))
 
 
 def prepare(text: str) -> str:

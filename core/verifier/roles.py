@@ -69,6 +69,8 @@ _BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
     ))
 _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
+    ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
+    ("total", re.compile(r"\s*(?:总量|" + _en("total|in total") + ")"), _AMOUNT),
     ("threshold", re.compile(r"\s*(?:的)?\s*(?:阈值|" + _en("threshold") + ")"), _ANY),
 )
 _LATEST = re.compile(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
@@ -288,7 +290,8 @@ def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool
     previous = found[index - 1]
     if previous.kind != "number" or previous.parts[0].family != token.parts[0].family:
         return False
-    return bool(re.fullmatch(r"\s*(?:of|out of|/|，共|,\s*total)\s*", folded[previous.end:token.start]))
+    return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:of|out of|/|，共|,\s*total)\s*",
+                             folded[previous.end:token.start]))
 
 
 def _strip_cues(window: str) -> str:

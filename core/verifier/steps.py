@@ -166,9 +166,6 @@ def _judge_gap(info_id: str, text: str, plan: Plan) -> StepResult:
     if stated:
         failures.setdefault(GAP_ASSERTS_STATE, []).append(
             f"a gap names what is missing; this one concludes: '{stated}'")
-    repair = is_repair(text)
-    if repair:
-        failures.setdefault(REPAIR_ACTION, []).append(f"a gap that instructs a repair: '{repair}'")
     return _result(info_id, "missing_info", text, failures)
 
 
