@@ -31,7 +31,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.errors import DocumentError, SuperbizError
+from core.errors import DocumentError, PackError, SuperbizError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -48,13 +48,17 @@ from core.events import (
     VerdictReached,
 )
 from core.gatekeeper import check_citations
-from core.packs import Pack, load_pack
 from core.recorder import Recorder
+from core.sources.base import World
+from core.sources.pack import load_world
 from core.store import repository
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.packs import Pack
     from core.store import Store
 
 ForeignLookup = Callable[[int], Invocation | None]
@@ -67,10 +71,11 @@ def new_session_id(now: datetime | None = None) -> str:
     return f"s-{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
-def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engines | None = None,
-                      executor_fault: str | None = None, store: Store | None = None,
-                      session_id: str | None = None) -> Iterator[Event]:
-    """Investigate ``question`` on ``pack``, yielding each event as it happens.
+def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo",
+                      engines: Engines | None = None, executor_fault: str | None = None,
+                      store: Store | None = None, session_id: str | None = None) -> Iterator[Event]:
+    """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
+    ``World``), yielding each event as it happens.
 
     Usage errors (unknown pack or fault, empty question) raise at once, before any session
     exists. Everything after that is reported as events: a failing stage yields
@@ -80,9 +85,8 @@ def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engi
     if not question.strip():
         raise DocumentError("the question is empty")
     fault = get_fault(executor_fault)
-    loaded_pack = pack if isinstance(pack, Pack) else load_pack(pack)
     investigation = _Investigation(
-        question=question.strip(), pack=loaded_pack, engines=engines or build_engines(),
+        question=question.strip(), world=load_world(pack), engines=engines or build_engines(),
         fault=fault, store=store, session_id=session_id or new_session_id())
     return investigation.events()
 
@@ -102,15 +106,17 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
            foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
     """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
 
-    No tool is called. The plan is the document's own; a document without one is re-planned
-    from its question on its pack (planning reads the pack's vocabulary, it calls no tool).
+    No tool is called and no source is asked: the recorded outputs are what is checked, so a
+    document replays where its pack or sources are gone. The plan is the document's own; a
+    document without one is re-planned from its question on its world's vocabulary (planning
+    calls no tool), or on an empty vocabulary when that world cannot be opened here.
     """
     engines = engines or build_engines()
     timings: dict[str, float] = {}
     started = time.perf_counter()
     plan = document.plan
     if plan is None:
-        plan = engines.planner.plan(document.question, load_pack(document.pack))
+        plan = engines.planner.plan(document.question, _replay_world(document))
     parse_status = document.executor_output_parse_status or ParseStatus(
         status="valid" if document.executor_output is not None else "missing")
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
@@ -160,6 +166,15 @@ def store_lookup(store: Store | None) -> ForeignLookup | None:
     return lookup
 
 
+def _replay_world(document: SessionDocument) -> World:
+    """The document's world for re-planning, or an empty one named like it (the pack may be
+    gone: replay never needs its data)."""
+    try:
+        return load_world(document.pack)
+    except PackError:
+        return World(name=document.pack, now=datetime.now(UTC))
+
+
 def _replay_engines(engines: Engines) -> dict[str, str]:
     names = engines.names()
     return {role: names[role] for role in ("verifier", "composer")}
@@ -180,9 +195,9 @@ def _ms_since(started: float) -> float:
 class _Investigation:
     """One run: the session's state, the event counter, and the store writes."""
 
-    def __init__(self, *, question: str, pack: Pack, engines: Engines, fault: FaultMode | None,
+    def __init__(self, *, question: str, world: World, engines: Engines, fault: FaultMode | None,
                  store: Store | None, session_id: str) -> None:
-        self.pack = pack
+        self.world = world
         self.engines = engines
         self.fault = fault
         self.store = store
@@ -190,9 +205,9 @@ class _Investigation:
         self.seq = 0
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
-        self.recorder = Recorder(pack=pack, session_id=session_id, store=store)
+        self.recorder = Recorder(world=world, session_id=session_id, store=store)
         self.document = SessionDocument(
-            session_id=session_id, question=question, pack=pack.name, status="running",
+            session_id=session_id, question=question, pack=world.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,
             created_at=datetime.now(UTC).isoformat())
 
@@ -213,7 +228,7 @@ class _Investigation:
                                             executor_fault=document.executor_fault))
             stage = "plan"
             plan = _timed(self.timings, "plan",
-                          lambda: self.engines.planner.plan(document.question, self.pack))
+                          lambda: self.engines.planner.plan(document.question, self.world))
             document.plan = plan
             self._save(repository.save_plan, plan=plan)
             yield self._emit(PlanMade(plan=plan))

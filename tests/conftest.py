@@ -39,6 +39,14 @@ def demo_pack():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def demo_world():  # type: ignore[no-untyped-def]
+    """The demo pack's world (what planners, executors and the recorder receive)."""
+    from core.sources.pack import load_world
+
+    return load_world("demo")
+
+
+@pytest.fixture
 def corpora_dir() -> Path:
     """``../shared/corpora``; tests that need it are skipped where it is absent."""
     path = SHARED_DIR / "corpora"

@@ -87,6 +87,9 @@ class InvocationRow(SQLModel, table=True):
     retrieval_details: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     evidence_status: str | None = Field(default=None, index=True)
     duration_ms: float | None = None
+    # Which source answered (``pack:demo``) and the exact request it served (no credentials).
+    source: str | None = None
+    request: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
 
 
 class CheckedBindingRow(SQLModel, table=True):

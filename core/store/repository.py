@@ -251,25 +251,29 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
 
 def record_invocation(store: Store, *, session_id: str, tool_name: str, arguments: dict[str, Any],
                       output: dict[str, Any], retrieval_details: RetrievalDetails,
-                      duration_ms: float | None = None) -> Invocation:
-    """Persist one tool call; the database assigns its store-wide ``invocation_id``."""
+                      duration_ms: float | None = None, source: str | None = None,
+                      request: dict[str, Any] | None = None) -> Invocation:
+    """Persist one tool call (with the source that answered and the request it served); the
+    database assigns its store-wide ``invocation_id``."""
     details = retrieval_details.model_dump(mode="json")
     with store.begin() as connection:
         inserted = connection.execute(insert(InvocationRow).values(
             session_id=session_id, created_at=utcnow(), tool_name=tool_name,
             arguments=dict(arguments), output=output, retrieval_details=details,
-            evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms))
+            evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms,
+            source=source, request=request))
         invocation_id = int(inserted.inserted_primary_key[0])
     return Invocation(invocation_id=invocation_id, session_id=session_id, tool_name=tool_name,
                       arguments=dict(arguments), output=output,
-                      retrieval_details=retrieval_details, duration_ms=duration_ms)
+                      retrieval_details=retrieval_details, duration_ms=duration_ms,
+                      source=source, request=request)
 
 
 def _invocation(row: InvocationRow) -> Invocation:
     return Invocation(invocation_id=row.id or 0, session_id=row.session_id, tool_name=row.tool_name,
                       arguments=row.arguments or {}, output=row.output or {},
                       retrieval_details=row.retrieval_details,  # type: ignore[arg-type]
-                      duration_ms=row.duration_ms)
+                      duration_ms=row.duration_ms, source=row.source, request=row.request)
 
 
 def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:

@@ -7,7 +7,7 @@ of its invocation (a query filtered by ``service=order-service`` returned order-
 lines). Values are read from the matched ref in their roles (``core.verifier.roles``); the
 spans the excerpt covers are kept, so a support can say whether it was quoted.
 
-Runbook text (``lookup_knowledge``) is kept apart: it never supports current state, and is
+Runbook text (a reference-only tool such as ``lookup_knowledge``) is kept apart: it never supports current state, and is
 read only to recognise runbook content stated as fact.
 """
 
@@ -20,12 +20,13 @@ from typing import Any
 
 from core.contracts import CheckedBinding, VerifierInput
 from core.lexicon import SERVICE_PATTERN
+from core.tools.spec import is_reference_tool
 from core.verifier.roles import Reading, RoleFact, argument_services, read_ref
 from core.verifier.text import fold
 
-RUNBOOK_TOOL = "lookup_knowledge"
-_REF_SERVICE = re.compile(r"^\s*\[[^\]]*\]\s*\[[^\]]*\]\s*\[([^\]]+)\]|(?<![a-z_])service=([^,;\s)]+)",
-                          re.IGNORECASE)
+# A ref's own service: a log line's third bracket, a group's second, an alert's service=.
+_REF_SERVICE = re.compile(r"^\s*\[[^\]]*\]\s*\[[^\]]*\]\s*\[([^\]]+)\]|(?<![a-z_])service=([^,;\s)]+)|"
+                          r"\[(?:[^\]]*)\]\[([^\]]+)\] (?:from|at) ", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Item:
     @property
     def runbook(self) -> bool:
         """Runbook text: what to look for, never what is happening."""
-        return self.tool_name == RUNBOOK_TOOL
+        return is_reference_tool(self.tool_name)
 
     def quotes(self, start: int, end: int) -> bool:
         """Whether ``[start, end)`` lies in the part of the ref the excerpt quoted."""

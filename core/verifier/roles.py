@@ -87,6 +87,9 @@ _COUNT_LABEL = re.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$"
 _LABEL_TRIM = re.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"
                          r"reached|about|around|approximately|roughly|~|≈)\s*$")
 _LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
+# A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
+_GROUP = re.compile(r'^\s*\d+ lines? like ".*" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
+                    re.DOTALL)
 _ALERT_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
 
 
@@ -375,6 +378,14 @@ def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects
     log = _LOG_PREFIX.match(text)
     if log is not None:
         return _read_log(folded, log, arguments, known_subjects)
+    group = _GROUP.match(text)
+    if group is not None:
+        own = fold(group.group("service").strip())
+        named = frozenset(name for _, name in service_mentions(folded, known_subjects))
+        subjects = frozenset({own}) | named | arguments
+        facts = _read(folded, 0, len(folded), _Context("value", subjects, evidence=True))
+        return Reading(tuple(facts), subjects, levels=frozenset({_level(group.group("level"))}),
+                       kind="log")
     alert = _ALERT_HEAD.match(text)
     named = frozenset(name for _, name in service_mentions(folded, known_subjects))
     subjects = named | arguments
