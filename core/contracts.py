@@ -321,12 +321,13 @@ class VerifierInput(Contract):
 class FactSupport(Contract):
     """Why one fact of a claim holds: the evidence that gives that value in that role."""
 
-    fact: str                        # the claim's words, e.g. "当前值 91%"
-    role: str                        # current, threshold, duration, used, total, sample, time ...
+    fact: str                        # the claim's words, e.g. "当前值 91%", "order-service"
+    role: str                        # subject, current, threshold, duration, used, total, sample, time ...
     claim_span: tuple[int, int]      # [start, end) in the claim text
     binding_index: int               # which of the claim's bindings supports it
-    source: Literal["excerpt", "ref", "arguments"]  # the quoted span, the rest of the matched ref, or the query
-    span: tuple[int, int]            # [start, end) in that binding's matched_text (ref/excerpt)
+    # Where: the quoted span of the matched ref, the rest of that ref, or the invocation's arguments.
+    source: Literal["excerpt", "ref", "arguments"]
+    span: tuple[int, int]            # [start, end) in the binding's matched_text (for arguments: in evidence)
     evidence: str                    # the evidence's words at that span, e.g. "current=91%"
 
 

@@ -39,15 +39,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from core.contracts import (
-    Claim,
-    EvidenceBinding,
-    EvidenceRef,
-    ExecutorOutput,
-    Invocation,
-    Plan,
-    Verdict,
-)
 from core.agents.role_faults import (
     duration_unit,
     gap_asserts_state,
@@ -58,6 +49,15 @@ from core.agents.role_faults import (
     swap_roles,
     swap_used_total,
     threshold_as_current,
+)
+from core.contracts import (
+    Claim,
+    EvidenceBinding,
+    EvidenceRef,
+    ExecutorOutput,
+    Invocation,
+    Plan,
+    Verdict,
 )
 from core.errors import EngineError
 from core.tools.spec import RAW_PATH_PREFIXES, is_reference_tool, parse_raw_path

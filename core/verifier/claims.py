@@ -40,7 +40,7 @@ from core.verifier.rules import (
     most_serious,
 )
 from core.verifier.scope import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
-from core.verifier.support import align
+from core.verifier.support import align, align_subjects
 from core.verifier.text import clauses, content_units, fold
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
@@ -152,7 +152,8 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
                      supported=[s.claim_span for s in alignment.supports])
     _judge_diagnosis(claim, [item.excerpt for item in current] + [item.text for item in current],
                      failures)
-    return list(alignment.supports)
+    known = evidence.known_subjects | set(claim.subject_services)
+    return [*align_subjects(claim.claim_text, known, current), *alignment.supports]
 
 
 def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],

@@ -60,6 +60,11 @@ _ISO_RE = re.compile(
 _CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
 
 
+def plain_number(number: float) -> str:
+    """``91``, ``3.8``, ``4194304``: as a person writes it, never in exponent notation."""
+    return f"{number:.6f}".rstrip("0").rstrip(".")
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A number with its unit, comparable across spellings of that unit."""
@@ -84,7 +89,7 @@ class Quantity:
     def shown(self) -> str:
         """``91%``, ``3.8gb``, ``15 次``."""
         spacer = " " if self.unit and (not self.unit.isascii() or len(self.unit) > 3) else ""
-        return f"{self.number:g}{spacer}{self.unit}"
+        return f"{plain_number(self.number)}{spacer}{self.unit}"
 
 
 @dataclass(frozen=True)

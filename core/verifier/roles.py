@@ -50,8 +50,7 @@ def _en(words: str) -> str:
 
 
 # (role, cue, families the cue can describe). The cue closest before a value decides its role.
-_BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
-    (role, re.compile(pattern), families) for role, pattern, families in (
+_BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
         ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|"
          + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|over(?! the (?:last|past))|limit of"), _ANY),
         ("current", r"当前值|当前|目前|现在|现为|实时值|实时|最新值|"
@@ -66,7 +65,9 @@ _BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
          + _en(r"total|max(?:imum)?|capacity|limit"), _AMOUNT),
         ("average", r"平均(?:耗时|值|时间|时长|延迟)?|均值|" + _en(r"avg|average|mean"), _ANY),
         ("count", r"次数|数量|个数|线程数|连接数|" + _en(r"count|number of"), _COUNTABLE),
-    ))
+)
+_BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
+    (role, re.compile(pattern), families) for role, pattern, families in _BEFORE_CUES)
 _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
     ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),

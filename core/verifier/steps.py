@@ -22,6 +22,7 @@ Only passed steps reach the answer; a failed one lowers the verdict by its rule'
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
 from core.lexicon import expand_topics, services_in, topics_in
@@ -150,10 +151,11 @@ def _objects(text: str) -> set[str]:
     return content_units(_GATHER.sub(" ", fold(text)))
 
 
-def _result(step_id: str, kind: str, text: str, failures: dict[str, list[str]]) -> StepResult:
+def _result(step_id: str, kind: Literal["action", "missing_info"], text: str,
+            failures: dict[str, list[str]]) -> StepResult:
     rule = most_serious(set(failures))
     reasons = [reason for values in failures.values() for reason in values]
-    return StepResult(step_id=step_id, kind=kind, text=text, passed=rule is None,  # type: ignore[arg-type]
+    return StepResult(step_id=step_id, kind=kind, text=text, passed=rule is None,
                       rule=rule, reasons=reasons or ["evidence gathering that follows from the findings"])
 
 

@@ -24,13 +24,16 @@ ref); each failure says what the evidence gives instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from core.contracts import FactSupport
 from core.verifier.evidence import Evidence, Item
-from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, topics_compatible
+from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
+from core.verifier.text import fold
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
     "current": frozenset({"current", "value", "sample", "used", "count"}),
@@ -81,10 +84,9 @@ def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence) -> str:
     if not topics_compatible(claim.topics, evidence.topics):
         return (f"the evidence's value measures {', '.join(sorted(evidence.topics))}, "
                 f"not {', '.join(sorted(claim.topics))}")
-    if claim.time is not None:
-        if evidence.time is None or not claim.time.matches(evidence.time):
-            when = evidence.time.shown() if evidence.time else "no time"
-            return f"the evidence has it at {when}, not at {claim.time.shown()}"
+    if claim.time is not None and (evidence.time is None or not claim.time.matches(evidence.time)):
+        when = evidence.time.shown() if evidence.time else "no time"
+        return f"the evidence has it at {when}, not at {claim.time.shown()}"
     if (claim.now or claim.role == "current") and not ledger.is_now(evidence):
         when = evidence.time.shown() if evidence.time else "?"
         return f"the evidence has it as an older sample ({when}), not the latest value"
@@ -169,6 +171,44 @@ def _align_time(text: str, fact: RoleFact, items: Sequence[Item]) -> tuple[FactS
         matching = [edge]
     item, evidence = matching[0]
     return _support(text, fact, item, evidence), None
+
+
+def align_subjects(text: str, known: set[str], items: Sequence[Item]) -> list[FactSupport]:
+    """Whose the claim's facts are: each service it names, where its evidence says so -- the
+    quoted excerpt, the rest of the matched ref (a log line's prefix), or the query's argument."""
+    folded = fold(text)
+    supports: list[FactSupport] = []
+    for position, name in dict((name, (position, name)) for position, name in
+                               service_mentions(folded, known)).values():
+        pattern = re.compile(rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])")
+        found = _subject_support(pattern, items)
+        if found is None:
+            continue
+        item, source, span, evidence = found
+        supports.append(FactSupport(fact=text[position:position + len(name)], role="subject",
+                                    claim_span=(position, position + len(name)),
+                                    binding_index=item.binding_index, source=source, span=span,
+                                    evidence=evidence))
+    return supports
+
+
+Source = Literal["excerpt", "ref", "arguments"]
+
+
+def _subject_support(pattern: re.Pattern[str],
+                     items: Sequence[Item]) -> tuple[Item, Source, tuple[int, int], str] | None:
+    ranked: list[tuple[int, tuple[Item, Source, tuple[int, int], str]]] = []
+    for item in items:
+        for match in pattern.finditer(fold(item.text)):
+            source: Source = "excerpt" if item.quotes(match.start(), match.end()) else "ref"
+            ranked.append((0 if source == "excerpt" else 1,
+                           (item, source, match.span(), item.text[match.start():match.end()])))
+        for key, value in item.arguments.items():
+            rendered = f"{key}={value}"
+            in_argument = pattern.search(fold(rendered))
+            if in_argument is not None:
+                ranked.append((2, (item, "arguments", in_argument.span(), rendered)))
+    return min(ranked, key=lambda pair: pair[0])[1] if ranked else None
 
 
 def _trend_order(text: str, members: list[tuple[RoleFact, list[RoleFact]]]) -> Finding | None:

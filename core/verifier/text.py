@@ -20,16 +20,21 @@ _CJK_RUN_RE = re.compile(f"[{CJK_CHARS}]+")
 _WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
 # Words that carry no checkable content of their own: what every claim says around its facts.
-GENERIC_EN: frozenset[str] = frozenset((
-    "the and for with from that this these those there their its has have had was were are is be "
-    "been being show shows showed shown record records recorded log logs logged line lines "
-    "related about alert alerts firing current currently threshold duration service services "
-    "found find shows also which while when where into onto over under between after before since "
-    "until during per each every some any all not none only just still now value values level "
-    "levels state status message messages entry entries evidence query queries result results "
-    "returned return returns say says said see seen seeing record one two three more most less "
-    "least than then them they what who how why yes no latest first last recent recently times "
-    "time lasting lasted").split())
+GENERIC_EN: frozenset[str] = frozenset({
+    "the", "and", "for", "with", "from", "that", "this", "these", "those", "there", "their",
+    "its", "has", "have", "had", "was", "were", "are", "is", "be", "been", "being", "show",
+    "shows", "showed", "shown", "record", "records", "recorded", "log", "logs", "logged",
+    "line", "lines", "related", "about", "alert", "alerts", "firing", "current", "currently",
+    "threshold", "duration", "service", "services", "found", "find", "also", "which",
+    "while", "when", "where", "into", "onto", "over", "under", "between", "after", "before",
+    "since", "until", "during", "per", "each", "every", "some", "any", "all", "not", "none",
+    "only", "just", "still", "now", "value", "values", "level", "levels", "state", "status",
+    "message", "messages", "entry", "entries", "evidence", "query", "queries", "result",
+    "results", "returned", "return", "returns", "say", "says", "said", "see", "seen",
+    "seeing", "one", "two", "three", "more", "most", "less", "least", "than",
+    "then", "them", "they", "what", "who", "how", "why", "yes", "no", "latest", "first",
+    "last", "recent", "recently", "times", "time", "lasting", "lasted",
+})
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
 _GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
                                "这该其此之等其它")

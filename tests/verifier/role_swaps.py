@@ -67,7 +67,8 @@ REPAIRS_EN = ("Restart {svc} now.", "Roll back the last deployment of {svc}.",
               "Collect a heap dump, then restart {svc}.", "Increase the connection pool size of {svc} to 100.")
 GATHERS_ZH = ("查看 {svc} 最近一小时的 GC 日志。", "导出 {svc} 的线程 dump 并统计各状态线程数。",
               "对比 {svc} 重启前后的内存曲线。", "查询 {svc} 的告警历史，确认告警开始时间。")
-GATHERS_EN = ("Look at {svc}'s GC logs for the last hour.", "Capture a thread dump of {svc} and count threads by state.",
+GATHERS_EN = ("Look at {svc}'s GC logs for the last hour.",
+              "Capture a thread dump of {svc} and count threads by state.",
               "Compare {svc}'s memory curve before and after its restarts.",
               "Query the alert history of {svc} to see when the alert started.")
 CONCLUDING_GAPS = ("{svc} 内存泄漏已确认，只缺少更长时间的监控数据。", "根因是 {svc} 内存泄漏，缺少堆 dump 佐证。",
@@ -295,8 +296,8 @@ def _runbook_line(document: SessionDocument) -> str | None:
         for block in invocation.output.get("evidence_blocks") or []:
             if "原因" not in block.get("title", "") and "cause" not in block.get("title", "").lower():
                 continue
-            for line in block.get("content", "").splitlines():
-                line = line.strip().lstrip("-*").strip()
+            for raw in str(block.get("content", "")).splitlines():
+                line = raw.strip().lstrip("-*").strip()
                 if len(line) >= 8:
                     return line
     return None

@@ -37,7 +37,8 @@ class LLMVerifier(LLMRole):
     role = "verifier"
 
     def verify(self, verifier_input: VerifierInput, plan: Plan) -> VerifierResult:
-        """The model's per-claim judgements, bounded by the policy and the verdict rule. An unusable answer (after one re-ask) raises ``LLMCallError``."""
+        """The model's per-claim judgements, bounded by the policy and the verdict rule. An
+        unusable answer (after one re-ask) raises ``LLMCallError``."""
         messages = [wire.system_message(self.prompt.text),
                     wire.user_message(self._task(verifier_input))]
         judged, status = request_structured(self._complete, messages, VerifierResult,

@@ -187,8 +187,8 @@ def _why_blocked(text: dict[str, str], verifier_input: VerifierInput,
     if not verifier_result.claim_results:
         return text["no_claims"]
     if all(r.entailed for r in verifier_result.claim_results):
-        rules = sorted({r.rule for r in verifier_result.step_results if r.rule and not r.passed})
-        return text["steps_failed"] + (f" ({', '.join(rules)})" if rules else "")
+        step_rules = sorted({r.rule for r in verifier_result.step_results if r.rule and not r.passed})
+        return text["steps_failed"] + (f" ({', '.join(step_rules)})" if step_rules else "")
     failed_rules = sorted({r.rule for r in verifier_result.claim_results if r.rule})
     return text["claims_failed"] + (f" ({', '.join(failed_rules)})" if failed_rules else "")
 
