@@ -78,31 +78,31 @@ def _current_and_threshold(facts: list[RoleFact]) -> tuple[RoleFact, RoleFact] |
     return None
 
 
-def swap_roles(output: ExecutorOutput, invocations: list[Invocation],
-               context: FaultContext) -> ExecutorOutput:
-    """Swap the current value and the threshold of a claim (当前值 85%，阈值 91%)."""
+def _threshold_moved(output: ExecutorOutput, context: FaultContext, *, swap: bool) -> ExecutorOutput:
+    """The threshold's value in the current slot (and, with ``swap``, the current's in its)."""
     def change(claim: Claim, facts: list[RoleFact]) -> str | None:
         pair = _current_and_threshold(facts)
         if pair is None:
             return None
         current, threshold = pair
         text = claim.claim_text
-        return _replaced(text, [(current.start, current.end, _value(text, threshold)),
-                                (threshold.start, threshold.end, _value(text, current))])
+        edits = [(current.start, current.end, _value(text, threshold))]
+        if swap:
+            edits.append((threshold.start, threshold.end, _value(text, current)))
+        return _replaced(text, edits)
     return _edit(output, context, change)
+
+
+def swap_roles(output: ExecutorOutput, invocations: list[Invocation],
+               context: FaultContext) -> ExecutorOutput:
+    """Swap the current value and the threshold of a claim (当前值 85%，阈值 91%)."""
+    return _threshold_moved(output, context, swap=True)
 
 
 def threshold_as_current(output: ExecutorOutput, invocations: list[Invocation],
                          context: FaultContext) -> ExecutorOutput:
     """Give the threshold as the current value (当前值 85% where 85% is the threshold)."""
-    def change(claim: Claim, facts: list[RoleFact]) -> str | None:
-        pair = _current_and_threshold(facts)
-        if pair is None:
-            return None
-        current, threshold = pair
-        text = claim.claim_text
-        return _replaced(text, [(current.start, current.end, _value(text, threshold))])
-    return _edit(output, context, change)
+    return _threshold_moved(output, context, swap=False)
 
 
 def old_sample_as_current(output: ExecutorOutput, invocations: list[Invocation],

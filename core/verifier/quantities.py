@@ -78,10 +78,14 @@ class Quantity:
         """The value in the family's base unit (seconds, bytes, percent, count)."""
         return self.number * (UNITS[self.unit][1] if self.unit in UNITS else 1.0)
 
-    def same_value(self, other: Quantity) -> bool:
-        """Equal values: same family (a bare number counts as a count), equal in base units."""
+    def comparable(self, other: Quantity) -> bool:
+        """Same family of unit (a bare number counts as a count)."""
         families = {self.family, other.family}
-        if len(families) > 1 and families != {"plain", "count"}:
+        return len(families) == 1 or families == {"plain", "count"}
+
+    def same_value(self, other: Quantity) -> bool:
+        """Equal values: comparable units, equal in base units."""
+        if not self.comparable(other):
             return False
         first, second = self.base, other.base
         return abs(first - second) <= 1e-9 * max(abs(first), abs(second), 1.0)

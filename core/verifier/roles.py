@@ -83,6 +83,8 @@ _FIRST = re.compile(r"最早|首次|第一次|起始|开始于|始于|自|从|"
 _NOW_MARK = re.compile(r"当前|目前|现在|现为|实时|(?:为|是)\s*$|"
                        + _en(r"current(?:ly)?|now|at present|presently") + "|"
                        + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
+# "11:05 到 11:17", "from 11:05 to 11:17": the first time of a range.
+_RANGE_TO = re.compile(r"\s*(?:到|至|~|-|–|" + _en(r"to|until|till|through") + r")\s*\d{1,2}:\d{2}")
 _AFTER_FIRST = re.compile(r"\s*(?:开始|起|以来)")
 _COUNT_LABEL = re.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$")
 _LABEL_TRIM = re.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"
@@ -231,8 +233,8 @@ def _used_before_total(facts: list[RoleFact]) -> list[RoleFact]:
     for index in range(1, len(marked)):
         fact, previous = marked[index], marked[index - 1]
         if (fact.role == "total" and previous.end < fact.start and previous.quantity is not None
-                and previous.role in ("value", "current", "sample")
-                and fact.quantity is not None and previous.quantity.family == fact.quantity.family):
+                and previous.role in ("value", "current", "sample", "count")
+                and fact.quantity is not None and previous.quantity.comparable(fact.quantity)):
             marked[index - 1] = replace(previous, role="used")
     return marked
 
@@ -244,7 +246,7 @@ def _time_fact(folded: str, token: Token, window: str, window_start: int, limit:
     first = [m.end() for m in _FIRST.finditer(window)]
     if latest or first:
         qualifier = "latest" if max(latest, default=-1) > max(first, default=-1) else "first"
-    if _AFTER_FIRST.match(folded, token.end, limit):
+    if _AFTER_FIRST.match(folded, token.end, limit) or _RANGE_TO.match(folded, token.end):
         qualifier = "first"
     return RoleFact("time", token.start, token.end, token.start, time=token.time,
                     qualifier=qualifier, subjects=_subjects_at(context, token.start))
@@ -292,7 +294,7 @@ def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool
     if index == 0:
         return False
     previous = found[index - 1]
-    if previous.kind != "number" or previous.parts[0].family != token.parts[0].family:
+    if previous.kind != "number" or not previous.parts[0].comparable(token.parts[0]):
         return False
     return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:of|out of|/|，共|,\s*total)\s*",
                              folded[previous.end:token.start]))
@@ -322,7 +324,8 @@ def _valued(token: Token, role: Role, cue_start: int, label: str, topics: frozen
 def _pair_times(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
     """A value stated with a time of its own (``11:05 为 86.2%``, ``86.2% at 11:05``) is a
     sample at that time."""
-    times = [fact for fact in facts if fact.role == "time" and fact.qualifier is None]
+    every_time = [fact for fact in facts if fact.role == "time"]
+    times = [fact for fact in every_time if fact.qualifier is None]
     if not times:
         return facts
     paired: list[RoleFact] = []
@@ -331,7 +334,10 @@ def _pair_times(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
             paired.append(fact)
             continue
         bounds = clause_bounds(folded, fact.start)
-        same_clause = [t for t in times if clause_bounds(folded, t.start) == bounds]
+        # One time in the clause names when the value was seen; a range of times does not.
+        in_clause = [t for t in every_time if clause_bounds(folded, t.start) == bounds]
+        same_clause = in_clause if len(in_clause) == 1 and in_clause[0].qualifier is None \
+            and fact.trend is None else []
         adjacent = [t for t in times if re.fullmatch(r"[\s(（]*(?:at|于|在)?\s*",
                                                      folded[fact.end:t.start] if t.start >= fact.end else "x")]
         owner = same_clause[0] if len(same_clause) == 1 else (adjacent[0] if adjacent else None)
@@ -363,8 +369,35 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
     fallback = frozenset(fold(s) for s in default_subjects)
     context = _Context("value", frozenset(), mentions=mentions,
                        fallback_subjects=fallback if len(fallback) == 1 else frozenset())
-    facts = _read(folded, 0, len(folded), context)
+    facts = _stated_now(folded, _read(folded, 0, len(folded), context))
     return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
+
+
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
+
+
+def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """A lone measured value in a sentence, outside quotes, with no time and no trend, is stated
+    as the value now ("memory usage 86.2% (threshold 85%)"): it must be the present one. A quoted
+    line, a list or a trend of values, or a value with its time, is not."""
+    quoted = [match.span() for match in _QUOTED.finditer(folded)]
+    breaks = [0, *(match.end() for match in _SENTENCE.finditer(folded)), len(folded) + 1]
+
+    def sentence(fact: RoleFact) -> int:
+        return max(index for index, start in enumerate(breaks) if start <= fact.start)
+
+    def loose(fact: RoleFact) -> bool:
+        return (fact.role in ("value", "count", "used") and fact.quantity is not None
+                and fact.trend is None and fact.time is None
+                and not any(start <= fact.start < end for start, end in quoted))
+    marked: list[RoleFact] = []
+    for fact in facts:
+        siblings = [other for other in facts if loose(other) and sentence(other) == sentence(fact)
+                    and other.quantity is not None and fact.quantity is not None
+                    and other.quantity.comparable(fact.quantity) and other.role == fact.role]
+        marked.append(replace(fact, now=True) if loose(fact) and len(siblings) == 1 else fact)
+    return marked
 
 
 def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects: Iterable[str] = ()) -> Reading:

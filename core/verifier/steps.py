@@ -159,11 +159,14 @@ def _result(step_id: str, kind: Literal["action", "missing_info"], text: str,
                       rule=rule, reasons=reasons or ["evidence gathering that follows from the findings"])
 
 
-def _judge_gap(info_id: str, text: str, plan: Plan) -> StepResult:
-    failures: dict[str, list[str]] = {}
+def _withheld(text: str, plan: Plan) -> dict[str, list[str]]:
+    """The failures a step starts with: withheld when it mentions an excluded subject."""
     excluded = excluded_mentions(text, plan.exclusions)
-    if excluded:
-        failures.setdefault(STEP_WITHHELD, []).append("mentions excluded subject(s): " + ", ".join(excluded))
+    return {STEP_WITHHELD: ["mentions excluded subject(s): " + ", ".join(excluded)]} if excluded else {}
+
+
+def _judge_gap(info_id: str, text: str, plan: Plan) -> StepResult:
+    failures = _withheld(text, plan)
     stated = asserted_state(text)
     if stated:
         failures.setdefault(GAP_ASSERTS_STATE, []).append(
@@ -173,10 +176,7 @@ def _judge_gap(info_id: str, text: str, plan: Plan) -> StepResult:
 
 def _judge_action(action_id: str, text: str, reason: str, plan: Plan, services: set[str],
                   topics: set[str], basis_units: set[str]) -> StepResult:
-    failures: dict[str, list[str]] = {}
-    excluded = excluded_mentions(text, plan.exclusions)
-    if excluded:
-        failures.setdefault(STEP_WITHHELD, []).append("mentions excluded subject(s): " + ", ".join(excluded))
+    failures = _withheld(text, plan)
     repair = is_repair(text)
     if repair:
         failures.setdefault(REPAIR_ACTION, []).append(

@@ -258,6 +258,47 @@ def _trend_cases(key: str, document: SessionDocument, t: Truth) -> Iterator[Case
                _with_claim(document, f"{svc} 日志中{zh}依次为 {arrows}。", stripped))
 
 
+# Natural wording a model writes (issue: honest quoting must pass), and the same with a value
+# in the wrong role. {svc} is the session's service; values are the demo pack's.
+NATURAL: dict[str, tuple[tuple[str, bool], ...]] = {
+    "memory-zh": (
+        ("{svc} 触发 HighMemoryUsage 告警，内存使用率 91%，超过 85% 阈值，已持续 15 分钟。", True),
+        ("{svc} 的内存使用率在 11:05 到 11:17 之间从 86.2% 持续上升到 91.0%，最新一条出现在 11:17。", True),
+        ("{svc} 触发 HighMemoryUsage 告警，内存使用率 85%，超过 91% 阈值，已持续 15 分钟。", False),
+        ("{svc} 的内存使用率在 11:05 到 11:17 之间从 86.2% 持续上升到 91.0%，最新一条出现在 11:05。", False),
+        ("{svc} JVM 堆内存约 4GB。", False),
+    ),
+    "memory-en": (
+        ("The HighMemoryUsage alert for {svc} is firing: memory usage 91% (threshold 85%) for 15 minutes, "
+         "JVM heap at 3.8GB out of 4GB.", True),
+        ("{svc} memory usage has been climbing: 86.2% at 11:05, 91.0% at 11:17.", True),
+        ("The HighMemoryUsage alert for {svc} is firing: memory usage 86.2% (threshold 85%) for 15 minutes.", False),
+        ("{svc} memory usage: 91.0% at 11:05, 86.2% at 11:17.", False),
+        ("{svc} JVM heap is at 4GB of 3.8GB.", False),
+    ),
+    "cpu-en": (
+        ("{svc}'s CPU is at 92%, over its 80% threshold for 25 minutes, with 245 active threads.", True),
+        ("{svc}'s CPU is at 92%, over its 80% threshold for 25 seconds.", False),
+        ("{svc}'s CPU is at 86.0%, over its 80% threshold for 25 minutes.", False),
+    ),
+    "slow-en": (
+        ("{svc} is slow: P99 latency is 4.2s against a 3s threshold (firing for 10 minutes); the slowest "
+         "/api/v1/users/profile request took 4200ms.", True),
+        ("{svc} P99 latency is 3s against a 4.2s threshold.", False),
+    ),
+}
+
+
+def _natural_cases(key: str) -> Iterator[Case]:
+    document = session(key)
+    assert document.executor_output is not None
+    bindings = document.executor_output.claims[0].evidence_bindings
+    svc = truth(document).service
+    for index, (template, good) in enumerate(NATURAL.get(key, ())):
+        yield Case(f"{key}/natural/{index}", "right" if good else "natural-wrong", good,
+                   _with_claim(document, template.format(svc=svc), bindings))
+
+
 def _step_cases(key: str) -> Iterator[Case]:
     document = session(key)
     assert document.executor_output is not None
@@ -308,6 +349,7 @@ def cases() -> list[Case]:
     found: list[Case] = []
     for key in QUESTIONS:
         found += list(_alert_cases(key))
+        found += list(_natural_cases(key))
         found += list(_step_cases(key))
     return found
 
