@@ -14,19 +14,11 @@ drop_bindings          every binding is removed                                 
 runbook_as_fact        a claim states a runbook's cause as current fact             REJECT (vf)
 scope_leak             a claim about an excluded / out-of-scope subject             REJECT (vf)
 overreach_root_cause   a ``root_cause`` claim "root cause confirmed: memory leak"   LOW_CONFID
-swap_roles             a claim's current value and threshold swapped               LOW_CONFID
-threshold_as_current   the threshold given as the current value                    LOW_CONFID
-old_sample_as_current  a trend's oldest sample given as the current value          LOW_CONFID
-swap_used_total        used and total swapped (3.8GB/4GB -> 4GB/3.8GB)             LOW_CONFID
-duration_unit          a duration in another unit (15m -> 15s)                     LOW_CONFID
-rounded_value          a value rounded so that it changes (3.8GB -> 约 4GB)         LOW_CONFID
-runbook_appended       a runbook sentence appended to a real claim                 not PASS
-repair_action          a repair (restart, raise a limit) as a recommended action   REJECT (vf)
-gap_asserts_state      a missing_info entry that concludes (内存泄漏已确认)          LOW_CONFID
 =====================  ==========================================================  ===========
 
-The last nine keep every citation real (``core.agents.role_faults``): only the verifier's
-role, runbook and next-step policy can catch them.
+Nine more (``core.agents.role_faults``: a value in the wrong role, a duration in another unit,
+a rounded value, runbook text appended, a repair action, a concluding gap) keep every citation
+real: only the verifier catches them (LOW_CONFID; ``repair_action`` REJECT).
 
 A mode never mutates the output it is given. What it injects is recorded in
 ``FaultContext.injected`` so tests can assert the final answer never shows it.
@@ -39,17 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from core.agents.role_faults import (
-    duration_unit,
-    gap_asserts_state,
-    old_sample_as_current,
-    repair_action,
-    rounded_value,
-    runbook_appended,
-    swap_roles,
-    swap_used_total,
-    threshold_as_current,
-)
+from core.agents.role_faults import ROLE_FAULTS
 from core.contracts import (
     Claim,
     EvidenceBinding,
@@ -429,32 +411,9 @@ FAULT_MODES: dict[str, FaultMode] = {mode.name: mode for mode in (
     FaultMode("overreach_root_cause", "add a root_cause claim 'root cause confirmed: memory leak'",
               "verifier", "LOW_CONFID", frozenset({"verifier.unsupported_root_cause"}),
               _LOW_CONFID, overreach_root_cause),
-    FaultMode("swap_roles", "swap a claim's current value and threshold",
-              "verifier", "LOW_CONFID", frozenset({"verifier.wrong_role"}), _LOW_CONFID, swap_roles),
-    FaultMode("threshold_as_current", "give the threshold as the current value",
-              "verifier", "LOW_CONFID", frozenset({"verifier.wrong_role"}), _LOW_CONFID,
-              threshold_as_current),
-    FaultMode("old_sample_as_current", "give a trend's oldest sample as the current value",
-              "verifier", "LOW_CONFID", frozenset({"verifier.wrong_role"}), _LOW_CONFID,
-              old_sample_as_current),
-    FaultMode("swap_used_total", "swap used and total (3.8GB/4GB -> 4GB/3.8GB)",
-              "verifier", "LOW_CONFID", frozenset({"verifier.wrong_role"}), _LOW_CONFID,
-              swap_used_total),
-    FaultMode("duration_unit", "state a duration in another unit (15m -> 15s)",
-              "verifier", "LOW_CONFID", frozenset({"verifier.wrong_role", "verifier.unsupported_fact"}),
-              _LOW_CONFID, duration_unit),
-    FaultMode("rounded_value", "round a value so that it changes (3.8GB -> about 4GB)",
-              "verifier", "LOW_CONFID", frozenset({"verifier.wrong_role", "verifier.unsupported_fact"}),
-              _LOW_CONFID, rounded_value),
-    FaultMode("runbook_appended", "append a runbook sentence to a real claim",
-              "verifier", "LOW_CONFID", frozenset({"verifier.runbook_as_fact", "verifier.unsupported_fact",
-                                                  "verifier.unsupported_root_cause"}),
-              _REJECT | _LOW_CONFID, runbook_appended),
-    FaultMode("repair_action", "recommend a repair (restart, raise a limit) as a next step",
-              "verifier", "REJECT", frozenset({"verifier.repair_action"}), _REJECT, repair_action),
-    FaultMode("gap_asserts_state", "a missing_info entry that concludes (内存泄漏已确认)",
-              "verifier", "LOW_CONFID", frozenset({"verifier.gap_asserts_state"}), _LOW_CONFID,
-              gap_asserts_state),
+    # Faults that keep every citation real: only the verifier's policy catches them.
+    *(FaultMode(name, description, "verifier", grade, rules, verdicts, apply)
+      for name, description, grade, rules, verdicts, apply in ROLE_FAULTS),
 )}
 
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from core.contracts import Claim, ExecutorOutput, Invocation, MissingInfo, RecommendedAction
+from core.contracts import Claim, ExecutorOutput, Invocation, MissingInfo, RecommendedAction, Verdict
 from core.verifier.roles import RoleFact, read_claim
 
 if TYPE_CHECKING:
@@ -237,3 +237,30 @@ def gap_asserts_state(output: ExecutorOutput, invocations: list[Invocation],
                                            description=text))
     context.injected.append(text)
     return faulty
+
+
+RoleFaultApply = Callable[[ExecutorOutput, list[Invocation], "FaultContext"], ExecutorOutput]
+_WRONG_ROLE = frozenset({"verifier.wrong_role"})
+_NOT_IN_ROLE = frozenset({"verifier.wrong_role", "verifier.unsupported_fact"})
+_LOW: frozenset[Verdict] = frozenset({"LOW_CONFID"})
+# (name, description, grade, rules that catch it, verdicts it may end with, the fault)
+ROLE_FAULTS: tuple[tuple[str, str, str, frozenset[str], frozenset[Verdict], RoleFaultApply], ...] = (
+    ("swap_roles", "swap a claim's current value and threshold", "LOW_CONFID", _WRONG_ROLE, _LOW, swap_roles),
+    ("threshold_as_current", "give the threshold as the current value", "LOW_CONFID", _WRONG_ROLE, _LOW,
+     threshold_as_current),
+    ("old_sample_as_current", "give a trend's oldest sample as the current value", "LOW_CONFID",
+     _WRONG_ROLE, _LOW, old_sample_as_current),
+    ("swap_used_total", "swap used and total (3.8GB/4GB -> 4GB/3.8GB)", "LOW_CONFID", _WRONG_ROLE, _LOW,
+     swap_used_total),
+    ("duration_unit", "state a duration in another unit (15m -> 15s)", "LOW_CONFID", _NOT_IN_ROLE, _LOW,
+     duration_unit),
+    ("rounded_value", "round a value so that it changes (3.8GB -> about 4GB)", "LOW_CONFID", _NOT_IN_ROLE,
+     _LOW, rounded_value),
+    ("runbook_appended", "append a runbook sentence to a real claim", "LOW_CONFID",
+     frozenset({"verifier.runbook_as_fact", "verifier.unsupported_fact", "verifier.unsupported_root_cause"}),
+     frozenset({"LOW_CONFID", "REJECT"}), runbook_appended),
+    ("repair_action", "recommend a repair (restart, raise a limit) as a next step", "REJECT",
+     frozenset({"verifier.repair_action"}), frozenset({"REJECT"}), repair_action),
+    ("gap_asserts_state", "a missing_info entry that concludes (内存泄漏已确认)", "LOW_CONFID",
+     frozenset({"verifier.gap_asserts_state"}), _LOW, gap_asserts_state),
+)

@@ -216,11 +216,6 @@ def _judge_diagnosis(claim: Claim, texts: list[str], failures: Failures) -> None
                      "the verified excerpts only show symptoms")
 
 
-def diagnosis_words(text: str) -> list[str]:
-    """Cause and diagnosis words of a text (``leak``, ``根因``, ``导致`` ...), normalised."""
-    return _diagnosis_words(text)
-
-
 def _diagnosis_words(text: str) -> list[str]:
     return list(dict.fromkeys(normalize_text(m.group()) for m in _DIAGNOSIS_RE.finditer(text)))
 

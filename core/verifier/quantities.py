@@ -45,6 +45,7 @@ _ATTACHED_ONLY = frozenset({"s", "m", "h", "d", "b"})
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"( ?)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+_UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./#@")
 _ARROW_RE = re.compile(r"\s*(?:→|->|=>|⟶|➝|➔|~>)\s*(?:(?:…|\.\.\.|⋯)\s*(?:→|->|=>|⟶|➝|➔|~>)\s*)*")
 _FROM_TO_RE = re.compile(
@@ -78,6 +79,11 @@ class Quantity:
         """The value in the family's base unit (seconds, bytes, percent, count)."""
         return self.number * (UNITS[self.unit][1] if self.unit in UNITS else 1.0)
 
+    @property
+    def unknown_unit(self) -> str:
+        """A unit the table does not know (``x`` of ``10x``), compared as written."""
+        return "" if not self.unit or self.unit in UNITS else self.unit
+
     def comparable(self, other: Quantity) -> bool:
         """Same family of unit (a bare number counts as a count)."""
         families = {self.family, other.family}
@@ -85,7 +91,7 @@ class Quantity:
 
     def same_value(self, other: Quantity) -> bool:
         """Equal values: comparable units, equal in base units."""
-        if not self.comparable(other):
+        if not self.comparable(other) or self.unknown_unit != other.unknown_unit:
             return False
         first, second = self.base, other.base
         return abs(first - second) <= 1e-9 * max(abs(first), abs(second), 1.0)
@@ -176,7 +182,14 @@ def _is_name_part(text: str, start: int) -> bool:
     before = text[start - 1]
     if before == ":":
         return start >= 2 and text[start - 2].isdigit()
+    if before == "-":
+        return not _is_sign(text, start - 1)
     return before in _NAME_CHARS
+
+
+def _is_sign(text: str, position: int) -> bool:
+    """A ``-`` at ``position`` that is a minus sign (``delta -5%``), not a name's hyphen."""
+    return text[position] == "-" and (position == 0 or text[position - 1] in " \t=:(（，,[")
 
 
 def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
@@ -189,9 +202,13 @@ def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
         if not (spaced and candidate in _ATTACHED_ONLY):
             unit, end = candidate, unit_match.end()
     if not unit and end < len(text) and (text[end].isascii() and (text[end].isalpha() or text[end] == "_")):
-        return None  # "5c7d8e9f1": the digits start a name
-    family: Family = UNITS[unit][0] if unit else "plain"
-    return Quantity(float(match.group()), unit, family), end
+        word = _UNKNOWN_UNIT_RE.match(text, end)
+        if word is None:
+            return None  # "5c7d8e9f1": the digits start a name
+        unit, end = word.group(), word.end()  # "10x", "3rd": a unit the table does not know
+    family: Family = UNITS[unit][0] if unit in UNITS else "plain"
+    sign = -1.0 if match.start() > 0 and _is_sign(text, match.start() - 1) else 1.0
+    return Quantity(sign * float(match.group()), unit, family), end
 
 
 def tokens(text: str) -> list[Token]:

@@ -20,75 +20,26 @@ original), so spans point into what the executor or the recorder wrote.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from core.lexicon import SERVICE_PATTERN, expand_topics, topics_in
-from core.verifier.quantities import Family, Quantity, TimePoint, Token, tokens
+from core.verifier.cues import (
+    ROLE_NAMES,
+    Qualifier,
+    Role,
+    after_cue,
+    counted,
+    label_of,
+    role_cue,
+    says_now,
+    time_qualifier,
+    topics_of,
+)
+from core.verifier.quantities import Quantity, TimePoint, Token, tokens
 from core.verifier.text import clause_bounds, fold
 
-Role = Literal["current", "threshold", "duration", "window", "period", "used", "total", "count",
-               "average", "sample", "value", "time"]
-Qualifier = Literal["first", "latest"]
-
-ROLE_NAMES: dict[Role, str] = {
-    "current": "current value", "threshold": "threshold", "duration": "duration",
-    "window": "time window", "period": "period", "used": "used amount", "total": "total / limit",
-    "count": "count", "average": "average", "sample": "sample", "value": "value", "time": "time",
-}
-
-_TIME: frozenset[Family] = frozenset({"time"})
-_AMOUNT: frozenset[Family] = frozenset({"size", "plain", "count"})
-_COUNTABLE: frozenset[Family] = frozenset({"count", "plain"})
-_ANY: frozenset[Family] = frozenset({"percent", "time", "size", "count", "plain"})
-
-
-def _en(words: str) -> str:
-    """English cue words, matched as whole words."""
-    return rf"(?<![a-z])(?:{words})(?![a-z])"
-
-
-# (role, cue, families the cue can describe). The cue closest before a value decides its role.
-_BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
-        ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|"
-         + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|over(?! the (?:last|past))|limit of"), _ANY),
-        ("current", r"当前值|当前|目前|现在|现为|实时值|实时|最新值|"
-         + _en(r"current(?:ly)?|now|at present|presently|latest value"), _ANY),
-        ("duration", r"已经持续|已持续|持续了|持续时间|持续|历时|"
-         + _en(r"duration|for|lasting|lasted|has lasted|firing for|ongoing for"), _TIME),
-        ("window", _en(r"within"), _TIME),
-        ("period", r"最近|过去|" + _en(r"(?:in|over|for|during) the (?:last|past)"), _TIME),
-        ("used", r"已使用|已用|使用了|使用(?!率)|占用(?!率)|用量|" + _en(r"used|using|in use|consum(?:es|ing|ed)"),
-         _AMOUNT),
-        ("total", r"总量|总容量|容量|上限|最大值|最大|"
-         + _en(r"total|max(?:imum)?|capacity|limit"), _AMOUNT),
-        ("average", r"平均(?:耗时|值|时间|时长|延迟)?|均值|" + _en(r"avg|average|mean"), _ANY),
-        ("count", r"次数|数量|个数|线程数|连接数|" + _en(r"count|number of"), _COUNTABLE),
-)
-_BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
-    (role, re.compile(pattern), families) for role, pattern, families in _BEFORE_CUES)
-_AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
-    ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
-    ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
-    ("total", re.compile(r"\s*(?:总量|" + _en("total|in total") + ")"), _AMOUNT),
-    ("threshold", re.compile(r"\s*(?:的)?\s*(?:阈值|" + _en("threshold") + ")"), _ANY),
-)
-_LATEST = re.compile(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
-                     + _en(r"latest|most recent|newest|last|until|till|through|to"))
-_FIRST = re.compile(r"最早|首次|第一次|起始|开始于|始于|自|从|"
-                    + _en(r"first|earliest|since|from|starting|started|began"))
-# Words that state a value as the present one: a current cue anywhere before it in its clause
-# (当前使用 4GB), or a copula right before it (内存使用率为 85%, "memory usage is 85%").
-_NOW_MARK = re.compile(r"当前|目前|现在|现为|实时|(?:为|是)\s*$|"
-                       + _en(r"current(?:ly)?|now|at present|presently") + "|"
-                       + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
-# "11:05 到 11:17", "from 11:05 to 11:17": the first time of a range.
-_RANGE_TO = re.compile(r"\s*(?:到|至|~|-|–|" + _en(r"to|until|till|through") + r")\s*\d{1,2}:\d{2}")
-_AFTER_FIRST = re.compile(r"\s*(?:开始|起|以来)")
-_COUNT_LABEL = re.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$")
-_LABEL_TRIM = re.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"
-                         r"reached|about|around|approximately|roughly|~|≈)\s*$")
 _LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
 # A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
 _GROUP = re.compile(r'^\s*\d+ lines? like ".*" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
@@ -132,45 +83,6 @@ class Reading:
     levels: frozenset[str] = frozenset()
     states: frozenset[str] = frozenset()
     kind: Literal["alert", "log", "text"] = "text"
-
-
-# ---------------------------------------------------------------- cues and labels
-
-
-def _closest_cue(window: str, family: Family,
-                 cues: Sequence[tuple[Role, re.Pattern[str], frozenset[Family]]]) -> tuple[Role, int] | None:
-    """The role of the cue ending closest to the value (and where it starts in ``window``)."""
-    best: tuple[int, int, int, Role] | None = None
-    for role, pattern, families in cues:
-        if family not in families:
-            continue
-        for match in pattern.finditer(window):
-            if match.end() == match.start():
-                continue
-            candidate = (match.end(), match.end() - match.start(), match.start(), role)
-            if best is None or candidate[:2] > best[:2]:
-                best = candidate
-    return None if best is None else (best[3], best[2])
-
-
-def _after_cue(text: str, end: int, limit: int, family: Family) -> Role | None:
-    for role, pattern, families in _AFTER:
-        if family in families and pattern.match(text, end, limit):
-            return role
-    return None
-
-
-def _label(window: str) -> str:
-    previous = None
-    label = window
-    while previous != label:
-        previous = label
-        label = _LABEL_TRIM.sub("", label)
-    return label.strip()
-
-
-def _topics(label: str) -> frozenset[str]:
-    return frozenset(topics_in(label)) if label else frozenset()
 
 
 # ---------------------------------------------------------------- reading
@@ -241,13 +153,7 @@ def _used_before_total(facts: list[RoleFact]) -> list[RoleFact]:
 
 def _time_fact(folded: str, token: Token, window: str, window_start: int, limit: int,
                context: _Context) -> RoleFact:
-    qualifier: Qualifier | None = None
-    latest = [m.end() for m in _LATEST.finditer(window)]
-    first = [m.end() for m in _FIRST.finditer(window)]
-    if latest or first:
-        qualifier = "latest" if max(latest, default=-1) > max(first, default=-1) else "first"
-    if _AFTER_FIRST.match(folded, token.end, limit) or _RANGE_TO.match(folded, token.end):
-        qualifier = "first"
+    qualifier = time_qualifier(folded, window, token.end, limit)
     return RoleFact("time", token.start, token.end, token.start, time=token.time,
                     qualifier=qualifier, subjects=_subjects_at(context, token.start))
 
@@ -255,8 +161,8 @@ def _time_fact(folded: str, token: Token, window: str, window_start: int, limit:
 def _cued(folded: str, token: Token, window: str, window_start: int, after_limit: int,
           found: list[Token], index: int, context: _Context) -> list[RoleFact]:
     family = token.parts[0].family
-    cue = _closest_cue(window, family, _BEFORE)
-    after = _after_cue(folded, token.end, after_limit, family)
+    cue = role_cue(window, family)
+    after = after_cue(folded, token.end, after_limit, family)
     role: Role
     cue_start = token.start
     label_window = window
@@ -266,13 +172,13 @@ def _cued(folded: str, token: Token, window: str, window_start: int, after_limit
         role, cue_at = cue
         cue_start = window_start + cue_at
         label_window = window[:cue_at] + " " + window[cue_at:]
-    elif family == "count" or _COUNT_LABEL.search(window):
+    elif family == "count" or counted(window):
         role = "count"
     else:
         role = context.default_role
-    label = _label(_strip_cues(label_window))
-    topics = _topics(window) or context.base_topics
-    now = token.trend is None and (role == "current" or bool(_NOW_MARK.search(window)))
+    label = label_of(label_window)
+    topics = topics_of(window) or context.base_topics
+    now = token.trend is None and (role == "current" or says_now(window))
     if token.kind == "ratio" and len(token.parts) == 2 and role not in ("threshold",):
         used, total = token.parts
         first_role: Role = "used" if role in ("used", "total", "current", "value", "sample") else role
@@ -298,12 +204,6 @@ def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool
         return False
     return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:of|out of|/|，共|,\s*total)\s*",
                              folded[previous.end:token.start]))
-
-
-def _strip_cues(window: str) -> str:
-    for _, pattern, _ in _BEFORE:
-        window = pattern.sub(" ", window)
-    return window
 
 
 def _valued(token: Token, role: Role, cue_start: int, label: str, topics: frozenset[str],

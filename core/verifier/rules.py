@@ -11,7 +11,7 @@ test keeps the two in step). Both engines (rules and llm) report only these name
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from core.contracts import ClaimResult, Verdict
 
@@ -29,8 +29,8 @@ VerifierRuleName = Literal[
     "verifier.gap_asserts_state",
     "verifier.step_withheld",
 ]
-# What the rule applies to: a claim, a step (recommended action or missing_info), or both.
-RuleTarget = Literal["claim", "step", "both"]
+# What the rule applies to: a claim, or a next step (recommended action or missing_info).
+RuleTarget = Literal["claim", "step"]
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,6 @@ _ALL: tuple[VerifierRule, ...] = (
 
 _SEVERITY: dict[str, int] = {"REJECT": 0, "LOW_CONFID": 1, "PASS": 2}
 RULES: dict[str, VerifierRule] = {rule.name: rule for rule in _ALL}
-RULE_NAMES: tuple[VerifierRuleName, ...] = get_args(VerifierRuleName)
-REJECTING_RULES: frozenset[str] = frozenset(rule.name for rule in _ALL if rule.grade == "REJECT")
 
 
 def is_rule(name: str | None) -> bool:

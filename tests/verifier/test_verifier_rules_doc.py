@@ -15,17 +15,18 @@ SOURCES = [*(REPO / "core" / "verifier").glob("*.py"), REPO / "core" / "verdict.
            *(REPO / "core" / "agents").rglob("*.py")]
 
 
-def _doc_rows() -> dict[str, str]:
-    """rule name -> grade, from the doc's rule table."""
-    rows = re.findall(r"^\| `(verifier\.[a-z_]+)` \| ([A-Z_]+) \|", DOC.read_text(encoding="utf-8"), re.M)
-    return dict(rows)
+def _doc_rows() -> dict[str, tuple[str, str]]:
+    """rule name -> (grade, what it applies to), from the doc's rule table."""
+    rows = re.findall(r"^\| `(verifier\.[a-z_]+)` \| ([A-Z_]+) \| ([a-z]+) \|",
+                      DOC.read_text(encoding="utf-8"), re.M)
+    return {name: (grade, target) for name, grade, target in rows}
 
 
 def test_every_registered_rule_is_documented_with_its_grade() -> None:
     rows = _doc_rows()
     for name, rule in RULES.items():
         assert name in rows, f"{name} missing from {DOC.name}"
-        assert rows[name] == rule.grade, name
+        assert rows[name] == (rule.grade, rule.target), name
     assert set(rows) == set(RULES)
 
 
