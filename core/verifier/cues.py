@@ -58,7 +58,8 @@ _BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
 _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
     ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
-    ("total", re.compile(r"\s*(?:总量|" + _en("total|in total") + ")"), _AMOUNT),
+    ("total", re.compile(r"\s*(?:总量|(?:的)?(?:\S+\s*)?上限|"
+                         + _en(r"total|in total|(?:[a-z]+ )?(?:limit|capacity)") + ")"), _AMOUNT),
     ("threshold", re.compile(r"\s*(?:的)?\s*(?:阈值|" + _en("threshold") + ")"), _ANY),
 )
 _LATEST = re.compile(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"

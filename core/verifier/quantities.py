@@ -26,7 +26,7 @@ _SIZE_UNITS: dict[str, float] = {
     "b": 1.0, "byte": 1.0, "bytes": 1.0,
     "kb": 1024.0, "kib": 1024.0,
     "mb": 1024.0 ** 2, "mib": 1024.0 ** 2,
-    "gb": 1024.0 ** 3, "gib": 1024.0 ** 3,
+    "gb": 1024.0 ** 3, "gib": 1024.0 ** 3, "g": 1024.0 ** 3,
     "tb": 1024.0 ** 4, "tib": 1024.0 ** 4,
 }
 _COUNT_UNITS: frozenset[str] = frozenset({
@@ -41,10 +41,11 @@ UNITS: dict[str, tuple[Family, float]] = {
     **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
 }
 # Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space.
-_ATTACHED_ONLY = frozenset({"s", "m", "h", "d", "b"})
+_ATTACHED_ONLY = frozenset({"s", "m", "h", "d", "b", "g"})
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"( ?)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+_SLASH_RE = re.compile(r" ?/ ?(?=\d)")
 _UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./#@")
 _ARROW_RE = re.compile(r"\s*(?:→|->|=>|⟶|➝|➔|~>)\s*(?:(?:…|\.\.\.|⋯)\s*(?:→|->|=>|⟶|➝|➔|~>)\s*)*")
@@ -228,9 +229,9 @@ def tokens(text: str) -> list[Token]:
             continue
         quantity, end = read
         parts = [quantity]
-        # A ratio: "3.8gb/4gb", "50/50".
-        while end < len(text) and text[end] == "/":
-            following = _NUMBER_RE.match(text, end + 1)
+        # A ratio: "3.8gb/4gb", "50/50", "3.8 GB / 4 GB".
+        while (slash := _SLASH_RE.match(text, end)) is not None:
+            following = _NUMBER_RE.match(text, slash.end())
             second = _quantity(text, following) if following else None
             if second is None:
                 break

@@ -119,6 +119,10 @@ def _read(folded: str, offset: int, end: int, context: _Context) -> list[RoleFac
     previous_end = offset
     for index, token in enumerate(found):
         clause_start, clause_end = clause_bounds(folded, token.start)
+        if 0 < clause_start <= token.start and not folded[clause_start:token.start].strip() \
+                and folded[clause_start - 1] in "(（[【":
+            # "exceeds the threshold (85%)": the cue is just outside the parenthesis.
+            clause_start = clause_bounds(folded, clause_start - 1)[0]
         window_start = max(clause_start, previous_end, offset)
         window = folded[window_start:token.start]
         next_start = found[index + 1].start if index + 1 < len(found) else end
@@ -202,7 +206,7 @@ def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool
     previous = found[index - 1]
     if previous.kind != "number" or not previous.parts[0].comparable(token.parts[0]):
         return False
-    return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:of|out of|/|，共|,\s*total)\s*",
+    return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a))?|/|，共|,\s*total)\s*",
                              folded[previous.end:token.start]))
 
 

@@ -267,6 +267,10 @@ NATURAL: dict[str, tuple[tuple[str, bool], ...]] = {
         ("{svc} 触发 HighMemoryUsage 告警，内存使用率 85%，超过 91% 阈值，已持续 15 分钟。", False),
         ("{svc} 的内存使用率在 11:05 到 11:17 之间从 86.2% 持续上升到 91.0%，最新一条出现在 11:05。", False),
         ("{svc} JVM 堆内存约 4GB。", False),
+        ("{svc} 当前内存使用率 91%（阈值 85%），已持续 15 分钟；JVM 堆内存 3.8G/4G。", True),
+        ("{svc} 内存使用率达到 91%，高于 85% 的告警阈值。", True),
+        ("{svc} 当前内存使用率 85%（阈值 91%），已持续 15 分钟。", False),
+        ("{svc} JVM 堆内存使用 4G / 3.8G。", False),
     ),
     "memory-en": (
         ("The HighMemoryUsage alert for {svc} is firing: memory usage 91% (threshold 85%) for 15 minutes, "
@@ -275,6 +279,10 @@ NATURAL: dict[str, tuple[tuple[str, bool], ...]] = {
         ("The HighMemoryUsage alert for {svc} is firing: memory usage 86.2% (threshold 85%) for 15 minutes.", False),
         ("{svc} memory usage: 91.0% at 11:05, 86.2% at 11:17.", False),
         ("{svc} JVM heap is at 4GB of 3.8GB.", False),
+        ("{svc} memory usage (91%) exceeds the threshold (85%); it uses 3.8 GB of the 4 GB heap.", True),
+        ("{svc}'s heap holds 3.8GB against a 4GB heap limit.", True),
+        ("{svc} memory usage (85%) exceeds the threshold (91%).", False),
+        ("{svc} uses 4 GB of the 3.8 GB heap.", False),
     ),
     "cpu-en": (
         ("{svc}'s CPU is at 92%, over its 80% threshold for 25 minutes, with 245 active threads.", True),
