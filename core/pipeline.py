@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,6 +28,7 @@ from core.contracts import (
     ParseStatus,
     Plan,
     SessionDocument,
+    SessionStatus,
     VerifierInput,
     VerifierResult,
 )
@@ -39,6 +40,7 @@ from core.events import (
     ClaimsProduced,
     Event,
     GatekeeperFinished,
+    PipelineEvent,
     PipelineFailed,
     PlanMade,
     SessionFinished,
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
 
 ForeignLookup = Callable[[int], Invocation | None]
 _T = TypeVar("_T")
+_E = TypeVar("_E", bound=Event)
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -69,7 +72,7 @@ def new_session_id(now: datetime | None = None) -> str:
 
 def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engines | None = None,
                       executor_fault: str | None = None, store: Store | None = None,
-                      session_id: str | None = None) -> Iterator[Event]:
+                      session_id: str | None = None) -> Generator[PipelineEvent, None, None]:
     """Investigate ``question`` on ``pack``, yielding each event as it happens.
 
     Usage errors (unknown pack or fault, empty question) raise at once, before any session
@@ -197,7 +200,7 @@ class _Investigation:
 
     # ------------------------------------------------------------ the stages
 
-    def events(self) -> Iterator[Event]:
+    def events(self) -> Generator[PipelineEvent, None, None]:
         """The event stream (see ``run_investigation``)."""
         stage = "start"
         document = self.document
@@ -300,7 +303,7 @@ class _Investigation:
 
     # ------------------------------------------------------------ bookkeeping
 
-    def _emit(self, event: Event) -> Event:
+    def _emit(self, event: _E) -> _E:
         """Stamp the event, append it to the store, hand it back for yielding."""
         stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
         if self.store is not None:
@@ -320,10 +323,10 @@ class _Investigation:
         self.document.invocations = list(self.recorder.invocations)
         return self.document.model_copy()
 
-    def _finish(self, status: str, *, error: str | None = None, quietly: bool = False) -> None:
+    def _finish(self, status: SessionStatus, *, error: str | None = None, quietly: bool = False) -> None:
         """Close the session in memory and in the store (``quietly``: store errors ignored)."""
         self.timings["total"] = _ms_since(self.started)
-        self.document.status = status  # type: ignore[assignment]
+        self.document.status = status
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
         if self.store is None:
@@ -336,7 +339,7 @@ class _Investigation:
             if not quietly:
                 raise
 
-    def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
+    def _fail(self, stage: str, exc: Exception) -> Iterator[PipelineEvent]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         self.document.invocations = list(self.recorder.invocations)
@@ -365,7 +368,7 @@ class _Investigation:
             self.store = None
         return VerdictReached(result=withdrawn)
 
-    def _emit_quietly(self, event: Event) -> Event:
+    def _emit_quietly(self, event: _E) -> _E:
         """Emit; if the store itself is failing, drop it and keep reporting in memory."""
         try:
             return self._emit(event)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from core.contracts import (
     RAW_PATH_PREFIX,
@@ -55,7 +56,7 @@ def block_ref_text(block: EvidenceBlock) -> str:
     return f"{block.title} ({block.source}): {block.content}"
 
 
-_RECIPES: dict[str, tuple[type, Any]] = {
+_RECIPES: dict[str, tuple[type[BaseModel], Callable[[Any], str]]] = {
     # tool -> (entry model, text recipe); the output key is the raw_path prefix's ("$.logs").
     "query_metrics": (Alert, alert_ref_text),
     "query_logs": (LogEntry, log_ref_text),

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from core.settings import get_settings
 from core.store import Store, open_store
+
+if TYPE_CHECKING:
+    from core.packs import Pack
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
@@ -31,7 +35,7 @@ def tmp_store(_isolated_store: Path) -> Store:
 
 
 @pytest.fixture
-def demo_pack():  # type: ignore[no-untyped-def]
+def demo_pack() -> Pack:
     """The default demo pack."""
     from core.packs import load_pack
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from core.agents.rules.composer import RulesComposer
 from core.contracts import (
@@ -27,7 +28,7 @@ ABSENT = "未检索到 inventory-service 的数据库连接池相关记录：que
 
 
 def _claim(claim_id: str, text: str, claim_type: str = "observation") -> Claim:
-    return Claim(claim_id=claim_id, claim_type=claim_type, claim_text=text,  # type: ignore[arg-type]
+    return Claim(claim_id=claim_id, claim_type=claim_type, claim_text=text,
                  evidence_bindings=[EvidenceBinding(tool_name="query_metrics",
                                                     source_invocation_id=1, raw_path="$.alerts[0]",
                                                     evidence_excerpt="x")])
@@ -36,13 +37,13 @@ def _claim(claim_id: str, text: str, claim_type: str = "observation") -> Claim:
 def _compose(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "PASS",
              gate_severity: str = "none", language: str = "zh",
              exclusions: Exclusions | None = None,
-             output_extra: dict | None = None) -> str:  # type: ignore[type-arg]
-    plan = Plan(question="q", language=language, exclusions=exclusions or Exclusions())  # type: ignore[arg-type]
+             output_extra: dict[str, Any] | None = None) -> str:
+    plan = Plan(question="q", language=language, exclusions=exclusions or Exclusions())
     output = ExecutorOutput(claims=claims, **(output_extra or {}))
     checked = [CheckedBinding(claim_id=c.claim_id, tool_name="query_metrics",
                               source_invocation_id=1, status="pass") for c in claims]
     gatekeeper = GatekeeperResult(status="pass" if gate_severity == "none" else "fail",
-                                  severity=gate_severity,  # type: ignore[arg-type]
+                                  severity=gate_severity,
                                   checked_bindings=checked,
                                   failed_rules=[] if gate_severity == "none" else ["evidence.raw_path"])
     trace = [TraceSummaryEntry(trace_ref="trace-1", tool_name="query_logs", source_invocation_ids=[1],
@@ -52,7 +53,7 @@ def _compose(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "
                                    gatekeeper_result=gatekeeper, tool_trace_summary=trace)
     results = [ClaimResult(claim_id=c.claim_id, entailed=entailed[c.claim_id],
                            reasons=["secret verifier reason about user-service"]) for c in claims]
-    verifier_result = VerifierResult(verdict=verdict, groundedness_score=0.5,  # type: ignore[arg-type]
+    verifier_result = VerifierResult(verdict=verdict, groundedness_score=0.5,
                                      claim_results=results)
     composed = RulesComposer().compose(plan, verifier_input, verifier_result)
     assert composed.language == language

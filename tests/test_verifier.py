@@ -20,6 +20,7 @@ from core.contracts import (
     VerifierResult,
 )
 from core.gatekeeper import check_citations
+from core.packs import Pack
 from core.recorder import Recorder
 from core.trace import build_trace_summary
 from core.verdict import final_verdict
@@ -30,7 +31,7 @@ SESSION = "s-test-verifier"
 class Case:
     """A question run through planner and executor; claims can then be edited and re-judged."""
 
-    def __init__(self, question: str, pack) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, question: str, pack: Pack) -> None:
         self.plan: Plan = RulesPlanner().plan(question, pack)
         self.recorder = Recorder(pack=pack, session_id=SESSION)
         generator = RulesExecutor().run(self.plan, self.recorder)
@@ -69,7 +70,7 @@ class Case:
 
 
 @pytest.fixture
-def memory_case(demo_pack) -> Case:  # type: ignore[no-untyped-def]
+def memory_case(demo_pack: Pack) -> Case:
     return Case("只确认 order-service 是否存在 HighMemoryUsage 告警。", demo_pack)
 
 
@@ -143,7 +144,7 @@ def test_diagnosis_words_in_an_observation_need_evidence_too(memory_case: Case) 
     assert _result(verifier, "claim-9").rule == "verifier.unsupported_root_cause"
 
 
-def test_claims_about_excluded_subjects_fail_scope(demo_pack) -> None:  # type: ignore[no-untyped-def]
+def test_claims_about_excluded_subjects_fail_scope(demo_pack: Pack) -> None:
     case = Case("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service", demo_pack)
     leak_invocation = case.recorder.call("query_metrics", {"service": "user-service"})
     assert leak_invocation.retrieval_details is not None
@@ -184,7 +185,7 @@ def test_only_bindings_that_passed_the_gatekeeper_count(memory_case: Case) -> No
     assert verifier.verdict == "REJECT"
 
 
-def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_pack) -> None:  # type: ignore[no-untyped-def]
+def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_pack: Pack) -> None:
     case = Case("确认 inventory-service 是否存在 HikariCP 连接池耗尽", demo_pack)
     gatekeeper, verifier = case.judge()
     assert gatekeeper.status == "pass"
@@ -192,7 +193,7 @@ def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_pack) -> N
     assert verifier.verdict == "PASS"
 
 
-def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_pack) -> None:  # type: ignore[no-untyped-def]
+def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_pack: Pack) -> None:
     case = Case("确认 order-service 是否存在 HikariCP 连接池耗尽", demo_pack)
     hit = next(inv for inv in case.invocations if inv.tool_name == "query_logs")
     claim = Claim(claim_id="claim-9", claim_type="negative_observation",
@@ -212,11 +213,11 @@ def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_pack
 
 def _gate(severity: str) -> GatekeeperResult:
     return GatekeeperResult(status="pass" if severity == "none" else "fail",
-                            severity=severity, failed_rules=[] if severity == "none" else ["x"])  # type: ignore[arg-type]
+                            severity=severity, failed_rules=[] if severity == "none" else ["x"])
 
 
 def _claimed(verdict: str, *entailed: bool) -> VerifierResult:
-    return VerifierResult(verdict=verdict, groundedness_score=1.0,  # type: ignore[arg-type]
+    return VerifierResult(verdict=verdict, groundedness_score=1.0,
                           claim_results=[ClaimResult(claim_id=f"claim-{i}", entailed=value)
                                          for i, value in enumerate(entailed, start=1)])
 

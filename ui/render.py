@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import string
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Literal
 
 import pandas as pd
@@ -115,7 +115,7 @@ def toned(frame: pd.DataFrame, columns: Sequence[str], *, precision: int = 3) ->
 
     A Styler formats every float itself (column_config formats are ignored), hence ``precision``.
     """
-    present = [column for column in columns if column in frame.columns]
+    present: list[Hashable] = [column for column in columns if column in frame.columns]
     return frame.style.map(cell_style, subset=present).format(precision=precision, na_rep="")
 
 

@@ -38,7 +38,7 @@ from core.settings import get_settings
 _LABEL_WIDTH = 9
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``ask`` command."""
     parser = subparsers.add_parser(
         "ask", help="investigate a question and print every stage and the answer",

@@ -23,7 +23,7 @@ EXIT_SOME_FAILED = 1
 DEFAULT_SUITE_LABEL = "default"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` command."""
     parser = subparsers.add_parser(
         "eval", help="run eval case files and report citation-level metrics",

@@ -18,7 +18,7 @@ from core.pipeline import replay, store_lookup
 from core.store import open_store
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``replay`` command."""
     parser = subparsers.add_parser(
         "replay", help="re-run gatekeeper, verifier and composer on a session document",

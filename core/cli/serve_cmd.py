@@ -10,7 +10,7 @@ import sys
 from core.settings import PROJECT_ROOT
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve``."""
     serve = subparsers.add_parser("serve", help="start the console (Streamlit)",
                                   description="Start the Evidence Console in Streamlit.")

@@ -28,7 +28,8 @@ _TOKEN_TRAILING = ".:-/+"
 _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
 UNIT_WORDS: frozenset[str] = frozenset(
-    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d", "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
+    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
+     "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")

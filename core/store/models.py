@@ -9,7 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text
+from sqlalchemy import JSON, Column, Index, Table, Text
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.sql.ddl import BaseDDLElement
+from sqlalchemy.sql.schema import SchemaItem
 from sqlmodel import Field, SQLModel
 
 
@@ -18,9 +21,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _not_sqlite(ddl: Any, target: Any, bind: Any, **kw: Any) -> bool:
+def _not_sqlite(ddl: BaseDDLElement, target: SchemaItem | str, bind: Connection | None,
+                tables: list[Table] | None = None, state: Any = None, *, dialect: Dialect,
+                **kw: Any) -> bool:
     """``Index.ddl_if`` test: create the index on every dialect but SQLite."""
-    return bool(kw["dialect"].name != "sqlite")
+    return dialect.name != "sqlite"
 
 
 class SessionRow(SQLModel, table=True):

@@ -17,9 +17,13 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from console_helpers import REPO_ROOT, SEED_QUESTION
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, ViewportSize
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +33,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 SERVER_START_TIMEOUT_S = 60
 WAIT_MS = 30_000
-VIEWPORT = {"width": 1440, "height": 1000}
+VIEWPORT: ViewportSize = {"width": 1440, "height": 1000}
 
 
 def _free_port() -> int:
@@ -83,7 +87,7 @@ def console_url(tmp_path: Path) -> Iterator[str]:
                 server.wait(timeout=10)
 
 
-def _settle(page) -> None:  # type: ignore[no-untyped-def]
+def _settle(page: Page) -> None:
     """Wait until Streamlit has finished the current script run (bounded)."""
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
@@ -95,7 +99,7 @@ def _settle(page) -> None:  # type: ignore[no-untyped-def]
     page.wait_for_timeout(800)  # charts and fonts paint after the last delta
 
 
-def _check_and_shoot(page, name: str, shots: list[Path]) -> None:  # type: ignore[no-untyped-def]
+def _check_and_shoot(page: Page, name: str, shots: list[Path]) -> None:
     _settle(page)
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, f"{name}: {exceptions.first.inner_text()}"

@@ -103,7 +103,8 @@ def strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
             node["required"] = list(node["properties"])
         return node
 
-    return visit(copy.deepcopy(schema))
+    strict: dict[str, Any] = visit(copy.deepcopy(schema))
+    return strict
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +123,8 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return visit({**target, **siblings})
         return {key: visit(value) for key, value in node.items() if key != "$defs"}
 
-    return visit(schema)
+    inlined: dict[str, Any] = visit(schema)
+    return inlined
 
 
 # ---------------------------------------------------------------- reading answers
