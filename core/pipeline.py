@@ -8,15 +8,19 @@ it. A consumer that stops iterating leaves the session ``incomplete``.
 
 ``ask`` consumes the stream and returns the session document; ``replay`` re-runs gatekeeper,
 verifier and composer on a document's own invocations without calling any tool.
+
+The audit store (SQLAlchemy) is imported only by a run that has one: ``ask --no-store`` and
+``replay`` without ``--db`` never load it.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from core.agents.base import ExecutorRun
 from core.agents.faults import FaultContext, FaultMode, get_fault
@@ -52,14 +56,17 @@ from core.events import (
 from core.gatekeeper import check_citations
 from core.packs import Pack, load_pack
 from core.recorder import Recorder
-from core.store import repository
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
 
 if TYPE_CHECKING:
     from core.store import Store
 
+logger = logging.getLogger(__name__)
+
 ForeignLookup = Callable[[int], Invocation | None]
+# A stage result the pipeline writes to the store as soon as it exists.
+_SavedStage = Literal["plan", "executor_output", "gatekeeper_result", "verification"]
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Event)
 
@@ -155,6 +162,7 @@ def store_lookup(store: Store | None) -> ForeignLookup | None:
     """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
     if store is None:
         return None
+    from core.store import repository
 
     def lookup(invocation_id: int) -> Invocation | None:
         return repository.get_invocation(store, invocation_id=invocation_id)
@@ -206,6 +214,8 @@ class _Investigation:
         document = self.document
         try:
             if self.store is not None:
+                from core.store import repository
+
                 repository.create_session(
                     self.store, session_id=self.session_id, question=document.question,
                     pack=document.pack, engines=document.engines,
@@ -217,21 +227,21 @@ class _Investigation:
             plan = _timed(self.timings, "plan",
                           lambda: self.engines.planner.plan(document.question, self.pack))
             document.plan = plan
-            self._save(repository.save_plan, plan=plan)
+            self._save("plan", plan=plan)
             yield self._emit(PlanMade(plan=plan))
 
             stage = "execute"
             output, parse_status = yield from self._execute(plan)
             document.executor_output, document.executor_output_parse_status = output, parse_status
             document.invocations = list(self.recorder.invocations)
-            self._save(repository.save_executor_output, output=output, parse_status=parse_status)
+            self._save("executor_output", output=output, parse_status=parse_status)
             yield self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
 
             stage = "gatekeeper"
             gatekeeper_result = _timed(self.timings, "gatekeeper",
                                        lambda: self._check(output, parse_status))
             document.gatekeeper_result = gatekeeper_result
-            self._save(repository.save_gatekeeper_result, result=gatekeeper_result)
+            self._save("gatekeeper_result", result=gatekeeper_result)
             for checked in gatekeeper_result.checked_bindings:
                 yield self._emit(BindingChecked(checked=checked))
             yield self._emit(GatekeeperFinished(result=gatekeeper_result))
@@ -242,8 +252,7 @@ class _Investigation:
                 document.invocations))
             document.tool_trace_summary = verifier_input.tool_trace_summary
             document.verifier_result = verifier_result
-            self._save(repository.save_verification,
-                       trace_summary=verifier_input.tool_trace_summary,
+            self._save("verification", trace_summary=verifier_input.tool_trace_summary,
                        verifier_result=verifier_result)
             for claim_result in verifier_result.claim_results:
                 yield self._emit(ClaimJudged(claim_result=claim_result))
@@ -267,6 +276,9 @@ class _Investigation:
                 self._finish("incomplete", error=f"stopped during stage {stage}", quietly=True)
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
+            # The events carry the message; an unexpected error's traceback is for --verbose.
+            logger.warning("session %s: stage %s failed: %s", self.session_id, stage, exc,
+                           exc_info=None if isinstance(exc, SuperbizError) else exc)
             yield from self._fail(stage, exc)
 
     def _execute(self, plan: Plan) -> ExecutorRun:
@@ -307,15 +319,25 @@ class _Investigation:
         """Stamp the event, append it to the store, hand it back for yielding."""
         stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
         if self.store is not None:
+            from core.store import repository
+
             kind = getattr(stamped, "kind", type(stamped).__name__)
             repository.append_event(self.store, session_id=self.session_id, seq=stamped.seq,
                                     kind=kind, payload=stamped.model_dump(mode="json"))
         self.seq += 1
         return stamped
 
-    def _save(self, save: Callable[..., None], **values: Any) -> None:
-        if self.store is not None:
-            save(self.store, session_id=self.session_id, **values)
+    def _save(self, stage: _SavedStage, **values: Any) -> None:
+        """Write one stage's result to the store, if the run has one."""
+        if self.store is None:
+            return
+        from core.store import repository
+
+        save: dict[_SavedStage, Callable[..., None]] = {
+            "plan": repository.save_plan, "executor_output": repository.save_executor_output,
+            "gatekeeper_result": repository.save_gatekeeper_result,
+            "verification": repository.save_verification}
+        save[stage](self.store, session_id=self.session_id, **values)
 
     def _snapshot(self) -> SessionDocument:
         """The final document. A shallow copy is enough: after it the run only reassigns fields
@@ -331,6 +353,8 @@ class _Investigation:
         self.document.timings_ms = dict(self.timings)
         if self.store is None:
             return
+        from core.store import repository
+
         try:
             repository.finish_session(self.store, session_id=self.session_id, status=status,
                                       composer_output=self.document.composer_output,
@@ -338,6 +362,8 @@ class _Investigation:
         except Exception:
             if not quietly:
                 raise
+            logger.warning("session %s: the audit store could not record it as %s",
+                           self.session_id, status, exc_info=True)
 
     def _fail(self, stage: str, exc: Exception) -> Iterator[PipelineEvent]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
@@ -362,9 +388,12 @@ class _Investigation:
         withdrawn = withdraw_pass(verdict, f"stage {stage} failed ({message})")
         self.document.verifier_result = withdrawn
         try:
-            self._save(repository.save_verification,
-                       trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn)
+            self._save("verification", trace_summary=self.document.tool_trace_summary,
+                       verifier_result=withdrawn)
         except Exception:  # the store failing too: the in-memory document still says it
+            logger.warning("session %s: the audit store failed while withdrawing PASS; the rest "
+                           "of the session is kept in memory only", self.session_id,
+                           exc_info=True)
             self.store = None
         return VerdictReached(result=withdrawn)
 
@@ -373,5 +402,7 @@ class _Investigation:
         try:
             return self._emit(event)
         except Exception:
+            logger.warning("session %s: the audit store failed; the rest of the session is kept "
+                           "in memory only", self.session_id, exc_info=True)
             self.store = None
             return self._emit(event)

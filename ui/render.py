@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from core.log import keep_logs_on_stderr
 from core.settings import get_settings
 from core.store import Store, open_store
 from core.views.badges import Badge, Tone, cell_style
@@ -76,6 +77,7 @@ NAV_LINKS: tuple[tuple[str, str, str], ...] = (
 
 def setup_page(title: str, icon: str) -> None:
     """Page config (wide layout), the stylesheet and the sidebar navigation; call first."""
+    keep_logs_on_stderr()  # warnings (a crashed run thread, a failing store) on the server's stderr
     st.set_page_config(page_title=f"{title} · Evidence Console", page_icon=icon, layout="wide")
     st.html(_CSS)
     with st.sidebar:

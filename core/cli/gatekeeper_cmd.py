@@ -8,10 +8,12 @@ when the gatekeeper passes, 1 when it fails, 2 on bad input — so scripts can g
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
-from core.contracts import GatekeeperResult
+
+if TYPE_CHECKING:
+    from core.contracts import GatekeeperResult
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
