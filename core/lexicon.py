@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.charclasses import HAN
+
 
 @dataclass(frozen=True)
 class Topic:
@@ -109,8 +111,6 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 
 _ASCII_WORD = "a-z0-9"
-# CJK ideographs (unified, extension A, compatibility): the characters Chinese words are made of.
-CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Separators between the words of a synonym: "connection pool" = "connection-pool" =
 # "connection_pool" (but not "connectionpool"). Where ASCII meets Chinese the separator is
 # optional: "CPU 使用率" = "CPU使用率".
@@ -119,7 +119,7 @@ _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the syno
 # A node of the synonym trie: each edge character leads to the next node; "" marks a word end.
 _Trie = dict[str, "_Trie"]
 _SCRIPT_CHANGE = re.compile(
-    f"(?<=[{_ASCII_WORD}])(?=[{CJK_CHARS}])|(?<=[{CJK_CHARS}])(?=[{_ASCII_WORD}])")
+    f"(?<=[{_ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{_ASCII_WORD}])")
 _LINE_MARK = "\x1e"  # joins lines for a corpus scan
 
 

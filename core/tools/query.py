@@ -17,10 +17,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.lexicon import CJK_CHARS, normalize, services_in, topic_mentions
+from core.charclasses import HAN
+from core.lexicon import normalize, services_in, topic_mentions
 
-_TOKEN = re.compile(rf"[{CJK_CHARS}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
-_CJK_START = re.compile(f"[{CJK_CHARS}]")
+_TOKEN = re.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
+_CJK_START = re.compile(f"[{HAN}]")
 _IDENTIFIER_MARK = re.compile(r"[0-9/_.:=@#%-]")
 
 # Words that carry no search meaning in a question about logs or runbooks.

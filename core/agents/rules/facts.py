@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.charclasses import HAN
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff"
-_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{_CJK}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{_CJK}])")
+_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{HAN}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{HAN}])")
 _UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
 
 
