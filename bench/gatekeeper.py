@@ -12,7 +12,7 @@ dropped). Every matcher sees the same bindings. Prints bindings/second for:
        best ``ratio()``) over the normalised texts, threshold 0.90;
   (c)  the floor: NFKC + case-fold + whitespace, then ``in``;
 
-the ratios (DESIGN.md section 9: ours >= 20x difflib, within 3x of the floor) and, for each,
+the ratios (docs/design.md §11: ours >= 20x difflib, within 3x of the floor) and, for each,
 how many forged bindings passed and how many true ones were rejected. The three matchers are
 timed in CPU time (``time.process_time``), chunk by chunk in turn (fast ones best of 5), so
 the ratios hold on a busy machine.

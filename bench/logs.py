@@ -52,8 +52,8 @@ APP_SERVICES = (
     "audit-service", "loyalty-service", "refund-service", "settlement-service",
     "warehouse-service", "logistics-service", "customer-service", "favorite-service",
 )
-# Services with a JDBC pool. inventory-service is left out on purpose: the seed's negative
-# case ("HikariCP in inventory-service?") must find nothing, at any scale.
+# Services with a JDBC pool. inventory-service is left out on purpose: the acceptance matrix's
+# negative case ("HikariCP in inventory-service?") must find nothing, at any scale.
 POOL_SERVICES = tuple(s for s in APP_SERVICES[:20] if s != "inventory-service")
 ENDPOINTS = ("/api/v1/users/profile", "/api/v1/users/orders", "/api/v1/orders/create",
              "/api/v1/orders/list", "/api/v1/payments/confirm", "/api/v1/inventory/reserve",

@@ -15,9 +15,11 @@ store needs SQLAlchemy, whatever the command. No assertions.
 "Cold" means a new interpreter (nothing imported, no pack loaded); the operating system's file
 cache is warm, as it is for anyone running a second command.
 
-    .venv/bin/python bench/startup.py [--runs 7] [--importtime COMMAND]
+    .venv/bin/python bench/startup.py [--runs 7] [--importtime COMMAND] [--tree PATH]
 
 ``--importtime ask`` prints the ten slowest imports of that command (``python -X importtime``).
+``--tree PATH`` measures another checkout's ``core`` (``python -m core`` with PATH first on the
+path), to compare a branch with main in one run of this machine.
 """
 
 from __future__ import annotations
@@ -49,15 +51,16 @@ class Command:
     target: bool = False  # one of the commands the 0.3 s goal is about
 
 
-def _cli() -> tuple[str, ...]:
-    """The console script next to this interpreter (as installed), else ``python -m core``."""
+def _cli(tree: Path | None = None) -> tuple[str, ...]:
+    """The console script next to this interpreter (as installed), else ``python -m core``;
+    always ``python -m core`` for another tree."""
     script = Path(sys.executable).with_name("superbiz")
-    return (str(script),) if script.exists() else (sys.executable, "-m", "core")
+    return (str(script),) if script.exists() and tree is None else (sys.executable, "-m", "core")
 
 
-def commands(session_file: Path) -> list[Command]:
+def commands(session_file: Path, tree: Path | None = None) -> list[Command]:
     """The baselines, then the CLI commands."""
-    cli = _cli()
+    cli = _cli(tree)
     return [
         Command("python -c pass", (sys.executable, "-c", "pass")),
         Command("python -c 'import pydantic'", (sys.executable, "-c", "import pydantic")),
@@ -155,14 +158,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="runs of each command (default: 7)")
     parser.add_argument("--importtime", metavar="LABEL",
                         help="print the slowest imports of the command whose label starts so")
+    parser.add_argument("--tree", type=Path, default=None, metavar="PATH",
+                        help="measure the core package of another checkout")
     args = parser.parse_args()
+    tree = args.tree.resolve() if args.tree else None
     with tempfile.TemporaryDirectory() as folder:
         # Its own audit store: nothing touches the user's; the stored commands write here.
         env = {**os.environ, "SUPERBIZ_DB": str(Path(folder) / "startup.db"),
-               "PYTHONPATH": str(REPO_ROOT)}
+               "PYTHONPATH": str(tree or REPO_ROOT)}
         env.pop("PYTHONPROFILEIMPORTTIME", None)
         session_file = _session_document(env, Path(folder))
-        chosen = commands(session_file)
+        chosen = commands(session_file, tree)
         if args.importtime:
             command = next((c for c in chosen if c.label.startswith(args.importtime)), None)
             if command is None:

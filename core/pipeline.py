@@ -144,7 +144,7 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
 def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOutput | None,
                  parse_status: ParseStatus, gatekeeper_result: GatekeeperResult,
                  invocations: list[Invocation]) -> tuple[VerifierInput, VerifierResult]:
-    """Build the seed's verifier input, run the verifier, enforce the verdict rule."""
+    """Build the verifier input (docs/design.md §5), run the verifier, enforce the verdict rule."""
     structured = output if output is not None else ExecutorOutput()
     verifier_input = VerifierInput(
         original_query=question, executor_structured_output=structured,

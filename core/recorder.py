@@ -1,6 +1,6 @@
 """The recorder: every tool call becomes an invocation with evidence refs extracted by code.
 
-Refs follow the seed's per-tool recipe ("evidence_refs 第一版由 Recorder 统一抽取"): alert ->
+Refs follow one recipe per tool (docs/design.md §2): alert ->
 name + state + service + value + duration (+ details), log -> timestamp + level + service +
 message, knowledge block -> title + source + content. The recorder never infers anything: it
 copies facts from one entry into one line of text, no more.
@@ -47,7 +47,7 @@ def alert_ref_text(alert: Alert) -> str:
 
 
 def log_ref_text(entry: LogEntry) -> str:
-    """``[timestamp][LEVEL][service] message``, the seed's log line shape."""
+    """``[timestamp][LEVEL][service] message``, the log ref shape of docs/design.md §2."""
     return f"[{entry.timestamp}][{entry.level}][{entry.service}] {entry.message}"
 
 

@@ -1,4 +1,4 @@
-"""The final verdict rule (DESIGN.md section 5), enforced in code after any verifier.
+"""The final verdict rule (docs/design.md §6), enforced in code after any verifier.
 
 A verifier (rules or llm) judges claims; this module decides what those judgements are worth:
 
@@ -7,8 +7,8 @@ A verifier (rules or llm) judges claims; this module decides what those judgemen
 - otherwise PASS only when there is at least one claim and every claim is entailed;
 - a claim that failed for a *forbidden* reason -> REJECT: it stated something the question
   excluded or put out of scope (``verifier.scope``), or it presented runbook text as current
-  fact (``verifier.runbook_as_fact``). Both are contamination of the answer, the same grade the
-  seed gives forged evidence;
+  fact (``verifier.runbook_as_fact``). Both are contamination of the answer, the same grade
+  forged evidence gets;
 - any other failed claim (a fact not entailed, a root cause without direct evidence) ->
   LOW_CONFID: the output over-reached, but nothing was forged.
 

@@ -1,4 +1,4 @@
-"""The seed's acceptance matrix (ISS-007 "最小 eval / E2E 覆盖矩阵"), end to end on the demo
+"""The acceptance matrix (docs/design.md §10), end to end on the demo
 pack with a real SQLite store, in Chinese and in English."""
 
 from __future__ import annotations

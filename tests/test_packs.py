@@ -1,4 +1,5 @@
-"""Scenario packs: the demo pack holds the seed's world; broken packs fail with one clear line."""
+"""Scenario packs: the demo pack holds the acceptance matrix's world (docs/design.md §10);
+broken packs fail with one clear line."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ class SessionRow(SQLModel, table=True):
     plan: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     executor_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     parse_status: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
-    # Seed: DiagnosisSession.selfEvaluation.verifier_evaluation.{gatekeeper_result, ...}
+    # verifier_evaluation.{gatekeeper_result, ...}: where the audit record lives (docs/design.md §4)
     self_evaluation: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     composer_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     timings_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

@@ -237,7 +237,7 @@ def latest_session_id(store: Store) -> str | None:
 
 
 def load_session_document(store: Store, *, session_id: str) -> SessionDocument | None:
-    """The session document of DESIGN.md section 7, rebuilt from the stored rows."""
+    """The session document (docs/design.md §9), rebuilt from the stored rows."""
     with store.session() as db:
         row = db.get(SessionRow, session_id)
         if row is None:

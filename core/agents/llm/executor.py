@@ -1,4 +1,5 @@
-"""The ``llm`` executor: a bounded tool-calling loop, then the seed's structured output.
+"""The ``llm`` executor: a bounded tool-calling loop, then the structured output of
+docs/design.md §3.
 
 Each tool call the model makes is validated against the tool's pydantic argument model. A valid
 call goes through the recorder; an invalid one (unknown tool, arguments that are not JSON or do

@@ -3,7 +3,7 @@
 Where the backend supports it the request carries a JSON schema (``wire.response_format``);
 everywhere the answer is parsed and validated against the pydantic contract, because a schema
 is a request, not a guarantee. One failed attempt earns one re-ask that quotes the error; a
-second failure is reported as the seed's ``executor_output_parse_status`` (``invalid``, or
+second failure is reported as ``executor_output_parse_status`` (docs/design.md §3: ``invalid``, or
 ``missing`` when the model said nothing at all), never papered over.
 """
 

@@ -21,7 +21,7 @@ from core.agents.llm.profiles import ModelProfile
 from core.contracts import Invocation
 
 Message = dict[str, Any]
-# The invocation fields a session document shows (DESIGN.md section 7).
+# The invocation fields a session document shows (docs/design.md §9).
 INVOCATION_FIELDS: set[str] = {"invocation_id", "tool_name", "arguments", "output",
                                "retrieval_details"}
 

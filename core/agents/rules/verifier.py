@@ -1,6 +1,6 @@
 """The rules verifier: is each claim entailed by its gatekeeper-verified excerpts?
 
-It reads only what the seed's verifier input allows (section 4): the claims, the gatekeeper's
+It reads only what the verifier input allows (docs/design.md §5): the claims, the gatekeeper's
 checked bindings and the plan's scope. Per claim, only bindings that PASSED the gatekeeper
 count, and only their excerpts are read (never raw tool output, never the trace summary):
 
