@@ -18,8 +18,8 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "只确认 payment-service 当前是否存在 CPU 使用率过高告警"
 TOOL_ARGS = '{"service": "order-service", "query": "HikariCP"}'
-HEAVY = ("sqlalchemy", "sqlmodel", "openai", "core.store", "core.agents.llm", "core.evals.runner",
-         "streamlit")
+HEAVY = ("sqlalchemy", "sqlmodel", "openai", "core.store.db", "core.store.repository",
+         "core.agents.llm", "core.evals.runner", "streamlit")
 
 # Runs the CLI in this interpreter, then prints which of HEAVY it imported.
 _PROBE = """
@@ -72,7 +72,8 @@ def test_commands_without_the_store_never_load_it(argv: tuple[str, ...], env: di
 
 
 def test_a_stored_ask_loads_the_store_and_not_the_llm_engine(env: dict[str, str]) -> None:
-    assert _loaded("ask", QUESTION, env=env) == ["sqlalchemy", "sqlmodel", "core.store"]
+    assert _loaded("ask", QUESTION, env=env) == ["sqlalchemy", "sqlmodel", "core.store.db",
+                                                 "core.store.repository"]
 
 
 def test_an_llm_role_loads_the_llm_engine(env: dict[str, str]) -> None:

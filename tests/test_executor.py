@@ -13,16 +13,16 @@ from core.agents.rules.planner import RulesPlanner
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
 from core.events import Event, ToolCalled, ToolReturned
 from core.lexicon import services_in, topics_in
-from core.packs import Pack
 from core.recorder import Recorder
+from core.sources.base import World
 
 
 class Run:
     """One executor run: its plan, events, output and the invocations it made."""
 
-    def __init__(self, question: str, pack: Pack) -> None:
-        self.plan: Plan = RulesPlanner().plan(question, pack)
-        recorder = Recorder(pack=pack, session_id="s-test-executor")
+    def __init__(self, question: str, world: World) -> None:
+        self.plan: Plan = RulesPlanner().plan(question, world)
+        recorder = Recorder(world=world, session_id="s-test-executor")
         self.events: list[Event] = []
         generator = RulesExecutor().run(self.plan, recorder)
         while True:
@@ -45,8 +45,8 @@ class Run:
 
 
 @pytest.fixture
-def run(demo_pack: Pack) -> Callable[[str], Run]:
-    return lambda question: Run(question, demo_pack)
+def run(demo_world: World) -> Callable[[str], Run]:
+    return lambda question: Run(question, demo_world)
 
 
 def test_memory_question_gives_one_claim_with_alert_log_and_trend_bindings(run: Callable[[str], Run]) -> None:

@@ -11,9 +11,9 @@ from core.agents.rules.executor import RulesExecutor
 from core.agents.rules.planner import RulesPlanner
 from core.contracts import SessionDocument
 from core.errors import EngineError
-from core.packs import Pack
 from core.pipeline import ask
 from core.recorder import Recorder
+from core.sources.base import World
 from core.store import Store, repository
 
 MEMORY_ZH = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
@@ -85,9 +85,9 @@ def test_drop_bindings_on_a_negative_observation_is_low_confidence(tmp_store: St
     assert faulty.verifier_result.verdict == "LOW_CONFID"
 
 
-def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_pack: Pack) -> None:
-    plan = RulesPlanner().plan(MEMORY_ZH, demo_pack)
-    recorder = Recorder(pack=demo_pack, session_id="s-test-faults")
+def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_world: World) -> None:
+    plan = RulesPlanner().plan(MEMORY_ZH, demo_world)
+    recorder = Recorder(world=demo_world, session_id="s-test-faults")
     generator = RulesExecutor().run(plan, recorder)
     while True:
         try:

@@ -26,9 +26,9 @@ from core.events import (
     VerdictReached,
     parse_event,
 )
-from core.packs import Pack
 from core.pipeline import ask, new_session_id, replay, run_investigation
 from core.recorder import Recorder
+from core.sources.base import World
 from core.store import Store, repository
 
 QUESTION = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
@@ -49,7 +49,7 @@ class CrashingExecutor:
 class CrashingPlanner:
     engine = "crashing"
 
-    def plan(self, question: str, pack: Pack) -> Plan:
+    def plan(self, question: str, world: World) -> Plan:
         raise ValueError("cannot plan")
 
 

@@ -9,17 +9,17 @@ import pytest
 from core.agents.rules.planner import RulesPlanner, question_language
 from core.agents.rules.scope import exclusion_clauses, narrow_markers
 from core.contracts import Plan
-from core.packs import Pack
+from core.sources.base import World
 
-PlanOf = Callable[[str], Plan]  # the plan_of fixture: a question -> its plan on the demo pack
+PlanOf = Callable[[str], Plan]  # the plan_of fixture: a question -> its plan on the demo world
 
 
 @pytest.fixture
-def plan_of(demo_pack: Pack) -> PlanOf:
+def plan_of(demo_world: World) -> PlanOf:
     planner = RulesPlanner()
 
     def plan(question: str) -> Plan:
-        return planner.plan(question, demo_pack)
+        return planner.plan(question, demo_world)
 
     return plan
 
@@ -149,8 +149,7 @@ def test_scope_helpers_directly() -> None:
      {"slow_query", "http_error"}),
     ("Check order-service memory, excluding GC and OOM.", {"gc", "oom"}),
 ])
-def test_colloquial_exclusions_narrow_the_question(plan_of: PlanOf, question: str,
-                                                   excluded_topics: set[str]) -> None:
+def test_colloquial_exclusions_narrow_the_question(plan_of: PlanOf, question: str, excluded_topics: set[str]) -> None:
     plan = plan_of(question)
     assert set(plan.exclusions.topics) == excluded_topics
     assert not set(plan.topics) & excluded_topics

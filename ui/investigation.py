@@ -22,7 +22,7 @@ from core.views.badges import (
     verdict_badge,
 )
 from core.views.timeline import InvestigationView, ToolCallView
-from ui.render import badge, badges, literal_text, small_text, toned
+from ui.render import badge, badges, escape_markdown, literal_text, small_text, toned
 
 INSPECTOR_PAGE = "pages/2_Binding_inspector.py"
 _STAGES = ("planning", "calling tools", "checking citations", "verifying claims",
@@ -47,7 +47,7 @@ def current_stage(view: InvestigationView) -> str:
 def render_header(view: InvestigationView) -> None:
     """Verdict, groundedness, gatekeeper severity, claims and timing at a glance."""
     st.subheader("Verdict", anchor=False)
-    verdict = view.verifier.verdict if view.verifier else None
+    verdict = view.verdict  # final only once the session completed
     badges([verdict_badge(verdict), severity_badge(view.gatekeeper.severity
                                                    if view.gatekeeper else None),
             session_status_badge(view.status)])
@@ -112,6 +112,8 @@ def _render_tool_call(number: int, call: ToolCallView) -> None:
         size = f"{len(call.evidence_refs)} refs · {call.result_bytes:,} bytes"
         if invocation is not None and invocation.duration_ms is not None:
             size += f" · {invocation.duration_ms:.1f} ms"
+        if invocation is not None and invocation.source:
+            size += f" · source {escape_markdown(invocation.source)}"
         badges([status])
         st.caption(size if call.returned else "waiting for the tool…")
         st.code(json.dumps(call.arguments, ensure_ascii=False), language="json")

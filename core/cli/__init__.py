@@ -15,7 +15,6 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 
-from core import __version__
 from core.cli import (
     ask_cmd,
     db_cmd,
@@ -33,6 +32,22 @@ from core.errors import SuperbizError
 from core.log import logs_on_stderr
 
 Subparsers = argparse._SubParsersAction  # argparse's type of ``add_subparsers()``' result
+
+
+class _PrintVersion(argparse.Action):
+    """``--version``: the installed distribution's version, looked up only when asked for (the
+    package metadata is slow to read for a command that never prints it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from core import __version__
+
+        sys.stdout.write(f"superbiz {__version__}\n")
+        parser.exit()
 
 # Each command's ``register(subparsers)``, in the order ``--help`` lists them.
 COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
@@ -55,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="superbiz",
         description="Evidence Console: ask narrow questions of an SRE diagnosis agent and audit "
                     "every citation behind its answer.")
-    parser.add_argument("--version", action="version", version=f"superbiz {__version__}")
+    parser.add_argument("--version", action=_PrintVersion,
+                        help="show the installed version and exit")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also print the failures the product logs and survives (a store "
                              "write that failed, a model call that failed) on stderr")

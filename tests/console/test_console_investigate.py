@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from console_helpers import SEED_QUESTION, XSS_LOG, wait_until_finished
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
 from core.store import Store, repository
+from tests.console.console_helpers import SEED_QUESTION, XSS_LOG, wait_until_finished
 
 
 def _metrics(app: AppTest) -> dict[str, str]:
