@@ -15,11 +15,12 @@ store needs SQLAlchemy, whatever the command. No assertions.
 "Cold" means a new interpreter (nothing imported, no pack loaded); the operating system's file
 cache is warm, as it is for anyone running a second command.
 
-    .venv/bin/python bench/startup.py [--runs 7] [--importtime COMMAND] [--tree PATH]
+    .venv/bin/python bench/startup.py [--runs 7] [--importtime COMMAND] [--compare PATH]
 
 ``--importtime ask`` prints the ten slowest imports of that command (``python -X importtime``).
-``--tree PATH`` measures another checkout's ``core`` (``python -m core`` with PATH first on the
-path), to compare a branch with main in one run of this machine.
+``--compare PATH`` also runs every command against another checkout's ``core`` (``python -m
+core`` with PATH first on the path, and so for this checkout too), interleaved with this one's:
+a before/after figure from one run of this machine.
 """
 
 from __future__ import annotations
@@ -49,21 +50,27 @@ class Command:
     label: str
     argv: tuple[str, ...]
     target: bool = False  # one of the commands the 0.3 s goal is about
+    pythonpath: str = str(REPO_ROOT)  # whose ``core`` it runs
 
 
-def _cli(tree: Path | None = None) -> tuple[str, ...]:
-    """The console script next to this interpreter (as installed), else ``python -m core``;
-    always ``python -m core`` for another tree."""
+def _cli(module: bool) -> tuple[str, ...]:
+    """The console script next to this interpreter (as installed), else (or with ``module``)
+    ``python -m core``."""
     script = Path(sys.executable).with_name("superbiz")
-    return (str(script),) if script.exists() and tree is None else (sys.executable, "-m", "core")
+    return (str(script),) if script.exists() and not module else (sys.executable, "-m", "core")
 
 
-def commands(session_file: Path, tree: Path | None = None) -> list[Command]:
-    """The baselines, then the CLI commands."""
-    cli = _cli(tree)
-    return [
-        Command("python -c pass", (sys.executable, "-c", "pass")),
-        Command("python -c 'import pydantic'", (sys.executable, "-c", "import pydantic")),
+BASELINES: tuple[Command, ...] = (
+    Command("python -c pass", (sys.executable, "-c", "pass")),
+    Command("python -c 'import pydantic'", (sys.executable, "-c", "import pydantic")),
+)
+
+
+def commands(session_file: Path, *, tree: Path = REPO_ROOT, module: bool = False,
+             suffix: str = "") -> list[Command]:
+    """The CLI commands, run on ``tree``'s ``core``."""
+    cli, path = _cli(module), str(tree)
+    chosen = [
         Command("superbiz --help", (*cli, "--help")),
         Command("ask --no-store", (*cli, "ask", QUESTION, "--no-store"), target=True),
         Command("tools call --no-store", (*cli, "tools", "call", "query_logs", "--args",
@@ -75,14 +82,16 @@ def commands(session_file: Path, tree: Path | None = None) -> list[Command]:
         Command("tools call (stored)", (*cli, "tools", "call", "query_logs", "--args", TOOL_ARGS)),
         Command("sessions list", (*cli, "sessions", "list")),
     ]
+    return [Command(c.label + suffix, c.argv, c.target, path) for c in chosen]
 
 
-def _run(argv: tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
+def _run(argv: tuple[str, ...], env: dict[str, str], cwd: str) -> tuple[float, float]:
     """One run: (wall-clock ms, CPU ms of the child: user + system)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
+    # From a neutral folder: ``python -m`` puts the current folder first on the path.
     completed = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               check=False)
+                               cwd=cwd, check=False)
     wall = (time.perf_counter() - started) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     # gatekeeper check exits 1 on a failing citation; only a crash (2+) is a broken benchmark.
@@ -102,15 +111,16 @@ class Measured:
     cpu: Timing
 
 
-def measure(chosen: list[Command], env: dict[str, str], runs: int) -> list[Measured]:
+def measure(chosen: list[Command], env: dict[str, str], runs: int, cwd: str) -> list[Measured]:
     """Every command ``runs`` times, in turn (after one untimed run each), so a change in the
     machine's load hits them all alike."""
-    for command in chosen:
-        _run(command.argv, env)
+    envs = [{**env, "PYTHONPATH": command.pythonpath} for command in chosen]
+    for command, command_env in zip(chosen, envs, strict=True):
+        _run(command.argv, command_env, cwd)
     samples: list[list[tuple[float, float]]] = [[] for _ in chosen]
     for _ in range(max(1, runs)):
         for index, command in enumerate(chosen):
-            samples[index].append(_run(command.argv, env))
+            samples[index].append(_run(command.argv, envs[index], cwd))
     return [Measured(command, Timing(tuple(wall for wall, _ in runs_of)),
                      Timing(tuple(cpu for _, cpu in runs_of)))
             for command, runs_of in zip(chosen, samples, strict=True)]
@@ -118,18 +128,20 @@ def measure(chosen: list[Command], env: dict[str, str], runs: int) -> list[Measu
 
 def _session_document(env: dict[str, str], folder: Path) -> Path:
     """A session document for ``gatekeeper check`` (made once, untimed)."""
-    made = subprocess.run((*_cli(), "ask", QUESTION, "--no-store", "--json"), env=env,
-                          capture_output=True, check=True)
+    made = subprocess.run((*_cli(module=False), "ask", QUESTION, "--no-store", "--json"), env=env,
+                          cwd=folder, capture_output=True, check=True)
     path = folder / "session.json"
     path.write_bytes(made.stdout)
     json.loads(made.stdout)  # one JSON document, or the benchmark is measuring a failure
     return path
 
 
-def import_times(argv: tuple[str, ...], env: dict[str, str], top: int = 10) -> list[tuple[int, str]]:
+def import_times(argv: tuple[str, ...], env: dict[str, str], cwd: str,
+                 top: int = 10) -> list[tuple[int, str]]:
     """The ``top`` slowest imports of a command, by cumulative microseconds."""
     completed = subprocess.run(argv, env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               cwd=cwd, check=False)
     rows: list[tuple[int, str]] = []
     for line in completed.stderr.decode(errors="replace").splitlines():
         if not line.startswith("import time:") or "cumulative" in line:
@@ -142,13 +154,13 @@ def import_times(argv: tuple[str, ...], env: dict[str, str], top: int = 10) -> l
 
 def report(measured: list[Measured]) -> None:
     bare, pydantic = measured[0], measured[1]
-    print(f"{pad('command', 30)} {'wall':>7} {'cpu':>7} {'cpu vs python':>14} "
+    print(f"{pad('command', 38)} {'wall':>7} {'cpu':>7} {'cpu vs python':>14} "
           f"{'cpu above pydantic':>19}")
     for row in measured:
         goal = ""
         if row.command.target:
             goal = "  ok (< 0.3 s)" if row.cpu.median < TARGET_MS else "  OVER 0.3 s"
-        print(f"{pad(row.command.label, 30)} {row.wall.median:5.0f}ms {row.cpu.median:5.0f}ms "
+        print(f"{pad(row.command.label, 38)} {row.wall.median:5.0f}ms {row.cpu.median:5.0f}ms "
               f"{row.cpu.median / bare.cpu.median:13.1f}x "
               f"{row.cpu.median - pydantic.cpu.median:17.0f}ms{goal}")
 
@@ -158,26 +170,32 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="runs of each command (default: 7)")
     parser.add_argument("--importtime", metavar="LABEL",
                         help="print the slowest imports of the command whose label starts so")
-    parser.add_argument("--tree", type=Path, default=None, metavar="PATH",
-                        help="measure the core package of another checkout")
+    parser.add_argument("--compare", type=Path, default=None, metavar="PATH",
+                        help="also measure the core package of another checkout, interleaved")
     args = parser.parse_args()
-    tree = args.tree.resolve() if args.tree else None
     with tempfile.TemporaryDirectory() as folder:
         # Its own audit store: nothing touches the user's; the stored commands write here.
         env = {**os.environ, "SUPERBIZ_DB": str(Path(folder) / "startup.db"),
-               "PYTHONPATH": str(tree or REPO_ROOT)}
+               "PYTHONPATH": str(REPO_ROOT)}
         env.pop("PYTHONPROFILEIMPORTTIME", None)
         session_file = _session_document(env, Path(folder))
-        chosen = commands(session_file, tree)
+        comparing = args.compare is not None
+        ours = commands(session_file, module=comparing)
+        chosen = [*BASELINES, *ours]
+        if comparing:
+            other = commands(session_file, tree=args.compare.resolve(), module=True,
+                             suffix=f" [{args.compare.name}]")
+            chosen = [*BASELINES, *(c for pair in zip(ours, other, strict=True) for c in pair)]
         if args.importtime:
             command = next((c for c in chosen if c.label.startswith(args.importtime)), None)
             if command is None:
                 raise SystemExit(f"no command labelled {args.importtime!r}")
             print(f"slowest top-level imports of `{command.label}` (cumulative):")
-            for micros, name in import_times(command.argv, env):
+            for micros, name in import_times(command.argv, {**env, "PYTHONPATH": command.pythonpath},
+                                             folder):
                 print(f"  {micros / 1000:7.1f} ms  {name}")
             return
-        measured = measure(chosen, env, args.runs)
+        measured = measure(chosen, env, args.runs, folder)
     print(f"cold start, medians of {args.runs} runs each, interleaved. wall = elapsed time; "
           f"cpu = the process's user + system time,\nwhich a busy machine inflates far less. "
           f"Goal: the marked commands under {TARGET_MS / 1000:.1f} s.\n")
