@@ -1,6 +1,6 @@
 """Benchmark: what one ``ask`` writes to the audit store — transactions and bytes per session.
 
-Runs the seed's questions (offline rules engine, demo pack; the same twelve as ``bench/ask.py``)
+Runs the acceptance matrix's questions (offline rules engine, demo pack; the same twelve as ``bench/ask.py``)
 against a fresh SQLite file and, where the server binaries and driver are installed, a
 throwaway PostgreSQL cluster. Per ask it counts the transactions the store's engine began
 (SQLAlchemy ``begin`` events; ``writing`` = those that ran an INSERT/UPDATE/DELETE) and the

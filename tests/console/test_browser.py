@@ -119,7 +119,7 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             run_button = page.get_by_role("button", name=re.compile(r"^Run \d+ case"))
             expect(run_button).to_be_visible()
             settle(page)
-            if len(shots) == 1:  # a check, not the docs' pictures: the seed's cases suffice
+            if len(shots) == 1:  # a check, not the docs' pictures: the acceptance matrix suffices
                 page.locator('[data-testid="stMultiSelect"]').click()
                 page.keyboard.type("seed")
                 page.keyboard.press("Enter")

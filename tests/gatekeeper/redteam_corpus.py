@@ -21,7 +21,8 @@ from core.tools.spec import RAW_PATH_PREFIXES
 
 Grade = Literal["pass", "low_confid", "reject"]
 
-# The seed's six questions in Chinese and English, and one question per other demo topic.
+# The acceptance matrix's six questions (docs/design.md §10) in Chinese and English, and one
+# question per other demo topic.
 QUESTIONS: tuple[tuple[str, str], ...] = (
     ("cpu-zh", "只确认 payment-service 当前是否存在 CPU 使用率过高告警。"),
     ("cpu-en", "Only confirm whether payment-service currently has a high CPU usage alert."),
