@@ -10,12 +10,15 @@ input — so scripts can gate on it.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
-from core.contracts import GatekeeperResult
+
+if TYPE_CHECKING:
+    from core.contracts import GatekeeperResult
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``gatekeeper`` and its subcommands."""
     gatekeeper = subparsers.add_parser("gatekeeper", help="re-check citations deterministically",
                                        description="The gatekeeper checks that every citation is "
@@ -89,7 +92,7 @@ def _recheck(args: argparse.Namespace) -> int:
 
     store = open_cli_store(args)
     stored = store_lookup(store)
-    changed: list[dict[str, object]] = []
+    changed: list[dict[str, Any]] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
         document = load_session_document(store, session_id=row.session_id)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from core.charclasses import DENSE_SCRIPT
 from core.gatekeeper.signs import qualifier
 
 # A token: a run of ASCII word characters and the separators that live inside identifiers
@@ -31,9 +32,9 @@ _TOKEN_TRAILING = ".:-/+"
 # Number tokens: ``91%``, ``3.8gb/4gb``, ``2026-07-08``, ``11:17:00``; a unit word may follow.
 _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
-UNIT_WORDS: frozenset[str] = frozenset([
-    "ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
-    "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
+UNIT_WORDS: frozenset[str] = frozenset(
+    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
+     "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -60,7 +61,7 @@ GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
 })
 _SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
 _HAS_DIGIT_RE = re.compile(r"\d")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_DENSE_SCRIPT_RE = re.compile(f"[{DENSE_SCRIPT}]")
 
 Number = tuple[float, str]
 # A number with the marks in front of it: ("<", 91.0, "%"); "" when nothing qualifies it.
@@ -316,8 +317,9 @@ def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
 
 
 def informative_length(normalized: str) -> int:
-    """Length for the too-short test: a CJK character counts double (it carries a word)."""
-    return len(normalized) + len(_CJK_RE.findall(normalized))
+    """Length for the too-short test: a character of a dense script (Chinese, Japanese, Korean:
+    ``core.charclasses.DENSE_SCRIPT``) counts double, since it carries a syllable or a word."""
+    return len(normalized) + len(_DENSE_SCRIPT_RE.findall(normalized))
 
 
 def is_generic(normalized: str) -> bool:

@@ -1,6 +1,6 @@
 """Does an excerpt quote a ref text? Exact, truncated or drifted -- but never with a changed fact.
 
-Order of attempts, cheapest first (DESIGN.md section 4):
+Order of attempts, cheapest first (docs/design.md §4):
 
 1. exact: the normalised excerpt is a substring of the normalised ref (score 1.0);
 2. truncated: the excerpt has ``...`` / ``…`` / ``……``; each fragment is found in order;

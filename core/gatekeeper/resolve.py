@@ -11,7 +11,7 @@ Refs: the refs of a cited invocation are recomputed from its raw ``output`` with
 own recipe (``core.recorder.extract_evidence_refs``); a document whose refs disagree has been
 edited (``evidence.refs_tampered``).
 
-Back-fill (seed "收紧 VerifierInputHook 自动回填"): a binding without ``source_invocation_id``
+Back-fill (docs/design.md §4, kept for compatibility): a binding without ``source_invocation_id``
 gets one only when the session holds exactly one invocation of the binding's tool; raw_path is
 never back-filled, and the caller must never let a back-filled binding pass.
 """

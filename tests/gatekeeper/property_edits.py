@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar
+
+from core.charclasses import HAN
 
 T = TypeVar("T")
-Choose = Callable[[Sequence[T]], T]
 
-TOKEN_RE = re.compile(r"[A-Za-z0-9_/#@][A-Za-z0-9_\-./:%@#+]*|[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+class Choose(Protocol):
+    """Picks one of the options (hypothesis draws it, so failures shrink)."""
+
+    def __call__(self, options: Sequence[T], /) -> T: ...
+
+
+TOKEN_RE = re.compile(rf"[A-Za-z0-9_/#@][A-Za-z0-9_\-./:%@#+]*|[{HAN}]+")
+_HAN_RE = re.compile(f"[{HAN}]")
 _TRAILING = ".:-/+"
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "cannot", "unable"})
 STOP_WORDS = ("a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that")
@@ -49,7 +58,7 @@ def is_number(token: str) -> bool:
 
 
 def is_cjk(token: str) -> bool:
-    return "\u3400" <= token[0] <= "\u9fff"
+    return _HAN_RE.match(token) is not None
 
 
 # ---------------------------------------------------------------- formatting only

@@ -15,13 +15,14 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
+from core.charclasses import HAN
 from core.contracts import Claim, Invocation, SessionDocument
 from core.lexicon import TOPICS
 
 # A number that starts a token: after a space, a bracket, ``=`` or ``:`` (ASCII or full-width).
 _NUMBER_START_RE = re.compile(r"(?:(?<=^)|(?<=[\s=:：(\[（【]))\d+(?:\.\d+)?")
 # ``label=number`` / ``label: number`` / ``label number`` (ASCII or CJK label).
-_LABELLED_RE = re.compile(r"([A-Za-z_]+|[\u4e00-\u9fff]+)\s*[=:：]?\s*(\d+(?:\.\d+)?[%A-Za-z]*)")
+_LABELLED_RE = re.compile(rf"([A-Za-z_]+|[{HAN}]+)\s*[=:：]?\s*(\d+(?:\.\d+)?[%A-Za-z]*)")
 MARKS = ("<", ">", "≤", "≥", "≠", "≈", "~", "±", "-", "＜", "<=", "!=")
 HIDDEN = {
     "tags": "\U000e0049\U000e0047\U000e004e\U000e004f\U000e0052\U000e0045",  # "IGNORE" in tags

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from gk_support import TableStore, check_kwargs, load_cases, load_session
 
 from core.contracts import GatekeeperResult
 from core.gatekeeper import GATEKEEPER_VERSION, RULES, check_citations
 from core.recorder import extract_evidence_refs
+from tests.gatekeeper.gk_support import TableStore, check_kwargs, load_cases, load_session
 
 CASES = load_cases()
 GRADES = {"pass": ("pass", "none"), "low_confid": ("fail", "low_confid"), "reject": ("fail", "reject")}

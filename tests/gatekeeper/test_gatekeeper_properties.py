@@ -17,17 +17,19 @@ Deterministic by default (``derandomize``, a fixed number of examples, no exampl
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
-from property_edits import FORGERIES, FORMATTING, tokens
-from redteam_corpus import documents
 
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
 from core.gatekeeper import check_citations, match_excerpt
 from core.gatekeeper.normalize import normalize_text
+from tests.gatekeeper.property_edits import FORGERIES, FORMATTING, Choose, T, tokens
+from tests.gatekeeper.redteam_corpus import documents
 
 EXAMPLES = int(os.environ.get("SUPERBIZ_PROPERTY_EXAMPLES", "150"))
 PROPERTY = settings(max_examples=EXAMPLES, derandomize=not os.environ.get("SUPERBIZ_PROPERTY_RANDOM"),
@@ -83,10 +85,20 @@ def quotes(draw: st.DrawFn) -> tuple[Ref, str]:
     return ref, quote
 
 
-def _formatted(draw: st.DrawFn, quote: str, names: list[str]) -> str:
-    def choose(options):  # type: ignore[no-untyped-def]
-        return draw(st.sampled_from(list(options)))
+Draw = Callable[[st.SearchStrategy[Any]], Any]
 
+
+def _chooser(draw: Draw) -> Choose:
+    """A ``Choose`` that draws from hypothesis (so a failing example shrinks)."""
+    def choose(options: Sequence[T], /) -> T:
+        chosen: T = draw(st.sampled_from(list(options)))
+        return chosen
+
+    return choose
+
+
+def _formatted(draw: Draw, quote: str, names: list[str]) -> str:
+    choose = _chooser(draw)
     for name in names:
         edited = FORMATTING[name](quote, choose)
         if edited is not None:
@@ -124,11 +136,7 @@ def test_formatting_only_changes_pass(quote: tuple[Ref, str], names: list[str], 
 def test_one_forged_fact_or_word_never_passes(quote: tuple[Ref, str], forgery: str, names: list[str],
                                               data: st.DataObject) -> None:
     ref, text = quote
-
-    def choose(options):  # type: ignore[no-untyped-def]
-        return data.draw(st.sampled_from(list(options)))
-
-    forged = FORGERIES[forgery](text, choose)
+    forged = FORGERIES[forgery](text, _chooser(data.draw))
     assume(forged is not None and forged != text)
     assert forged is not None
     # A forgery that happens to quote the ref elsewhere verbatim is a true quote, not a forgery.
@@ -143,6 +151,9 @@ def test_one_forged_fact_or_word_never_passes(quote: tuple[Ref, str], forgery: s
 @pytest.mark.parametrize("forgery", sorted(FORGERIES))
 def test_every_forgery_kind_applies_to_real_refs(forgery: str) -> None:
     """Each forgery finds something to change in most real refs (the property is not vacuous)."""
-    applied = sum(FORGERIES[forgery](ref.text, lambda options: next(iter(options))) not in (None, ref.text)
+    def first(options: Sequence[T], /) -> T:
+        return options[0]
+
+    applied = sum(FORGERIES[forgery](ref.text, first) not in (None, ref.text)
                   for ref in real_refs())
     assert applied >= len(real_refs()) // 4, f"{forgery} applies to {applied} refs"
