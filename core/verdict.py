@@ -10,7 +10,10 @@ A verifier (rules or llm) judges claims; this module decides what those judgemen
   fact (``verifier.runbook_as_fact``). Both are contamination of the answer, the same grade the
   seed gives forged evidence;
 - any other failed claim (a fact not entailed, a root cause without direct evidence) ->
-  LOW_CONFID: the output over-reached, but nothing was forged.
+  LOW_CONFID: the output over-reached, but nothing was forged;
+- a source that failed during the session (a server down, a timeout, a partial answer:
+  ``source_failures``) -> never PASS: what it would have said is unknown, so no answer that
+  needed it is complete (``withdraw_pass``, applied by the pipeline after the verifier).
 
 ``groundedness_score`` = entailed claims / all claims (0.0 without claims). The verdict is the
 stricter of this rule and the verifier's own verdict: a verifier may be stricter than the rule,
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.contracts import ClaimResult, GatekeeperResult, Verdict, VerifierResult
+from core.contracts import ClaimResult, GatekeeperResult, Invocation, Verdict, VerifierResult
 
 # Verifier rules whose failure means the output contains forbidden content, not just weak content.
 REJECTING_CLAIM_RULES: frozenset[str] = frozenset({"verifier.scope", "verifier.runbook_as_fact"})
@@ -88,6 +91,21 @@ def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
 
 def _rules_text(gatekeeper: GatekeeperResult) -> str:
     return ", ".join(gatekeeper.failed_rules) or gatekeeper.severity
+
+
+def source_failures(invocations: Sequence[Invocation]) -> list[str]:
+    """``<source>: <why>`` of every call whose source failed. Invalid calls (``failure:
+    call``) and tools the world has no source for (``no_source``) are not source failures."""
+    failed: list[str] = []
+    for invocation in invocations:
+        output, details = invocation.output, invocation.retrieval_details
+        failed = output.get("success") is False or (details is not None
+                                                    and details.evidence_status == "error")
+        if not failed or output.get("failure") in ("call", "no_source"):
+            continue
+        reason = " ".join(str(output.get("error") or "the call failed").split())
+        failed.append(f"{invocation.source or 'unknown source'}: {reason}")
+    return failed
 
 
 def withdraw_pass(result: VerifierResult, why: str) -> VerifierResult:
