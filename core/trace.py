@@ -27,7 +27,7 @@ def failure_line(invocation: Invocation) -> str | None:
     if not is_failed(invocation):
         return None
     reason = " ".join(str(invocation.output.get("error") or "the call failed").split())
-    return f"{invocation.source or 'no source'}: {reason}"
+    return f"{invocation.source}: {reason}" if invocation.source else reason
 
 
 def build_trace_summary(invocations: Sequence[Invocation]) -> list[TraceSummaryEntry]:

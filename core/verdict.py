@@ -96,7 +96,7 @@ def _rules_text(gatekeeper: GatekeeperResult) -> str:
 def source_failures(invocations: Sequence[Invocation]) -> list[str]:
     """``<source>: <why>`` of every call whose source failed. Invalid calls (``failure:
     call``) and tools the world has no source for (``no_source``) are not source failures."""
-    failed: list[str] = []
+    lines: list[str] = []
     for invocation in invocations:
         output, details = invocation.output, invocation.retrieval_details
         failed = output.get("success") is False or (details is not None
@@ -104,8 +104,8 @@ def source_failures(invocations: Sequence[Invocation]) -> list[str]:
         if not failed or output.get("failure") in ("call", "no_source"):
             continue
         reason = " ".join(str(output.get("error") or "the call failed").split())
-        failed.append(f"{invocation.source or 'unknown source'}: {reason}")
-    return failed
+        lines.append(f"{invocation.source or 'unknown source'}: {reason}")
+    return list(dict.fromkeys(lines))
 
 
 def withdraw_pass(result: VerifierResult, why: str) -> VerifierResult:

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.replay_cmd",
     "core.cli.gatekeeper_cmd",
     "core.cli.tools_cmd",
+    "core.cli.sources_cmd",
     "core.cli.packs_cmd",
     "core.cli.sessions_cmd",
     "core.cli.eval_cmd",

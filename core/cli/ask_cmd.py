@@ -16,7 +16,13 @@ from typing import TextIO
 from core.agents.base import ROLES
 from core.agents.faults import FAULT_MODES
 from core.agents.registry import ENGINE_NAMES, build_engines
-from core.cli.common import add_db_option, open_cli_store, print_json
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.contracts import CheckedBinding, ExecutorOutput, Invocation, Plan, SessionDocument
 from core.events import (
     AnswerReady,
@@ -47,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("question", help="the question, in Chinese or English")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,
                         help="scenario pack (default: demo)")
+    add_sources_option(parser)
     parser.add_argument("--engine", choices=ENGINE_NAMES, default=None,
                         help="engine for every role (default: rules, offline)")
     for role in ROLES:
@@ -71,8 +78,9 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
 
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
+    world = open_cli_world(args)
     store = None if args.no_store else open_cli_store(args)
-    events = run_investigation(args.question, pack=args.pack or get_settings().default_pack,
+    events = run_investigation(args.question, pack=world,
                                engines=build_engines(roles_from_args(args)),
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None

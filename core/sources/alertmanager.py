@@ -60,8 +60,7 @@ class AlertmanagerSource:
         return self.endpoint.source_id
 
     def _error(self, answer: HttpAnswer, reason: str) -> SourceError:
-        return SourceError(f"alertmanager {answer.call['url']}: {reason}", source=self.source_id,
-                           request=answer.call)
+        return self.endpoint.failure(answer.call, reason)
 
     def raw_alerts(self) -> tuple[list[dict[str, Any]], HttpAnswer]:
         """Every alert Alertmanager holds (active, silenced, inhibited), as it lists them."""

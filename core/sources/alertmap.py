@@ -5,7 +5,7 @@ service, a pod, a namespace, a severity, a current value, a threshold, a duratio
 The mapping only copies and formats; it never invents:
 
 - ``service``: the value of the first label of ``service_labels`` the alert has (default:
-  ``service``, ``app``, ``app_kubernetes_io_name``, ``job``, ``container``, ``namespace``,
+  ``service``, ``app``, ``app_kubernetes_io_name``, ``container``, ``job``, ``namespace``,
   ``pod``, ``instance``). A query for a service matches an alert whose value of *any* of those
   labels is that service, and the alert then reads as that service (so a question about a pod
   or a namespace finds its alerts, named as the question names them).
@@ -22,8 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+# A workload's own name first; ``container`` before ``job`` because exporters such as
+# kube-state-metrics report other pods' containers under their own job.
 DEFAULT_SERVICE_LABELS: tuple[str, ...] = (
-    "service", "app", "app_kubernetes_io_name", "job", "container", "namespace", "pod",
+    "service", "app", "app_kubernetes_io_name", "container", "job", "namespace", "pod",
     "instance")
 # Labels whose values are not service names a person types (addresses, pod hashes): the
 # vocabulary leaves them out, though they still name an alert's service when nothing else does.

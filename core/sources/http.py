@@ -97,19 +97,19 @@ class HttpEndpoint:
                 body = response.read(_MAX_ANSWER_BYTES + 1)
                 server_time = _server_time(response.headers.get("Date"))
         except urllib.error.HTTPError as exc:
-            raise self._error(call, f"HTTP {exc.code}{_error_detail(exc)}") from None
+            raise self.failure(call, f"HTTP {exc.code}{_error_detail(exc)}") from None
         except TimeoutError:
-            raise self._error(call, f"no answer within {self.timeout:g}s") from None
+            raise self.failure(call, f"no answer within {self.timeout:g}s") from None
         except urllib.error.URLError as exc:
-            raise self._error(call, _unreachable(exc.reason)) from None
+            raise self.failure(call, _unreachable(exc.reason)) from None
         except (ConnectionError, OSError) as exc:
-            raise self._error(call, _unreachable(exc)) from None
+            raise self.failure(call, _unreachable(exc)) from None
         if len(body) > _MAX_ANSWER_BYTES:
-            raise self._error(call, f"answer larger than {_MAX_ANSWER_BYTES // 1024 // 1024} MB")
+            raise self.failure(call, f"answer larger than {_MAX_ANSWER_BYTES // 1024 // 1024} MB")
         try:
             data = json.loads(body)
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise self._error(call, "the answer is not JSON") from None
+            raise self.failure(call, "the answer is not JSON") from None
         return HttpAnswer(data=data, call=call, server_time=server_time)
 
     def _open(self, path: str, params: dict[str, Any] | None) -> Any:
@@ -134,8 +134,11 @@ class HttpEndpoint:
         opener = urllib.request.build_opener(proxies, _NoRedirect())
         return opener.open(request, timeout=self.timeout)
 
-    def _error(self, call: dict[str, Any], reason: str) -> SourceError:
-        message = redact_text(f"{self.kind} {call['url']}: {reason}")
+    def failure(self, call: dict[str, Any], reason: str) -> SourceError:
+        """``GET /api/v1/alerts: <reason>`` for ``call``, with this server's id and the call as
+        its request (the server itself is the error's ``source``)."""
+        path = call["url"][len(self.public_base):] or "/"
+        message = redact_text(f"{call.get('method', 'GET')} {path}: {reason}")
         return SourceError(" ".join(message.split()), source=self.source_id, request=call)
 
 

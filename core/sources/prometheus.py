@@ -113,8 +113,7 @@ class PrometheusSource:
         return body.get("data"), answer
 
     def _error(self, answer: HttpAnswer, reason: str) -> SourceError:
-        return SourceError(" ".join(f"prometheus {answer.call['url']}: {reason}".split()),
-                           source=self.source_id, request=answer.call)
+        return self.endpoint.failure(answer.call, reason)
 
     def _alerts(self) -> tuple[list[dict[str, Any]], HttpAnswer]:
         data, answer = self._get("/api/v1/alerts")

@@ -39,7 +39,7 @@ _TEXT = {
         "some_failed": "其中 {n} 次调用失败",
         "rest_no_hits": "其余调用均未返回与问题相关的记录",
         "source_failed": "有数据源调用失败",
-        "failed_sources": "以下数据源调用失败，它们的数据未知（调用失败不代表没有）：",
+        "failed_sources": "以下调用未得到回答，相关数据未知（调用失败不代表没有）：",
         "blocked": "无法核验本次回答（判定 {verdict}，证据支撑度 {score:.0%}）：{why}。",
         "gate_reject": "证据引用未通过真实性校验（{rules}）",
         "gate_low": "证据引用不完整（{rules}）",
@@ -61,8 +61,8 @@ _TEXT = {
         "some_failed": "{n} call(s) failed",
         "rest_no_hits": "the other calls returned no record relevant to the question",
         "source_failed": "a source failed",
-        "failed_sources": "These sources failed, so what they hold is unknown (a failed call is "
-                          "not an absence):",
+        "failed_sources": "These calls got no answer, so what they would have found is unknown "
+                          "(a failed call is not an absence):",
         "blocked": "This answer could not be verified (verdict {verdict}, groundedness "
                    "{score:.0%}): {why}.",
         "gate_reject": "citations failed the authenticity check ({rules})",
@@ -195,7 +195,8 @@ def failed_sources_lines(language: Language, trace: Sequence[TraceSummaryEntry])
 def name_failed_sources(output: ComposerOutput, trace: Sequence[TraceSummaryEntry]) -> ComposerOutput:
     """``output`` with the failed sources named when its answer does not name each one (an llm
     composer may leave them out; the reader must know what could not be asked)."""
-    sources = {line.split(": ", 1)[0] for entry in trace for line in entry.failures}
+    sources = {line.split(": ", 1)[0] for entry in trace for line in entry.failures
+               if ": " in line and ":" in line.split(": ", 1)[0]}
     if all(source in output.user_facing_answer for source in sources):
         return output
     lines = failed_sources_lines(output.language, trace)
