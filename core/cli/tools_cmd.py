@@ -91,8 +91,10 @@ def _print_human(invocation: Invocation) -> None:
     else:
         print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
               f"{invocation.output.get('message', '')}")
-    if invocation.request is not None and invocation.request != invocation.arguments:
-        print(f"request: {json.dumps(invocation.request, ensure_ascii=False)}")
+    from core.views.sources import request_lines
+
+    for line in request_lines(invocation):
+        print(f"request: {line}")
     for ref in details.evidence_refs if details else []:
         first_line = ref.text.splitlines()[0] if ref.text else ""
         print(f"  {ref.raw_path:<22} {first_line}")

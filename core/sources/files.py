@@ -31,7 +31,7 @@ class KnowledgeFiles:
         self.runbooks = list(runbooks)
         self.rules = list(rules)
         self.locations = list(locations)
-        self._sections: list[IndexedSection] = build_sections([*self.runbooks, *self.rules])
+        self._sections: list[IndexedSection] = build_sections(self.runbooks, self.rules)
 
     @classmethod
     def read(cls, *, runbook_dirs: Sequence[Path] = (), rule_paths: Sequence[Path] = (),

@@ -44,6 +44,9 @@ class IndexedSection:
     title_words: tuple[str, ...]
     title_topics: frozenset[str]
     text_topics: frozenset[str]
+    # An alerting rule ranks after a runbook section of the same score: a runbook says what to
+    # check, a rule only when the alert fires (a question naming the rule still finds it first).
+    is_rule: bool = False
 
 
 # Word boundaries inside CamelCase names: KubePodCrashLooping -> Kube Pod Crash Looping.
@@ -57,10 +60,11 @@ def _with_camel_words(titles: str) -> str:
     return titles if split == titles else f"{titles} {split}"
 
 
-def build_sections(runbooks: Iterable[Runbook]) -> list[IndexedSection]:
-    """Runbook (and alerting rule) sections prepared for ranking."""
+def build_sections(runbooks: Iterable[Runbook], rules: Iterable[Runbook] = ()) -> list[IndexedSection]:
+    """Runbook and alerting rule sections prepared for ranking."""
     sections = []
-    for runbook in runbooks:
+    marked = [(runbook, False) for runbook in runbooks] + [(group, True) for group in rules]
+    for runbook, is_rule in marked:
         for number, section in enumerate(runbook.sections):
             titles = _with_camel_words(f"{runbook.title} {section.title}")
             sections.append(IndexedSection(
@@ -72,6 +76,7 @@ def build_sections(runbooks: Iterable[Runbook]) -> list[IndexedSection]:
                 title_words=tuple(re.findall(r"[a-z0-9][a-z0-9_-]+", normalize(titles))),
                 title_topics=frozenset(topics_in(titles)),
                 text_topics=frozenset(topics_in(section.content)),
+                is_rule=is_rule,
             ))
     return sections
 
@@ -79,7 +84,7 @@ def build_sections(runbooks: Iterable[Runbook]) -> list[IndexedSection]:
 def knowledge_index(pack: Pack) -> list[IndexedSection]:
     """The pack's runbook and alerting rule sections prepared for ranking (built once, cached
     on the pack)."""
-    return pack.derived("knowledge.sections", lambda: build_sections([*pack.runbooks, *pack.rules]))
+    return pack.derived("knowledge.sections", lambda: build_sections(pack.runbooks, pack.rules))
 
 
 def _term_found(term: str, section: IndexedSection) -> float:
@@ -114,7 +119,7 @@ def search_sections(sections: Sequence[IndexedSection], args: LookupKnowledgeArg
     parsed = parse_query(args.query, known_services)
     scored = [(round(score_section(parsed, s), 4), s) for s in sections]
     relevant = sorted(((score, s) for score, s in scored if score >= MIN_SCORE),
-                      key=lambda item: (-item[0], item[1].source, item[1].order))
+                      key=lambda item: (-item[0], item[1].is_rule, item[1].source, item[1].order))
     blocks = [EvidenceBlock(title=s.title, source=s.source, content=s.content, score=score)
               for score, s in relevant[:args.top_k]]
     if not relevant:
