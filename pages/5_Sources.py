@@ -42,7 +42,8 @@ if servers:
 
 
 @st.cache_data(ttl=15, show_spinner="Asking each source what it holds…")
-def _rows(choice: str, nonce: int) -> tuple[str, list[dict[str, str]], int]:
+def _rows(choice: str, configured: tuple[str, ...], nonce: int) -> tuple[str, list[dict[str, str]], int]:
+    # ``configured`` (the environment's servers) is part of the key: it changes the world.
     world = open_choice(choice)
     rows = source_rows(world)
     return world.name, rows_table(rows), sum(row.status == "unreachable" for row in rows)
@@ -51,7 +52,7 @@ def _rows(choice: str, nonce: int) -> tuple[str, list[dict[str, str]], int]:
 if st.button("Ask again", icon=":material/refresh:", key="sources_refresh"):
     st.session_state["sources_nonce"] = st.session_state.get("sources_nonce", 0) + 1
 try:
-    name, table, unreachable = _rows(choice, st.session_state.get("sources_nonce", 0))
+    name, table, unreachable = _rows(choice, tuple(servers), st.session_state.get("sources_nonce", 0))
 except SuperbizError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()

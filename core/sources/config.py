@@ -42,7 +42,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from core.errors import SourcesConfigError, first_error
+from core.errors import PackError, SourcesConfigError, first_error
 from core.packs import Pack, load_pack
 from core.redact import public_url
 from core.settings import Settings, get_settings
@@ -303,7 +303,10 @@ def world_from_file(path: str | Path, *, settings: Settings | None = None,
 
     def pack(name: str) -> Pack:
         if name not in packs:
-            packs[name] = _pack(base, name)
+            try:
+                packs[name] = _pack(base, name)
+            except PackError as exc:
+                raise SourcesConfigError(f"{where}: pack: {exc}") from None
         return packs[name]
 
     base_pack = pack(config.pack) if config.pack else None

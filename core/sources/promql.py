@@ -58,20 +58,47 @@ def _depth_zero(text: str, position: int) -> bool:
     return depth == 0
 
 
+def _top_level(blanked: str, pattern: str) -> list[re.Match[str]]:
+    """Matches of ``pattern`` outside every bracket of ``blanked``."""
+    return [match for match in re.finditer(pattern, blanked) if _depth_zero(blanked, match.start())]
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` without parentheses around the whole of it."""
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for index, char in enumerate(text):
+            depth += char == "("
+            depth -= char == ")"
+            if depth == 0 and index < len(text) - 1:
+                return text  # "(a) / (b)": the first group closes early
+        text = text[1:-1].strip()
+    return text
+
+
 def comparison(expr: str) -> Comparison | None:
-    """The top-level trailing ``op number`` of ``expr``; ``None`` without one."""
-    text = expr.strip()
+    """The comparison with a number that governs ``expr``, if one does.
+
+    ``a > 80`` and ``(a / b * 100 < 10)`` are read; so is the first operand of ``and`` and
+    ``unless`` (``a > 0.85 and b > 0``: the second is a guard). ``or`` has no single threshold,
+    a comparison inside a function call governs nothing, and a number expression on the right
+    (``< 21 * 24 * 3600``) is not a number: ``None`` for all of them.
+    """
+    text = "\n".join(line for line in expr.splitlines() if not line.lstrip().startswith("#")).strip()
+    blanked = _blank_strings(text)
+    if _top_level(blanked, r"\bor\b"):
+        return None
+    cut = _top_level(blanked, r"\b(?:and|unless)\b")
+    if cut:
+        text, blanked = text[:cut[0].start()].strip(), blanked[:cut[0].start()].strip()
+    text = _unwrapped(text)
     blanked = _blank_strings(text)
     match = _TRAILING_COMPARISON.match(blanked)
     if match is None or not match.group("query").strip():
         return None
     if not _depth_zero(blanked, match.start("op")):
         return None  # the comparison is inside a function call or a subquery
-    # "a and b > 0" ends in a comparison that does not govern the whole expression.
-    head = blanked[:match.start("op")]
-    if any(_depth_zero(head, m.start()) for m in re.finditer(r"\b(and|or|unless)\b", head)):
-        return None
-    return Comparison(query=text[:match.start("op")].strip(), op=match.group("op"),
+    return Comparison(query=_unwrapped(text[:match.start("op")].strip()), op=match.group("op"),
                       value=float(match.group("value")), written=match.group("value"))
 
 
@@ -83,8 +110,8 @@ def metric_names(expr: str) -> list[str]:
         name = match.group()
         before = text[:match.start()].rstrip()
         after = text[match.end():].lstrip()
-        if name.lower() in _KEYWORDS or after.startswith("("):
-            continue
+        if name.lower() in _KEYWORDS or after.startswith("(") or re.match(r"(by|without)\s*\(", after):
+            continue  # a function, or an aggregation written "sum by (job) (...)"
         if before.endswith(("{", ",")) and _inside_braces(text, match.start()):
             continue  # a label name inside a selector
         if before.endswith("(") and _in_grouping(before):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from live_servers import LiveDemo, get_json
+from live_servers import KUBE_RULES, LiveDemo, get_json
 
 from core.cli import main
 from core.contracts import SessionDocument
@@ -180,3 +180,15 @@ def test_env_urls_layer_live_metrics_on_a_pack(live_demo: LiveDemo, monkeypatch:
     assert sources["query_metrics"] == live_demo.prometheus.url.replace("http://", "prometheus:http://")
     assert sources["query_logs"] == "pack:demo"
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+
+
+@pytest.mark.skipif(not KUBE_RULES.is_file(), reason="shared corpora not available")
+def test_a_real_corpus_alert_named_without_a_service(live_world: World) -> None:
+    """KubePodCrashLooping (kube-prometheus) fires for a pod whose service is spelled as the data
+    spells it (``checkout``): asked by name, it is found and cited, not rejected as off-scope."""
+    document = ask("Is there a KubePodCrashLooping alert?", pack=live_world)
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS", (
+        document.verifier_result.reasons if document.verifier_result else document.error)
+    bindings = _metric_bindings(document)
+    assert bindings and all(excerpt.startswith("KubePodCrashLooping firing, service=checkout")
+                            for _, _, excerpt in bindings)
