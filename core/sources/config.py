@@ -42,7 +42,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from core.errors import PackError, SourcesConfigError, first_error
+from core.errors import LogStoreError, PackError, SourcesConfigError, first_error
 from core.packs import Pack, load_pack
 from core.redact import public_url
 from core.settings import Settings, get_settings
@@ -278,15 +278,14 @@ def _pack(base: Path, name: str) -> Pack:
     return load_pack(str(_local(base, name)) if looks_like_path else name)
 
 
-def _log_store(path: Path) -> LogSource:
-    """A log store file as a log source (``core.sources.logstore``, branch logengine)."""
+def _log_store(path: Path, where: str) -> LogSource:
+    """A log store file (``superbiz logs import``) as the world's log source."""
+    from core.sources.logstore import LogStore
+
     try:
-        # Lands with branch logengine; until then a sources file naming a store is refused.
-        from core.sources.logstore import LogStore  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError:
-        raise SourcesConfigError("logs.store: log stores are not available in this build") from None
-    store: LogSource = LogStore.open(path)
-    return store
+        return LogStore.open(path)
+    except LogStoreError as exc:
+        raise SourcesConfigError(f"{where}: logs.store: {exc}") from None
 
 
 def world_from_file(path: str | Path, *, settings: Settings | None = None,
@@ -321,7 +320,7 @@ def world_from_file(path: str | Path, *, settings: Settings | None = None,
                                    settings=settings, environ=environ, where=where)
     if config.logs is not None:
         logs = (PackLogs(pack(config.logs.pack)) if config.logs.pack
-                else _log_store(_local(base, config.logs.store or "")))
+                else _log_store(_local(base, config.logs.store or ""), where))
     if config.knowledge is not None:
         known = config.knowledge
         knowledge_pack = pack(known.pack) if known.pack else None
