@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from console_helpers import SEED_QUESTION
 from streamlit.testing.v1 import AppTest
 
 from core.settings import get_settings
@@ -15,6 +14,7 @@ from core.sources.base import World
 from core.sources.pack import load_world
 from core.sources.prometheus import PrometheusSource
 from core.store import Store
+from tests.console.console_helpers import SEED_QUESTION
 
 SOURCES = "pages/5_Sources.py"
 
@@ -31,8 +31,8 @@ def _table(app: AppTest) -> list[dict[str, str]]:
 
 
 def _texts(app: AppTest) -> str:
-    parts = [e.value for kind in ("markdown", "caption", "warning", "error", "info", "code", "text")
-             for e in app.get(kind)]
+    parts = [getattr(e, "value", "") for kind in ("markdown", "caption", "warning", "error", "info",
+                                                  "code", "text") for e in app.get(kind)]
     parts += [str(f.value.to_dict()) for f in app.dataframe]
     return "\n".join(str(part) for part in parts)
 

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_servers import LiveDemo, require_binaries
+
+from tests.live.live_servers import LiveDemo, require_binaries
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from live_servers import KUBE_RULES, LiveDemo, get_json
 
 from core.cli import main
 from core.contracts import SessionDocument
@@ -19,6 +18,7 @@ from core.pipeline import ask, run_investigation
 from core.sources.base import World
 from core.sources.config import world_from_file
 from core.store import open_store, repository
+from tests.live.live_servers import KUBE_RULES, LiveDemo, get_json
 
 CPU_ZH = "只确认 payment-service 当前是否存在 CPU 使用率过高告警"
 MEMORY_ZH = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"

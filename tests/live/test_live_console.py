@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from live_servers import LiveDemo
 from streamlit.testing.v1 import AppTest
-from test_live_ask import sources_file
 
 from core.settings import get_settings
+from tests.live.live_servers import LiveDemo
+from tests.live.test_live_ask import sources_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

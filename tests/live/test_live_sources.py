@@ -7,7 +7,6 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from live_servers import CORPUS_ALERTS, KUBE_RULES, LiveDemo, get_json
 
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput
 from core.gatekeeper import check_citations
@@ -17,6 +16,7 @@ from core.sources.alertmanager import AlertmanagerSource
 from core.sources.base import World
 from core.sources.prometheus import PrometheusSource
 from core.tools.args import QueryMetricsArgs
+from tests.live.live_servers import CORPUS_ALERTS, KUBE_RULES, LiveDemo, get_json
 
 
 def _prometheus(demo: LiveDemo) -> PrometheusSource:

@@ -18,7 +18,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from live_servers import free_port
 
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput
 from core.errors import SourceError
@@ -30,6 +29,7 @@ from core.sources.base import World
 from core.sources.pack import load_world
 from core.sources.prometheus import PrometheusSource
 from core.tools.args import QueryMetricsArgs
+from tests.live.live_servers import free_port
 
 ALERTS_OK = {"status": "success", "data": {"alerts": [{
     "labels": {"alertname": "HighCPUUsage", "service": "payment-service", "severity": "critical"},
