@@ -39,7 +39,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from core.errors import LogStoreError, PackError, SourcesConfigError, first_error
@@ -54,6 +53,7 @@ from core.sources.files import KnowledgeFiles
 from core.sources.http import DEFAULT_TIMEOUT
 from core.sources.pack import PackKnowledge, PackLogs, PackMetrics, load_world
 from core.sources.prometheus import DEFAULT_SERIES_WINDOW, PrometheusSource
+from core.sources.rulefiles import read_yaml_documents
 
 _MAX_SOURCES_FILE_BYTES = 1024 * 1024
 
@@ -238,22 +238,10 @@ def _reason(exc: ValidationError) -> str:
 def read_sources_file(path: Path) -> SourcesFile:
     """Parse and validate a sources file (``SourcesConfigError``: one line naming the file and
     the field)."""
-    try:
-        if path.stat().st_size > _MAX_SOURCES_FILE_BYTES:
-            raise SourcesConfigError(f"{path}: larger than 1 MB")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SourcesConfigError(f"sources file not found: {path}") from None
-    except UnicodeDecodeError:
-        raise SourcesConfigError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise SourcesConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise SourcesConfigError(f"{path}: invalid YAML{where}") from None
+    if not path.is_file():
+        raise SourcesConfigError(f"sources file not found: {path}")
+    documents = read_yaml_documents(path, str(path), _MAX_SOURCES_FILE_BYTES)
+    data = documents[0] if len(documents) == 1 else None
     if not isinstance(data, dict):
         raise SourcesConfigError(f"{path}: must be a mapping (name, pack, metrics, logs, knowledge)")
     try:

@@ -121,26 +121,33 @@ def rules_of_document(document: Any, source: str) -> list[RuleGroup]:
     return found
 
 
+def read_yaml_documents(path: Path, shown: str, max_bytes: int,
+                        error: type[SourcesConfigError] = SourcesConfigError) -> list[Any]:
+    """Every YAML document of a small configuration file, or ``error`` in one line naming
+    ``shown``: too large, not UTF-8, unreadable, invalid YAML (with its line)."""
+    try:
+        if path.stat().st_size > max_bytes:
+            raise error(f"{shown}: larger than {max(1, max_bytes // 1024 // 1024)} MB")
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{shown}: not UTF-8 text") from None
+    except OSError as exc:
+        raise error(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise error(f"{shown}: invalid YAML{where}") from None
+
+
 def read_rule_file(path: Path, source: str | None = None) -> list[RuleGroup]:
     """The alerting rule groups of one file (``source``: how to name it, default its path).
 
     ``RuleFileError`` when it cannot be read or is not YAML; a YAML file without rules is [].
     """
     shown = source or str(path)
-    try:
-        if path.stat().st_size > _MAX_RULE_FILE_BYTES:
-            raise RuleFileError(f"{shown}: larger than {_MAX_RULE_FILE_BYTES // 1024 // 1024} MB")
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise RuleFileError(f"{shown}: not UTF-8 text") from None
-    except OSError as exc:
-        raise RuleFileError(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    try:
-        documents = list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise RuleFileError(f"{shown}: invalid YAML{where}") from None
+    documents = read_yaml_documents(path, shown, _MAX_RULE_FILE_BYTES, RuleFileError)
     return [group for document in documents for group in rules_of_document(document, shown)]
 
 
