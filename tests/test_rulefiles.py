@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.errors import PackError
 from core.packs import load_pack
 from core.pipeline import ask
 from core.sources.files import KnowledgeFiles
@@ -155,7 +156,7 @@ def test_a_pack_with_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert "firing" not in answer
     # A broken rule file is a pack problem naming it.
     (pack_dir / "rules" / "broken.yml").write_text("groups: [", encoding="utf-8")
-    with pytest.raises(Exception, match="broken.yml: invalid YAML"):
+    with pytest.raises(PackError, match=r"broken\.yml: invalid YAML"):
         load_pack(str(pack_dir))
 
 

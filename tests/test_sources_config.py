@@ -68,7 +68,8 @@ def test_a_base_pack_fills_what_the_file_does_not_name(tmp_path: Path) -> None:
     assert world.name == "sources" and isinstance(world.metrics, AlertmanagerSource)
     assert isinstance(world.logs, PackLogs) and isinstance(world.knowledge, PackKnowledge)
     assert world.example_questions  # the pack's
-    metrics_only = world_from_file(_write(tmp_path, "metrics: {prometheus: {url: 'http://127.0.0.1:9090'}}\n", "m.yaml"))
+    metrics_only = world_from_file(
+        _write(tmp_path, "metrics: {prometheus: {url: 'http://127.0.0.1:9090'}}\n", "m.yaml"))
     assert metrics_only.logs is None and metrics_only.knowledge is None
     rows = source_rows(metrics_only)
     assert [(r.capability, r.status) for r in rows][1:] == [("logs", "not configured"),
