@@ -59,7 +59,10 @@ except SuperbizError as exc:
 
 st.subheader(f"World {name}", anchor=False)
 if unreachable:
+    problems = [f"- {escape_markdown(row['source'])}: {escape_markdown(row['problem'])}"
+                for row in table if row["status"] == "unreachable"]
     st.warning(f"{unreachable} source(s) do not answer: their tools' calls will be recorded as "
-               "failed and no answer resting on them can PASS.", icon=":material/cloud_off:")
+               "failed and no answer resting on them can PASS.\n\n" + "\n".join(problems),
+               icon=":material/cloud_off:")
 st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch",
              column_config={"problem": st.column_config.TextColumn(width="large")})

@@ -93,7 +93,7 @@ def test_no_hits_and_unknown_services_behave_as_on_the_pack(live_world: World, q
         assert document.verifier_result and document.composer_output and document.executor_output
         return (document.status, document.verifier_result.verdict, document.outcome,
                 document.composer_output.status,
-                sorted(claim.claim_type for claim in document.executor_output.claims))
+                sorted(str(claim.claim_type) for claim in document.executor_output.claims))
 
     assert shape(live) == shape(on_pack)
     assert not any(i.output.get("success") is False for i in live.invocations)
@@ -192,3 +192,23 @@ def test_a_real_corpus_alert_named_without_a_service(live_world: World) -> None:
     bindings = _metric_bindings(document)
     assert bindings and all(excerpt.startswith("KubePodCrashLooping firing, service=checkout")
                             for _, _, excerpt in bindings)
+
+
+def test_eval_runs_cases_against_a_sources_file(live_demo: LiveDemo, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str],
+                                               _isolated_store: Path) -> None:
+    cases = tmp_path / "live-cases.yaml"
+    cases.write_text(yaml.safe_dump([
+        {"id": "cpu-live", "question": CPU_ZH, "expect": {"verdict": "PASS"}},
+        {"id": "slow-live", "question": SLOW_ZH, "expect": {"verdict": "PASS"}},
+    ], allow_unicode=True), encoding="utf-8")
+    code = main(["eval", str(cases), "--sources", str(sources_file(live_demo, tmp_path)), "--json"])
+    run = json.loads(capsys.readouterr().out)
+    assert code == 0, run
+    store = open_store(str(_isolated_store))
+    documents = [repository.load_session_document(store, session_id=case["session_id"])
+                 for case in run["cases"]]
+    assert len(documents) == 2
+    for document in documents:
+        assert document is not None and document.pack == "live-demo"
+        assert any((i.source or "").startswith("prometheus:") for i in document.invocations)
