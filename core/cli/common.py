@@ -1,4 +1,9 @@
-"""Helpers every CLI command shares: JSON output, one-line errors, opening the store."""
+"""Helpers every CLI command shares: JSON output, one-line errors, opening the store.
+
+Every command module is imported to build the parser, so this module (like the top of each
+command module) imports only what parsing needs; the store, the pipeline and the contracts a
+command uses are imported by its handler (see bench/startup.py).
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.contracts import SessionDocument
 from core.errors import DocumentError, first_error
-from core.store import Store, open_store
+
+if TYPE_CHECKING:
+    from core.contracts import SessionDocument
+    from core.store import Store
 
 if TYPE_CHECKING:
     from core.sources.base import World
@@ -71,11 +78,15 @@ def open_cli_world(args: argparse.Namespace) -> World:
 
 def open_cli_store(args: argparse.Namespace) -> Store:
     """Open the store named by ``--db`` or the settings."""
+    from core.store import open_store  # SQLAlchemy: only commands that use the store load it
+
     return open_store(getattr(args, "db", None))
 
 
 def read_session_document(path: str) -> SessionDocument:
     """Read a session document (``-`` for stdin); errors name the file and the field."""
+    from core.contracts import SessionDocument
+
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:

@@ -27,7 +27,7 @@ def _closed_url() -> str:
 
 def _table(app: AppTest) -> list[dict[str, str]]:
     frame = next(f.value for f in app.dataframe if "capability" in f.value.columns)
-    return frame.to_dict("records")  # type: ignore[no-any-return]
+    return [{str(key): str(value) for key, value in row.items()} for row in frame.to_dict("records")]
 
 
 def _texts(app: AppTest) -> str:
