@@ -97,7 +97,9 @@ class HttpEndpoint:
                 body = response.read(_MAX_ANSWER_BYTES + 1)
                 server_time = _server_time(response.headers.get("Date"))
         except urllib.error.HTTPError as exc:
-            raise self.failure(call, f"HTTP {exc.code}{_error_detail(exc)}") from None
+            detail = _error_detail(exc)
+            exc.close()  # the error answer's connection
+            raise self.failure(call, f"HTTP {exc.code}{detail}") from None
         except TimeoutError:
             raise self.failure(call, f"no answer within {self.timeout:g}s") from None
         except urllib.error.URLError as exc:
