@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from core.agents.base import ExecutorRun
 from core.agents.faults import FaultContext, FaultMode, get_fault
 from core.agents.registry import Engines, build_engines
+from core.agents.rules.composer import name_failed_sources
 from core.contracts import (
     ExecutorOutput,
     GatekeeperResult,
@@ -61,7 +62,7 @@ from core.sources.base import World
 from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
-from core.verdict import final_verdict, withdraw_pass
+from core.verdict import final_verdict, source_failures, withdraw_pass
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -137,8 +138,9 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
         gatekeeper_result, document.invocations))
-    composer_output = _timed(timings, "compose", lambda: engines.composer.compose(
-        plan, verifier_input, verifier_result))
+    composer_output = _timed(timings, "compose", lambda: name_failed_sources(
+        engines.composer.compose(plan, verifier_input, verifier_result),
+        verifier_input.tool_trace_summary))
     timings["total"] = _ms_since(started)
     return document.model_copy(update={
         "plan": plan, "status": "completed", "error": None,
@@ -163,6 +165,10 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
                            claim_ids=[claim.claim_id for claim in structured.claims])
     if plan.degraded:
         result = withdraw_pass(result, f"the plan is a fallback ({plan.degraded})")
+    failed = source_failures(invocations)
+    if failed:
+        result = withdraw_pass(result, "a source failed, so the answer is incomplete: "
+                               + "; ".join(failed))
     return verifier_input, result
 
 
@@ -283,8 +289,9 @@ class _Investigation:
 
             _pause_if_asked("compose")
             stage = "compose"
-            composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
-                plan, verifier_input, verifier_result))
+            composer_output = _timed(self.timings, "compose", lambda: name_failed_sources(
+                self.engines.composer.compose(plan, verifier_input, verifier_result),
+                verifier_input.tool_trace_summary))
             document.composer_output = composer_output
             closing: list[PipelineEvent] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":

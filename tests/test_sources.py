@@ -101,7 +101,8 @@ def test_a_world_without_a_source_records_a_failed_call_instead_of_raising() -> 
 def test_a_failing_source_is_recorded_with_what_was_asked() -> None:
     world = hadoop_world(metrics=FixedAlerts([], fail=True))
     invocation = Recorder(world=world, session_id="s-down").call("query_metrics", {"alert_name": "TargetDown"})
-    assert invocation.output == {"success": False, "error": "alertmanager: connection refused"}
+    assert invocation.output == {"success": False, "error": "alertmanager: connection refused",
+                                 "failure": "source"}
     assert invocation.source == "alertmanager:http://127.0.0.1:9093"
     assert invocation.request is not None and invocation.request["params"] == {"filter": "TargetDown"}
 
