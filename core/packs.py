@@ -16,18 +16,27 @@ first as ``PackError``. Loaded packs are cached by folder and file modification 
 
 from __future__ import annotations
 
+import os
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-import yaml
 from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from core.contracts import Alert, LogEntry, MetricSeries
-from core.errors import PackError
+from core.errors import InputError, PackError
+from core.inputs import (
+    MiB,
+    check_text,
+    open_regular,
+    parse_yaml,
+    read_text,
+    resolve_within,
+)
 from core.settings import get_settings
 
 PACK_FILE, ALERTS_FILE, SERIES_FILE = "pack.yaml", "alerts.yaml", "series.yaml"
@@ -148,10 +157,12 @@ def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
     A folder whose ``pack.yaml`` cannot be read is listed with the problem as its description.
     """
     base = _packs_dir(packs_dir)
-    if not base.is_dir():
+    try:
+        folders = sorted(p for p in base.iterdir() if p.is_dir() and _present(p / PACK_FILE))
+    except OSError:  # no packs folder, or one that cannot be read: no packs
         return []
     found = []
-    for folder in sorted(p for p in base.iterdir() if (p / PACK_FILE).is_file()):
+    for folder in folders:
         meta, problems = _read_meta(folder)
         found.append((folder.name, meta.description if meta else f"(invalid: {problems[0]})"))
     return found
@@ -162,45 +173,19 @@ def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
 _MAX_PROBLEMS_PER_FILE = 20  # a million-line file with one systematic mistake is one message
 
 
-class _PackYamlLoader(yaml.SafeLoader):
-    """Safe YAML that keeps timestamps as text (contracts hold them as strings) and refuses
-    duplicate keys (PyYAML would silently keep the last: a duplicated series name would vanish)."""
+# Size limits of pack files (a pack is data a person wrote or generated; these are far above
+# any real pack and far below what would exhaust memory).
+MAX_YAML_BYTES = 64 * MiB
+MAX_LOG_FILE_BYTES = 1024 * MiB
+MAX_LOG_LINE_BYTES = 1 * MiB
+MAX_RUNBOOK_BYTES = 4 * MiB
+MAX_RUNBOOKS = 5000
 
 
-_PackYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _construct_unique_mapping(loader: _PackYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if not isinstance(key, str | int | float | bool):
-            continue  # unhashable keys are left to construct_mapping to reject
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_PackYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-                                _construct_unique_mapping)
-
-
-def _parse_yaml(text: str) -> Any:
-    """Parse YAML; raise ``ValueError((message, "line N"))`` on a syntax error."""
-    try:
-        return yaml.load(text, Loader=_PackYamlLoader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = f"line {mark.line + 1}" if mark else None
-        detail = " ".join(part for part in (error.context, error.problem) if part)
-        raise ValueError(f"invalid YAML: {detail or error}", line) from None
-    except yaml.YAMLError as error:
-        raise ValueError(f"invalid YAML: {error}", None) from None
+def _input_problem(file: str, error: InputError) -> PackProblem:
+    """A refused file as a pack problem: the file, the line when known, the reason."""
+    where = f"line {error.line}" if error.line is not None else None
+    return PackProblem(file, error.problem, where)
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -213,18 +198,16 @@ def _split_markdown(text: str, fallback_title: str) -> tuple[str, list[tuple[str
     The title is the first level-1 heading, else the front matter's ``title``, else
     ``fallback_title``. Sections split at level-2 headings; deeper headings stay in their
     section's content; text before the first section becomes a section named after the title.
-    Headings inside fenced code blocks are text.
+    Headings inside fenced code blocks are text. Front matter that is not acceptable YAML
+    raises ``InputError``.
     """
     front_title = None
     if text.startswith("---"):
         end = text.find("\n---", 3)
         if end != -1:
-            try:
-                front = yaml.safe_load(text[3:end])
-                if isinstance(front, dict) and front.get("title"):
-                    front_title = str(front["title"])
-            except yaml.YAMLError:
-                pass
+            front = parse_yaml(text[3:end], source="front matter")  # InputError: reported
+            if isinstance(front, dict) and front.get("title"):
+                front_title = str(front["title"])
             body = text.find("\n", end + 1)
             text = text[body + 1:] if body != -1 else ""
     title: str | None = None
@@ -281,15 +264,13 @@ def _read_meta(root: Path) -> tuple[PackMeta | None, list[PackProblem]]:
 def _yaml(root: Path, name: str, expected: type) -> tuple[Any, list[PackProblem]]:
     """Parse a YAML file of the pack; an empty file is an empty ``expected``."""
     path = root / name
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return None, [PackProblem(name, "required file is missing")]
     try:
-        data = _parse_yaml(path.read_text(encoding="utf-8"))
-    except ValueError as problem:
-        message, where = problem.args
-        return None, [PackProblem(name, message, where)]
-    except UnicodeDecodeError:
-        return None, [PackProblem(name, "not UTF-8 text")]
+        data = parse_yaml(read_text(path, source=name, max_bytes=MAX_YAML_BYTES, within=root),
+                          source=name)
+    except InputError as error:
+        return None, [_input_problem(name, error)]
     if data is None:
         return expected(), []
     if not isinstance(data, expected):
@@ -327,11 +308,12 @@ def _read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]
 
 def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
-    if jsonl.is_file() and yaml_file.is_file():
+    has_jsonl, has_yaml = (_present(jsonl), _present(yaml_file))
+    if has_jsonl and has_yaml:
         return [], [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
-    if jsonl.is_file():
-        return _read_jsonl(jsonl)
-    if not yaml_file.is_file():
+    if has_jsonl:
+        return _read_jsonl(root, jsonl)
+    if not has_yaml:
         return [], [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
     data, problems = _yaml(root, LOGS_YAML, list)
     if problems:
@@ -343,29 +325,56 @@ def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
                                    lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
 
 
-def _read_jsonl(path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
+def _present(path: Path) -> bool:
+    """Whether the pack has an entry of that name (a link or a special file counts: reading
+    it then says what is wrong, instead of calling it missing)."""
+    return path.exists() or path.is_symlink()
+
+
+def _read_jsonl(root: Path, path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     """One ``LogEntry`` per non-blank line; problems name the line number."""
     logs: list[LogEntry] = []
     problems: list[PackProblem] = []
     try:
-        handle = path.open(encoding="utf-8")
-    except OSError as error:
-        return [], [PackProblem(LOGS_JSONL, f"cannot read: {error.strerror}")]
+        handle = open_regular(path, source=LOGS_JSONL, max_bytes=MAX_LOG_FILE_BYTES, within=root)
+    except InputError as error:
+        return [], [_input_problem(LOGS_JSONL, error)]
     with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    logs.append(LogEntry.model_validate_json(line))
-                except ValidationError as error:
-                    problems += _jsonl_problems(error, number)
-                    if len(problems) >= _MAX_PROBLEMS_PER_FILE:
-                        problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
-                        break
-        except UnicodeDecodeError:
-            problems.append(PackProblem(LOGS_JSONL, "not UTF-8 text"))
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LOG_LINE_BYTES + 1), b""),
+                                     start=1):
+            if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
+                _skip_line(handle)  # the rest of an over-long line is not another line
+            problem = _jsonl_line(raw, number, logs)
+            if problem:
+                problems += problem
+            if len(problems) >= _MAX_PROBLEMS_PER_FILE:
+                problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
+                break
     return logs, problems
+
+
+def _skip_line(handle: IO[bytes]) -> None:
+    while (chunk := handle.readline(MAX_LOG_LINE_BYTES)) and not chunk.endswith(b"\n"):
+        pass
+
+
+def _jsonl_line(raw: bytes, number: int, logs: list[LogEntry]) -> list[PackProblem]:
+    """Parse one line into ``logs``; the problems of a bad line."""
+    where = f"line {number}"
+    if len(raw) > MAX_LOG_LINE_BYTES:
+        return [PackProblem(LOGS_JSONL, f"line longer than {MAX_LOG_LINE_BYTES:,} bytes", where)]
+    if not raw.strip():
+        return []
+    # pydantic's own JSON parser (fast, on bytes) already refuses invalid UTF-8, lone
+    # surrogates and deep nesting; NUL is the one character it keeps that no text of ours may.
+    try:
+        entry = LogEntry.model_validate_json(raw)
+    except ValidationError as error:
+        return _jsonl_problems(error, number)
+    if b"\\u0000" in raw or b"\x00" in raw:
+        return [PackProblem(LOGS_JSONL, "holds a NUL character", where)]
+    logs.append(entry)
+    return []
 
 
 def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
@@ -382,19 +391,43 @@ def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
     return problems
 
 
+def _runbook_files(root: Path, folder: Path) -> Iterator[Path]:
+    """Every ``*.md`` under ``folder``, sorted, without following links to folders (a linked
+    folder could lead outside the pack or round in a loop)."""
+    for current, folders, files in os.walk(folder, followlinks=False):
+        folders.sort()
+        for name in sorted(files + [d for d in folders if d.endswith(".md")]):
+            if name.endswith(".md"):
+                yield Path(current) / name
+
+
 def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
     folder = root / RUNBOOKS_DIR
-    if not folder.is_dir():
+    if not _present(folder):
         return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+    try:
+        real_folder = resolve_within(folder, root, source=RUNBOOKS_DIR + "/")
+    except InputError as error:
+        return [], [_input_problem(RUNBOOKS_DIR + "/", error)]
+    if not real_folder.is_dir():
+        return [], [PackProblem(RUNBOOKS_DIR + "/", "must be a folder")]
     runbooks, problems = [], []
-    for path in sorted(folder.rglob("*.md")):
+    for count, path in enumerate(_runbook_files(root, real_folder)):
         source = path.relative_to(root).as_posix()
+        if count >= MAX_RUNBOOKS:
+            problems.append(PackProblem(RUNBOOKS_DIR + "/", f"more than {MAX_RUNBOOKS} runbooks"))
+            break
         try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            problems.append(PackProblem(source, "not UTF-8 text"))
+            text = read_text(path, source=source, max_bytes=MAX_RUNBOOK_BYTES, within=root)
+            check_text(text, source=source)
+        except InputError as error:
+            problems.append(_input_problem(source, error))
             continue
-        title, sections = _split_markdown(text, fallback_title=path.stem)
+        try:
+            title, sections = _split_markdown(text, fallback_title=path.stem)
+        except InputError as error:
+            problems.append(PackProblem(source, f"front matter: {error.problem}"))
+            continue
         runbooks.append(Runbook(
             title=title, source=source,
             sections=[RunbookSection(title=t, content=c) for t, c in sections]))

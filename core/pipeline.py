@@ -31,7 +31,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.errors import DocumentError, SuperbizError
+from core.errors import SuperbizError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -48,8 +48,10 @@ from core.events import (
     VerdictReached,
 )
 from core.gatekeeper import check_citations
+from core.inputs import check_question
 from core.packs import Pack, load_pack
 from core.recorder import Recorder
+from core.redact import redact_text
 from core.store import repository
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
@@ -77,12 +79,11 @@ def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engi
     ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
     ``store=None`` runs entirely in memory.
     """
-    if not question.strip():
-        raise DocumentError("the question is empty")
+    question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
     loaded_pack = pack if isinstance(pack, Pack) else load_pack(pack)
     investigation = _Investigation(
-        question=question.strip(), pack=loaded_pack, engines=engines or build_engines(),
+        question=question, pack=loaded_pack, engines=engines or build_engines(),
         fault=fault, store=store, session_id=session_id or new_session_id())
     return investigation.events()
 
@@ -339,6 +340,7 @@ class _Investigation:
     def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
+        message = redact_text(message)  # stored and exported: never a configured secret
         self.document.invocations = list(self.recorder.invocations)
         withdrawn = None
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":

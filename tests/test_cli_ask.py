@@ -7,8 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
-
 from core.agents.registry import Engines, build_engines
 from core.cli import ask_cmd, main
 from core.contracts import SessionDocument
@@ -59,9 +57,7 @@ def test_executor_fault_is_caught_and_still_exits_zero(capsys) -> None:  # type:
 
 
 def test_unknown_fault_is_a_usage_error(capsys) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(SystemExit) as exited:
-        main(["ask", MEMORY_ZH, "--executor-fault", "nonsense"])
-    assert exited.value.code == 2
+    assert main(["ask", MEMORY_ZH, "--executor-fault", "nonsense"]) == 2
     assert "tamper_number" in capsys.readouterr().err
 
 

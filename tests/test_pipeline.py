@@ -9,7 +9,7 @@ import pytest
 
 from core.agents.registry import Engines, build_engines
 from core.contracts import ExecutorOutput, ParseStatus, Plan, SessionDocument
-from core.errors import DocumentError, EngineError
+from core.errors import EngineError, InputError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -191,8 +191,10 @@ def test_a_consumer_that_stops_at_the_last_event_leaves_it_completed(tmp_store) 
 def test_usage_errors_raise_before_any_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(EngineError, match="valid faults: .*tamper_number"):
         run_investigation(QUESTION, executor_fault="no_such_fault", store=tmp_store)
-    with pytest.raises(DocumentError):
+    with pytest.raises(InputError, match=r"question: is empty"):
         run_investigation("   ", store=tmp_store)
+    with pytest.raises(InputError, match="lone surrogate"):
+        run_investigation("only confirm \ud800 CPU", store=tmp_store)
     assert repository.list_sessions(tmp_store) == []
 
 

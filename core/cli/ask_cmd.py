@@ -32,6 +32,8 @@ from core.events import (
     ToolReturned,
     VerdictReached,
 )
+from core.inputs import check_question
+from core.packs import load_pack
 from core.pipeline import run_investigation
 from core.settings import get_settings
 
@@ -71,9 +73,12 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
 
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
+    # Everything the user gave is checked before the store is opened: bad input stores nothing.
+    question = check_question(args.question)
+    pack = load_pack(args.pack or get_settings().default_pack)
+    engines = build_engines(roles_from_args(args))
     store = None if args.no_store else open_cli_store(args)
-    events = run_investigation(args.question, pack=args.pack or get_settings().default_pack,
-                               engines=build_engines(roles_from_args(args)),
+    events = run_investigation(question, pack=pack, engines=engines,
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None
     for event in events:

@@ -11,16 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.cli.common import add_db_option, count_type, fail, open_cli_store, print_json
 from core.evals.cases import load_suite, select_by_tags, with_default_pack
 from core.evals.junit import write_junit
 from core.evals.report import RESULT_LABEL, render_report
 from core.evals.results import CaseOutcome
 from core.evals.runner import DEFAULT_WORKERS, run_cases
+from core.outputs import check_output_target
 
 EXIT_ALL_PASSED = 0
 EXIT_SOME_FAILED = 1
 DEFAULT_SUITE_LABEL = "default"
+MAX_WORKERS = 64
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,19 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="print one JSON document (run, metrics, cases) on stdout")
     parser.add_argument("--junit", metavar="FILE", default=None,
                         help="also write JUnit XML to FILE for CI systems")
-    parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
+    parser.add_argument("--workers", type=count_type(MAX_WORKERS), default=DEFAULT_WORKERS, metavar="N",
                         help=f"cases run in parallel (default: {DEFAULT_WORKERS})")
     parser.add_argument("--engine", choices=("rules", "llm"), default=None,
                         help="engine for every role (default: rules)")
     add_db_option(parser)
     parser.set_defaults(handler=run_eval)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
@@ -62,6 +57,8 @@ def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Load, filter, run, store, report; the exit code says whether every case passed."""
+    if args.junit:
+        check_output_target(args.junit, make_folders=True)  # refused before anything runs
     cases = with_default_pack(load_suite(args.cases or None), args.pack)
     cases = select_by_tags(cases, args.tag)
     if not cases:
@@ -80,8 +77,5 @@ def run_eval(args: argparse.Namespace) -> int:
     else:
         print(render_report(run))
     if args.junit:
-        try:
-            write_junit(run, args.junit)
-        except OSError as exc:
-            return fail(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}")
+        write_junit(run, args.junit)
     return EXIT_ALL_PASSED if run.all_passed else EXIT_SOME_FAILED

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
+from core.cli.common import (
+    MAX_LIMIT,
+    add_db_option,
+    count_type,
+    open_cli_store,
+    print_json,
+    read_session_document,
+    warn,
+)
 from core.contracts import GatekeeperResult
+from core.errors import StoredRowError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                               "session whose verdict changed.")
     recheck.add_argument("--all", action="store_true", required=True,
                          help="every stored session that has an executor output")
-    recheck.add_argument("--limit", type=int, default=100_000, help="at most this many sessions")
+    recheck.add_argument("--limit", type=count_type(MAX_LIMIT), default=100_000,
+                         help="at most this many sessions")
     recheck.add_argument("--json", action="store_true", help="print JSON only")
     add_db_option(recheck)
     recheck.set_defaults(handler=_recheck)
@@ -77,7 +87,11 @@ def _recheck(args: argparse.Namespace) -> int:
     changed: list[dict] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
-        document = load_session_document(store, session_id=row.session_id)
+        try:
+            document = load_session_document(store, session_id=row.session_id)
+        except StoredRowError as exc:  # reported, and the others are still re-checked
+            warn(f"{exc}; skipped")
+            continue
         if document is None or document.executor_output is None:
             continue
         checked += 1

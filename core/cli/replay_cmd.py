@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_replay(args: argparse.Namespace) -> int:
     """Handler of ``superbiz replay``."""
     document = read_session_document(args.document)
-    lookup = store_lookup(open_store(args.db) if args.db else None)
+    lookup = store_lookup(open_store(args.db) if args.db is not None else None)
     replayed = replay(document, engines=build_engines(args.engine), foreign_invocation=lookup)
     if args.json:
         print_json(replayed)

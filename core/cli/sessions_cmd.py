@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.cli.common import MAX_LIMIT, add_db_option, count_type, fail, open_cli_store, print_json, warn
 from core.contracts import SessionDocument
+from core.errors import StoredRowError
+from core.outputs import check_output_target, write_atomically
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +20,8 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rule", metavar="RULE", help="a failed gatekeeper rule, e.g. evidence.raw_path")
     parser.add_argument("--status", choices=["running", "completed", "error", "incomplete"])
     parser.add_argument("--text", metavar="TEXT", help="substring of the question or session id")
-    parser.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
+    parser.add_argument("--limit", type=count_type(MAX_LIMIT), default=50,
+                        help="at most this many (default: 50)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -107,25 +109,30 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    """One document per line; a stored row that cannot be read back is reported on stderr and
+    skipped (exit 1), never the end of the export."""
     from core.store.repository import list_sessions, load_session_document
 
+    target = check_output_target(args.output) if args.output else None  # before any work
     store = open_cli_store(args)
     rows = list_sessions(store, limit=args.limit, **_filters(args))
-    lines = (document.model_dump_json() + "\n"
-             for row in rows
-             if (document := load_session_document(store, session_id=row.session_id)) is not None)
-    if not args.output:
-        sys.stdout.writelines(lines)
-        return 0
-    # Write beside the target and rename, so an interrupted export leaves no half file.
-    target = Path(args.output)
-    partial = target.with_name(target.name + ".partial")
-    try:
-        with partial.open("w", encoding="utf-8") as out:
-            out.writelines(lines)
-        os.replace(partial, target)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        return fail(f"cannot write {target}: {exc.strerror or exc}")
-    print(f"exported {len(rows)} sessions to {target}", file=sys.stderr)
-    return 0
+    skipped: list[str] = []
+
+    def lines() -> Iterator[bytes]:
+        for row in rows:
+            try:
+                document = load_session_document(store, session_id=row.session_id)
+            except StoredRowError as exc:
+                warn(f"{exc}; skipped")
+                skipped.append(row.session_id)
+                continue
+            if document is not None:
+                yield (document.model_dump_json() + "\n").encode("utf-8")
+
+    if target is None:
+        for line in lines():
+            sys.stdout.write(line.decode("utf-8"))
+    else:
+        write_atomically(target, lines())
+        print(f"exported {len(rows) - len(skipped)} sessions to {target}", file=sys.stderr)
+    return 1 if skipped else 0

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event, inspect, make_url
 from sqlalchemy.engine import Connection, Engine
@@ -12,8 +14,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
+from core.inputs import repair_tree
+from core.redact import redact_text, redact_url
 from core.settings import get_settings
 from core.store import models  # noqa: F401  (registers the tables)
+from core.store.location import store_url
 
 
 class Store:
@@ -24,8 +29,8 @@ class Store:
 
     @property
     def url(self) -> str:
-        """The store's URL with any password hidden."""
-        return self.engine.url.render_as_string(hide_password=True)
+        """The store's URL with its userinfo and query values redacted (``core.redact``)."""
+        return redact_url(self.engine.url.render_as_string(hide_password=False))
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -50,30 +55,35 @@ class Store:
         try:
             yield
         except SQLAlchemyError as exc:
-            raise StoreError(f"audit store {self.url}: {exc.__class__.__name__}: {exc}") from exc
+            raise StoreError(redact_text(f"audit store {self.url}: {exc.__class__.__name__}: {exc}")) \
+                from exc
+
+
+def _lenient_text(data: bytes) -> str:
+    # A text column holding bytes that are not UTF-8 (written by another program) reads back
+    # with U+FFFD instead of failing the whole query: one bad row never breaks a listing.
+    return data.decode("utf-8", "replace")
+
+
+def _lenient_json(text: str) -> Any:
+    """A stored JSON value, read back defensively: invalid JSON reads as ``None`` and a lone
+    surrogate (an older version stored ``"\\ud800"`` escapes) as U+FFFD, so one bad row never
+    breaks a listing or an export; rows that then fail validation are reported by the reader."""
+    try:
+        value = json.loads(text)
+        return repair_tree(value) if "\\u" in text else value
+    except (ValueError, RecursionError):
+        return None
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    dbapi_connection.text_factory = _lenient_text
     cursor = dbapi_connection.cursor()
     # WAL lets the console read while a pipeline writes; NORMAL sync is safe with WAL.
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()
-
-
-def _hide_password(url: str) -> str:
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except SQLAlchemyError:
-        return url
-
-
-def normalise_url(target: str) -> str:
-    """A plain file path becomes a SQLite URL; anything with ``://`` is kept."""
-    if "://" in target:
-        return target
-    return f"sqlite:///{Path(target).expanduser().resolve()}"
 
 
 def _create_missing_indexes(engine: Engine) -> None:
@@ -90,20 +100,22 @@ def _create_missing_indexes(engine: Engine) -> None:
 
 def open_store(target: str | None = None) -> Store:
     """Open (creating tables if needed) the store at ``target``, or the one settings name."""
-    url = normalise_url(target) if target else get_settings().database_url()
+    url = store_url(target) if target is not None else get_settings().database_url()
     try:
-        if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        database = make_url(url).database
+        if url.startswith("sqlite") and database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False}
-                               if url.startswith("sqlite") else {})
+                               if url.startswith("sqlite") else {},
+                               json_deserializer=_lenient_json)
         if url.startswith("sqlite"):
             event.listen(engine, "connect", _sqlite_pragmas)
         SQLModel.metadata.create_all(engine)
         _create_missing_indexes(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
-        raise StoreError(f"cannot open audit store {_hide_password(url)}: database driver missing "
+        raise StoreError(f"cannot open audit store {redact_url(url)}: database driver missing "
                          f"({exc.name or exc}); install it into the environment, e.g. "
                          f"`.venv/bin/pip install psycopg[binary]` for PostgreSQL") from None
-    except (SQLAlchemyError, OSError) as exc:
-        raise StoreError(f"cannot open audit store {_hide_password(url)}: {exc}") from None
+    except (SQLAlchemyError, OSError, TypeError) as exc:  # TypeError: an unknown ?option=
+        raise StoreError(redact_text(f"cannot open audit store {redact_url(url)}: {exc}")) from None
     return Store(engine)

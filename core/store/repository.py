@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Select, func, insert, or_, update
 from sqlmodel import Session, col, select
 
@@ -26,6 +26,8 @@ from core.contracts import (
     TraceSummaryEntry,
     VerifierResult,
 )
+from core.errors import StoredRowError, first_error
+from core.inputs import INT_LIMIT, repair_text
 from core.store.db import Store
 from core.store.models import (
     CaseResultRow,
@@ -167,14 +169,29 @@ _SUMMARY_COLUMNS = (SessionRow.id, SessionRow.created_at, SessionRow.question, S
 
 def _summary(values: Sequence[Any]) -> SessionSummary:
     """A summary from one row of ``_SUMMARY_COLUMNS`` (straight from the tuple: building a
-    ``SessionRow`` first cost more than the query itself)."""
+    ``SessionRow`` first cost more than the query itself). Read defensively: a value of the
+    wrong type (a corrupt row, an older version's) becomes empty instead of failing the list."""
     (session_id, created_at, question, pack, engines, executor_fault, status, verdict,
      groundedness, gatekeeper_severity, failed_rules, duration_ms) = values
     return SessionSummary(
-        session_id=session_id, created_at=created_at, question=question, pack=pack,
-        engines=engines or {}, executor_fault=executor_fault, status=status, verdict=verdict,
-        groundedness=groundedness, gatekeeper_severity=gatekeeper_severity,
-        failed_rules=_unwrap_rules(failed_rules or ""), duration_ms=duration_ms)
+        session_id=str(session_id), created_at=created_at if isinstance(created_at, datetime)
+        else _EPOCH, question=_text(question), pack=_text(pack),
+        engines=engines if isinstance(engines, dict) else {},
+        executor_fault=_text(executor_fault) or None, status=_text(status) or "unknown",
+        verdict=_text(verdict) or None, groundedness=_number(groundedness),
+        gatekeeper_severity=_text(gatekeeper_severity) or None,
+        failed_rules=_unwrap_rules(_text(failed_rules)), duration_ms=_number(duration_ms))
+
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _text(value: Any) -> str:
+    return repair_text(value) if isinstance(value, str) else "" if value is None else str(value)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
@@ -231,19 +248,24 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
         if row is None:
             return None
         invocations = _session_invocations(db, session_id)
-    evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
-    return SessionDocument(
-        session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
-        engines=row.engines or {}, executor_fault=row.executor_fault,
-        created_at=row.created_at.isoformat(), plan=row.plan,  # type: ignore[arg-type]
-        invocations=invocations,
-        executor_output=row.executor_output,  # type: ignore[arg-type]
-        executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
-        gatekeeper_result=evaluation.get("gatekeeper_result"),
-        tool_trace_summary=evaluation.get("tool_trace_summary") or [],
-        verifier_result=evaluation.get("verifier_result"),
-        composer_output=row.composer_output,  # type: ignore[arg-type]
-        timings_ms=row.timings_ms or {}, error=row.error)
+    try:
+        evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
+        return SessionDocument(
+            session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
+            engines=row.engines or {}, executor_fault=row.executor_fault,
+            created_at=row.created_at.isoformat(), plan=row.plan,  # type: ignore[arg-type]
+            invocations=invocations,
+            executor_output=row.executor_output,  # type: ignore[arg-type]
+            executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
+            gatekeeper_result=evaluation.get("gatekeeper_result"),
+            tool_trace_summary=evaluation.get("tool_trace_summary") or [],
+            verifier_result=evaluation.get("verifier_result"),
+            composer_output=row.composer_output,  # type: ignore[arg-type]
+            timings_ms=row.timings_ms or {}, error=row.error)
+    except (ValidationError, AttributeError, TypeError) as exc:  # a corrupt or foreign row
+        detail = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        raise StoredRowError(f"session {session_id}: the stored row cannot be read back "
+                             f"({detail})") from None
 
 
 # ---------------------------------------------------------------- invocations
@@ -273,7 +295,10 @@ def _invocation(row: InvocationRow) -> Invocation:
 
 
 def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:
-    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check)."""
+    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check).
+    An id no database column can hold (beyond 64 bits) is simply not there."""
+    if not -INT_LIMIT <= invocation_id <= INT_LIMIT:
+        return None
     with store.session() as db:
         row = db.get(InvocationRow, invocation_id)
         return _invocation(row) if row is not None else None
@@ -288,7 +313,11 @@ def list_invocations(store: Store, *, session_id: str) -> list[Invocation]:
 def _session_invocations(db: Session, session_id: str) -> list[Invocation]:
     rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
                    .order_by(col(InvocationRow.id))).all()
-    return [_invocation(row) for row in rows]
+    try:
+        return [_invocation(row) for row in rows]
+    except ValidationError as exc:
+        raise StoredRowError(f"session {session_id}: a stored invocation cannot be read back "
+                             f"({first_error(exc)})") from None
 
 
 def list_checked_bindings(store: Store, *, session_id: str | None = None, rule: str | None = None,
