@@ -40,8 +40,9 @@ _URL_VARIABLE_SUFFIX = "_URL"
 # Environment variables whose whole value is a secret.
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_PASSWORD", "_SECRET")
 _SECRET_PREFIXES = ("SUPERBIZ_", "OPENAI_")
-# A secret shorter than this is not searched for in free text ("1" or "true" as a query
-# value would blank out every digit); inside URLs every value is redacted whatever its length.
+# A secret shorter than this is not searched for in free text ("1" or "true" as a query value,
+# "u" as a user name would blank out every such letter); inside URLs every value is redacted
+# whatever its length.
 _MIN_SECRET = 6
 
 
@@ -96,6 +97,13 @@ def redact_url(url: str) -> str:
     return text
 
 
+def public_url(url: str) -> str:
+    """``url`` without its userinfo, query string and fragment: what may be shown and stored
+    when the secret parts are not needed even as placeholders."""
+    parts = _cut(url)
+    return parts.head + parts.rest
+
+
 def url_secrets(url: str) -> list[str]:
     """The secret parts of a URL: its userinfo (whole, user and password), query values
     (a bare ``?token`` whole) and fragment."""
@@ -131,9 +139,10 @@ def redact_text(text: str, secrets: Iterable[str] | None = None) -> str:
     key-shaped tokens replaced by ``[REDACTED]``."""
     if not text:
         return text
-    for secret in configured_secrets() if secrets is None else secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
+    given = configured_secrets() if secrets is None else secrets
+    for secret in sorted({secret for secret in given if len(secret) >= _MIN_SECRET}, key=len,
+                         reverse=True):
+        text = text.replace(secret, REDACTED)
     text = _URL_IN_TEXT.sub(lambda match: redact_url(match.group()), text)
     for shape in _KEY_SHAPES:
         text = shape.sub(lambda match: (match.group(1) if match.groups() else "") + REDACTED, text)
