@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -63,12 +63,12 @@ def test_configured_secrets_come_from_every_url_and_key_setting(
 class _EchoingGateway(BaseHTTPRequestHandler):
     """Answers every request with an HTTP 404 whose message quotes the request line."""
 
-    seen: list[str] = []
+    seen: ClassVar[list[str]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         self._answer()
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self._answer()
 
