@@ -13,6 +13,7 @@ from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
 from core.errors import PackError, SuperbizError
 from core.packs import list_packs, load_pack
+from core.redact import redact_text
 from core.settings import get_settings
 from core.store import repository
 from core.views.choices import (
@@ -29,7 +30,7 @@ from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
-setup_page("Investigate", ":material/travel_explore:")
+setup_page("Investigate")
 store = get_store()
 
 # The current session: a link (?session=) wins over what this browser tab last looked at.
@@ -63,7 +64,7 @@ def _ask() -> None:
                             roles=roles,
                             executor_fault=fault_or_none(st.session_state.get("fault")))
     except SuperbizError as exc:
-        st.session_state["ask_error"] = str(exc)
+        st.session_state["ask_error"] = redact_text(str(exc))
         return
     st.session_state["session_id"] = started.session_id
     st.query_params["session"] = started.session_id
@@ -135,12 +136,13 @@ def _session_view() -> None:
     events = parse_stored_events(repository.list_events(store, session_id=session_id))
     document = repository.load_session_document(store, session_id=session_id)
     if document is None and not events:
-        empty_state(f"No session {session_id} in this audit store. Pick one on the Sessions "
-                    "page, or ask a new question.", icon=":material/search_off:")
+        empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one on "
+                                    "the Sessions page, or ask a new question."),
+                    icon=":material/search_off:")
         return
     view = load_view(events, document)
     if handle is not None and handle.error:
-        st.error(escape_markdown(f"The run stopped unexpectedly: {handle.error}"),
+        st.error(escape_markdown(redact_text(f"The run stopped unexpectedly: {handle.error}")),
                  icon=":material/error:")
     if handle is None and view.status == "running":
         st.warning("This session is marked running but is not running in this console (it "

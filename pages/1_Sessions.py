@@ -33,7 +33,7 @@ PAGE_SIZE = 200
 EXPORT_LIMIT = 1000
 ANY = "any"
 
-setup_page("Sessions", ":material/history:")
+setup_page("Sessions")
 store = get_store()
 
 st.title("Sessions", anchor=False)
@@ -102,7 +102,7 @@ if document is None:
     st.stop()
 
 st.divider()
-st.subheader(f"Session {document.session_id}", anchor=False)
+st.subheader(escape_markdown(f"Session {document.session_id}"), anchor=False)
 badges([verdict_badge(summary.verdict), severity_badge(summary.gatekeeper_severity),
         session_status_badge(summary.status)])
 st.text(document.question)

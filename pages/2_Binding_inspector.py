@@ -17,9 +17,9 @@ from core.views.inspector import (
 )
 from core.views.sessions import session_pick_label
 from ui.compare import LEGEND, render_side_by_side, render_verdict_line
-from ui.render import badges, empty_state, get_store, setup_page, small_text
+from ui.render import badges, empty_state, escape_markdown, get_store, setup_page, small_text
 
-setup_page("Binding inspector", ":material/manage_search:")
+setup_page("Binding inspector")
 store = get_store()
 
 st.title("Binding inspector", anchor=False)
@@ -74,7 +74,7 @@ index = st.selectbox("Binding", range(len(items)), index=default_binding_index(i
                           "failing one is picked by default.")
 item = items[index]
 
-st.subheader(f"{item.key.owner_id} · binding #{item.key.index}", anchor=False)
+st.subheader(escape_markdown(f"{item.key.owner_id} · binding #{item.key.index}"), anchor=False)
 st.text(item.owner_text)
 render_verdict_line(item.checked)
 render_side_by_side(item.binding.evidence_excerpt, item.shown_ref_text, item.checked,
@@ -84,8 +84,9 @@ stored_version = gatekeeper.version if gatekeeper else "?"
 small_text(f"Checked by gatekeeper {stored_version} · current version {GATEKEEPER_VERSION}")
 
 if item.invocation is not None:
-    with st.expander(f"Raw output of invocation #{item.invocation.invocation_id} "
-                     f"({item.invocation.tool_name})", icon=":material/data_object:"):
+    with st.expander(escape_markdown(f"Raw output of invocation #{item.invocation.invocation_id} "
+                                     f"({item.invocation.tool_name})"),
+                     icon=":material/data_object:"):
         st.code(str(item.invocation.arguments), language=None)
         st.json(item.invocation.output, expanded=2)
 else:

@@ -25,7 +25,7 @@ from ui.render import empty_state, escape_markdown, get_store, setup_page, toned
 
 DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
 
-setup_page("Evals", ":material/science:")
+setup_page("Evals")
 store = get_store()
 st.title("Evals", anchor=False)
 st.caption("Each case asks one question of the real pipeline and states what a correct system "
@@ -53,7 +53,7 @@ if cases:
     chosen = st.multiselect("Only cases tagged", tags, key="eval_tags",
                             placeholder="all cases") if tags else []
     selected = select_by_tags(cases, chosen)
-    st.caption(f"{len(selected)} of {len(cases)} case(s) selected from {suite}.")
+    st.caption(escape_markdown(f"{len(selected)} of {len(cases)} case(s) selected from {suite}."))
     if st.button(f"Run {len(selected)} case(s)", type="primary", icon=":material/play_arrow:",
                  key="eval_run_button", disabled=not selected):
         progress = st.progress(0.0, text="Starting…")

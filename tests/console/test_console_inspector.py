@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from console_helpers import as_read
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import CheckedBinding, SessionDocument
@@ -101,7 +102,7 @@ def test_inspector_opens_the_latest_session_and_rechecks_a_tampered_excerpt(
     excerpt_box.input(_tamper_number(excerpt_box.value)).run()
     assert not app.exception
     statuses = [m.value for m in app.metric if m.label == "Status"]
-    rules = [m.value for m in app.metric if m.label == "Rule"]
+    rules = [as_read(m.value) for m in app.metric if m.label == "Rule"]
     assert statuses == ["pass", "fail"]
     assert rules[1] == "evidence.excerpt_mismatch"
     html = "\n".join(element.value for element in app.html)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from console_helpers import as_read
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
@@ -44,7 +45,7 @@ def test_history_table_filters_and_row_selection(
     app.session_state["sessions_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     app.run()
     assert not app.exception
-    assert any(header.value == f"Session {rejected.session_id}" for header in app.subheader)
+    assert any(as_read(header.value) == f"Session {rejected.session_id}" for header in app.subheader)
     labels = [button.label for button in app.get("download_button")]
     assert "Session document (JSON)" in labels
 
