@@ -11,11 +11,11 @@ import streamlit as st
 
 from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
-from core.errors import PackError, SuperbizError
+from core.errors import PackError, StoredRowError, SuperbizError
 from core.packs import list_packs, load_pack
 from core.redact import redact_text
 from core.settings import get_settings
-from core.store import repository
+from core.views import stored
 from core.views.choices import (
     default_pack_index,
     default_roles,
@@ -77,7 +77,8 @@ pack_names = list(pack_descriptions)
 with st.sidebar:
     st.header("Run settings", anchor=False)
     if not pack_names:
-        st.error(escape_markdown(f"No scenario pack found under {get_settings().packs_dir}."))
+        folders = ", ".join(map(str, get_settings().pack_dirs()))
+        st.error(escape_markdown(f"No scenario pack found in {folders}."))
         st.stop()
     st.selectbox("Scenario pack", pack_names, key="pack", disabled=running,
                  index=default_pack_index(pack_names),
@@ -133,8 +134,12 @@ def _session_view() -> None:
         empty_state("Nothing asked yet. Type a question above (or pick an example) and press "
                     "Ask. Past investigations are on the Sessions page.")
         return
-    events = parse_stored_events(repository.list_events(store, session_id=session_id))
-    document = repository.load_session_document(store, session_id=session_id)
+    events = parse_stored_events(stored.list_events(store, session_id=session_id))
+    try:
+        document = stored.load_session_document(store, session_id=session_id)
+    except StoredRowError as exc:  # a damaged row: say so, never a page error
+        st.error(escape_markdown(str(exc)), icon=":material/error:")
+        return
     if document is None and not events:
         empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one on "
                                     "the Sessions page, or ask a new question."),

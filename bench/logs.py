@@ -7,8 +7,8 @@ HTTP 500, Redis, MQ, MySQL slow queries, disk, OOM, pod restarts — amid ordina
 three lines carrying one rare transaction id). Then measures:
 
   - pack load (``load_pack``: JSONL parsed and validated) next to a bare read of the lines;
-  - index warm-up (``core.tools.warm_up``: sort, search corpus, service/level/topic indexes);
-  - ``run_tool(pack, "query_logs", ...)`` latency, median and p95, per kind of query;
+  - index warm-up (``core.sources.pack.warm_up``: sort, search corpus, service/level/topic indexes);
+  - ``run_tool(world, "query_logs", ...)`` latency (the pack's world), median and p95, per kind of query;
 
 and, for the same query kinds, the baseline the brief names: a Python list comprehension over
 the raw lines, ``[l for l in lines if q in l.lower()]`` (all of the query's strings must occur),
@@ -35,7 +35,8 @@ from typing import Any
 from _common import REPO_ROOT, Timing, pad, peak_rss_mb, ratio, repeat, timed
 
 from core.packs import load_pack
-from core.tools import run_tool, warm_up
+from core.sources.pack import pack_world, warm_up
+from core.tools.spec import run_tool
 
 DEMO_PACK = REPO_ROOT / "mockdata" / "demo"
 NOW = datetime.fromisoformat("2026-07-08T11:20:00+08:00")
@@ -238,10 +239,11 @@ def measure_queries(pack: Any, lines: list[str], runs: int, scan_runs: int,
                     floor_runs: int) -> list[QueryFigures]:
     """Every query kind: ``runs`` tool calls, ``scan_runs`` scans and ``floor_runs`` floor scans."""
     lowered = [line.lower() for line in lines]
+    world = pack_world(pack)
     figures = []
     for kind in QUERY_KINDS:
-        ours_total = run_tool(pack, "query_logs", kind.arguments)["total"]
-        ours = repeat(lambda: run_tool(pack, "query_logs", kind.arguments), runs)
+        ours_total = run_tool(world, "query_logs", kind.arguments)["total"]
+        ours = repeat(lambda: run_tool(world, "query_logs", kind.arguments), runs)
         scan = repeat(lambda: scan_lowering(lines, kind.needles), scan_runs)
         floor = repeat(lambda: scan_lowered(lowered, kind.needles), floor_runs)
         hits = len(scan_lowered(lowered, kind.needles))

@@ -9,12 +9,14 @@ the CLI and the console.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The tools' names, for typing (``Plan.tools``); everything else about a tool is its
+# ``core.tools.spec.ToolSpec``, which checks at import that its table has exactly these names.
 ToolName = Literal["query_metrics", "query_logs", "lookup_knowledge"]
-TOOL_NAMES: tuple[str, ...] = ("query_metrics", "query_logs", "lookup_knowledge")
+TOOL_NAMES: tuple[str, ...] = get_args(ToolName)
 EvidenceStatus = Literal["supported", "no_evidence", "error"]
 ClaimType = Literal["observation", "negative_observation", "root_cause", "risk"]
 Verdict = Literal["PASS", "LOW_CONFID", "REJECT"]
@@ -25,13 +27,6 @@ Language = Literal["zh", "en"]
 # question; a query that covered the question's terms returned nothing; the service or alert is
 # not in the data; the question names nothing searchable. Only found and absent can PASS.
 Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
-
-# The three stable locators of seed "raw_path 第一版使用稳定定位符", one per tool.
-RAW_PATH_PREFIX: dict[str, str] = {
-    "query_metrics": "$.alerts",
-    "query_logs": "$.logs",
-    "lookup_knowledge": "$.evidence_blocks",
-}
 
 
 class Contract(BaseModel):

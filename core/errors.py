@@ -4,7 +4,8 @@
     ├── PackError            a scenario pack is missing or malformed (names file, entry, field)
     ├── ToolError
     │   ├── UnknownToolError     no tool of that name
-    │   └── ToolArgumentError    arguments do not validate against the tool's model
+    │   ├── ToolArgumentError    arguments do not validate against the tool's model
+    │   └── SourceError          the world has no source for the tool, or its source failed
     ├── DocumentError        a session document or case file cannot be read or validated
     ├── InputError           a file, document or text a user gave is refused: not a regular
     │                        file, too large, not UTF-8, nested too deep, a lone surrogate...
@@ -15,6 +16,8 @@
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -43,6 +46,17 @@ class UnknownToolError(ToolError):
 
 class ToolArgumentError(ToolError):
     """The arguments of a tool call do not validate."""
+
+
+class SourceError(ToolError):
+    """A source could not answer: the world has none for the tool's capability, or the source
+    failed (a server down, a store unreadable). The recorder records it as a failed invocation;
+    ``source`` and ``request`` say what was asked, when anything was (never with credentials)."""
+
+    def __init__(self, message: str, *, source: str | None = None,
+                 request: dict[str, Any] | None = None) -> None:
+        self.source, self.request = source, request
+        super().__init__(message)
 
 
 class DocumentError(SuperbizError):

@@ -10,7 +10,8 @@ live in one place and every refusal is one ``InputError`` line naming the source
 - ``within=FOLDER`` also refuses a path that resolves outside the folder (a symlink in a pack
   pointing at ``/etc/passwd``), a dangling link and a link loop;
 - text must be UTF-8 (the error names the byte offset) and hold only Unicode scalar values:
-  no lone surrogate (``\\ud800``, which no encoder can write back) and no NUL;
+  no lone surrogate (``\\ud800``: no encoder can write it, so it would break every printer,
+  exporter and page that meets it later);
 - a JSON or YAML document may nest at most ``MAX_DEPTH`` levels, hold integers only within
   64 bits (what SQLite and PostgreSQL store), and YAML aliases may add at most
   ``MAX_ALIAS_NODES`` nodes to what the file spells out (no "billion laughs"), never a cycle.
@@ -39,28 +40,27 @@ MiB = 1024 * 1024
 MAX_DOCUMENT_BYTES = 64 * MiB  # a session document (gatekeeper check, replay)
 MAX_QUESTION_CHARS = 4000      # a narrow question is a sentence or two; this is pages
 
-# Characters no text of ours may hold: NUL (PostgreSQL refuses it; C tools truncate at it)
-# and UTF-16 surrogates (valid only in pairs inside UTF-16, never as Python characters).
-_FORBIDDEN_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+# UTF-16 surrogates: valid only in pairs inside UTF-16, never as Python characters (a lone one
+# is what undecodable argv bytes or a broken "\ud800" escape leave). NUL is valid text: the
+# store keeps it (core.store.dialects), so it is not refused.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---------------------------------------------------------------- text
 
 
 def text_problem(text: str) -> str | None:
-    """Why ``text`` is not acceptable text (a lone surrogate, a NUL), or ``None``."""
-    found = _FORBIDDEN_CHARACTER.search(text)
+    """Why ``text`` is not valid Unicode text (it holds a lone surrogate), or ``None``."""
+    found = _LONE_SURROGATE.search(text)
     if found is None:
         return None
     char = found.group()
-    if char == "\x00":
-        return f"holds a NUL character at position {found.start()}"
     return (f"holds a lone surrogate U+{ord(char):04X} at position {found.start()} "
             "(not valid Unicode: undecodable bytes or a broken \\u escape)")
 
 
 def check_text(text: str, *, source: str) -> str:
-    """``text`` itself, or ``InputError`` when it holds a lone surrogate or a NUL."""
+    """``text`` itself, or ``InputError`` when it holds a lone surrogate."""
     problem = text_problem(text)
     if problem:
         raise InputError(source, problem)
@@ -68,9 +68,9 @@ def check_text(text: str, *, source: str) -> str:
 
 
 def repair_text(text: str) -> str:
-    """``text`` with every lone surrogate and NUL replaced by U+FFFD (for reading back data that
-    an older version stored; never for input, which is refused instead)."""
-    return _FORBIDDEN_CHARACTER.sub("\ufffd", text)
+    """``text`` with every lone surrogate replaced by U+FFFD: for showing or printing stored
+    data (which the store keeps losslessly); never for input, which is refused instead."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def repair_tree(data: Any) -> Any:

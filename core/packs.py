@@ -1,4 +1,8 @@
-"""Scenario packs: the world the tools see, loaded from ``mockdata/<pack>/`` and validated.
+"""Scenario packs: the world the tools see, loaded from a pack folder and validated.
+
+A pack is named by path or by name; a name is looked up in ``SUPERBIZ_PACKS_DIR``'s folders,
+then among the packs that ship with superbiz (``mockdata/`` of the checkout, installed as
+``superbiz_mockdata``): ``pack_dirs``.
 
 A pack folder holds::
 
@@ -132,40 +136,46 @@ class PackProblem:
 # ---------------------------------------------------------------- locating packs
 
 
-def _packs_dir(packs_dir: Path | None) -> Path:
-    return Path(packs_dir) if packs_dir is not None else Path(get_settings().packs_dir)
+def pack_dirs(packs_dir: Path | None = None) -> list[Path]:
+    """The folders a pack name is looked up in, first match wins: ``packs_dir`` alone when
+    given, else ``SUPERBIZ_PACKS_DIR``'s folders and then the built-in packs."""
+    return [Path(packs_dir)] if packs_dir is not None else get_settings().pack_dirs()
 
 
 def resolve_pack(name_or_path: str, packs_dir: Path | None = None) -> Path:
-    """The folder of a pack: a name under the packs directory, or a path to a folder."""
+    """The folder of a pack: a name in the pack folders (then in the current folder), or a path."""
     text = str(name_or_path).strip()
     if not text:
         raise PackError("no pack named (give a pack name or a folder path)")
-    base = _packs_dir(packs_dir)
+    folders = pack_dirs(packs_dir)
     looks_like_path = "/" in text or "\\" in text or text.startswith(".") or text.startswith("~")
-    candidates = [Path(text).expanduser()] if looks_like_path else [base / text, Path(text)]
+    candidates = ([Path(text).expanduser()] if looks_like_path
+                  else [*(folder / text for folder in folders), Path(text)])
     for candidate in candidates:
         if candidate.is_dir():
             return candidate.resolve()
-    known = ", ".join(name for name, _ in list_packs(base)) or "none"
-    raise PackError(f"pack not found: {text!r} (packs in {base}: {known})")
+    known = ", ".join(name for name, _ in list_packs(packs_dir)) or "none"
+    searched = ", ".join(str(folder) for folder in folders)
+    raise PackError(f"pack not found: {text!r} (packs: {known}; searched {searched})")
 
 
 def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
-    """(name, description) of every pack folder under the packs directory, sorted by folder name.
+    """(name, description) of every pack in the pack folders, sorted by name; a pack in an
+    earlier folder hides one of the same name in a later folder.
 
     A folder whose ``pack.yaml`` cannot be read is listed with the problem as its description.
     """
-    base = _packs_dir(packs_dir)
-    try:
-        folders = sorted(p for p in base.iterdir() if p.is_dir() and _present(p / PACK_FILE))
-    except OSError:  # no packs folder, or one that cannot be read: no packs
-        return []
-    found = []
-    for folder in folders:
-        meta, problems = _read_meta(folder)
-        found.append((folder.name, meta.description if meta else f"(invalid: {problems[0]})"))
-    return found
+    found: dict[str, str] = {}
+    for base in pack_dirs(packs_dir):
+        try:
+            folders = sorted(p for p in base.iterdir() if p.is_dir() and _present(p / PACK_FILE))
+        except OSError:  # no such folder, or one that cannot be read: no packs from it
+            continue
+        for folder in folders:
+            if folder.name not in found:
+                meta, problems = _read_meta(folder)
+                found[folder.name] = meta.description if meta else f"(invalid: {problems[0]})"
+    return sorted(found.items())
 
 
 # ---------------------------------------------------------------- file formats
@@ -366,14 +376,11 @@ def _jsonl_line(raw: bytes, number: int, logs: list[LogEntry]) -> list[PackProbl
     if not raw.strip():
         return []
     # pydantic's own JSON parser (fast, on bytes) already refuses invalid UTF-8, lone
-    # surrogates and deep nesting; NUL is the one character it keeps that no text of ours may.
+    # surrogates and deep nesting.
     try:
-        entry = LogEntry.model_validate_json(raw)
+        logs.append(LogEntry.model_validate_json(raw))
     except ValidationError as error:
         return _jsonl_problems(error, number)
-    if b"\\u0000" in raw or b"\x00" in raw:
-        return [PackProblem(LOGS_JSONL, "holds a NUL character", where)]
-    logs.append(entry)
     return []
 
 

@@ -1,10 +1,11 @@
 """The investigation pipeline: planner -> executor -> gatekeeper -> verifier -> composer.
 
 ``run_investigation`` is a generator of typed events (``core.events``). Each event is stamped
-with the session id and its sequence number and appended to the audit store as it is yielded;
-each stage's result is saved as soon as it exists. So the CLI, the console and the store all
-see the same stream, and a crash leaves a session with status ``error`` and everything before
-it. A consumer that stops iterating leaves the session ``incomplete``.
+with the session id and its sequence number; at each stage boundary the stage's results and
+events are written to the audit store in one transaction (``core.store.journal``: five per
+ask) and then yielded. So the CLI, the console and the store all see the same stream; a failing
+stage leaves a session with status ``error`` and everything before it; a consumer that stops
+iterating leaves it ``incomplete``, and so does a killed process (the store's lease check).
 
 ``ask`` consumes the stream and returns the session document; ``replay`` re-runs gatekeeper,
 verifier and composer on a document's own invocations without calling any tool.
@@ -12,6 +13,7 @@ verifier and composer on a document's own invocations without calling any tool.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -31,7 +33,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.errors import SuperbizError
+from core.errors import DocumentError, PackError, SuperbizError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -49,14 +51,19 @@ from core.events import (
 )
 from core.gatekeeper import check_citations
 from core.inputs import check_question
-from core.packs import Pack, load_pack
 from core.recorder import Recorder
 from core.redact import redact_text
+from core.sources.base import World
+from core.sources.pack import load_world
 from core.store import repository
+from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from core.packs import Pack
     from core.store import Store
 
 ForeignLookup = Callable[[int], Invocation | None]
@@ -69,10 +76,11 @@ def new_session_id(now: datetime | None = None) -> str:
     return f"s-{moment.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
-def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engines | None = None,
-                      executor_fault: str | None = None, store: Store | None = None,
-                      session_id: str | None = None) -> Iterator[Event]:
-    """Investigate ``question`` on ``pack``, yielding each event as it happens.
+def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo",
+                      engines: Engines | None = None, executor_fault: str | None = None,
+                      store: Store | None = None, session_id: str | None = None) -> Iterator[Event]:
+    """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
+    ``World``), yielding each event as it happens.
 
     Usage errors (unknown pack or fault, empty question) raise at once, before any session
     exists. Everything after that is reported as events: a failing stage yields
@@ -81,9 +89,8 @@ def run_investigation(question: str, *, pack: str | Pack = "demo", engines: Engi
     """
     question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
-    loaded_pack = pack if isinstance(pack, Pack) else load_pack(pack)
     investigation = _Investigation(
-        question=question, pack=loaded_pack, engines=engines or build_engines(),
+        question=question, world=load_world(pack), engines=engines or build_engines(),
         fault=fault, store=store, session_id=session_id or new_session_id())
     return investigation.events()
 
@@ -103,15 +110,17 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
            foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
     """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
 
-    No tool is called. The plan is the document's own; a document without one is re-planned
-    from its question on its pack (planning reads the pack's vocabulary, it calls no tool).
+    No tool is called and no source is asked: the recorded outputs are what is checked, so a
+    document replays where its pack or sources are gone. The plan is the document's own; a
+    document without one is re-planned from its question on its world's vocabulary (planning
+    calls no tool), or on an empty vocabulary when that world cannot be opened here.
     """
     engines = engines or build_engines()
     timings: dict[str, float] = {}
     started = time.perf_counter()
     plan = document.plan
     if plan is None:
-        plan = engines.planner.plan(document.question, load_pack(document.pack))
+        plan = engines.planner.plan(document.question, _replay_world(document))
     parse_status = document.executor_output_parse_status or ParseStatus(
         status="valid" if document.executor_output is not None else "missing")
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
@@ -160,6 +169,15 @@ def store_lookup(store: Store | None) -> ForeignLookup | None:
     return lookup
 
 
+def _replay_world(document: SessionDocument) -> World:
+    """The document's world for re-planning, or an empty one named like it (the pack may be
+    gone: replay never needs its data)."""
+    try:
+        return load_world(document.pack)
+    except PackError:
+        return World(name=document.pack, now=datetime.now(UTC))
+
+
 def _replay_engines(engines: Engines) -> dict[str, str]:
     names = engines.names()
     return {role: names[role] for role in ("verifier", "composer")}
@@ -178,11 +196,12 @@ def _ms_since(started: float) -> float:
 
 
 class _Investigation:
-    """One run: the session's state, the event counter, and the store writes."""
+    """One run: the session's state, the event counter, and the store writes (batched by the
+    journal: one transaction per stage boundary, ``core.store.journal``)."""
 
-    def __init__(self, *, question: str, pack: Pack, engines: Engines, fault: FaultMode | None,
+    def __init__(self, *, question: str, world: World, engines: Engines, fault: FaultMode | None,
                  store: Store | None, session_id: str) -> None:
-        self.pack = pack
+        self.world = world
         self.engines = engines
         self.fault = fault
         self.store = store
@@ -190,79 +209,90 @@ class _Investigation:
         self.seq = 0
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
-        self.recorder = Recorder(pack=pack, session_id=session_id, store=store)
+        self.journal = Journal(store, session_id)
+        self.recorder = Recorder(world=world, session_id=session_id, store=store,
+                                 journal=self.journal)
         self.document = SessionDocument(
-            session_id=session_id, question=question, pack=pack.name, status="running",
+            session_id=session_id, question=question, pack=world.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,
             created_at=datetime.now(UTC).isoformat())
 
     # ------------------------------------------------------------ the stages
 
     def events(self) -> Iterator[Event]:
-        """The event stream (see ``run_investigation``)."""
+        """The event stream (see ``run_investigation``). Each stage's results and events are
+        stored in one batch before they are yielded (the executor's tool events are yielded as
+        they happen and stored with its output)."""
         stage = "start"
         document = self.document
+        journal = self.journal
         try:
-            if self.store is not None:
-                repository.create_session(
-                    self.store, session_id=self.session_id, question=document.question,
-                    pack=document.pack, engines=document.engines,
-                    executor_fault=document.executor_fault)
-            yield self._emit(SessionStarted(question=document.question, pack=document.pack,
-                                            engines=document.engines,
-                                            executor_fault=document.executor_fault))
+            journal.open(document)
+            yield from self._stored(SessionStarted(
+                question=document.question, pack=document.pack, engines=document.engines,
+                executor_fault=document.executor_fault))
+            _pause_if_asked("plan")
             stage = "plan"
             plan = _timed(self.timings, "plan",
-                          lambda: self.engines.planner.plan(document.question, self.pack))
+                          lambda: self.engines.planner.plan(document.question, self.world))
             document.plan = plan
-            self._save(repository.save_plan, plan=plan)
-            yield self._emit(PlanMade(plan=plan))
+            journal.save_plan(plan)
+            journal.reserve_ids(ID_BLOCK)
+            yield from self._stored(PlanMade(plan=plan))
 
+            _pause_if_asked("execute")
             stage = "execute"
             output, parse_status = yield from self._execute(plan)
             document.executor_output, document.executor_output_parse_status = output, parse_status
             document.invocations = list(self.recorder.invocations)
-            self._save(repository.save_executor_output, output=output, parse_status=parse_status)
-            yield self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
+            journal.save_executor_output(output, parse_status)
+            executed = self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
 
+            _pause_if_asked("gatekeeper")
             stage = "gatekeeper"
             gatekeeper_result = _timed(self.timings, "gatekeeper",
                                        lambda: self._check(output, parse_status))
             document.gatekeeper_result = gatekeeper_result
-            self._save(repository.save_gatekeeper_result, result=gatekeeper_result)
-            for checked in gatekeeper_result.checked_bindings:
-                yield self._emit(BindingChecked(checked=checked))
-            yield self._emit(GatekeeperFinished(result=gatekeeper_result))
+            journal.save_gatekeeper_result(gatekeeper_result)
+            # Stored with the executor's output: the gatekeeper is code and takes milliseconds,
+            # so one batch holds both (a crash inside it is caught and still stores them).
+            yield from self._stored(executed, *(BindingChecked(checked=checked)
+                                                for checked in gatekeeper_result.checked_bindings),
+                                    GatekeeperFinished(result=gatekeeper_result))
 
+            _pause_if_asked("verify")
             stage = "verify"
             verifier_input, verifier_result = _timed(self.timings, "verify", lambda: verify_stage(
                 self.engines, plan, document.question, output, parse_status, gatekeeper_result,
                 document.invocations))
             document.tool_trace_summary = verifier_input.tool_trace_summary
             document.verifier_result = verifier_result
-            self._save(repository.save_verification,
-                       trace_summary=verifier_input.tool_trace_summary,
-                       verifier_result=verifier_result)
-            for claim_result in verifier_result.claim_results:
-                yield self._emit(ClaimJudged(claim_result=claim_result))
-            yield self._emit(VerdictReached(result=verifier_result))
+            journal.save_verification(verifier_input.tool_trace_summary, verifier_result)
+            yield from self._stored(*(ClaimJudged(claim_result=claim_result)
+                                      for claim_result in verifier_result.claim_results),
+                                    VerdictReached(result=verifier_result))
 
+            _pause_if_asked("compose")
             stage = "compose"
             composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
                 plan, verifier_input, verifier_result))
             document.composer_output = composer_output
+            closing: list[Event] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":
-                yield self._emit(self._withdraw_pass("compose", composer_output.degraded))
-            yield self._emit(AnswerReady(composer_output=composer_output))
+                closing.append(self._withdraw_pass("compose", composer_output.degraded))
+            closing.append(AnswerReady(composer_output=composer_output))
 
+            _pause_if_asked("finish")
             stage = "finish"
-            self._finish("completed")
+            self._close("completed")
+            final = self._stored(*closing, SessionFinished(document=self._snapshot()))
             stage = "done"  # stored as completed: a consumer stopping now changes nothing
-            yield self._emit(SessionFinished(document=self._snapshot()))
+            yield from final
         except (GeneratorExit, KeyboardInterrupt):
             # The consumer stopped: no more yields; leave an honest ``incomplete`` record.
             if stage != "done":
-                self._finish("incomplete", error=f"stopped during stage {stage}", quietly=True)
+                self._close("incomplete", error=f"stopped during stage {stage}")
+                self._flush_quietly()
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
             yield from self._fail(stage, exc)
@@ -302,18 +332,17 @@ class _Investigation:
     # ------------------------------------------------------------ bookkeeping
 
     def _emit(self, event: Event) -> Event:
-        """Stamp the event, append it to the store, hand it back for yielding."""
+        """Stamp the event and hand it to the journal (stored by the next flush)."""
         stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
-        if self.store is not None:
-            kind = getattr(stamped, "kind", type(stamped).__name__)
-            repository.append_event(self.store, session_id=self.session_id, seq=stamped.seq,
-                                    kind=kind, payload=stamped.model_dump(mode="json"))
+        self.journal.event(stamped)
         self.seq += 1
         return stamped
 
-    def _save(self, save: Callable[..., None], **values: Any) -> None:
-        if self.store is not None:
-            save(self.store, session_id=self.session_id, **values)
+    def _stored(self, *events: Event) -> list[Event]:
+        """Stamp ``events`` (those not stamped yet) and store the batch; the caller yields them."""
+        stamped = [event if event.session_id else self._emit(event) for event in events]
+        self.journal.flush()
+        return stamped
 
     def _snapshot(self) -> SessionDocument:
         """The final document. A shallow copy is enough: after it the run only reassigns fields
@@ -321,37 +350,34 @@ class _Investigation:
         self.document.invocations = list(self.recorder.invocations)
         return self.document.model_copy()
 
-    def _finish(self, status: str, *, error: str | None = None, quietly: bool = False) -> None:
-        """Close the session in memory and in the store (``quietly``: store errors ignored)."""
+    def _close(self, status: str, *, error: str | None = None) -> None:
+        """Close the session in memory and in the journal (written by the next flush)."""
         self.timings["total"] = _ms_since(self.started)
         self.document.status = status  # type: ignore[assignment]
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
-        if self.store is None:
-            return
+        self.journal.finish(self.document)
+
+    def _flush_quietly(self) -> None:
+        """Flush; if the store itself is failing, drop it and keep reporting in memory."""
         try:
-            repository.finish_session(self.store, session_id=self.session_id, status=status,
-                                      composer_output=self.document.composer_output,
-                                      timings_ms=self.timings, error=error)
+            self.journal.flush()
         except Exception:
-            if not quietly:
-                raise
+            self.store = self.journal.store = None
 
     def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         message = redact_text(message)  # stored and exported: never a configured secret
         self.document.invocations = list(self.recorder.invocations)
-        withdrawn = None
+        events: list[Event] = []
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":
-            withdrawn = self._emit_quietly(self._withdraw_pass(stage, message))
-        failed = self._emit_quietly(PipelineFailed(stage=stage, message=message))
-        self._finish("error", error=f"{stage}: {message}", quietly=True)
-        finished = self._emit_quietly(SessionFinished(document=self._snapshot()))
-        if withdrawn is not None:
-            yield withdrawn
-        yield failed
-        yield finished
+            events.append(self._emit(self._withdraw_pass(stage, message)))
+        events.append(self._emit(PipelineFailed(stage=stage, message=message)))
+        self._close("error", error=f"{stage}: {message}")
+        events.append(self._emit(SessionFinished(document=self._snapshot())))
+        self._flush_quietly()
+        yield from events
 
     def _withdraw_pass(self, stage: str, message: str) -> VerdictReached:
         """A session whose chain broke after the verdict (the composer's model failed, or its
@@ -360,17 +386,18 @@ class _Investigation:
         assert verdict is not None
         withdrawn = withdraw_pass(verdict, f"stage {stage} failed ({message})")
         self.document.verifier_result = withdrawn
-        try:
-            self._save(repository.save_verification,
-                       trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn)
-        except Exception:  # the store failing too: the in-memory document still says it
-            self.store = None
+        self.journal.save_verification(self.document.tool_trace_summary, withdrawn)
         return VerdictReached(result=withdrawn)
 
-    def _emit_quietly(self, event: Event) -> Event:
-        """Emit; if the store itself is failing, drop it and keep reporting in memory."""
-        try:
-            return self._emit(event)
-        except Exception:
-            self.store = None
-            return self._emit(event)
+
+def _pause_if_asked(stage: str) -> None:
+    """Test hook for the kill tests: with ``SUPERBIZ_TEST_PAUSE_AT=<stage>`` (plan, execute,
+    gatekeeper, verify, compose or finish) the run writes ``SUPERBIZ_TEST_PAUSE_FILE`` (if set) and sleeps before
+    that stage, so a test can ``kill -9`` it there. Unset, it does nothing."""
+    if os.environ.get("SUPERBIZ_TEST_PAUSE_AT") != stage:
+        return
+    marker = os.environ.get("SUPERBIZ_TEST_PAUSE_FILE")
+    if marker:
+        with open(marker, "w", encoding="utf-8") as handle:
+            handle.write(str(os.getpid()))
+    time.sleep(float(os.environ.get("SUPERBIZ_TEST_PAUSE_SECONDS", "60")))

@@ -7,16 +7,17 @@ evidence: the verifier judges claims from gatekeeper-verified excerpts only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from core.contracts import Invocation, TraceSummaryEntry
+from core.tools.spec import is_reference_tool, summary_label
 
-_SUMMARY_LABEL = {"query_metrics": "metric_evidence", "query_logs": "log_evidence",
-                  "lookup_knowledge": "knowledge_reference"}
 _MAX_SUMMARY_REFS = 5
 
 
 def build_trace_summary(invocations: Sequence[Invocation]) -> list[TraceSummaryEntry]:
-    """One entry per tool, in order of first call. Runbook hits are ``indirect`` at best."""
+    """One entry per tool, in order of first call. Hits of a reference-only tool (runbooks) are
+    ``indirect`` at best."""
     by_tool: dict[str, list[Invocation]] = {}
     for invocation in invocations:
         by_tool.setdefault(invocation.tool_name, []).append(invocation)
@@ -30,13 +31,11 @@ def build_trace_summary(invocations: Sequence[Invocation]) -> list[TraceSummaryE
             if not refs:
                 no_hit += 1
             texts.extend(ref.text for ref in refs)
-        if no_hit == len(group):
-            level = "none"
-        else:
-            level = "indirect" if tool_name == "lookup_knowledge" else "direct"
+        level: Literal["direct", "indirect", "none"] = (
+            "none" if no_hit == len(group) else "indirect" if is_reference_tool(tool_name) else "direct")
         shown = " | ".join(text.splitlines()[0][:160] for text in texts[:_MAX_SUMMARY_REFS])
         more = f" (+{len(texts) - _MAX_SUMMARY_REFS} more)" if len(texts) > _MAX_SUMMARY_REFS else ""
-        label = _SUMMARY_LABEL.get(tool_name, "evidence")
+        label = summary_label(tool_name)
         entries.append(TraceSummaryEntry(
             trace_ref=f"trace-{number}", tool_name=tool_name,
             source_invocation_ids=[i.invocation_id for i in group], evidence_level=level,

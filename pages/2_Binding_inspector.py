@@ -6,8 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.contracts import TOOL_NAMES, EvidenceBinding
+from core.errors import StoredRowError
 from core.gatekeeper import GATEKEEPER_VERSION
-from core.store import repository
+from core.views import stored
 from core.views.badges import severity_badge, verdict_badge
 from core.views.inspector import (
     default_binding_index,
@@ -26,7 +27,7 @@ st.title("Binding inspector", anchor=False)
 st.caption("Each citation the executor made, next to the evidence the gatekeeper found at that "
            "locator. Tamper with one below to see what the gatekeeper says.")
 
-recent = repository.list_sessions(store, limit=200)
+recent = stored.list_sessions(store, limit=200)
 if not recent:
     empty_state("No sessions yet. Ask a question on the Investigate page first; its bindings "
                 "show up here.")
@@ -36,8 +37,7 @@ if not recent:
 questions = {summary.session_id: summary for summary in recent}
 session_ids = list(questions)
 linked = st.query_params.get("session") or st.session_state.get("session_id")
-if linked and linked not in questions and repository.load_session_document(
-        store, session_id=linked) is not None:
+if linked and linked not in questions and stored.session_exists(store, session_id=linked):
     session_ids.insert(0, linked)
 
 
@@ -51,7 +51,11 @@ session_id = st.selectbox("Session (newest first)", session_ids, format_func=_se
                           key="inspect_session")
 if st.query_params.get("session") != session_id:
     st.query_params["session"] = session_id
-document = repository.load_session_document(store, session_id=session_id)
+try:
+    document = stored.load_session_document(store, session_id=session_id)
+except StoredRowError as exc:  # a damaged row: say so, never a page error
+    st.error(escape_markdown(str(exc)), icon=":material/error:")
+    st.stop()
 if document is None:
     st.warning("That session is gone from the store.")
     st.stop()
@@ -122,7 +126,7 @@ changed = replacement != binding
 
 
 def _foreign(invocation_id: int):  # type: ignore[no-untyped-def]
-    return repository.get_invocation(store, invocation_id=invocation_id)
+    return stored.get_invocation(store, invocation_id=invocation_id)
 
 
 recheck = recheck_binding(document, item.key, replacement, foreign_invocation=_foreign)

@@ -9,7 +9,7 @@ from core.errors import SuperbizError
 from core.evals.cases import DEFAULT_SUITE_DIR, EvalCase, load_suite, select_by_tags
 from core.evals.results import CaseOutcome
 from core.evals.runner import run_cases
-from core.store import repository
+from core.views import stored
 from core.views.evals import (
     TONED_COLUMNS,
     case_matrix_rows,
@@ -72,7 +72,7 @@ if cases:
             (st.success if run.all_passed else st.warning)(message)
 
 st.divider()
-runs = repository.list_eval_runs(store)
+runs = stored.list_eval_runs(store)
 if not runs:
     empty_state("No eval runs yet. Pick the default suite (or upload a case file) and press "
                 "Run: the results matrix and the charts appear here.")
@@ -93,7 +93,7 @@ for column, (label, value) in zip(columns, headline(metrics).items(), strict=Tru
 
 st.subheader("Results matrix", anchor=False)
 only_failures = st.toggle("Only cases that did not pass", key="eval_only_failures")
-rows = case_matrix_rows(repository.list_case_results(store, run_id=run_id),
+rows = case_matrix_rows(stored.list_case_results(store, run_id=run_id),
                         only_failures=only_failures)
 if rows:
     st.dataframe(toned(pd.DataFrame(rows), TONED_COLUMNS, precision=1), hide_index=True,

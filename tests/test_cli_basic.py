@@ -25,7 +25,10 @@ def test_tools_call_hikari_on_order_service(capsys: pytest.CaptureFixture[str]) 
     invocation = run_json(capsys, "tools", "call", "query_logs", "--args",
                           '{"service":"order-service","query":"HikariCP"}', "--json")
     assert set(invocation) == {"invocation_id", "tool_name", "arguments", "output",
-                               "retrieval_details"}
+                               "retrieval_details", "source", "request"}
+    assert invocation["source"] == "pack:demo"
+    assert invocation["request"]["service"] == "order-service"
+    assert invocation["request"]["query"] == "HikariCP"
     logs = invocation["output"]["logs"]
     assert logs and all(log["service"] == "order-service" for log in logs)
     details = invocation["retrieval_details"]

@@ -18,9 +18,9 @@ from core.recorder import Recorder
 class Run:
     """One executor run: its plan, events, output and the invocations it made."""
 
-    def __init__(self, question: str, pack) -> None:  # type: ignore[no-untyped-def]
-        self.plan: Plan = RulesPlanner().plan(question, pack)
-        recorder = Recorder(pack=pack, session_id="s-test-executor")
+    def __init__(self, question: str, world) -> None:  # type: ignore[no-untyped-def]
+        self.plan: Plan = RulesPlanner().plan(question, world)
+        recorder = Recorder(world=world, session_id="s-test-executor")
         self.events: list[Event] = []
         generator = RulesExecutor().run(self.plan, recorder)
         while True:
@@ -43,8 +43,8 @@ class Run:
 
 
 @pytest.fixture
-def run(demo_pack):  # type: ignore[no-untyped-def]
-    return lambda question: Run(question, demo_pack)
+def run(demo_world):  # type: ignore[no-untyped-def]
+    return lambda question: Run(question, demo_world)
 
 
 def test_memory_question_gives_one_claim_with_alert_log_and_trend_bindings(run) -> None:  # type: ignore[no-untyped-def]

@@ -84,9 +84,9 @@ def test_drop_bindings_on_a_negative_observation_is_low_confidence(tmp_store) ->
     assert faulty.verifier_result.verdict == "LOW_CONFID"  # type: ignore[union-attr]
 
 
-def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_pack) -> None:  # type: ignore[no-untyped-def]
-    plan = RulesPlanner().plan(MEMORY_ZH, demo_pack)
-    recorder = Recorder(pack=demo_pack, session_id="s-test-faults")
+def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_world) -> None:  # type: ignore[no-untyped-def]
+    plan = RulesPlanner().plan(MEMORY_ZH, demo_world)
+    recorder = Recorder(world=demo_world, session_id="s-test-faults")
     generator = RulesExecutor().run(plan, recorder)
     while True:
         try:

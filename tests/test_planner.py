@@ -10,11 +10,11 @@ from core.contracts import Plan
 
 
 @pytest.fixture
-def plan_of(demo_pack):  # type: ignore[no-untyped-def]
+def plan_of(demo_world):  # type: ignore[no-untyped-def]
     planner = RulesPlanner()
 
     def plan(question: str) -> Plan:
-        return planner.plan(question, demo_pack)
+        return planner.plan(question, demo_world)
 
     return plan
 

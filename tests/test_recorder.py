@@ -60,9 +60,9 @@ def test_failed_call_is_error_and_malformed_entries_yield_no_ref() -> None:
     assert details.evidence_status == "no_evidence"  # no invented timestamp/level/service
 
 
-def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_pack) -> None:
+def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_world) -> None:
     repo.create_session(tmp_store, session_id="s-r", question="q", pack="demo", engines={})
-    recorder = Recorder(pack=demo_pack, session_id="s-r", store=tmp_store)
+    recorder = Recorder(world=demo_world, session_id="s-r", store=tmp_store)
     hit = recorder.call("query_logs", {"service": "order-service", "query": "HikariCP"})
     miss = recorder.call("query_logs", {"service": "inventory-service", "query": "HikariCP"})
     assert hit.retrieval_details.evidence_status == "supported"
@@ -73,8 +73,8 @@ def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_pack
     assert len({i.invocation_id for i in stored}) == 2
 
 
-def test_recorder_rejects_bad_calls_without_recording(tmp_store: Store, demo_pack) -> None:
-    recorder = Recorder(pack=demo_pack, session_id="s-bad", store=tmp_store)
+def test_recorder_rejects_bad_calls_without_recording(tmp_store: Store, demo_world) -> None:
+    recorder = Recorder(world=demo_world, session_id="s-bad", store=tmp_store)
     with pytest.raises(UnknownToolError):
         recorder.call("query_everything", {})
     with pytest.raises(ToolArgumentError):
@@ -103,3 +103,17 @@ def test_trace_summary_groups_by_tool_and_counts_no_hits() -> None:
     assert (logs.invocation_count, logs.no_hit_invocation_count) == (2, 1)
     assert logs.output_summary.startswith("log_evidence: [t][WARN][s] a")
     assert (knowledge.evidence_level, knowledge.no_hit_invocation_count) == ("none", 1)
+
+
+def test_group_recipe_refs_follow_the_lines_and_skip_malformed_groups() -> None:
+    group = {"template": "Connection broken <*>", "count": 291, "service": "zookeeper", "level": "WARN",
+             "first_timestamp": "2015-07-29 19:04:12", "last_timestamp": "2015-07-29 21:11:05"}
+    log = {"timestamp": "2015-07-29 21:11:05", "level": "WARN", "service": "zookeeper",
+           "message": "Connection broken for id 188978561024"}
+    details = extract_evidence_refs("query_logs", {"success": True, "logs": [log],
+                                                   "groups": [{"template": "no count"}, group]})
+    assert [ref.raw_path for ref in details.evidence_refs] == ["$.logs[0]", "$.groups[1]"]
+    assert details.evidence_refs[1].text == ('291 lines like "Connection broken <*>" [WARN][zookeeper] '
+                                             "from 2015-07-29 19:04:12 to 2015-07-29 21:11:05")
+    # Groups belong to query_logs only: another tool's output never yields a group ref.
+    assert extract_evidence_refs("query_metrics", {"success": True, "groups": [group]}).evidence_refs == []

@@ -30,9 +30,9 @@ SESSION = "s-test-verifier"
 class Case:
     """A question run through planner and executor; claims can then be edited and re-judged."""
 
-    def __init__(self, question: str, pack) -> None:  # type: ignore[no-untyped-def]
-        self.plan: Plan = RulesPlanner().plan(question, pack)
-        self.recorder = Recorder(pack=pack, session_id=SESSION)
+    def __init__(self, question: str, world) -> None:  # type: ignore[no-untyped-def]
+        self.plan: Plan = RulesPlanner().plan(question, world)
+        self.recorder = Recorder(world=world, session_id=SESSION)
         generator = RulesExecutor().run(self.plan, self.recorder)
         while True:
             try:
@@ -69,8 +69,8 @@ class Case:
 
 
 @pytest.fixture
-def memory_case(demo_pack) -> Case:  # type: ignore[no-untyped-def]
-    return Case("只确认 order-service 是否存在 HighMemoryUsage 告警。", demo_pack)
+def memory_case(demo_world) -> Case:  # type: ignore[no-untyped-def]
+    return Case("只确认 order-service 是否存在 HighMemoryUsage 告警。", demo_world)
 
 
 def _result(verifier: VerifierResult, claim_id: str) -> ClaimResult:
@@ -143,8 +143,8 @@ def test_diagnosis_words_in_an_observation_need_evidence_too(memory_case: Case) 
     assert _result(verifier, "claim-9").rule == "verifier.unsupported_root_cause"
 
 
-def test_claims_about_excluded_subjects_fail_scope(demo_pack) -> None:  # type: ignore[no-untyped-def]
-    case = Case("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service", demo_pack)
+def test_claims_about_excluded_subjects_fail_scope(demo_world) -> None:  # type: ignore[no-untyped-def]
+    case = Case("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service", demo_world)
     leak_invocation = case.recorder.call("query_metrics", {"service": "user-service"})
     assert leak_invocation.retrieval_details is not None
     ref = leak_invocation.retrieval_details.evidence_refs[0]
@@ -184,16 +184,16 @@ def test_only_bindings_that_passed_the_gatekeeper_count(memory_case: Case) -> No
     assert verifier.verdict == "REJECT"
 
 
-def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_pack) -> None:  # type: ignore[no-untyped-def]
-    case = Case("确认 inventory-service 是否存在 HikariCP 连接池耗尽", demo_pack)
+def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world) -> None:  # type: ignore[no-untyped-def]
+    case = Case("确认 inventory-service 是否存在 HikariCP 连接池耗尽", demo_world)
     gatekeeper, verifier = case.judge()
     assert gatekeeper.status == "pass"
     assert [r.entailed for r in verifier.claim_results] == [True]
     assert verifier.verdict == "PASS"
 
 
-def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_pack) -> None:  # type: ignore[no-untyped-def]
-    case = Case("确认 order-service 是否存在 HikariCP 连接池耗尽", demo_pack)
+def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_world) -> None:  # type: ignore[no-untyped-def]
+    case = Case("确认 order-service 是否存在 HikariCP 连接池耗尽", demo_world)
     hit = next(inv for inv in case.invocations if inv.tool_name == "query_logs")
     claim = Claim(claim_id="claim-9", claim_type="negative_observation",
                   claim_text="未检索到 order-service 的连接池相关记录。",

@@ -48,7 +48,7 @@ def current_stage(view: InvestigationView) -> str:
 def render_header(view: InvestigationView) -> None:
     """Verdict, groundedness, gatekeeper severity, claims and timing at a glance."""
     st.subheader("Verdict", anchor=False)
-    verdict = view.verifier.verdict if view.verifier else None
+    verdict = view.verdict  # final only once the session completed
     badges([verdict_badge(verdict), severity_badge(view.gatekeeper.severity
                                                    if view.gatekeeper else None),
             session_status_badge(view.status)])
@@ -114,6 +114,8 @@ def _render_tool_call(number: int, call: ToolCallView) -> None:
         size = f"{len(call.evidence_refs)} refs · {call.result_bytes:,} bytes"
         if invocation is not None and invocation.duration_ms is not None:
             size += f" · {invocation.duration_ms:.1f} ms"
+        if invocation is not None and invocation.source:
+            size += f" · source {escape_markdown(invocation.source)}"
         badges([status])
         st.caption(size if call.returned else "waiting for the tool…")
         st.code(json.dumps(call.arguments, ensure_ascii=False), language="json")

@@ -17,8 +17,8 @@ from core.contracts import (
 from core.events import Event
 
 if TYPE_CHECKING:
-    from core.packs import Pack
     from core.recorder import Recorder
+    from core.sources.base import World
 
 ROLES: tuple[str, ...] = ("planner", "executor", "verifier", "composer")
 
@@ -27,15 +27,17 @@ ExecutorRun = Generator[Event, None, tuple[ExecutorOutput | None, ParseStatus]]
 
 
 class Planner(Protocol):
-    """Question -> plan: services, topics, alert names, narrow scope, exclusions, tools."""
+    """Question -> plan: services, topics, alert names, narrow scope, exclusions, tools. The
+    world gives the vocabulary (``world.vocabulary``); a planner calls no tool."""
 
     engine: str
 
-    def plan(self, question: str, pack: Pack) -> Plan: ...
+    def plan(self, question: str, world: World) -> Plan: ...
 
 
 class Executor(Protocol):
-    """Plan -> tool calls (through the recorder) -> claims bound to citations."""
+    """Plan -> tool calls (through the recorder, on ``recorder.world``) -> claims bound to
+    citations."""
 
     engine: str
 

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from core.contracts import (
-    RAW_PATH_PREFIX,
     Claim,
     EvidenceBinding,
     EvidenceRef,
@@ -38,6 +37,7 @@ from core.contracts import (
     Verdict,
 )
 from core.errors import EngineError
+from core.tools.spec import RAW_PATH_PREFIXES, is_reference_tool, parse_raw_path
 
 if TYPE_CHECKING:
     from core.recorder import Recorder
@@ -131,7 +131,7 @@ def _anchor(output: ExecutorOutput, invocations: list[Invocation], context: Faul
     if existing and not quote_if_missing:
         return existing[0]
     # Evidence refs before runbook refs: the new claim should look like an observation.
-    for invocation in sorted(invocations, key=lambda inv: inv.tool_name == "lookup_knowledge"):
+    for invocation in sorted(invocations, key=lambda inv: is_reference_tool(inv.tool_name)):
         for ref in _refs(invocation):
             return _add_claim(output, context, text=ref.text, invocation=invocation, ref=ref)
     if existing:
@@ -179,8 +179,10 @@ def fabricate_path(output: ExecutorOutput, invocations: list[Invocation],
     """Cite a locator the invocation does not have (``$.alerts[99]``)."""
     faulty = _copy(output)
     _, binding = _anchor(faulty, invocations, context)
-    prefix = RAW_PATH_PREFIX.get(binding.tool_name or "", "$.alerts")
-    binding.raw_path = f"{prefix}[99]"
+    prefixes = RAW_PATH_PREFIXES.get(binding.tool_name or "", ("$.alerts",))
+    located = parse_raw_path(binding.raw_path or "")
+    cited = f"$.{located[0]}" if located else ""
+    binding.raw_path = f"{cited if cited in prefixes else prefixes[0]}[99]"
     return faulty
 
 
@@ -265,9 +267,9 @@ def cross_session(output: ExecutorOutput, invocations: list[Invocation],
         repository.create_session(store, session_id=decoy_id,
                                   question=f"decoy session of the cross_session fault in "
                                            f"{context.session_id}",
-                                  pack=context.recorder.pack.name, engines={},
+                                  pack=context.recorder.world.name, engines={},
                                   executor_fault="cross_session")
-    decoy = Recorder(pack=context.recorder.pack, session_id=decoy_id, store=store)
+    decoy = Recorder(world=context.recorder.world, session_id=decoy_id, store=store)
     if source is not None:
         decoy_invocation = decoy.call(source.tool_name, source.arguments)
     else:
@@ -297,7 +299,7 @@ def runbook_as_fact(output: ExecutorOutput, invocations: list[Invocation],
                     context: FaultContext) -> ExecutorOutput:
     """State a runbook's cause as a current observation, citing the (real) runbook block."""
     faulty = _copy(output)
-    knowledge = [inv for inv in invocations if inv.tool_name == "lookup_knowledge"]
+    knowledge = [inv for inv in invocations if is_reference_tool(inv.tool_name)]
     found = _cause_line(knowledge, causes_only=True)
     if found is None:  # ask the runbooks for their causes section, through the recorder
         topic = (context.plan.topics or ["cpu"])[0]
@@ -341,8 +343,8 @@ def scope_leak(output: ExecutorOutput, invocations: list[Invocation],
     faulty = _copy(output)
     plan = context.plan
     in_scope = set(plan.services) | {s for c in output.claims for s in c.subject_services}
-    pack_services = [s for s in context.recorder.pack.services if s not in in_scope]
-    candidates = [*plan.exclusions.services, *pack_services]
+    known_services = [s for s in context.recorder.world.vocabulary.services if s not in in_scope]
+    candidates = [*plan.exclusions.services, *known_services]
     for service in candidates:
         for tool_name, arguments in (("query_metrics", {"service": service}),
                                      ("query_logs", {"service": service})):

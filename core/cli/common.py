@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from core.contracts import SessionDocument
 from core.errors import DocumentError, first_error
-from core.inputs import read_json_file, repair_text
+from core.inputs import read_json_file, repair_text, text_problem
 from core.redact import redact_text
 from core.store import Store, open_store
 
@@ -29,9 +29,23 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def print_json(obj: Any) -> None:
-    """Print exactly one JSON document on stdout."""
-    json.dump(to_jsonable(obj), sys.stdout, ensure_ascii=False, indent=2, default=str)
-    sys.stdout.write("\n")
+    """Print exactly one JSON document on stdout (see ``json_text``)."""
+    sys.stdout.write(json_text(to_jsonable(obj), indent=2) + "\n")
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """JSON text, non-ASCII kept as written; a value holding text that is not valid Unicode (a
+    lone surrogate read back from an older store) is written with ``\\u`` escapes instead, so
+    the output is always valid UTF-8 and nothing is lost."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    if text_problem(text):
+        return json.dumps(value, ensure_ascii=True, indent=indent, default=str)
+    return text
+
+
+def shown(text: str) -> str:
+    """Stored text for a terminal line: a lone surrogate becomes U+FFFD."""
+    return repair_text(text)
 
 
 MAX_MESSAGE_CHARS = 500

@@ -7,9 +7,19 @@ import json
 import sys
 from collections.abc import Iterator
 
-from core.cli.common import MAX_LIMIT, add_db_option, count_type, fail, open_cli_store, print_json, warn
+from core.cli.common import (
+    MAX_LIMIT,
+    add_db_option,
+    count_type,
+    fail,
+    open_cli_store,
+    print_json,
+    shown,
+    warn,
+)
 from core.contracts import SessionDocument
 from core.errors import StoredRowError
+from core.inputs import text_problem
 from core.outputs import check_output_target, write_atomically
 
 
@@ -68,7 +78,7 @@ def _list(args: argparse.Namespace) -> int:
         print("no sessions yet — try: superbiz ask \"只确认 payment-service 当前是否存在 CPU 使用率过高告警\"")
         return 0
     for row in rows:
-        question = row.question if len(row.question) <= 60 else row.question[:57] + "..."
+        question = shown(row.question if len(row.question) <= 60 else row.question[:57] + "...")
         print(f"{row.session_id:<28} {row.created_at:%Y-%m-%d %H:%M:%S}  "
               f"{(row.verdict or row.status):<10} {question}")
     return 0
@@ -91,8 +101,8 @@ def _show(args: argparse.Namespace) -> int:
         print_json(document)
         return 0
     print(f"session   {document.session_id}  ({document.status})")
-    print(f"question  {document.question}")
-    print(f"pack      {document.pack}   engines {json.dumps(document.engines)}")
+    print(f"question  {shown(document.question)}")
+    print(f"pack      {shown(document.pack)}   engines {json.dumps(document.engines)}")
     gate = document.gatekeeper_result
     if gate is not None:
         rules = ", ".join(gate.failed_rules) or "-"
@@ -102,9 +112,9 @@ def _show(args: argparse.Namespace) -> int:
               f"groundedness {document.verifier_result.groundedness_score:.2f}")
     print(f"invocations {len(document.invocations)}")
     if document.composer_output is not None:
-        print("\n" + document.composer_output.user_facing_answer)
+        print("\n" + shown(document.composer_output.user_facing_answer))
     if document.error:
-        print(f"\nerror: {document.error}")
+        print(f"\nerror: {shown(document.error)}")
     return 0
 
 
@@ -126,8 +136,15 @@ def _export(args: argparse.Namespace) -> int:
                 warn(f"{exc}; skipped")
                 skipped.append(row.session_id)
                 continue
-            if document is not None:
-                yield (document.model_dump_json() + "\n").encode("utf-8")
+            if document is None:
+                continue
+            data = document.model_dump(mode="json")
+            line = json.dumps(data, ensure_ascii=False)
+            if text_problem(line):  # a lone surrogate an older store kept: escaped, reported
+                warn(f"session {row.session_id}: stored text is not valid Unicode (a lone "
+                     "surrogate); exported with \\u escapes")
+                line = json.dumps(data, ensure_ascii=True)
+            yield (line + "\n").encode("utf-8")
 
     if target is None:
         for line in lines():

@@ -39,10 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _call(args: argparse.Namespace) -> int:
-    from core.packs import load_pack
     from core.recorder import Recorder
     from core.settings import get_settings
-    from core.tools import validate_arguments
+    from core.sources.pack import load_world
+    from core.tools.spec import validate_arguments
 
     if len(args.tool_args) > MAX_ARGS_CHARS:
         return fail(f"--args is {len(args.tool_args):,} characters long (at most {MAX_ARGS_CHARS:,})")
@@ -51,15 +51,15 @@ def _call(args: argparse.Namespace) -> int:
         return fail("--args must be a JSON object, e.g. '{\"service\": \"order-service\"}'")
     # Validate before opening anything, so a bad call writes nothing.
     validate_arguments(args.tool, arguments)
-    pack = load_pack(args.pack or get_settings().default_pack)
+    world = load_world(args.pack or get_settings().default_pack)
     store = None if args.no_store else open_cli_store(args)
     session_id = f"cli-{uuid.uuid4().hex[:12]}"
     if store is not None:
         from core.store.repository import create_session, finish_session
 
         create_session(store, session_id=session_id, question=f"tools call {args.tool}",
-                       pack=pack.name, engines={"tools": "cli"})
-    invocation = Recorder(pack=pack, session_id=session_id, store=store).call(args.tool, arguments)
+                       pack=world.name, engines={"tools": "cli"})
+    invocation = Recorder(world=world, session_id=session_id, store=store).call(args.tool, arguments)
     if store is not None:
         finish_session(store, session_id=session_id, status="completed", composer_output=None,
                        timings_ms={"total": invocation.duration_ms or 0.0})
@@ -73,14 +73,15 @@ def _call(args: argparse.Namespace) -> int:
 def _document_view(invocation: Invocation) -> dict:
     """The invocation as a session document lists it (no session-internal fields)."""
     return invocation.model_dump(mode="json", include={
-        "invocation_id", "tool_name", "arguments", "output", "retrieval_details"})
+        "invocation_id", "tool_name", "arguments", "output", "retrieval_details", "source",
+        "request"})
 
 
 def _print_human(invocation: Invocation) -> None:
     details = invocation.retrieval_details
     status = details.evidence_status if details else "?"
     print(f"invocation {invocation.invocation_id}  {invocation.tool_name} "
-          f"{json.dumps(invocation.arguments, ensure_ascii=False)}")
+          f"{json.dumps(invocation.arguments, ensure_ascii=False)}  (source {invocation.source})")
     print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
           f"{invocation.output.get('message', '')}")
     for ref in details.evidence_refs if details else []:
@@ -89,10 +90,10 @@ def _print_human(invocation: Invocation) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from core.tools import TOOL_ARGS, TOOL_DESCRIPTIONS
+    from core.tools.spec import TOOL_SPECS
 
-    tools = [{"name": name, "description": TOOL_DESCRIPTIONS.get(name, ""),
-              "arguments": model.model_json_schema()} for name, model in TOOL_ARGS.items()]
+    tools = [{"name": spec.name, "description": spec.description,
+              "arguments": spec.args.model_json_schema()} for spec in TOOL_SPECS.values()]
     if args.json:
         print_json(tools)
         return 0

@@ -36,10 +36,10 @@ from pydantic_core import ErrorDetails
 from core.contracts import ClaimType, EvidenceStatus, GateSeverity, GateStatus, ToolName, Verdict
 from core.errors import EvalCaseError, InputError
 from core.inputs import MiB, check_question, parse_yaml, read_text
-from core.settings import PROJECT_ROOT
+from core.resources import default_suite_dir
 
 DEFAULT_PACK = "demo"
-DEFAULT_SUITE_DIR = PROJECT_ROOT / "mockdata" / "evals"
+DEFAULT_SUITE_DIR = default_suite_dir()  # mockdata/evals/, shipped in the package
 CASE_FILE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
 MAX_CASE_FILE_BYTES = 16 * MiB
 

@@ -24,7 +24,7 @@ from core.store import repository
 
 if TYPE_CHECKING:
     from core.agents.registry import Engines
-    from core.packs import Pack
+    from core.sources.base import World
     from core.store import Store
 
 DEFAULT_WORKERS = 2
@@ -36,23 +36,24 @@ def new_run_id() -> str:
     return f"run-{uuid.uuid4().hex[:12]}"
 
 
-def load_case_packs(cases: Sequence[EvalCase]) -> dict[str, Pack]:
-    """Load every pack the cases name, once; an unknown pack is a case-file error (exit 2)."""
-    from core.packs import load_pack
+def load_case_worlds(cases: Sequence[EvalCase]) -> dict[str, World]:
+    """Open the world of every pack the cases name, once; an unknown pack is a case-file error
+    (exit 2)."""
+    from core.sources.pack import load_world
 
-    packs: dict[str, Pack] = {}
+    worlds: dict[str, World] = {}
     for case in cases:
         name = case.pack or DEFAULT_PACK
-        if name in packs:
+        if name in worlds:
             continue
         try:
-            packs[name] = load_pack(name)
+            worlds[name] = load_world(name)
         except PackError as exc:
             raise EvalCaseError(f"{case.source}: case {case.id!r}: pack: {exc}") from exc
-    return packs
+    return worlds
 
 
-def run_case(case: EvalCase, *, pack: Pack, engines: Engines | None,
+def run_case(case: EvalCase, *, world: World, engines: Engines | None,
              store: Store | None) -> CaseOutcome:
     """Ask the case's question and check its expectations; never raises for a failing system.
 
@@ -63,7 +64,7 @@ def run_case(case: EvalCase, *, pack: Pack, engines: Engines | None,
 
     started = time.perf_counter()
     try:
-        session = ask(case.question, pack=pack, engines=engines,
+        session = ask(case.question, pack=world, engines=engines,
                       executor_fault=case.executor_fault, store=store)
     except SuperbizError as exc:
         return CaseOutcome.for_case(case, outcome="error", error=str(exc),
@@ -94,7 +95,7 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
     """
     if not cases:
         raise EvalCaseError("no cases to run")
-    packs = load_case_packs(cases)
+    worlds = load_case_worlds(cases)
     if engines is None:
         from core.agents.registry import build_engines
 
@@ -105,7 +106,7 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
         repository.create_eval_run(store, run_id=run_id, suite=suite, total=len(cases))
     outcomes: list[CaseOutcome | None] = [None] * len(cases)
     try:
-        _run_pool(cases, packs, engines, store, run_id, workers, outcomes, on_result)
+        _run_pool(cases, worlds, engines, store, run_id, workers, outcomes, on_result)
     except BaseException:
         # Interrupted (Ctrl-C) or the store failed: close the run honestly with what finished.
         if store is not None:
@@ -127,12 +128,12 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
     return run
 
 
-def _run_pool(cases: Sequence[EvalCase], packs: dict[str, Pack], engines: Engines,
+def _run_pool(cases: Sequence[EvalCase], worlds: dict[str, World], engines: Engines,
               store: Store | None, run_id: str, workers: int, outcomes: list[CaseOutcome | None],
               on_result: ProgressCallback | None) -> None:
     """Run every case on the pool, filling ``outcomes`` by case index and storing each result."""
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="eval") as pool:
-        futures = {pool.submit(run_case, case, pack=packs[case.pack or DEFAULT_PACK],
+        futures = {pool.submit(run_case, case, world=worlds[case.pack or DEFAULT_PACK],
                                engines=engines, store=store): index
                    for index, case in enumerate(cases)}
         try:

@@ -10,14 +10,11 @@ reject, else any low_confid -> fail / low_confid, else pass / none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.contracts import (
-    RAW_PATH_PREFIX,
-    TOOL_NAMES,
     CheckedBinding,
     Claim,
     EvidenceBinding,
@@ -34,8 +31,8 @@ from core.gatekeeper import rules as R
 from core.gatekeeper.matching import ExcerptMatch, match_excerpt
 from core.gatekeeper.resolve import ForeignLookup, SessionInvocations
 from core.gatekeeper.version import GATEKEEPER_VERSION
+from core.tools.spec import RAW_PATH_PREFIXES, find_spec, parse_raw_path
 
-_RAW_PATH_RE = re.compile(r"^\$\.(alerts|logs|evidence_blocks)\[(0|[1-9][0-9]*)\]$")
 _SEVERITY_RANK: dict[str, int] = {"none": 0, "low_confid": 1, "reject": 2}
 
 
@@ -154,7 +151,7 @@ def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index:
     if resolved.invocation is None:
         return verdict.fail(resolved.rule, resolved.message)
     invocation = resolved.invocation
-    if invocation.tool_name not in TOOL_NAMES:
+    if find_spec(invocation.tool_name) is None:
         return verdict.fail(R.TOOL_MISMATCH, f"invocation {invocation_id} is of {invocation.tool_name}, not an evidence tool")
     if binding.tool_name is not None and binding.tool_name != invocation.tool_name:
         return verdict.fail(R.TOOL_MISMATCH, (
@@ -171,14 +168,16 @@ def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index:
 
 
 def raw_path_problem(raw_path: str, tool_name: str) -> str:
-    """Why ``raw_path`` is not a stable locator of this tool ('' when it is one)."""
-    match = _RAW_PATH_RE.match(raw_path)
-    expected = RAW_PATH_PREFIX[tool_name]
-    if match is None:
-        return (f"raw_path {raw_path!r} is not a stable locator: only {expected}[i] is valid "
+    """Why ``raw_path`` is not a stable locator of this tool ('' when it is one): the strict
+    grammar ``$.<list>[<index>]`` of ``core.tools.spec``, with a list the tool's output has."""
+    prefixes = RAW_PATH_PREFIXES[tool_name]
+    expected = " or ".join(f"{prefix}[i]" for prefix in prefixes)
+    located = parse_raw_path(raw_path)
+    if located is None:
+        return (f"raw_path {raw_path!r} is not a stable locator: only {expected} is valid "
                 f"for {tool_name} (no sub-fields, no nesting)")
-    if f"$.{match.group(1)}" != expected:
-        return f"raw_path {raw_path!r} has the wrong prefix for {tool_name} (expects {expected}[i])"
+    if f"$.{located[0]}" not in prefixes:
+        return f"raw_path {raw_path!r} has the wrong prefix for {tool_name} (expects {expected})"
     return ""
 
 
@@ -239,11 +238,12 @@ def _check_negative(verdict: _Verdict, binding: EvidenceBinding, invocation: Inv
     verdict.fields.update(matched_text=negative.describe(invocation), match_kind="negative")
     if problem := negative.evidence_problem(invocation):
         return verdict.fail(R.NEGATIVE_MISMATCH, problem)
-    prefix = RAW_PATH_PREFIX[invocation.tool_name]
-    if binding.raw_path and binding.raw_path != prefix:
+    prefixes = RAW_PATH_PREFIXES[invocation.tool_name]
+    if binding.raw_path and binding.raw_path not in prefixes:
+        lists = " or ".join(prefixes)
         return verdict.fail(R.RAW_PATH, (
             f"raw_path {binding.raw_path} of a negative observation: the invocation returned no "
-            f"entries, so only {prefix} (the empty list) or no raw_path can be cited"))
+            f"entries, so only {lists} (an empty list) or no raw_path can be cited"))
     if problem := negative.coverage_problem(claim, invocation):
         return verdict.fail(R.NEGATIVE_MISMATCH, problem)
     if invocation.retrieval_details is None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from core import lexicon
-from core.contracts import RAW_PATH_PREFIX, Claim, Invocation
+from core.contracts import Claim, Invocation
+from core.tools.spec import EVIDENCE_KEYS, find_spec
 
-# Result lists per tool output ($.alerts -> alerts ...); any non-empty one means the invocation
-# returned evidence.
-RESULT_KEYS: tuple[str, ...] = tuple(prefix.removeprefix("$.") for prefix in RAW_PATH_PREFIX.values())
+# Evidence lists of every tool's output (alerts, logs, groups, evidence_blocks); any non-empty
+# one of the invocation's own tool means the invocation returned evidence.
+RESULT_KEYS: tuple[str, ...] = EVIDENCE_KEYS
 SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
 # Filters that narrow a query to a level or state: a negative claim must be as narrow.
 NARROWING_ARGS: tuple[str, ...] = ("level", "state")
@@ -39,9 +40,15 @@ def _values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
     return values
 
 
+def result_keys(tool_name: str) -> tuple[str, ...]:
+    """The evidence lists of a tool's output (every tool's lists for an unknown tool)."""
+    spec = find_spec(tool_name)
+    return tuple(evidence.key for evidence in spec.evidence) if spec is not None else RESULT_KEYS
+
+
 def returned_items(invocation: Invocation) -> int:
     """How many result entries the invocation's raw output holds (0 for a true no-hit)."""
-    return sum(len(invocation.output.get(key) or []) for key in RESULT_KEYS
+    return sum(len(invocation.output.get(key) or []) for key in result_keys(invocation.tool_name)
                if isinstance(invocation.output.get(key), list))
 
 
@@ -96,7 +103,8 @@ def coverage_problem(claim: Claim, invocation: Invocation) -> str:
 def describe(invocation: Invocation) -> str:
     """What the negative citation rests on, as the audit shows it (``matched_text``)."""
     arguments = ", ".join(f"{key}={value}" for key, value in invocation.arguments.items())
-    lists = ", ".join(f"{key}=[]" for key in RESULT_KEYS if key in invocation.output) or "no results"
+    lists = ", ".join(f"{key}=[]" for key in result_keys(invocation.tool_name)
+                      if key in invocation.output) or "no results"
     total = invocation.output.get("total")
     status = invocation.retrieval_details.evidence_status if invocation.retrieval_details else "unknown"
     suffix = f", total={total}" if total is not None else ""

@@ -14,11 +14,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
-from core.inputs import repair_tree
 from core.redact import redact_text, redact_url
 from core.settings import get_settings
 from core.store import models  # noqa: F401  (registers the tables)
+from core.store.dialects import configure_text_escape, default_postgres_driver, json_dumps
 from core.store.location import store_url
+from core.store.migrate import add_missing_columns
 
 
 class Store:
@@ -59,25 +60,17 @@ class Store:
                 from exc
 
 
-def _lenient_text(data: bytes) -> str:
-    # A text column holding bytes that are not UTF-8 (written by another program) reads back
-    # with U+FFFD instead of failing the whole query: one bad row never breaks a listing.
-    return data.decode("utf-8", "replace")
-
-
 def _lenient_json(text: str) -> Any:
-    """A stored JSON value, read back defensively: invalid JSON reads as ``None`` and a lone
-    surrogate (an older version stored ``"\\ud800"`` escapes) as U+FFFD, so one bad row never
-    breaks a listing or an export; rows that then fail validation are reported by the reader."""
+    """A stored JSON value, read back defensively: JSON that does not parse (a row damaged by
+    another program) reads as ``None`` instead of failing the whole query, so one bad row never
+    breaks a listing or an export; a row that then fails validation is reported by its reader."""
     try:
-        value = json.loads(text)
-        return repair_tree(value) if "\\u" in text else value
+        return json.loads(text)
     except (ValueError, RecursionError):
         return None
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-    dbapi_connection.text_factory = _lenient_text
     cursor = dbapi_connection.cursor()
     # WAL lets the console read while a pipeline writes; NORMAL sync is safe with WAL.
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -105,12 +98,15 @@ def open_store(target: str | None = None) -> Store:
         database = make_url(url).database
         if url.startswith("sqlite") and database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False}
-                               if url.startswith("sqlite") else {},
-                               json_deserializer=_lenient_json)
+        url = default_postgres_driver(url)
+        engine = create_engine(url, json_serializer=json_dumps, json_deserializer=_lenient_json,
+                               connect_args={"check_same_thread": False}
+                               if url.startswith("sqlite") else {})
         if url.startswith("sqlite"):
             event.listen(engine, "connect", _sqlite_pragmas)
+        configure_text_escape(engine)
         SQLModel.metadata.create_all(engine)
+        add_missing_columns(engine)  # before the indexes: an index may name a new column
         _create_missing_indexes(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
         raise StoreError(f"cannot open audit store {redact_url(url)}: database driver missing "
@@ -118,4 +114,8 @@ def open_store(target: str | None = None) -> Store:
                          f"`.venv/bin/pip install psycopg[binary]` for PostgreSQL") from None
     except (SQLAlchemyError, OSError, TypeError) as exc:  # TypeError: an unknown ?option=
         raise StoreError(redact_text(f"cannot open audit store {redact_url(url)}: {exc}")) from None
-    return Store(engine)
+    store = Store(engine)
+    from core.store.repository import recover_abandoned  # the repository imports this module
+
+    recover_abandoned(store)  # runs whose process died become ``incomplete`` (core.store.leases)
+    return store

@@ -36,7 +36,7 @@ _SQLITE_OPTIONS = frozenset({
 
 
 def _refuse(target: str, problem: str) -> StoreError:
-    return StoreError(f"audit store {redact_url(target)!r}: {problem}")
+    return StoreError(f"cannot open audit store {redact_url(target)}: {problem}")
 
 
 def store_url(target: str) -> str:

@@ -70,6 +70,12 @@ class SessionRow(SQLModel, table=True):
     self_evaluation: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     composer_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     timings_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    # The lease of the process running the session (core/store/leases.py): while ``running``, a
+    # session whose owner died is marked ``incomplete`` by the next process that opens the store.
+    lease_host: str | None = None
+    lease_pid: int | None = None
+    lease_token: str | None = None
+    heartbeat_at: datetime | None = None
 
 
 class InvocationRow(SQLModel, table=True):
@@ -87,6 +93,9 @@ class InvocationRow(SQLModel, table=True):
     retrieval_details: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     evidence_status: str | None = Field(default=None, index=True)
     duration_ms: float | None = None
+    # Which source answered (``pack:demo``) and the exact request it served (no credentials).
+    source: str | None = None
+    request: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
 
 
 class CheckedBindingRow(SQLModel, table=True):
@@ -138,6 +147,10 @@ class EvalRunRow(SQLModel, table=True):
     passed: int = 0
     duration_ms: float | None = None
     metrics: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    lease_host: str | None = None
+    lease_pid: int | None = None
+    lease_token: str | None = None
+    heartbeat_at: datetime | None = None
 
 
 class CaseResultRow(SQLModel, table=True):

@@ -1,4 +1,5 @@
-"""Typed arguments of the three tools, their descriptions, and one-line validation errors."""
+"""Typed arguments of the three tools and their one-line validation errors (the tools' table is
+``core.tools.spec``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.errors import ToolArgumentError, UnknownToolError
+from core.errors import ToolArgumentError
 from core.lexicon import TOPICS, topics_in
 
 
@@ -101,41 +102,6 @@ class LookupKnowledgeArgs(ToolArgs):
         return value.strip()
 
 
-TOOL_ARGS: dict[str, type[BaseModel]] = {
-    "query_metrics": QueryMetricsArgs,
-    "query_logs": QueryLogsArgs,
-    "lookup_knowledge": LookupKnowledgeArgs,
-}
-
-TOOL_DESCRIPTIONS: dict[str, str] = {
-    "query_metrics": (
-        "Query the alerts of the monitored services. Filters (all optional, combined with AND): "
-        "service (exact name, case-insensitive), alert_name (e.g. HighCPUUsage, "
-        "case-insensitive) and state (e.g. firing). Returns {success, alerts, series, total, "
-        "message}: each alert has alert_name, state, service, pod, current, threshold, duration "
-        "and details; series holds the metric samples of the services involved. No match is "
-        "success with alerts=[] and total=0. Cite an alert as $.alerts[i]."
-    ),
-    "query_logs": (
-        "Search application and system logs. Filters (all optional, combined with AND): service "
-        "(exact name), level (ERROR/WARN/INFO), topic (one of: " + ", ".join(TOPICS) + ") and "
-        "query, free text in Chinese or English. A query naming a topic (e.g. HikariCP, 连接池, "
-        "内存, Full GC, 慢请求) matches every line about that topic, synonyms included; "
-        "identifiers in the query (service names, paths, ids, numbers) must appear in the line; "
-        "other words must appear only when the query names no topic. Returns {success, logs, "
-        "total, message}, newest first, at most limit lines (default 20, max 200); total counts "
-        "all matches. No match is success with logs=[] and total=0. Cite a line as $.logs[i]."
-    ),
-    "lookup_knowledge": (
-        "Look up runbook sections (meaning, what to check, causes, mitigation) relevant to a "
-        "question, ranked by topic and word overlap, Chinese or English. Returns {success, "
-        "evidence_blocks: [{title, source, content, score}], total}. Runbooks say what to look "
-        "for; they are never evidence of the current state of a service. Nothing relevant is "
-        "success with evidence_blocks=[] and total=0. Cite a block as $.evidence_blocks[i]."
-    ),
-}
-
-
 def _shown(value: Any) -> str:
     """A short JSON rendering of the offending input, for error messages."""
     try:
@@ -168,15 +134,9 @@ def _explain(model: type[BaseModel], item: dict[str, Any]) -> str:
     return f"{field}: {item['msg'][0].lower()}{item['msg'][1:]}{got}"
 
 
-def validate_arguments(tool_name: str, arguments: dict[str, Any] | None) -> BaseModel:
-    """The validated argument model of a tool call.
-
-    Raises ``UnknownToolError`` for an unknown tool and ``ToolArgumentError`` with a one-line
-    message such as ``query_logs: limit: must be <= 200 (got 500)``.
-    """
-    model = TOOL_ARGS.get(tool_name)
-    if model is None:
-        raise UnknownToolError(f"unknown tool {tool_name!r} (known: {', '.join(TOOL_ARGS)})")
+def parse_arguments(tool_name: str, model: type[ToolArgs], arguments: Any) -> ToolArgs:
+    """``arguments`` validated by ``model``; a ``ToolArgumentError`` with a one-line message such
+    as ``query_logs: limit: must be <= 200 (got 500)`` when they do not fit it."""
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):

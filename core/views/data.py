@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from core.contracts import Alert, LogEntry, MetricSeries
 from core.lexicon import fold
-from core.recorder import log_ref_text
+from core.tools.refs import log_ref_text
 
 LOG_ROW_LIMIT = 500
 _LINE, _THRESHOLD = "#1c83e1", "#ff4b4b"

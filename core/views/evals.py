@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
@@ -15,7 +16,6 @@ import plotly.graph_objects as go
 from core.errors import EvalCaseError, InputError
 from core.evals.cases import MAX_CASE_FILE_BYTES, EvalCase, parse_case_text
 from core.inputs import decode_utf8
-from core.settings import PROJECT_ROOT
 from core.store.models import CaseResultRow, EvalRunRow
 from core.views.badges import gate_label
 
@@ -161,7 +161,8 @@ def headline(metrics: Mapping[str, Any]) -> dict[str, str]:
 def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:
     """Cases of an uploaded YAML case file; errors name the file, the case and the key.
 
-    Relative pack paths in an upload resolve against the project folder (the upload has none).
+    Relative pack paths in an upload resolve against the folder the console was started in
+    (the upload has no folder of its own).
     """
     if len(content) > MAX_CASE_FILE_BYTES:
         raise EvalCaseError(f"{file_name}: too large ({len(content):,} bytes; the limit is "
@@ -170,4 +171,4 @@ def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:
         text = decode_utf8(content, source=file_name)
     except InputError as exc:
         raise EvalCaseError(str(exc)) from None
-    return parse_case_text(text, source=file_name, folder=PROJECT_ROOT)
+    return parse_case_text(text, source=file_name, folder=Path.cwd())

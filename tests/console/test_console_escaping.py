@@ -86,3 +86,31 @@ def test_a_session_link_is_text(open_app: Callable[..., AppTest], tmp_store: Sto
     app = open_app(query={"session": BEACON})
     assert_no_raw_beacon(app)
     assert any(escape_markdown(BEACON) in info.value for info in app.info)
+
+
+def test_damaged_rows_never_break_a_page(open_app: Callable[..., AppTest], tmp_store: Store) -> None:
+    """The store gives back what an older version left (a lone surrogate) or a row that does not
+    validate; every page shows what it can and says what it cannot."""
+    from sqlalchemy import text
+
+    from core.store import repository
+
+    repository.create_session(tmp_store, session_id="s-lone", question="only \ud800 CPU",
+                              pack="demo", engines={})
+    repository.finish_session(tmp_store, session_id="s-lone", status="completed",
+                              composer_output=None, timings_ms={}, error="bad \udcff text")
+    repository.create_session(tmp_store, session_id="s-broken", question="q", pack="demo",
+                              engines={})
+    repository.finish_session(tmp_store, session_id="s-broken", status="completed",
+                              composer_output=None, timings_ms={})
+    with tmp_store.engine.begin() as connection:
+        connection.execute(text("UPDATE sessions SET status = 'exploded' WHERE id = 's-broken'"))
+
+    for page, query in ((None, {"session": "s-lone"}), (None, {"session": "s-broken"}),
+                        ("pages/1_Sessions.py", {}),
+                        ("pages/2_Binding_inspector.py", {"session": "s-lone"}),
+                        ("pages/2_Binding_inspector.py", {"session": "s-broken"})):
+        app = open_app(page, query=query)
+        assert not app.exception, (page, query, app.exception)
+    app = open_app(query={"session": "s-broken"})
+    assert any("cannot be read back" in error.value for error in app.error)

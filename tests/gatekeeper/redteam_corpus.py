@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from core.contracts import RAW_PATH_PREFIX, Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
+from core.contracts import TOOL_NAMES, Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
+from core.tools.spec import RAW_PATH_PREFIXES
 
 Grade = Literal["pass", "low_confid", "reject"]
 
@@ -281,7 +282,7 @@ def _locator_edits(binding: EvidenceBinding, document: SessionDocument, invocati
         yield Mutation(f"raw_path.{label}", "reject", _with(binding, raw_path=path))
     biggest = max(inv.invocation_id for inv in document.invocations)
     yield Mutation("invocation.unknown", "reject", _with(binding, source_invocation_id=biggest + 7919))
-    other_tool = next(tool for tool in ("query_metrics", "query_logs", "lookup_knowledge") if tool != invocation.tool_name)
+    other_tool = next(tool for tool in TOOL_NAMES if tool != invocation.tool_name)
     yield Mutation("tool.swapped", "reject", _with(binding, tool_name=other_tool))
     yield Mutation("low.empty_excerpt", "low_confid", _with(binding, evidence_excerpt=""))
     yield Mutation("low.blank_excerpt", "low_confid", _with(binding, evidence_excerpt="  \n "))
@@ -313,9 +314,9 @@ def negative_mutations(claim: Claim, document: SessionDocument) -> Iterator[Muta
             yield Mutation("negative.found_evidence", "reject",
                            _with(binding, source_invocation_id=other.invocation_id), "negative_observation")
             break
-    prefix = RAW_PATH_PREFIX[cited.tool_name]
-    yield Mutation("negative.indexed_path", "reject", _with(binding, raw_path=f"{prefix}[0]"),
-                   "negative_observation")
+    for number, prefix in enumerate(RAW_PATH_PREFIXES[cited.tool_name]):
+        label = "negative.indexed_path" + (f".{prefix.removeprefix('$.')}" if number else "")
+        yield Mutation(label, "reject", _with(binding, raw_path=f"{prefix}[0]"), "negative_observation")
 
 
 def negative_subject_swaps(claim: Claim, document: SessionDocument) -> Iterator[tuple[str, Claim]]:

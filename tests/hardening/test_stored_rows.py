@@ -2,7 +2,10 @@
 
 Rows are damaged the ways an older version, another program or a disk can leave them: a lone
 surrogate stored as a JSON escape, bytes that are not UTF-8 in a text column, JSON that does
-not parse, a value the contracts do not allow.
+not parse, a value the contracts do not allow. The store reads text back losslessly (lone
+surrogates included, ``core.store.dialects``); every output copes: JSON output escapes them,
+a terminal line shows U+FFFD, an export reports the session; a row that does not validate is
+reported and skipped.
 """
 
 from __future__ import annotations
@@ -45,26 +48,30 @@ def test_damaged_rows_are_listed_exported_and_reported(
     capsys.readouterr()
 
     assert main(["sessions", "list", "--json", "--db", str(db)]) == 0
-    listed = json.loads(capsys.readouterr().out)
+    listed = json.loads(capsys.readouterr().out)  # valid JSON: bad text as \\u escapes
     assert {row["session_id"] for row in listed} == {surrogate, not_utf8, bad_json, bad_value, good}
     questions = {row["session_id"]: row["question"] for row in listed}
-    assert "\ufffd" in questions[not_utf8]
+    assert questions[not_utf8].startswith("\udcff\udcfe")  # the store keeps the bytes
 
     assert main(["sessions", "list", "--db", str(db)]) == 0  # the readable table too
-    assert len(capsys.readouterr().out.splitlines()) == 5
+    table = capsys.readouterr().out
+    assert len(table.splitlines()) == 5 and "\ufffd\ufffd ques" in table
 
     target = tmp_path / "out.jsonl"
     assert main(["sessions", "export", "-o", str(target), "--db", str(db)]) == 1
-    err = capsys.readouterr().err.splitlines()
-    assert [line for line in err if line.startswith("superbiz: warning:")] == [
-        f"superbiz: warning: session {bad_value}: the stored row cannot be read back "
-        "(status: Input should be 'running', 'completed', 'error' or 'incomplete'); skipped"]
-    documents = [SessionDocument.model_validate_json(line)
+    warnings = [line for line in capsys.readouterr().err.splitlines()
+                if line.startswith("superbiz: warning:")]
+    assert f"superbiz: warning: session {bad_value}: the stored row cannot be read back " \
+        "(status: Input should be 'running', 'completed', 'error' or 'incomplete'); skipped" \
+        in warnings
+    assert sorted(line.split(":")[2].split()[1] for line in warnings if "escapes" in line) \
+        == sorted([surrogate, not_utf8])
+    documents = [SessionDocument.model_validate(json.loads(line))
                  for line in target.read_text(encoding="utf-8").splitlines()]
     assert {document.session_id for document in documents} == {
         surrogate, not_utf8, bad_json, good}
-    repaired = next(document for document in documents if document.session_id == surrogate)
-    assert repaired.invocations[0].arguments == {"service": "\ufffd order"}
+    kept = next(document for document in documents if document.session_id == surrogate)
+    assert kept.invocations[0].arguments == {"service": "\ud800 order"}  # lossless
 
     assert main(["sessions", "export", "--db", str(db)]) == 1  # to stdout: the same
     assert len(capsys.readouterr().out.splitlines()) == 4
@@ -72,8 +79,11 @@ def test_damaged_rows_are_listed_exported_and_reported(
     assert main(["sessions", "show", bad_value, "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot be read back" in err
+    assert main(["sessions", "show", not_utf8, "--db", str(db)]) == 0
+    assert "\ufffd\ufffd ques" in capsys.readouterr().out
     assert main(["sessions", "show", surrogate, "--json", "--db", str(db)]) == 0
-    assert "\ufffd" in capsys.readouterr().out
+    assert json.loads(capsys.readouterr().out)["invocations"][0]["arguments"] == {
+        "service": "\ud800 order"}
 
     assert main(["gatekeeper", "recheck", "--all", "--json", "--db", str(db)]) == 0
     captured = capsys.readouterr()

@@ -43,15 +43,15 @@ def profile_without_schemas() -> ModelProfile:
     return ModelProfile("plain", json_schema_output=False, json_object_output=False)
 
 
-def executor_stage(transcript: str, pack: Any, plan: Any) -> Any:
-    """Executor (scripted) + real gatekeeper over ``pack``: the verifier input they produce."""
+def executor_stage(transcript: str, world: Any, plan: Any) -> Any:
+    """Executor (scripted) + real gatekeeper over ``world``: the verifier input they produce."""
     from core.agents.llm.executor import LLMExecutor
     from core.contracts import VerifierInput
     from core.gatekeeper import check_citations
     from core.recorder import Recorder
     from core.trace import build_trace_summary
 
-    recorder = Recorder(pack=pack, session_id="s-llm-roles")
+    recorder = Recorder(world=world, session_id="s-llm-roles")
     _, output, status = drive(LLMExecutor(scripted(transcript), VLLM).run(plan, recorder))
     gatekeeper = check_citations(session_id="s-llm-roles", invocations=recorder.invocations,
                                  executor_output=output, parse_status=status)

@@ -32,8 +32,8 @@ HONEST_CLAIM = dict(
 
 
 @pytest.fixture
-def recorder(demo_pack: Any) -> Recorder:
-    return Recorder(pack=demo_pack, session_id="s-llm-test")
+def recorder(demo_world: Any) -> Recorder:
+    return Recorder(world=demo_world, session_id="s-llm-test")
 
 
 def plan() -> Plan:

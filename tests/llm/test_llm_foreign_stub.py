@@ -43,21 +43,21 @@ def last_message_stub(messages: list[dict[str, Any]], tools: Any, response_forma
     return ChatTurn(content=json.dumps({"claims": [claim]}), finish_reason="stop")
 
 
-def test_executor_only_stub_passes_with_the_executor_alone_on_llm(demo_pack: Any,
+def test_executor_only_stub_passes_with_the_executor_alone_on_llm(demo_world: Any,
                                                                   tmp_store: Any) -> None:
     client = FunctionChatClient(last_message_stub)
     engines = build_engines({"executor": "llm"}, client=client, profile=VLLM)
-    document = ask(HIKARI, pack=demo_pack, engines=engines, store=tmp_store)
+    document = ask(HIKARI, pack=demo_world, engines=engines, store=tmp_store)
     assert document.status == "completed" and document.verifier_result is not None
     assert document.verifier_result.verdict == "PASS"
     assert len(client.requests) == 2  # one tool turn, then the final answer
 
 
 def test_executor_only_stub_with_every_role_on_llm_is_recorded_and_never_pass(
-        demo_pack: Any, tmp_store: Any) -> None:
+        demo_world: Any, tmp_store: Any) -> None:
     client = FunctionChatClient(last_message_stub)
     engines = build_engines("llm", client=client, profile=VLLM)
-    document = ask(HIKARI, pack=demo_pack, engines=engines, store=tmp_store)
+    document = ask(HIKARI, pack=demo_world, engines=engines, store=tmp_store)
     # The planner's tool calls are not a plan: the rules plan is used, and says why.
     assert document.plan is not None
     assert "it called tools instead of giving the final JSON answer" in document.plan.notes[0]
@@ -67,17 +67,17 @@ def test_executor_only_stub_with_every_role_on_llm_is_recorded_and_never_pass(
     assert len(document.invocations) == 1  # the executor's call is kept
 
 
-def test_planner_transport_failures_are_not_forgiven(demo_pack: Any) -> None:
+def test_planner_transport_failures_are_not_forgiven(demo_world: Any) -> None:
     client = ScriptedChatClient.from_turns([{"fault": "http_503"}])
     with pytest.raises(LLMCallError) as caught:
-        LLMPlanner(client, VLLM).plan(HIKARI, demo_pack)
+        LLMPlanner(client, VLLM).plan(HIKARI, demo_world)
     assert str(caught.value).startswith("llm planner step failed (http_error)")
 
 
-def test_an_unusable_composer_answer_is_replaced_by_the_rules_composer(demo_pack: Any) -> None:
+def test_an_unusable_composer_answer_is_replaced_by_the_rules_composer(demo_world: Any) -> None:
     plan = Plan(question=HIKARI, services=["order-service"], topics=["connection_pool"],
                 narrow=True, tools=["query_logs"])
-    verifier_input = executor_stage("honest_hikaricp", demo_pack, plan)
+    verifier_input = executor_stage("honest_hikaricp", demo_world, plan)
     verdict = VerifierResult(verdict="PASS", groundedness_score=1.0, claim_results=[
         ClaimResult(claim_id="claim-1", entailed=True)])
     client = ScriptedChatClient.from_turns([{"content": "Sure, the pool is exhausted."},

@@ -42,8 +42,8 @@ def entailed(claim_id: str = "claim-1") -> dict[str, Any]:
 # ---------------------------------------------------------------- verifier
 
 
-def test_honest_claims_pass_when_the_model_agrees(demo_pack: Any) -> None:
-    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+def test_honest_claims_pass_when_the_model_agrees(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     client = ScriptedChatClient.from_turns([verifier_turn(entailed())])
     result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
     assert (result.verdict, result.groundedness_score) == ("PASS", 1.0)
@@ -52,8 +52,8 @@ def test_honest_claims_pass_when_the_model_agrees(demo_pack: Any) -> None:
         json.loads(verifier_input.model_dump_json())
 
 
-def test_a_model_saying_pass_cannot_override_a_gatekeeper_reject(demo_pack: Any) -> None:
-    verifier_input = executor_stage("fabricated_invocation", demo_pack, hikari_plan())
+def test_a_model_saying_pass_cannot_override_a_gatekeeper_reject(demo_world: Any) -> None:
+    verifier_input = executor_stage("fabricated_invocation", demo_world, hikari_plan())
     assert verifier_input.gatekeeper_result.severity == "reject"
     client = ScriptedChatClient.from_turns([verifier_turn(entailed())])
     result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
@@ -61,8 +61,8 @@ def test_a_model_saying_pass_cannot_override_a_gatekeeper_reject(demo_pack: Any)
     assert any("verdict set to REJECT" in reason for reason in result.reasons)
 
 
-def test_runbook_text_is_never_current_fact_whatever_the_model_says(demo_pack: Any) -> None:
-    verifier_input = executor_stage("runbook_as_fact", demo_pack, hikari_plan())
+def test_runbook_text_is_never_current_fact_whatever_the_model_says(demo_world: Any) -> None:
+    verifier_input = executor_stage("runbook_as_fact", demo_world, hikari_plan())
     assert verifier_input.gatekeeper_result.status == "pass"  # the quote itself is real
     result = LLMVerifier(scripted("runbook_as_fact"), VLLM).verify(verifier_input, hikari_plan())
     claim = result.claim_results[0]
@@ -70,8 +70,8 @@ def test_runbook_text_is_never_current_fact_whatever_the_model_says(demo_pack: A
     assert result.verdict == "REJECT" and result.groundedness_score == 0.0
 
 
-def test_a_claim_the_model_skipped_is_not_entailed(demo_pack: Any) -> None:
-    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+def test_a_claim_the_model_skipped_is_not_entailed(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     client = ScriptedChatClient.from_turns([verifier_turn(entailed("claim-99"))])
     result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
     assert [(r.claim_id, r.entailed, r.rule) for r in result.claim_results] == [
@@ -79,16 +79,16 @@ def test_a_claim_the_model_skipped_is_not_entailed(demo_pack: Any) -> None:
     assert result.verdict == "LOW_CONFID"
 
 
-def test_an_excluded_subject_fails_scope_even_if_the_model_approves(demo_pack: Any) -> None:
-    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+def test_an_excluded_subject_fails_scope_even_if_the_model_approves(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     plan = hikari_plan(exclusions=Exclusions(topics=["connection_pool"]))
     client = ScriptedChatClient.from_turns([verifier_turn(entailed())])
     result = LLMVerifier(client, VLLM).verify(verifier_input, plan)
     assert result.claim_results[0].rule == "verifier.scope" and result.verdict == "REJECT"
 
 
-def test_unusable_verifier_answers_raise_after_one_re_ask(demo_pack: Any) -> None:
-    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+def test_unusable_verifier_answers_raise_after_one_re_ask(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     client = ScriptedChatClient.from_turns([{"content": "PASS!"}, {"content": '{"verdict": 1}'}])
     with pytest.raises(LLMCallError) as caught:
         LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
@@ -112,8 +112,8 @@ def composer_turn(answer: str, status: str = "valid") -> dict[str, Any]:
                         "passed_claim_ids": ["claim-1"], "notes": []}}
 
 
-def test_composer_answer_is_kept_when_it_states_only_passed_claims(demo_pack: Any) -> None:
-    verifier_input = executor_stage("honest_hikaricp", demo_pack, hikari_plan())
+def test_composer_answer_is_kept_when_it_states_only_passed_claims(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     client = ScriptedChatClient.from_turns([composer_turn("已确认：连接池耗尽，waiting=32。",
                                                           status="blocked")])
     output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input,
@@ -125,8 +125,8 @@ def test_composer_answer_is_kept_when_it_states_only_passed_claims(demo_pack: An
     assert [c["claim_id"] for c in shown["passed_claims"]] == ["claim-1"]
 
 
-def test_composer_never_sees_blocked_claims_and_a_leak_falls_back(demo_pack: Any) -> None:
-    verifier_input = executor_stage("tampered_number", demo_pack, hikari_plan())
+def test_composer_never_sees_blocked_claims_and_a_leak_falls_back(demo_world: Any) -> None:
+    verifier_input = executor_stage("tampered_number", demo_world, hikari_plan())
     blocked_result = _judged(verifier_input, set())
     client = scripted("tampered_number")
     output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input, blocked_result)
@@ -141,8 +141,8 @@ def test_composer_never_sees_blocked_claims_and_a_leak_falls_back(demo_pack: Any
     ('{"answer": "x"}', "raw JSON"),
     ("order-service HikariCP 连接池 waiting=23", "only a blocked claim has: 23"),
 ])
-def test_leak_reasons_are_named(demo_pack: Any, answer: str, reason: str) -> None:
-    verifier_input = executor_stage("tampered_number", demo_pack, hikari_plan())
+def test_leak_reasons_are_named(demo_world: Any, answer: str, reason: str) -> None:
+    verifier_input = executor_stage("tampered_number", demo_world, hikari_plan())
     client = ScriptedChatClient.from_turns([composer_turn(answer)])
     output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input,
                                                _judged(verifier_input, set()))
@@ -160,12 +160,12 @@ def planner_turn(**plan: Any) -> dict[str, Any]:
     return {"content": {**base, **plan}}
 
 
-def test_planner_keeps_the_question_its_scope_and_its_exclusions(demo_pack: Any) -> None:
+def test_planner_keeps_the_question_its_scope_and_its_exclusions(demo_world: Any) -> None:
     question = "只确认 payment-service 是否存在 HighCPUUsage 告警，不要分析 user-service 和连接池"
     careless = planner_turn(services=["payment-service", "user-service"],
                             topics=["cpu", "connection_pool", "not-a-topic"],
                             alert_names=["HighCPUUsage"])
-    plan = LLMPlanner(ScriptedChatClient.from_turns([careless]), VLLM).plan(question, demo_pack)
+    plan = LLMPlanner(ScriptedChatClient.from_turns([careless]), VLLM).plan(question, demo_world)
     assert plan.question == question and plan.language == "zh"
     assert plan.narrow and plan.scope_markers
     assert "user-service" in plan.exclusions.services
@@ -175,9 +175,9 @@ def test_planner_keeps_the_question_its_scope_and_its_exclusions(demo_pack: Any)
     assert any("not-a-topic" in note for note in plan.notes)
 
 
-def test_planner_sends_the_pack_vocabulary(demo_pack: Any) -> None:
+def test_planner_sends_the_pack_vocabulary(demo_world: Any) -> None:
     client = ScriptedChatClient.from_turns([planner_turn()])
-    LLMPlanner(client, VLLM).plan(HIKARI, demo_pack)
+    LLMPlanner(client, VLLM).plan(HIKARI, demo_world)
     context = json.loads(client.requests[0].messages[1]["content"].split("\n\n")[0])
     assert "order-service" in context["services"] and "HighCPUUsage" in context["alert_names"]
     assert "connection_pool" in context["topics"]

@@ -70,9 +70,9 @@ def turn_from_body(text: str, content_type: str | None = None) -> ChatTurn:
 
 
 def repair_model_json(value: Any, text: str) -> Any:
-    """A model's JSON with lone surrogates and NULs (``\\ud800``, ``\\u0000`` escapes) replaced
-    by U+FFFD: model output is data to record, not input to refuse, but no stored or printed
-    text may hold them (``core.inputs``). ``text`` is the JSON it was parsed from."""
+    """A model's JSON with lone surrogates (``\\ud800`` escapes) replaced by U+FFFD: model output
+    is data to record, not input to refuse, but a lone surrogate would break every printer,
+    export and page that meets it (``core.inputs``). ``text`` is the JSON it was parsed from."""
     if "\\u" not in text:
         return value  # no escape, so nothing to repair: the common case costs one search
     try:

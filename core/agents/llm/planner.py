@@ -29,36 +29,36 @@ from core.contracts import TOOL_NAMES, Exclusions, Plan
 from core.lexicon import TOPICS
 
 if TYPE_CHECKING:
-    from core.packs import Pack
+    from core.sources.base import World
 
 SCHEMA_NAME = "plan"
 
 
 class LLMPlanner(LLMRole):
-    """``plan(question, pack) -> Plan``."""
+    """``plan(question, world) -> Plan``."""
 
     role = "planner"
 
-    def plan(self, question: str, pack: Pack) -> Plan:
+    def plan(self, question: str, world: World) -> Plan:
         """The model's plan, merged with what the question itself says (see module doc)."""
         messages = [wire.system_message(self.prompt.text),
-                    wire.user_message(self._task(question, pack))]
+                    wire.user_message(self._task(question, world))]
 
         def with_question(data: Any) -> Any:  # the plan is of this question, whatever it says
             return {**data, "question": question} if isinstance(data, dict) else data
 
         planned, status = request_structured(self._complete, messages, Plan, name=SCHEMA_NAME,
                                              profile=self.profile, prepare=with_question)
-        floor = RulesPlanner().plan(question, pack)
+        floor = RulesPlanner().plan(question, world)
         if planned is None:
             return fallback_plan(floor, unusable_answer(status, self.role))
         return merge_with_rules(planned, floor, self.prompt.prompt_id)
 
-    def _task(self, question: str, pack: Pack) -> str:
+    def _task(self, question: str, world: World) -> str:
         context = {
             "question": question,
-            "services": list(pack.services),
-            "alert_names": list(dict.fromkeys(alert.alert_name for alert in pack.alerts)),
+            "services": list(world.vocabulary.services),
+            "alert_names": list(world.vocabulary.alert_names),
             "topics": {name: topic.label_en for name, topic in TOPICS.items()},
             "tools": list(TOOL_NAMES),
         }

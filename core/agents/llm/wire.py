@@ -61,12 +61,12 @@ def tool_message(tool_call_id: str, invocation: Invocation) -> Message:
 
 def tool_schemas() -> list[dict[str, Any]]:
     """``tools=[...]`` for the three tools, parameters from their pydantic argument models."""
-    from core.tools import TOOL_ARGS, TOOL_DESCRIPTIONS
+    from core.tools.spec import TOOL_SPECS
 
     return [{"type": "function",
-             "function": {"name": name, "description": TOOL_DESCRIPTIONS.get(name, ""),
-                          "parameters": _inline_refs(model.model_json_schema())}}
-            for name, model in TOOL_ARGS.items()]
+             "function": {"name": spec.name, "description": spec.description,
+                          "parameters": _inline_refs(spec.args.model_json_schema())}}
+            for spec in TOOL_SPECS.values()]
 
 
 def response_format(contract: type[BaseModel], name: str,

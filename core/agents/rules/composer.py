@@ -22,6 +22,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.tools.spec import is_reference_tool
 
 _MAX_NEXT_STEPS = 4
 _TEXT = {
@@ -151,7 +152,7 @@ def _citations_line(text: dict[str, str], findings: Sequence[Claim],
 
 def _no_evidence_line(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) -> str:
     """What was searched (runbooks are not searched for evidence, so they are not listed)."""
-    searched = [entry for entry in trace if entry.tool_name != "lookup_knowledge"]
+    searched = [entry for entry in trace if not is_reference_tool(entry.tool_name)]
     if not searched:
         return f"{text['no_evidence']}{text['sep']}{text['nothing_called']}{text['end']}"
     calls = ", ".join(f"{entry.tool_name} ×{entry.invocation_count}" for entry in searched)

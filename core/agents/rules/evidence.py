@@ -22,8 +22,8 @@ from typing import Literal
 
 from core.contracts import Alert, EvidenceBinding, EvidenceRef, Invocation, LogEntry
 from core.lexicon import expand_topics, normalize, topic_mentions
+from core.tools.spec import evidence_at
 
-_INDEX_RE = re.compile(r"\[(\d+)\]$")
 # A number a trend may vary: not part of an identifier (v1, HikariPool-1, :6379, pod hashes).
 _VALUE_RE = re.compile(r"(?<![\w\-./:])\d+(?:\.\d+)?(?:%|[a-zA-Z]+)?(?![\w.])")
 _ARROW = " → "
@@ -56,25 +56,27 @@ class EvidenceItem:
 
 
 def collect_items(invocations: Iterable[Invocation]) -> list[EvidenceItem]:
-    """Every alert and log ref of the invocations, with its entry (refs without one are skipped)."""
+    """Every alert and log-line ref of the invocations, with its entry. Refs of other evidence
+    lists (log groups, runbook blocks) and refs without an entry are skipped."""
     items: list[EvidenceItem] = []
     for invocation in invocations:
         details = invocation.retrieval_details
-        if details is None or invocation.tool_name not in ("query_metrics", "query_logs"):
+        if details is None:
             continue
-        key = "alerts" if invocation.tool_name == "query_metrics" else "logs"
-        entries = invocation.output.get(key) or []
         for ref in details.evidence_refs:
-            index = _INDEX_RE.search(ref.raw_path)
-            if index is None or int(index.group(1)) >= len(entries):
+            located = evidence_at(invocation.tool_name, ref.raw_path)
+            if located is None:
                 continue
-            entry = entries[int(index.group(1))]
-            if key == "alerts":
-                alert = Alert.model_validate(entry)
+            evidence, index = located
+            entries = invocation.output.get(evidence.key) or []
+            if index >= len(entries):
+                continue
+            if evidence.entry is Alert:
+                alert = Alert.model_validate(entries[index])
                 items.append(EvidenceItem(invocation, ref, "alert", alert.service, ref.text,
                                           alert=alert))
-            else:
-                log = LogEntry.model_validate(entry)
+            elif evidence.entry is LogEntry:
+                log = LogEntry.model_validate(entries[index])
                 items.append(EvidenceItem(invocation, ref, "log", log.service, log.message, log=log))
     return items
 

@@ -20,8 +20,8 @@ from core.events import Event, ToolCalled, ToolReturned
 from core.lexicon import TOPICS, topic_matches
 
 if TYPE_CHECKING:
-    from core.packs import Pack
     from core.recorder import Recorder
+    from core.sources.base import Vocabulary
 
 
 class RulesExecutor:
@@ -35,7 +35,8 @@ class RulesExecutor:
         excluded = {service.lower() for service in plan.exclusions.services}
         services = [s for s in plan.services if s.lower() not in excluded]
         if "query_metrics" in plan.tools:
-            for service, alert_name, topics in _metrics_queries(plan, recorder.pack, services):
+            for service, alert_name, topics in _metrics_queries(plan, recorder.world.vocabulary,
+                                                                services):
                 arguments = _present(service=service, alert_name=alert_name)
                 yield from _call(recorder, calls, "query_metrics", arguments, service, topics)
             if not services and plan.alert_names:
@@ -49,7 +50,7 @@ class RulesExecutor:
             query = " ".join(unique([*plan.alert_names, *labels]))
             if query:
                 yield from _call(recorder, calls, "lookup_knowledge", {"query": query}, None, ())
-        output = build_output(plan, recorder.pack, services, calls)
+        output = build_output(plan, recorder.world, services, calls)
         return output, ParseStatus(status="valid",
                                    detail="built by the rules executor from evidence_refs")
 
@@ -90,15 +91,14 @@ def _call(recorder: Recorder, calls: CallLog, tool_name: str, arguments: dict[st
     return invocation
 
 
-def _metrics_queries(plan: Plan, pack: Pack, services: list[str]
+def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
                      ) -> list[tuple[str | None, str | None, tuple[str, ...]]]:
     """(service, alert name, topics covered) of each ``query_metrics`` call, deduplicated."""
     alert_names = list(plan.alert_names)
     if not alert_names:
-        # Topics imply alerts: the pack's alerts about them, else the lexicon's related alerts.
-        pack_alerts = unique([alert.alert_name for alert in pack.alerts])
+        # Topics imply alerts: the world's alerts about them, else the lexicon's related alerts.
         for topic in plan.topics:
-            related = [name for name in pack_alerts if topic in alert_topics(name)]
+            related = [name for name in vocabulary.alert_names if topic in alert_topics(name)]
             alert_names += related or list(TOPICS[topic].related_alerts if topic in TOPICS else ())
         alert_names = [name for name in unique(alert_names)
                        if name not in plan.exclusions.alert_names]

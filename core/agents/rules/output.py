@@ -35,9 +35,10 @@ from core.contracts import (
     RecommendedAction,
 )
 from core.lexicon import expand_topics, services_in, topics_in
+from core.tools.spec import is_reference_tool
 
 if TYPE_CHECKING:
-    from core.packs import Pack
+    from core.sources.base import World
 
 NARROW_MAX_CLAIMS = 2
 
@@ -74,14 +75,14 @@ class CallLog:
     def no_hits_for(self, service: str | None, topic: str) -> list[Invocation]:
         """The invocations made for this subject, if every one of them returned nothing."""
         made_for = [inv for inv, called_service, topics in self.made
-                    if inv.tool_name != "lookup_knowledge" and topic in topics
+                    if not is_reference_tool(inv.tool_name) and topic in topics
                     and _same_service(called_service, service)]
         return made_for if all(is_no_hit(inv) for inv in made_for) else []
 
     def no_hits_for_service(self, service: str) -> list[Invocation]:
         """The calls made for ``service`` (whatever their topics), if every one found nothing."""
         made_for = [inv for inv, called_service, _ in self.made
-                    if inv.tool_name != "lookup_knowledge" and _same_service(called_service, service)]
+                    if not is_reference_tool(inv.tool_name) and _same_service(called_service, service)]
         return made_for if all(is_no_hit(inv) for inv in made_for) else []
 
 
@@ -103,7 +104,7 @@ def is_no_hit(invocation: Invocation) -> bool:
 # ---------------------------------------------------------------- building the output
 
 
-def build_output(plan: Plan, pack: Pack, services: list[str], calls: CallLog) -> ExecutorOutput:
+def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) -> ExecutorOutput:
     """Claims, hypotheses, gaps and actions from the invocations' evidence refs."""
     items = [item for item in dedupe(collect_items(calls.invocations()))
              if not excluded_mentions(item.ref.text, plan.exclusions)
@@ -128,7 +129,7 @@ def build_output(plan: Plan, pack: Pack, services: list[str], calls: CallLog) ->
     for subject, no_hits in absent:
         output.claims.append(_absence(f"claim-{len(output.claims) + 1}", subject, no_hits, plan))
     _add_guidance(output, plan, found)
-    _add_unknown_services(output, plan, pack)
+    _add_unknown_services(output, plan, world)
     _add_runbook_actions(output, plan, calls)
     return output
 
@@ -244,14 +245,13 @@ def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> N
             evidence_bindings=claim.evidence_bindings[:1]))
 
 
-def _add_unknown_services(output: ExecutorOutput, plan: Plan, pack: Pack) -> None:
-    known = {service.lower() for service in pack.services}
+def _add_unknown_services(output: ExecutorOutput, plan: Plan, world: World) -> None:
     for service in plan.services:
-        if service.lower() in known:
+        if world.vocabulary.knows_service(service):
             continue
         output.missing_info.append(MissingInfo(
             info_id=f"missing-{len(output.missing_info) + 1}",
-            description=wording.unknown_service_note(service, pack.name, plan.language)))
+            description=wording.unknown_service_note(service, world.name, plan.language)))
         output.recommended_actions.append(RecommendedAction(
             action_id=f"action-{len(output.recommended_actions) + 1}",
             action_text=wording.check_service_action(service, plan.language)))
@@ -260,7 +260,7 @@ def _add_unknown_services(output: ExecutorOutput, plan: Plan, pack: Pack) -> Non
 def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> None:
     """The best "what to check" runbook section, as an action citing it -- never a claim."""
     scope = topics_in_scope(plan)
-    for invocation in calls.invocations("lookup_knowledge"):
+    for invocation in [inv for inv in calls.invocations() if is_reference_tool(inv.tool_name)]:
         blocks = invocation.output.get("evidence_blocks") or []
         refs = invocation.retrieval_details.evidence_refs if invocation.retrieval_details else []
         # Only a runbook about the question's topics, and never one naming an excluded subject.

@@ -1,10 +1,10 @@
 """The rules planner: what a question asks about, what it narrows to, what it excludes.
 
-Services, topics and alert names come from ``core.lexicon`` (with the pack's own service and
-alert names as the known vocabulary); scope from ``scope``. Subjects named inside an exclusion
+Services, topics and alert names come from ``core.lexicon`` (with the world's own service and
+alert names, ``World.vocabulary``, as the known vocabulary); scope from ``scope``. Subjects named inside an exclusion
 clause go to ``plan.exclusions`` and never into ``plan.services`` / ``plan.topics``. An alert
 named without a service keeps ``plan.services`` empty: the executor finds the service from the
-pack's alert of that name when it runs.
+world's alert of that name when it runs.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from core.contracts import Exclusions, Language, Plan, ToolName
 from core.lexicon import TOPICS, alert_names_in, services_in, topics_in
 
 if TYPE_CHECKING:
-    from core.packs import Pack
+    from core.sources.base import World
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
@@ -52,14 +52,14 @@ def unique(values: Iterable[_T]) -> list[_T]:
 
 
 class RulesPlanner:
-    """Offline, deterministic planner (``plan(question, pack) -> Plan``)."""
+    """Offline, deterministic planner (``plan(question, world) -> Plan``)."""
 
     engine = "rules"
 
-    def plan(self, question: str, pack: Pack) -> Plan:
-        """The plan of ``question`` against ``pack``'s vocabulary."""
-        known_services = list(pack.services)
-        known_alerts = unique([alert.alert_name for alert in pack.alerts])
+    def plan(self, question: str, world: World) -> Plan:
+        """The plan of ``question`` against ``world``'s vocabulary."""
+        known_services = list(world.vocabulary.services)
+        known_alerts = list(world.vocabulary.alert_names)
         clauses = exclusion_clauses(question)
         exclusions = self._exclusions([item for c in clauses for item in c.items],
                                       known_services, known_alerts)
@@ -71,7 +71,7 @@ class RulesPlanner:
         topics = [t for t in unique(topics) if t not in exclusions.topics]
         services = [s for s in services_in(asked, known_services) if s not in exclusions.services]
 
-        notes = [f"service {s} is not in pack {pack.name}" for s in services
+        notes = [f"service {s} is not in pack {world.name}" for s in services
                  if s not in known_services]
         if alert_names and not services:
             notes.append("services come from the pack's alerts named "

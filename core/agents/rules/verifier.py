@@ -37,6 +37,7 @@ from core.contracts import (
 )
 from core.gatekeeper import normalize_text
 from core.lexicon import alert_names_in
+from core.tools.spec import is_reference_tool
 from core.verdict import groundedness, rule_verdict
 
 NO_EVIDENCE = "verifier.no_verified_evidence"
@@ -103,7 +104,7 @@ def judge_claim(claim: Claim, checked: Sequence[CheckedBinding], plan: Plan,
         _judge_positive(claim, passed, failures)
     _judge_scope(claim, plan, allowed_services, failures)
     if not failures:
-        support = len([b for b in passed if b.tool_name != "lookup_knowledge"])
+        support = len([b for b in passed if not is_reference_tool(b.tool_name)])
         return ClaimResult(claim_id=claim.claim_id, claim_type=claim.claim_type,
                            claim_text=claim.claim_text, entailed=True,
                            reasons=[f"every fact is in the {support} verified excerpt(s)"])
@@ -131,8 +132,8 @@ def _judge_negative(claim: Claim, passed: list[CheckedBinding],
 
 def _judge_positive(claim: Claim, passed: list[CheckedBinding],
                     failures: dict[str, list[str]]) -> None:
-    evidence = [b for b in passed if b.tool_name != "lookup_knowledge" and b.raw_path]
-    runbooks = [b for b in passed if b.tool_name == "lookup_knowledge"]
+    evidence = [b for b in passed if not is_reference_tool(b.tool_name) and b.raw_path]
+    runbooks = [b for b in passed if is_reference_tool(b.tool_name)]
     if not evidence:
         if runbooks:
             failures.setdefault(RUNBOOK_AS_FACT, []).append(

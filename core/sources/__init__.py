@@ -1,0 +1,3 @@
+"""Where tools get their data: the source seam (``base``) and its implementations (``pack``).
+
+See docs/sources.md."""

@@ -1,0 +1,162 @@
+"""The source seam: what tools run against, and the ``World`` the agents see.
+
+A *source* holds data of one capability and answers that capability's tool: a
+``MetricsSource`` answers ``query_metrics``, a ``LogSource`` ``query_logs``, a
+``KnowledgeSource`` ``lookup_knowledge``. Each answer is the tool's result contract and the exact
+request the source served (for the pack: the validated arguments; for an HTTP source: method,
+url and params, never credentials), which the recorder stores on the invocation with the
+source's ``source_id``. A source also says what it holds (``describe``) and which names its data
+uses (``vocabulary``).
+
+A ``World`` is one source per capability (any may be missing), a name, a clock and example
+questions. Planners, executors and the recorder receive a World; they never reach into a pack.
+See docs/sources.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from core.contracts import KnowledgeResult, LogsResult, MetricsResult
+    from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs
+
+Capability = Literal["metrics", "logs", "knowledge"]
+CAPABILITIES: tuple[Capability, ...] = ("metrics", "logs", "knowledge")
+# What a source was asked, as JSON: the validated arguments, or method/url/params of an HTTP
+# call. Never a credential: a source removes them before it returns the request.
+Request = dict[str, Any]
+
+
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(value for value in values if value))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The names a world's data uses, as the data spells them, in order of first appearance.
+
+    ``services`` holds every service any source knows; ``log_services`` those with log lines;
+    ``alert_names`` the alerts' names; ``metrics`` the metric names of the series.
+    """
+
+    services: tuple[str, ...] = ()
+    alert_names: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    log_services: tuple[str, ...] = ()
+
+    @classmethod
+    def merge(cls, parts: Iterable[Vocabulary]) -> Vocabulary:
+        """One vocabulary of several sources', each list without repeats, first spelling kept."""
+        listed = list(parts)
+        return cls(services=_unique(name for part in listed for name in part.services),
+                   alert_names=_unique(name for part in listed for name in part.alert_names),
+                   metrics=_unique(name for part in listed for name in part.metrics),
+                   log_services=_unique(name for part in listed for name in part.log_services))
+
+    def knows_service(self, name: str) -> bool:
+        """Whether ``name`` is one of the services (case-insensitive)."""
+        folded = name.casefold()
+        return any(service.casefold() == folded for service in self.services)
+
+
+@dataclass(frozen=True)
+class SourceDescription:
+    """What a source is and holds, for a Sources view: ``kind`` (``pack``, ``logstore``,
+    ``prometheus`` ...), ``source_id``, the capability it serves, counts of what it holds
+    (``{"alerts": 3, "series": 4}``) and a location (a folder, a file, a URL without
+    credentials)."""
+
+    kind: str
+    source_id: str
+    capability: Capability
+    holds: Mapping[str, int] = field(default_factory=dict)
+    location: str = ""
+
+
+class Source(Protocol):
+    """What every source has: an id, a description and the names its data uses."""
+
+    @property
+    def source_id(self) -> str:
+        """``kind:where`` -- ``pack:demo``, ``logstore:/data/app.db``,
+        ``prometheus:http://host:9090``; never a credential (it is stored with every call)."""
+        ...
+
+    def describe(self) -> SourceDescription:
+        """What the source holds (cheap: counts, not contents)."""
+        ...
+
+    def vocabulary(self) -> Vocabulary:
+        """The services, alert names, metrics and log services of the source's data."""
+        ...
+
+
+class MetricsSource(Source, Protocol):
+    """Answers ``query_metrics``: alerts and the metric series of the services involved."""
+
+    def query_metrics(self, args: QueryMetricsArgs) -> tuple[MetricsResult, Request]:
+        """The result and the exact request served; raise ``SourceError`` when it cannot answer."""
+        ...
+
+
+class LogSource(Source, Protocol):
+    """Answers ``query_logs``: matching lines, ranked, and their groups."""
+
+    def query_logs(self, args: QueryLogsArgs) -> tuple[LogsResult, Request]:
+        """The result and the exact request served; raise ``SourceError`` when it cannot answer."""
+        ...
+
+
+class KnowledgeSource(Source, Protocol):
+    """Answers ``lookup_knowledge``: runbook sections (reference material, never evidence)."""
+
+    def lookup_knowledge(self, args: LookupKnowledgeArgs) -> tuple[KnowledgeResult, Request]:
+        """The result and the exact request served; raise ``SourceError`` when it cannot answer."""
+        ...
+
+
+@dataclass(frozen=True)
+class World:
+    """What an investigation sees: a name, a clock, one source per capability, example questions.
+
+    ``now`` is the world's clock (a pack's fixed ``now``; a live world's opening time). A
+    capability without a source (``None``) makes its tool's calls fail (``SourceError``), which
+    the recorder records as ``error`` invocations, never an exception in the pipeline.
+    """
+
+    name: str
+    now: datetime
+    metrics: MetricsSource | None = None
+    logs: LogSource | None = None
+    knowledge: KnowledgeSource | None = None
+    description: str = ""
+    example_questions: tuple[str, ...] = ()
+
+    def source(self, capability: Capability) -> Source | None:
+        """The source of one capability, if the world has one."""
+        sources: dict[Capability, Source | None] = {
+            "metrics": self.metrics, "logs": self.logs, "knowledge": self.knowledge}
+        return sources[capability]
+
+    def sources(self) -> list[Source]:
+        """Each distinct source, in capability order."""
+        found: list[Source] = []
+        for capability in CAPABILITIES:
+            source = self.source(capability)
+            if source is not None and all(source is not seen for seen in found):
+                found.append(source)
+        return found
+
+    def describe(self) -> list[SourceDescription]:
+        """Every source's description, in capability order."""
+        return [source.describe() for source in self.sources()]
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        """The vocabularies of every source, merged (computed once per world)."""
+        return Vocabulary.merge(source.vocabulary() for source in self.sources())

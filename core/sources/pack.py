@@ -1,0 +1,130 @@
+"""A scenario pack as sources: the embedded default world.
+
+``pack_world(pack)`` wraps a loaded ``Pack`` in three sources, one per capability, each with
+``source_id`` ``pack:<name>``: ``PackMetrics`` (alerts, series), ``PackLogs`` (log lines) and
+``PackKnowledge`` (runbooks). They run the in-memory tools of ``core.tools`` and report the
+validated arguments as the request. Each source's vocabulary is read from its own data and
+cached on the pack, like the pack's search indexes.
+
+``load_world`` is what the pipeline, the CLI and the evals call with whatever they were given:
+a pack name, a folder, a loaded ``Pack`` or a ``World``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.packs import Pack, load_pack
+from core.sources.base import Request, SourceDescription, Vocabulary, World
+from core.tools.knowledge import knowledge_index, lookup_knowledge
+from core.tools.logs import log_index, query_logs, topic_index
+from core.tools.metrics import query_metrics
+
+if TYPE_CHECKING:
+    from core.contracts import KnowledgeResult, LogsResult, MetricsResult
+    from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs, ToolArgs
+
+
+def _request(args: ToolArgs) -> Request:
+    """The request a pack serves: the validated arguments (defaults included, unset filters
+    left out), so the invocation shows exactly what the in-memory tool was given."""
+    return args.model_dump(mode="json", exclude_none=True)
+
+
+class _PackPart:
+    """What the three pack sources share: the pack, its id and its location."""
+
+    kind = "pack"
+
+    def __init__(self, pack: Pack) -> None:
+        self.pack = pack
+
+    @property
+    def source_id(self) -> str:
+        return f"pack:{self.pack.name}"
+
+    def _vocabulary(self, capability: str, read: Callable[[], Vocabulary]) -> Vocabulary:
+        """The vocabulary read once per loaded pack (a million log lines take a while)."""
+        cached: Vocabulary = self.pack.derived(f"vocabulary.{capability}", read)
+        return cached
+
+
+class PackMetrics(_PackPart):
+    """The pack's alerts and metric series (``query_metrics``)."""
+
+    def describe(self) -> SourceDescription:
+        return SourceDescription(kind=self.kind, source_id=self.source_id, capability="metrics",
+                                 holds={"alerts": len(self.pack.alerts), "series": len(self.pack.series)},
+                                 location=str(self.pack.root))
+
+    def vocabulary(self) -> Vocabulary:
+        return self._vocabulary("metrics", self._read_vocabulary)
+
+    def _read_vocabulary(self) -> Vocabulary:
+        alerts, series = self.pack.alerts, list(self.pack.series.values())
+        return Vocabulary(
+            services=tuple(dict.fromkeys([a.service for a in alerts] + [s.service for s in series])),
+            alert_names=tuple(dict.fromkeys(a.alert_name for a in alerts)),
+            metrics=tuple(dict.fromkeys(s.metric for s in series)))
+
+    def query_metrics(self, args: QueryMetricsArgs) -> tuple[MetricsResult, Request]:
+        return query_metrics(self.pack, args), _request(args)
+
+
+class PackLogs(_PackPart):
+    """The pack's log lines (``query_logs``, in memory; indexes built once per pack)."""
+
+    def describe(self) -> SourceDescription:
+        return SourceDescription(kind=self.kind, source_id=self.source_id, capability="logs",
+                                 holds={"lines": len(self.pack.logs)}, location=str(self.pack.root))
+
+    def vocabulary(self) -> Vocabulary:
+        return self._vocabulary("logs", self._read_vocabulary)
+
+    def _read_vocabulary(self) -> Vocabulary:
+        services = tuple(dict.fromkeys(entry.service for entry in self.pack.logs))
+        return Vocabulary(services=services, log_services=services)
+
+    def query_logs(self, args: QueryLogsArgs) -> tuple[LogsResult, Request]:
+        return query_logs(self.pack, args), _request(args)
+
+
+class PackKnowledge(_PackPart):
+    """The pack's runbooks (``lookup_knowledge``); they name no services of their own."""
+
+    def describe(self) -> SourceDescription:
+        sections = sum(len(runbook.sections) for runbook in self.pack.runbooks)
+        return SourceDescription(kind=self.kind, source_id=self.source_id, capability="knowledge",
+                                 holds={"runbooks": len(self.pack.runbooks), "sections": sections},
+                                 location=str(self.pack.root))
+
+    def vocabulary(self) -> Vocabulary:
+        return Vocabulary()
+
+    def lookup_knowledge(self, args: LookupKnowledgeArgs) -> tuple[KnowledgeResult, Request]:
+        return lookup_knowledge(self.pack, args), _request(args)
+
+
+def pack_world(pack: Pack) -> World:
+    """The world of a loaded pack: its three sources, its name, clock and example questions."""
+    return World(name=pack.name, now=pack.now, metrics=PackMetrics(pack), logs=PackLogs(pack),
+                 knowledge=PackKnowledge(pack), description=pack.description,
+                 example_questions=tuple(pack.example_questions))
+
+
+def load_world(world: str | Path | Pack | World) -> World:
+    """A ``World`` from a pack name or folder (``PackError`` if it cannot be loaded), a loaded
+    ``Pack``, or a ``World`` (returned as it is)."""
+    if isinstance(world, World):
+        return world
+    return pack_world(world if isinstance(world, Pack) else load_pack(str(world)))
+
+
+def warm_up(pack: Pack) -> None:
+    """Build the pack's search indexes now rather than on the first tool call (seconds on a
+    million log lines; nothing on the demo pack). They are cached on the pack."""
+    log_index(pack)
+    topic_index(pack)
+    knowledge_index(pack)
