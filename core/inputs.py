@@ -316,7 +316,8 @@ def _construct_unique_mapping(loader: DocumentLoader, node: yaml.MappingNode) ->
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
-    return loader.construct_mapping(node)
+    mapping: dict[Any, Any] = loader.construct_mapping(node)
+    return mapping
 
 
 DocumentLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,

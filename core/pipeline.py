@@ -33,7 +33,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.errors import DocumentError, PackError, SuperbizError
+from core.errors import PackError, SuperbizError
 from core.events import (
     AnswerReady,
     BindingChecked,
