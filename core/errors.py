@@ -11,6 +11,8 @@
     │                        file, too large, not UTF-8, nested too deep, a lone surrogate...
     ├── StoreError           the audit store cannot be opened or written
     │   └── StoredRowError       one stored row cannot be read back (reported, then skipped)
+    ├── LogStoreError        a log store cannot be opened, read or written
+    ├── LogImportError       a log file cannot be imported (names the file and, where known, the line)
     ├── EngineError          an agent engine failed (LLM transport, timeout, invalid output)
     └── EvalCaseError        an eval case file is malformed (names file, case, key)
 """
@@ -83,6 +85,15 @@ class StoreError(SuperbizError):
 class StoredRowError(StoreError):
     """One stored row cannot be read back (corrupt, or written by an incompatible version).
     Listings and exports report it and go on with the other rows."""
+
+
+class LogStoreError(SuperbizError):
+    """A log store is missing, is not a log store, or cannot be read or written."""
+
+
+class LogImportError(SuperbizError):
+    """A log file cannot be imported: unreadable, binary, an unknown or mixed layout, a line
+    too long. Nothing of the import is kept."""
 
 
 class EngineError(SuperbizError):

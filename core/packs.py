@@ -7,11 +7,17 @@ then among the packs that ship with superbiz (``mockdata/`` of the checkout, ins
 A pack folder holds::
 
     pack.yaml        name, description, now (ISO timestamp: the pack's fixed clock),
-                     optional example_questions
+                     optional example_questions, optional ``logs: {store: PATH}``
     alerts.yaml      a list of alerts (``core.contracts.Alert``)
     series.yaml      a mapping name -> metric series (``core.contracts.MetricSeries``)
-    logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list
+    logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list;
+                     or neither, when pack.yaml points at a log store (``superbiz logs import``,
+                     the path relative to the pack folder)
     runbooks/        Markdown files (any depth); may be empty
+
+A log entry's timestamp must be ISO 8601 with a date and a time (a timestamp without a zone is
+in the zone of ``now``) and its level a known one (``core.logfields``: TRACE, DEBUG, INFO, WARN,
+WARNING, ERROR, FATAL, CRITICAL, SEVERE ...).
 
 Every problem is reported as one line naming the file, the entry (``alerts[2]``, ``line 17``)
 and the field, never as a traceback: ``validate_pack`` lists them all, ``load_pack`` raises the
@@ -29,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from core.contracts import Alert, LogEntry, MetricSeries
 from core.errors import InputError, PackError
@@ -41,6 +47,7 @@ from core.inputs import (
     read_text,
     resolve_within,
 )
+from core.logfields import LEVEL_RANKS, canonical_level, parse_timestamp
 from core.settings import get_settings
 
 PACK_FILE, ALERTS_FILE, SERIES_FILE = "pack.yaml", "alerts.yaml", "series.yaml"
@@ -79,6 +86,8 @@ class Pack(BaseModel):
     logs: list[LogEntry] = Field(default_factory=list)
     runbooks: list[Runbook] = Field(default_factory=list)
     example_questions: list[str] = Field(default_factory=list)
+    # A log store holding the pack's logs (``logs: {store: PATH}``), instead of ``logs``.
+    log_store: Path | None = None
 
     # Derived data the tools build once per loaded pack (search indexes); see core.tools.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -107,6 +116,14 @@ class Pack(BaseModel):
         return self._derived[key]
 
 
+class PackLogs(BaseModel):
+    """``logs:`` in ``pack.yaml``: where the pack's logs are, when not in logs.jsonl/logs.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    store: str = Field(..., min_length=1, description="A log store file, relative to the pack folder.")
+
+
 class PackMeta(BaseModel):
     """The content of ``pack.yaml``."""
 
@@ -114,6 +131,7 @@ class PackMeta(BaseModel):
     description: str = ""
     now: datetime
     example_questions: list[str] = Field(default_factory=list)
+    logs: PackLogs | None = None
 
 
 @dataclass(frozen=True)
@@ -316,6 +334,21 @@ def _read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]
                                    lambda loc: (f"series[{loc[0]!r}]", _dotted(loc[1:])))
 
 
+def _read_store(root: Path, logs: PackLogs) -> tuple[Path | None, list[PackProblem]]:
+    """The log store ``pack.yaml`` points at, checked (it is opened when the logs are asked)."""
+    from core.sources.logstore import check_store  # the store's module imports the tools
+
+    present = [name for name in (LOGS_JSONL, LOGS_YAML) if (root / name).exists()]
+    if present:
+        return None, [PackProblem(PACK_FILE, f"logs.store is set and {present[0]} exists; keep one",
+                                  field="logs.store")]
+    path = (root / Path(logs.store).expanduser()).resolve()
+    problem = check_store(path)
+    if problem is not None:
+        return None, [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
+    return path, []
+
+
 def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
     has_jsonl, has_yaml = (_present(jsonl), _present(yaml_file))
@@ -329,10 +362,16 @@ def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     if problems:
         return [], problems
     try:
-        return _LOGS.validate_python(data), []
+        logs = _LOGS.validate_python(data)
     except ValidationError as error:
         return [], _field_problems(LOGS_YAML, error,
                                    lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
+    checker = _EntryChecker(LOGS_YAML)
+    for index, entry in enumerate(logs):
+        checker.check(entry, f"logs[{index}]")
+        if checker.full:
+            break
+    return logs, checker.problems
 
 
 def _present(path: Path) -> bool:
@@ -344,7 +383,8 @@ def _present(path: Path) -> bool:
 def _read_jsonl(root: Path, path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     """One ``LogEntry`` per non-blank line; problems name the line number."""
     logs: list[LogEntry] = []
-    problems: list[PackProblem] = []
+    checker = _EntryChecker(LOGS_JSONL)
+    problems = checker.problems
     try:
         handle = open_regular(path, source=LOGS_JSONL, max_bytes=MAX_LOG_FILE_BYTES, within=root)
     except InputError as error:
@@ -354,9 +394,7 @@ def _read_jsonl(root: Path, path: Path) -> tuple[list[LogEntry], list[PackProble
                                      start=1):
             if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
                 _skip_line(handle)  # the rest of an over-long line is not another line
-            problem = _jsonl_line(raw, number, logs)
-            if problem:
-                problems += problem
+            _jsonl_line(raw, number, logs, checker)
             if len(problems) >= _MAX_PROBLEMS_PER_FILE:
                 problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
                 break
@@ -368,20 +406,51 @@ def _skip_line(handle: IO[bytes]) -> None:
         pass
 
 
-def _jsonl_line(raw: bytes, number: int, logs: list[LogEntry]) -> list[PackProblem]:
-    """Parse one line into ``logs``; the problems of a bad line."""
+def _jsonl_line(raw: bytes, number: int, logs: list[LogEntry], checker: _EntryChecker) -> None:
+    """Parse one line into ``logs``; a bad line's problems go to ``checker.problems``."""
     where = f"line {number}"
     if len(raw) > MAX_LOG_LINE_BYTES:
-        return [PackProblem(LOGS_JSONL, f"line longer than {MAX_LOG_LINE_BYTES:,} bytes", where)]
+        checker.problems.append(
+            PackProblem(LOGS_JSONL, f"line longer than {MAX_LOG_LINE_BYTES:,} bytes", where))
+        return
     if not raw.strip():
-        return []
+        return
     # pydantic's own JSON parser (fast, on bytes) already refuses invalid UTF-8, lone
     # surrogates and deep nesting.
     try:
-        logs.append(LogEntry.model_validate_json(raw))
+        entry = LogEntry.model_validate_json(raw)
     except ValidationError as error:
-        return _jsonl_problems(error, number)
-    return []
+        checker.problems.extend(_jsonl_problems(error, number))
+        return
+    logs.append(entry)
+    checker.check(entry, where)
+
+
+class _EntryChecker:
+    """What the model cannot say about a log entry: a timestamp that is ISO 8601 with a date
+    and a time, a level that is known. Each level spelling is checked once."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[PackProblem] = []
+        self._levels: dict[str, bool] = {}
+
+    @property
+    def full(self) -> bool:
+        return len(self.problems) >= _MAX_PROBLEMS_PER_FILE
+
+    def check(self, entry: LogEntry, where: str) -> None:
+        if parse_timestamp(entry.timestamp) is None:
+            self.problems.append(PackProblem(
+                self.file, f"not an ISO 8601 date and time (such as 2026-07-08T10:58:12+08:00): "
+                           f"{entry.timestamp!r}", where, "timestamp"))
+        known = self._levels.get(entry.level)
+        if known is None:
+            known = self._levels[entry.level] = canonical_level(entry.level) is not None
+        if not known:
+            self.problems.append(PackProblem(
+                self.file, f"unknown level {entry.level!r} (known: {', '.join(LEVEL_RANKS)}, WARNING)",
+                where, "level"))
 
 
 def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
@@ -450,7 +519,12 @@ def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
     problems += more
     series, more = _read_series(root)
     problems += more
-    logs, more = _read_logs(root)
+    logs: list[LogEntry] = []
+    store: Path | None = None
+    if meta is not None and meta.logs is not None:
+        store, more = _read_store(root, meta.logs)
+    else:
+        logs, more = _read_logs(root)
     problems += more
     runbooks, more = _read_runbooks(root)
     problems += more
@@ -458,7 +532,7 @@ def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
         return None, problems
     pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
                 alerts=alerts, series=series, logs=logs, runbooks=runbooks,
-                example_questions=meta.example_questions)
+                example_questions=meta.example_questions, log_store=store)
     return pack, []
 
 
@@ -475,6 +549,7 @@ _CACHE_LOCK = threading.Lock()
 def _signature(root: Path) -> tuple[Any, ...]:
     """What a cached pack depends on: every file's path, size and modification time."""
     files = [root / name for name in (PACK_FILE, ALERTS_FILE, SERIES_FILE, LOGS_JSONL, LOGS_YAML)]
+    files += _store_files(root)
     folder = root / RUNBOOKS_DIR
     if folder.is_dir():
         files += [folder, *sorted(folder.rglob("*"))]
@@ -486,6 +561,18 @@ def _signature(root: Path) -> tuple[Any, ...]:
         except OSError:
             signature.append((str(path), None, None))
     return tuple(signature)
+
+
+def _store_files(root: Path) -> list[Path]:
+    """The log store pack.yaml names, if any (a re-import must reload the pack)."""
+    try:  # the one bounded reader: pack.yaml may be a FIFO or a link to /dev/zero
+        data = parse_yaml(read_text(root / PACK_FILE, source=PACK_FILE, max_bytes=MAX_YAML_BYTES,
+                                    within=root), source=PACK_FILE)
+    except InputError:
+        return []
+    logs = data.get("logs") if isinstance(data, dict) else None
+    store = logs.get("store") if isinstance(logs, dict) else None
+    return [root / str(store)] if isinstance(store, str) and store else []
 
 
 def load_pack(name_or_path: str, packs_dir: Path | None = None) -> Pack:

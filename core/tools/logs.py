@@ -1,11 +1,13 @@
-"""``query_logs`` and the per-pack index that keeps it fast on a million lines.
+"""``query_logs`` over a pack's own logs, and the per-pack index that keeps it fast.
 
-The index is built once per loaded pack (and cached on it): lines ordered newest first, their
-normalised search texts joined into one string (so a word is found by C-level ``str.find``,
-not a Python loop over a million lines), and line ids per service, per level and — on first
-use — per topic. The topic index costs two regex scans of all messages (``lexicon.tag_lines``,
-seconds on a million lines); after that a topic query is a list lookup, and free-text words
-are only checked against the lines the other filters left.
+What matches is defined once, in ``core.tools.logquery`` (shared with the log store); this
+module finds those lines quickly in memory. The index is built once per loaded pack (and
+cached on it): lines ordered newest first, their search texts joined into one string (so a
+word is found by C-level ``str.find``, not a Python loop over a million lines), and line ids
+per service, per level rank and — on first use — per topic and by time. The topic index costs
+two regex scans of all messages (``lexicon.tag_lines``, seconds on a million lines); after
+that a topic query is a list lookup, and free-text words are only checked against the lines
+the other filters left. Lines come newest first (the log store ranks by relevance).
 """
 
 from __future__ import annotations
@@ -18,21 +20,20 @@ from datetime import datetime, tzinfo
 from functools import lru_cache
 
 from core.contracts import LogEntry, LogsResult
-from core.lexicon import expand_topics, normalize, tag_lines
+from core.lexicon import tag_lines
+from core.logfields import epoch_us, level_rank, parse_timestamp
 from core.packs import Pack
 from core.tools.args import QueryLogsArgs
-from core.tools.query import parse_query
+from core.tools.logquery import (
+    META_MARK,
+    CompiledQuery,
+    SearchUnit,
+    compile_query,
+    identifier_pattern,
+    search_text,
+)
 
-_LEVEL_ALIASES = {"warning": "warn", "err": "error", "crit": "critical", "information": "info",
-                  "dbg": "debug", "trace": "trace", "severe": "error"}
-_META_MARK = "\x1f"  # separates a line's message from its other fields in the search text
 _LINE_END = "\x1e"  # ends every line's search text in the corpus; no query token contains it
-
-
-def canonical_level(level: str) -> str:
-    """A log level compared without case or spelling variants (WARNING == warn)."""
-    lowered = level.strip().lower()
-    return _LEVEL_ALIASES.get(lowered, lowered)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class LogIndex:
     corpus: str  # every line's normalised "message<mark>level service source host<end>", by rank
     starts: list[int]  # rank -> offset of its text in corpus; one more entry: len(corpus)
     by_service: dict[str, list[int]]  # lower-case service -> ranks, ascending
-    by_level: dict[str, list[int]]  # canonical level -> ranks, ascending
+    by_level: dict[int | None, list[int]]  # level rank (None: unknown level) -> ranks, ascending
 
     def text(self, rank: int) -> str:
         """The normalised search text of one line."""
@@ -74,19 +75,12 @@ def _sort_keys(timestamps: list[str], default_tz: tzinfo | None) -> list[str] | 
     first = _ISO_TIMESTAMP.fullmatch(timestamps[0]) if timestamps else None
     if first:
         separator, fraction, zone = first.group(1), first.group(2) or "", first.group(3) or ""
-        fraction_shape = r"\.\d{%d}" % (len(fraction) - 1) if fraction else ""
+        fraction_shape = rf"\.\d{{{len(fraction) - 1}}}" if fraction else ""
         shape = (r"\d{4}-\d\d-\d\d" + re.escape(separator) + r"\d\d:\d\d:\d\d"
                  + fraction_shape + re.escape(zone) + "\n")
         if re.fullmatch(f"(?:{shape})*", "\n".join(timestamps) + "\n"):
             return timestamps
     return [_timestamp_key(ts, default_tz) for ts in timestamps]
-
-
-def _search_text(entry: LogEntry) -> str:
-    """What free text is matched against: the message, then the other fields after a mark."""
-    text = (f"{entry.message}{_META_MARK}{entry.level} {entry.service} "
-            f"{entry.source or ''} {entry.host or ''}")
-    return normalize(text)
 
 
 def _build_index(pack: Pack) -> LogIndex:
@@ -99,21 +93,22 @@ def _build_index(pack: Pack) -> LogIndex:
     starts: list[int] = []
     offset = 0
     by_service: dict[str, list[int]] = defaultdict(list)
-    by_level: dict[str, list[int]] = defaultdict(list)
+    by_level: dict[int | None, list[int]] = defaultdict(list)
     service_keys: dict[str, str] = {}
-    level_keys: dict[str, str] = {}
+    level_keys: dict[str, int | None] = {}
     for rank, position in enumerate(order):
         entry = logs[position]
-        text = _search_text(entry)
+        text = search_text(entry.message, entry.level, entry.service, entry.source, entry.host)
         texts.append(text)
         starts.append(offset)
         offset += len(text) + 1
         service = service_keys.get(entry.service)
         if service is None:
             service = service_keys[entry.service] = entry.service.strip().lower()
-        level = level_keys.get(entry.level)
-        if level is None:
-            level = level_keys[entry.level] = canonical_level(entry.level)
+        if entry.level in level_keys:
+            level = level_keys[entry.level]
+        else:
+            level = level_keys[entry.level] = level_rank(entry.level)
         by_service[service].append(rank)
         by_level[level].append(rank)
     starts.append(offset)
@@ -126,7 +121,7 @@ def _build_topic_index(index: LogIndex) -> dict[str, list[int]]:
     messages = []
     for rank in range(len(index.order)):
         text = index.text(rank)
-        messages.append(text[:text.rfind(_META_MARK)])
+        messages.append(text[:text.rfind(META_MARK)])
     return tag_lines(messages)
 
 
@@ -138,6 +133,19 @@ def log_index(pack: Pack) -> LogIndex:
 def topic_index(pack: Pack) -> dict[str, list[int]]:
     """The pack's topic -> ranks index (built on first use, then cached on the pack)."""
     return pack.derived("logs.topics", lambda: _build_topic_index(log_index(pack)))
+
+
+def time_index(pack: Pack) -> list[int | None]:
+    """Rank -> the line's time in microseconds since the epoch (None: not a timestamp)."""
+    def build() -> list[int | None]:
+        zone = pack.now.tzinfo
+        times: list[int | None] = []
+        for position in log_index(pack).order:
+            moment = parse_timestamp(pack.logs[position].timestamp, zone)
+            times.append(epoch_us(moment) if moment is not None else None)
+        return times
+    times: list[int | None] = pack.derived("logs.times", build)
+    return times
 
 
 def _union(lists: list[list[int]]) -> list[int]:
@@ -167,7 +175,7 @@ def _holds(ascending: list[int], rank: int) -> bool:
 @lru_cache(maxsize=512)
 def _whole_token(token: str) -> re.Pattern[str]:
     """An identifier must not be part of a longer word or number ("500" is not in "1250000")."""
-    return re.compile(rf"(?<![a-z0-9]){re.escape(token)}(?![a-z0-9])")
+    return re.compile(identifier_pattern(token))
 
 
 def _filter_text(index: LogIndex, candidates: list[int] | None, needle: str,
@@ -192,31 +200,71 @@ def _filter_text(index: LogIndex, candidates: list[int] | None, needle: str,
     return found
 
 
-def matching_ranks(pack: Pack, args: QueryLogsArgs) -> list[int]:
-    """Ranks (newest first) of the lines matching every filter of ``args``.
+def _filter_unit(index: LogIndex, candidates: list[int] | None, unit: SearchUnit) -> list[int]:
+    """Ranks among ``candidates`` (or all lines) whose search text holds an identifier, word
+    or phrase unit. A plain substring search narrows first: it is what keeps this fast."""
+    if unit.kind == "identifier":
+        return _filter_text(index, candidates, unit.text, True)
+    if unit.kind == "word":
+        return _filter_text(index, candidates, unit.text, False)
+    longest = max(unit.text.split(), key=len)
+    found = _filter_text(index, candidates, longest, False)
+    return [rank for rank in found if unit.holds(index.text(rank))]
 
-    Identifiers named in the query must appear as whole tokens; other words must appear (as
-    substrings) only when the query names no topic — then the topic is what is searched.
-    """
+
+def _members(pack: Pack, topics: tuple[str, ...]) -> list[int]:
+    """Ranks of the lines whose message mentions any of ``topics`` (ascending)."""
+    index = topic_index(pack)
+    return _union([index.get(topic, []) for topic in topics])
+
+
+def _any_unit(pack: Pack, index: LogIndex, candidates: list[int] | None,
+              query: CompiledQuery) -> list[int]:
+    """Ranks holding at least one search unit (``match="any"``)."""
+    topic_unit = query.topic_unit
+    members = set(_members(pack, topic_unit.topics)) if topic_unit is not None else set()
+    needles = [unit for unit in query.units if unit.kind != "topics"]
+    pool = candidates if candidates is not None else range(len(index.order))
+    return [rank for rank in pool
+            if rank in members or any(unit.holds(index.text(rank)) for unit in needles)]
+
+
+def matching_ranks(pack: Pack, args: QueryLogsArgs) -> list[int]:
+    """Ranks (newest first) of the lines matching ``args`` as ``core.tools.logquery`` defines."""
     index = log_index(pack)
-    parsed = parse_query(args.query, pack.services)
+    query = compile_query(args, pack.services, pack.now.tzinfo)
     lists: list[list[int]] = []
-    if args.service:
-        lists.append(index.by_service.get(args.service.lower(), []))
-    if args.level:
-        lists.append(index.by_level.get(canonical_level(args.level), []))
-    for named in ([args.topic] if args.topic else [], list(parsed.topics)):
-        if named:
-            topics = topic_index(pack)
-            lists.append(_union([topics.get(t, []) for t in expand_topics(named)]))
+    if query.service is not None:
+        lists.append(index.by_service.get(query.service, []))
+    if query.min_rank is not None:
+        lists.append(_union([ranks for level, ranks in index.by_level.items()
+                             if level is not None and level >= query.min_rank]))
+    if query.topic_filter:
+        lists.append(_members(pack, query.topic_filter))
+    topic_unit = query.topic_unit
+    if topic_unit is not None and not query.match_any:
+        lists.append(_members(pack, topic_unit.topics))
     candidates = _intersect(lists) if lists else None
-    needles = [(token, True) for token in parsed.identifiers]
-    if not parsed.topics:
-        needles += [(word, False) for word in parsed.words]
-    # Longest needle first: usually the rarest, so later passes see fewer lines.
-    for needle, whole_token in sorted(needles, key=lambda item: -len(item[0])):
-        candidates = _filter_text(index, candidates, needle, whole_token)
-    return candidates if candidates is not None else list(range(len(index.order)))
+    if query.match_any and query.units:
+        candidates = _any_unit(pack, index, candidates, query)
+    else:
+        # Longest needle first: usually the rarest, so later passes see fewer lines.
+        needles = [unit for unit in query.units if unit.kind != "topics"]
+        for unit in sorted(needles, key=lambda item: -len(item.text)):
+            candidates = _filter_unit(index, candidates, unit)
+    ranks = candidates if candidates is not None else list(range(len(index.order)))
+    if query.exclude_ranks:
+        dropped = set(_union([index.by_level.get(level, []) for level in query.exclude_ranks]))
+        ranks = [rank for rank in ranks if rank not in dropped]
+    for unit in query.excludes:
+        dropped = set(_filter_unit(index, ranks, unit))
+        ranks = [rank for rank in ranks if rank not in dropped]
+    if query.since_us is not None or query.until_us is not None:
+        times = time_index(pack)
+        low = query.since_us if query.since_us is not None else -(1 << 62)
+        high = query.until_us if query.until_us is not None else 1 << 62
+        ranks = [rank for rank in ranks if (moment := times[rank]) is not None and low <= moment < high]
+    return ranks
 
 
 def query_logs(pack: Pack, args: QueryLogsArgs) -> LogsResult:
