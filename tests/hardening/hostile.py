@@ -68,8 +68,15 @@ class Hostile:
         return self._built[name]
 
     def fill(self, template: str) -> str:
-        """``template`` with every ``<name>`` replaced by the built input."""
-        return _PLACEHOLDER.sub(lambda match: self.path(match.group(1)), template)
+        """``template`` with every ``<name>`` of a known input replaced by the built input
+        (other ``<...>``, such as a regex's named group, stay as written)."""
+        def one(match: re.Match[str]) -> str:
+            try:
+                return self.path(match.group(1))
+            except KeyError:
+                return match.group(0)
+
+        return _PLACEHOLDER.sub(one, template)
 
     # ------------------------------------------------------------ builders
 
@@ -110,6 +117,14 @@ class Hostile:
             "regular_out": lambda: self._file("existing-output.jsonl", "keep me\n"),
             "link_out": lambda: _link(self.root / "link-out.jsonl", self.path("regular_out")),
             "missing_dir_out": lambda: self.root / "no-such-dir" / "out.jsonl",
+            # log files and stores
+            "plain_log": lambda: self._file(
+                "app.log", "2026-07-08 10:58:12,001 INFO [main] payment-service: started\n" * 20),
+            "redos_log": lambda: self._file("redos.log", ("a" * 40 + "!\n") * 5),
+            "binary_log": lambda: self._file("binary.log", bytes(range(256)) * 64),
+            "gz_corrupt": lambda: self._file("corrupt.log.gz", b"\x1f\x8b\x08\x00garbage" * 10),
+            "gz_bomb": lambda: _gzip_bomb(self.root / "bomb.log.gz"),
+            "log_store": lambda: _log_store(self.root / "store.db", self.path("plain_log")),
             # YAML case files
             "yaml_deep": lambda: self._file("deep.yaml", DEEP_YAML_FLOW),
             "yaml_deep_block": lambda: self._file("deep-block.yaml", DEEP_YAML_BLOCK),
@@ -182,6 +197,9 @@ class Hostile:
             "logs_long_line": lambda: (folder / "logs.jsonl").write_text(
                 '{"timestamp": "2026-07-08T10:58:12+08:00", "level": "INFO", '
                 f'"service": "payment-service", "message": "{"x" * (5 * 1024 * 1024)}"}}\n'),
+            "store_fifo": lambda: _point_at_store(folder, str(_fifo(folder / "store.db"))),
+            "store_zero": lambda: _point_at_store(folder, "/dev/zero"),
+            "store_passwd": lambda: _point_at_store(folder, OUTSIDE_TARGET),
             "runbook_dir": lambda: runbook.mkdir(),
             "runbook_dangling": lambda: _link(runbook, folder / "nowhere.md"),
             "runbook_loop": lambda: _loop(runbook),
@@ -209,6 +227,34 @@ def base_document() -> dict[str, Any]:
         document = ask("只确认 payment-service 当前是否存在 CPU 使用率过高告警", store=None)
         _BASE_DOCUMENT.update(document.model_dump(mode="json"))
     return copy.deepcopy(_BASE_DOCUMENT)
+
+
+def _gzip_bomb(path: Path) -> Path:
+    """A small .gz file that expands to 2 GiB of one line with no newline."""
+    import zlib
+
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip container
+    chunk = b"x" * (1024 * 1024)
+    with path.open("wb") as out:
+        for _ in range(2048):
+            out.write(compressor.compress(chunk))
+        out.write(compressor.flush())
+    return path
+
+
+def _log_store(path: Path, log_file: str) -> Path:
+    """A real log store holding ``log_file``."""
+    from core.cli import main
+
+    assert main(["logs", "import", log_file, "--store", str(path)]) == 0
+    return path
+
+
+def _point_at_store(folder: Path, store: str) -> None:
+    """The pack's logs come from a log store at ``store`` (pack.yaml ``logs: {store: ...}``)."""
+    (folder / "logs.jsonl").unlink()
+    with (folder / "pack.yaml").open("a", encoding="utf-8") as meta:
+        meta.write(f"logs: {{store: {json.dumps(store)}}}\n")
 
 
 def _mkdir(path: Path) -> Path:

@@ -32,6 +32,7 @@ PACK_KINDS = (
     "meta_notutf8", "meta_dir", "meta_fifo", "meta_passwd", "meta_zero", "meta_surrogate",
     "alerts_deep", "alerts_laughs", "alerts_recursive", "alerts_huge", "alerts_outside",
     "logs_zero", "logs_fifo", "logs_deep", "logs_surrogate", "logs_long_line",
+    "store_fifo", "store_zero", "store_passwd",
     "runbook_dir", "runbook_dangling", "runbook_loop", "runbook_fifo", "runbook_zero",
     "runbook_passwd", "runbook_huge", "runbook_notutf8", "runbook_laughs", "runbooks_outside",
 )
@@ -172,6 +173,38 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
         *((f"eval/--junit-{kind}", ["eval", "<good_cases>", "--junit", f"<{kind}>"], {})
           for kind in OUTPUT_TARGETS if kind != "missing_dir_out"),
         ("eval/pack-missing", ["eval", "<good_cases>", "--pack", "no-such-pack"], {}),
+        # logs import / stats / query
+        *((f"logs-import/{kind}", ["logs", "import", f"<{kind}>", "--store", "<tmp>/logs.db"], {})
+          for kind in ("missing", "adir", "fifo", "dangling", "loop", "devzero", "zerolink", "huge",
+                       "gz_corrupt", "gz_bomb", "binary_log")),
+        *((f"logs-import/store-{kind}", ["logs", "import", "<plain_log>", "--store", f"<{kind}>"], {})
+          # a store path that is a dangling link or a loop is replaced whole (never written through)
+          for kind in ("adir", "fifo", "devzero", "text_file", "missing_dir_out")),
+        ("logs-import/pattern-invalid", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
+                                         "--pattern", "(?P<timestamp>["], {}),
+        ("logs-import/pattern-no-groups", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
+                                           "--pattern", ".*"], {}),
+        ("logs-import/pattern-catastrophic", ["logs", "import", "<redos_log>", "--store",
+                                              "<tmp>/l.db", "--pattern",
+                                              "(?P<timestamp>(a+)+)b(?P<message>.*)"], {}),
+        ("logs-import/timezone", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
+                                  "--timezone", "Mars/Olympus"], {}),
+        ("logs-import/service-surrogate", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
+                                           "--service", SURROGATE], {}),
+        ("logs-import/format", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
+                                "--format", "nope"], {}),
+        *((f"logs-stats/store-{kind}", ["logs", "stats", "--store", f"<{kind}>"], {})
+          for kind in ("missing", "adir", "fifo", "devzero", "text_file", "dangling", "loop", "empty")),
+        *((f"logs-query/store-{kind}", ["logs", "query", "x", "--store", f"<{kind}>"], {})
+          for kind in ("missing", "fifo", "devzero", "text_file")),
+        ("logs-query/limit-huge", ["logs", "query", "x", "--store", "<log_store>", "--limit",
+                                   str(2**70)], {}),
+        ("logs-query/limit-zero", ["logs", "query", "x", "--store", "<log_store>", "--limit", "0"], {}),
+        ("logs-query/since", ["logs", "query", "x", "--store", "<log_store>", "--since", "yesterday"],
+         {}),
+        ("logs-query/level", ["logs", "query", "x", "--store", "<log_store>", "--level", "LOUD"], {}),
+        ("logs-query/topic", ["logs", "query", "x", "--store", "<log_store>", "--topic", "weather"], {}),
+        ("logs-query/text-surrogate", ["logs", "query", SURROGATE, "--store", "<log_store>"], {}),
         # schema, db, serve
         ("schema/extra", ["schema", "extra"], {}),
         ("db/no-subcommand", ["db"], {}),
