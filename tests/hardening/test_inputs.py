@@ -72,7 +72,7 @@ def test_yaml_aliases_are_fine_until_they_amplify() -> None:
 def test_yaml_keeps_timestamps_as_text_and_refuses_duplicate_keys() -> None:
     assert parse_yaml("now: 2026-07-08T11:20:00+08:00\n", source="y") == {
         "now": "2026-07-08T11:20:00+08:00"}
-    with pytest.raises(InputError, match="line 2.*duplicate key 'a'"):
+    with pytest.raises(InputError, match=r"line 2.*duplicate key 'a'"):
         parse_yaml("a: 1\na: 2\n", source="y")
     with pytest.raises(InputError, match="invalid YAML"):
         parse_yaml("- !!python/object/apply:os.system [true]\n", source="y")
