@@ -114,3 +114,16 @@ def test_damaged_rows_never_break_a_page(open_app: Callable[..., AppTest], tmp_s
         assert not app.exception, (page, query, app.exception)
     app = open_app(query={"session": "s-broken"})
     assert any("cannot be read back" in error.value for error in app.error)
+
+
+def test_the_question_box_refuses_what_the_cli_refuses(open_app: Callable[..., AppTest],
+                                                       tmp_store: Store) -> None:
+    from core.inputs import MAX_QUESTION_CHARS
+    from core.store import repository
+
+    app = open_app()
+    app.text_area(key="question").input("CPU " * MAX_QUESTION_CHARS)
+    app.button(key="ask").click().run()
+    assert not app.exception
+    assert any("characters long" in error.value for error in app.error)
+    assert repository.list_sessions(tmp_store) == []
