@@ -162,7 +162,8 @@ def _render_claim(view: InvestigationView, claim: Claim) -> None:
     with st.container(border=True):
         result = view.claim_result(claim.claim_id)
         # The claim id is the model's: never Markdown (an image link would be fetched).
-        st.markdown(f"**{escape_markdown(claim.claim_id)}** · {escape_markdown(claim.claim_type)}")
+        claim_type = claim.claim_type or "no type"
+        st.markdown(f"**{escape_markdown(claim.claim_id)}** · {escape_markdown(claim_type)}")
         badges([claim_badge(result)])
         literal_text(claim.claim_text, prose=True)
         if claim.evidence_bindings:
