@@ -100,6 +100,11 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
         ("replay/huge-citation-id-db", ["replay", "<huge_id_doc>", "--db", "<tmp>/audit.db"], {}),
         ("replay/negative-citation-id-db", ["replay", "<negative_id_doc>", "--db", "<tmp>/audit.db"],
          {}),
+        # gatekeeper check --db (issue 11 item 2): the document is refused before the store opens
+        ("check/huge-citation-id-db", ["gatekeeper", "check", "<huge_id_doc>", "--db",
+                                       "<tmp>/audit.db"], {}),
+        ("check/db-one-slash", ["gatekeeper", "check", "<good_doc>", "--db", DB_URLS["one-slash"]],
+         {}),
         ("replay/path-surrogate", ["replay", f"<tmp>/{SURROGATE}.json"], {}),
         ("check/path-undecodable", ["gatekeeper", "check", f"<tmp>/{UNDECODABLE}.json"], {}),
         ("replay/stdin-devzero", ["replay", "-"], {"stdin": "devzero"}),
