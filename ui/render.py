@@ -82,8 +82,8 @@ def setup_page(title: str) -> None:
     call first."""
     # A file, served by this server: an emoji or a :material/...: page icon makes the browser
     # fetch the favicon from a CDN, and the console makes no request off the machine.
-    st.set_page_config(page_title=f"{title} · Evidence Console", page_icon=str(FAVICON),
-                       layout="wide")
+    st.set_page_config(page_title=f"{title} · Evidence Console",
+                       page_icon=str(FAVICON) if FAVICON.is_file() else None, layout="wide")
     st.html(_CSS)
     with st.sidebar:
         st.markdown("### :material/verified: Evidence Console")
