@@ -20,7 +20,7 @@ from typing import NoReturn
 from core import __version__
 from core.cli.common import fail, one_line
 from core.errors import SuperbizError
-from core.inputs import text_problem
+from core.inputs.text import text_problem
 
 # Command modules, each with ``register(subparsers)``. Missing ones are skipped so the CLI
 # keeps working while a command is being built.

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from core.contracts import SessionDocument
 from core.errors import DocumentError, first_error
-from core.inputs import read_json_file, repair_text, text_problem
+from core.inputs.text import repair_text, text_problem
 from core.redact import redact_text
 from core.store import Store, open_store
 
@@ -103,6 +103,8 @@ def open_cli_store(args: argparse.Namespace) -> Store:
 def read_session_document(path: str) -> SessionDocument:
     """Read a session document (``-`` for stdin): a regular file, bounded in size and nesting,
     valid Unicode (``core.inputs``); errors name the file and the field."""
+    from core.inputs import read_json_file  # YAML and JSON parsing: only for commands that read one
+
     data = read_json_file(path)
     try:
         return SessionDocument.model_validate(data)
