@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from core.errors import InputError
-from core.inputs import text_problem
+from core.inputs.text import text_problem
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

@@ -1,4 +1,9 @@
-"""Helpers every CLI command shares: JSON output, one-line errors, opening the store."""
+"""Helpers every CLI command shares: JSON output, one-line errors, opening the store.
+
+Every command module is imported to build the parser, so this module (like the top of each
+command module) imports only what parsing needs; the store, the pipeline and the contracts a
+command uses are imported by its handler (see bench/startup.py).
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,17 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.contracts import SessionDocument
 from core.errors import DocumentError, first_error
 from core.inputs.text import repair_text, text_problem
 from core.redact import redact_text
-from core.store import Store, open_store
+
+if TYPE_CHECKING:
+    from core.contracts import SessionDocument
+    from core.store import Store
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -97,13 +104,16 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
 
 def open_cli_store(args: argparse.Namespace) -> Store:
     """Open the store named by ``--db`` or the settings."""
+    from core.store import open_store  # SQLAlchemy: only commands that use the store load it
+
     return open_store(getattr(args, "db", None))
 
 
 def read_session_document(path: str) -> SessionDocument:
     """Read a session document (``-`` for stdin): a regular file, bounded in size and nesting,
     valid Unicode (``core.inputs``); errors name the file and the field."""
-    from core.inputs import read_json_file  # YAML and JSON parsing: only for commands that read one
+    from core.contracts import SessionDocument
+    from core.inputs.documents import read_json_file
 
     data = read_json_file(path)
     try:

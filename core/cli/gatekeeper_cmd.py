@@ -8,6 +8,7 @@ when the gatekeeper passes, 1 when it fails, 2 on bad input — so scripts can g
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import (
     MAX_LIMIT,
@@ -18,11 +19,12 @@ from core.cli.common import (
     read_session_document,
     warn,
 )
-from core.contracts import GatekeeperResult
-from core.errors import StoredRowError
+
+if TYPE_CHECKING:
+    from core.contracts import GatekeeperResult
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``gatekeeper`` and its subcommands."""
     gatekeeper = subparsers.add_parser("gatekeeper", help="re-check citations deterministically",
                                        description="The gatekeeper checks that every citation is "
@@ -80,11 +82,12 @@ def print_gatekeeper_result(result: GatekeeperResult) -> None:
 
 
 def _recheck(args: argparse.Namespace) -> int:
+    from core.errors import StoredRowError
     from core.pipeline import replay
     from core.store.repository import list_sessions, load_session_document
 
     store = open_cli_store(args)
-    changed: list[dict] = []
+    changed: list[dict[str, Any]] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
         try:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from core.cli.common import (
     MAX_LIMIT,
@@ -17,10 +18,13 @@ from core.cli.common import (
     shown,
     warn,
 )
-from core.contracts import SessionDocument
 from core.errors import StoredRowError
-from core.inputs import text_problem
+from core.inputs.text import text_problem
 from core.outputs import check_output_target, write_atomically
+
+if TYPE_CHECKING:
+    from core.contracts import SessionDocument
+    from core.store.repository import SessionQuery
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +38,7 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
                         help="at most this many (default: 50)")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sessions`` and its subcommands."""
     sessions = subparsers.add_parser("sessions", help="list, show and export stored sessions",
                                      description="Read the audit store's sessions.")
@@ -62,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(handler=_export)
 
 
-def _filters(args: argparse.Namespace) -> dict:
+def _filters(args: argparse.Namespace) -> SessionQuery:
     return {"verdict": args.verdict, "severity": args.severity, "rule": args.rule,
             "status": args.status, "text": args.text}
 

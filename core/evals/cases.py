@@ -35,7 +35,9 @@ from pydantic_core import ErrorDetails
 
 from core.contracts import ClaimType, EvidenceStatus, GateSeverity, GateStatus, ToolName, Verdict
 from core.errors import EvalCaseError, InputError
-from core.inputs import MiB, check_question, parse_yaml, read_text
+from core.inputs.documents import parse_yaml
+from core.inputs.files import MiB, read_text
+from core.inputs.text import check_question
 from core.resources import default_suite_dir
 
 DEFAULT_PACK = "demo"

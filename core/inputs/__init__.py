@@ -1,5 +1,9 @@
 """Reading what people hand the program: files, stdin, JSON and YAML documents, text.
 
+Modules (import from them; this package imports nothing, so a command loads only what it reads):
+``text`` (valid Unicode, questions), ``files`` (regular files, stdin), ``documents`` (JSON,
+YAML), ``patterns`` (regular expressions).
+
 Every file, document and piece of text that comes from a user (a session document, an eval
 case file, a pack, a question, a command-line argument) passes through here, so the limits
 live in one place and every refusal is one ``InputError`` line naming the source:
@@ -16,33 +20,3 @@ live in one place and every refusal is one ``InputError`` line naming the source
   64 bits (what SQLite and PostgreSQL store), and YAML aliases may add at most
   ``MAX_ALIAS_NODES`` nodes to what the file spells out (no "billion laughs"), never a cycle.
 """
-
-from core.inputs.documents import (
-    INT_LIMIT,
-    MAX_ALIAS_NODES,
-    MAX_DEPTH,
-    MAX_DOCUMENT_BYTES,
-    DocumentLoader,
-    check_tree,
-    parse_json,
-    parse_yaml,
-    read_json_file,
-)
-from core.inputs.files import MiB, open_regular, read_bytes, read_stdin, read_text, resolve_within
-from core.inputs.patterns import regex_problem
-from core.inputs.text import (
-    MAX_QUESTION_CHARS,
-    check_question,
-    check_text,
-    decode_utf8,
-    repair_text,
-    repair_tree,
-    text_problem,
-)
-
-__all__ = [
-    "INT_LIMIT", "MAX_ALIAS_NODES", "MAX_DEPTH", "MAX_DOCUMENT_BYTES", "MAX_QUESTION_CHARS",
-    "DocumentLoader", "MiB", "check_question", "check_text", "check_tree", "decode_utf8",
-    "open_regular", "parse_json", "parse_yaml", "read_bytes", "read_json_file", "read_stdin",
-    "read_text", "regex_problem", "repair_text", "repair_tree", "resolve_within", "text_problem",
-]

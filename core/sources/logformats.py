@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from core.inputs import regex_problem
+from core.inputs.patterns import regex_problem
 
 MONTHS = {name: number for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}

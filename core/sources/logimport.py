@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from core.errors import InputError, LogImportError, LogStoreError
-from core.inputs import open_regular
+from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser

@@ -10,7 +10,9 @@ from typing import Any
 
 from sqlalchemy import event, inspect, make_url
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
@@ -70,7 +72,7 @@ def _lenient_json(text: str) -> Any:
         return None
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets the console read while a pipeline writes; NORMAL sync is safe with WAL.
     cursor.execute("PRAGMA journal_mode=WAL")

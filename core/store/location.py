@@ -23,7 +23,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from core.errors import StoreError
-from core.inputs import text_problem
+from core.inputs.text import text_problem
 from core.redact import redact_url
 
 # ``word:`` at the start: a URL scheme (a one-letter prefix would be a Windows drive).

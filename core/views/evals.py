@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from core.errors import EvalCaseError, InputError
 from core.evals.cases import MAX_CASE_FILE_BYTES, EvalCase, parse_case_text
-from core.inputs import decode_utf8
+from core.inputs.text import decode_utf8
 from core.store.models import CaseResultRow, EvalRunRow
 from core.views.badges import gate_label
 

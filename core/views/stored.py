@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from core.contracts import Invocation, SessionDocument
 from core.errors import StoredRowError
-from core.inputs import repair_tree
+from core.inputs.text import repair_tree
 from core.store import Store, repository
 from core.store.models import CaseResultRow, EvalRunRow, SessionEventRow
 from core.store.repository import SessionSummary

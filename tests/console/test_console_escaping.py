@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from console_helpers import BEACON, HTML_BEACON, store_hostile_session
 from streamlit.testing.v1 import AppTest
 
 from core.store import Store
+from tests.console.console_helpers import BEACON, HTML_BEACON, store_hostile_session
 from ui.render import escape_markdown
 
 # Element kinds whose text Streamlit renders as Markdown (labels, values, bodies).
@@ -118,7 +118,7 @@ def test_damaged_rows_never_break_a_page(open_app: Callable[..., AppTest], tmp_s
 
 def test_the_question_box_refuses_what_the_cli_refuses(open_app: Callable[..., AppTest],
                                                        tmp_store: Store) -> None:
-    from core.inputs import MAX_QUESTION_CHARS
+    from core.inputs.text import MAX_QUESTION_CHARS
     from core.store import repository
 
     app = open_app()

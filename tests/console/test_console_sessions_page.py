@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from console_helpers import as_read
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
+from tests.console.console_helpers import as_read
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SESSIONS = "pages/1_Sessions.py"
 
 
-def _table(app: AppTest):  # type: ignore[no-untyped-def]
+def _table(app: AppTest) -> pd.DataFrame:
     return next(frame.value for frame in app.dataframe if "session" in frame.value.columns)
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
-from hostile import OUTSIDE_TARGET, SECRET, Hostile
 
 from core.cli import main
 from core.settings import get_settings
+from tests.hardening.hostile import OUTSIDE_TARGET, SECRET, Hostile
 
 QUESTION = "只确认 payment-service 当前是否存在 CPU 使用率过高告警"
 HANG_SECONDS = 30  # far above any honest refusal; only a hang reaches it
@@ -291,7 +291,7 @@ def _good_inputs(hostile: Hostile) -> None:
     """A valid document and case file, so the hostile part is the only thing wrong."""
     import json
 
-    from hostile import base_document
+    from tests.hardening.hostile import base_document
 
     hostile._built.setdefault("good_doc", str(hostile._file("good.json", json.dumps(base_document()))))
     hostile._built.setdefault("good_cases", str(hostile._file(

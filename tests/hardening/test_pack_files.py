@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile import DEMO_PACK, OUTSIDE_TARGET, Hostile
 
 from core.cli import main
 from core.errors import PackError
 from core.packs import load_pack, validate_pack
 from core.settings import get_settings
+from tests.hardening.hostile import DEMO_PACK, OUTSIDE_TARGET, Hostile
 
 
 def test_packs_list_survives_every_broken_pack(tmp_path: Path, capsys: pytest.CaptureFixture[str],

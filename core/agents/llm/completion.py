@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.inputs import repair_tree
+from core.inputs.text import repair_tree
 
 # How much of an unexpected body an error message quotes.
 _QUOTE_CHARS = 200
