@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from types import FrameType
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from core.cli import (
     ask_cmd,
@@ -104,7 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also print the failures the product logs and survives (a store "
                              "write that failed, a model call that failed) on stderr")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Subcommand parsers are _Parser too (one-line usage errors); typed as argparse's own.
+    subparsers = cast("Subparsers[argparse.ArgumentParser]",
+                      parser.add_subparsers(dest="command", metavar="COMMAND"))
     for register in COMMANDS:
         register(subparsers)
     return parser

@@ -344,10 +344,19 @@ def test_bad_input_is_one_line_exit_two_and_nothing_written(
 
 
 def test_the_table_covers_every_command() -> None:
+    """Every command and subcommand the parser knows has bad-input cases in the table."""
+    import argparse
+
     from core.cli import build_parser
 
-    commands = {case_id.split("/")[0].split("-")[0] for case_id, _, _ in CASES}
-    parser = build_parser()
-    (subparsers,) = [action for action in parser._actions if action.dest == "command"]
-    assert set(subparsers.choices) - {"gatekeeper", "sessions", "tools", "packs"} <= commands | {
-        "check", "recheck"}, set(subparsers.choices) - commands
+    def leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+        found = [action for action in parser._actions
+                 if isinstance(action, argparse._SubParsersAction)]
+        if not found:
+            return [prefix]
+        return [leaf for name, sub in found[0].choices.items()
+                for leaf in leaves(sub, (*prefix, name))]
+
+    covered = {tuple(argv[:len(leaf)]) for _, argv, _ in CASES for leaf in leaves(build_parser(), ())}
+    missing = [" ".join(leaf) for leaf in leaves(build_parser(), ()) if leaf not in covered]
+    assert not missing, f"commands without bad-input cases: {missing}"

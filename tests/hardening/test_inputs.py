@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def test_outputs_go_to_new_or_regular_files_only(tmp_path: Path) -> None:
     class Interrupted(Exception):
         pass
 
-    def chunks():  # type: ignore[no-untyped-def]
+    def chunks() -> Iterator[bytes]:
         yield b"partial"
         raise Interrupted
 
