@@ -39,9 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 
 from core.contracts import Alert, LogEntry, MetricSeries
 from core.errors import InputError, PackError
-from core.inputs.documents import parse_yaml
 from core.inputs.files import MiB, open_regular, read_text, resolve_within
 from core.inputs.text import check_text
+from core.inputs.yamldoc import parse_yaml
 from core.logfields import LEVEL_RANKS, canonical_level, parse_timestamp
 from core.settings import get_settings
 

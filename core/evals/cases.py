@@ -35,9 +35,9 @@ from pydantic_core import ErrorDetails
 
 from core.contracts import ClaimType, EvidenceStatus, GateSeverity, GateStatus, ToolName, Verdict
 from core.errors import EvalCaseError, InputError
-from core.inputs.documents import parse_yaml
 from core.inputs.files import MiB, read_text
 from core.inputs.text import check_question
+from core.inputs.yamldoc import parse_yaml
 from core.resources import default_suite_dir
 
 DEFAULT_PACK = "demo"

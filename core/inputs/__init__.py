@@ -2,7 +2,7 @@
 
 Modules (import from them; this package imports nothing, so a command loads only what it reads):
 ``text`` (valid Unicode, questions), ``files`` (regular files, stdin), ``documents`` (JSON,
-YAML), ``patterns`` (regular expressions).
+and the checks every document passes), ``yamldoc`` (YAML), ``patterns`` (regular expressions).
 
 Every file, document and piece of text that comes from a user (a session document, an eval
 case file, a pack, a question, a command-line argument) passes through here, so the limits

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from core.inputs.documents import INT_LIMIT, MAX_ALIAS_NODES, MAX_DEPTH, parse_json, parse_yaml
+from core.inputs.documents import INT_LIMIT, MAX_DEPTH, parse_json
 from core.inputs.files import read_bytes, read_text
 from core.inputs.patterns import regex_problem
 from core.inputs.text import MAX_QUESTION_CHARS, check_question, repair_text, text_problem
+from core.inputs.yamldoc import MAX_ALIAS_NODES, parse_yaml
 from core.outputs import check_output_target, write_atomically
 
 
