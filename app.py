@@ -11,10 +11,11 @@ import streamlit as st
 
 from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
-from core.errors import SuperbizError
+from core.errors import StoredRowError, SuperbizError
 from core.packs import list_packs
+from core.redact import redact_text
 from core.settings import get_settings
-from core.store import repository
+from core.views import stored
 from core.views.choices import (
     default_pack_index,
     default_roles,
@@ -30,7 +31,7 @@ from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
-setup_page("Investigate", ":material/travel_explore:")
+setup_page("Investigate")
 store = get_store()
 
 # The current session: a link (?session=) wins over what this browser tab last looked at.
@@ -64,7 +65,7 @@ def _ask() -> None:
                             roles=roles,
                             executor_fault=fault_or_none(st.session_state.get("fault")))
     except SuperbizError as exc:
-        st.session_state["ask_error"] = str(exc)
+        st.session_state["ask_error"] = redact_text(str(exc))
         return
     st.session_state["session_id"] = started.session_id
     st.query_params["session"] = started.session_id
@@ -139,15 +140,20 @@ def _session_view() -> None:
         empty_state("Nothing asked yet. Type a question above (or pick an example) and press "
                     "Ask. Past investigations are on the Sessions page.")
         return
-    events = parse_stored_events(repository.list_events(store, session_id=session_id))
-    document = repository.load_session_document(store, session_id=session_id)
+    events = parse_stored_events(stored.list_events(store, session_id=session_id))
+    try:
+        document = stored.load_session_document(store, session_id=session_id)
+    except StoredRowError as exc:  # a damaged row: say so, never a page error
+        st.error(escape_markdown(str(exc)), icon=":material/error:")
+        return
     if document is None and not events:
-        empty_state(f"No session {session_id} in this audit store. Pick one on the Sessions "
-                    "page, or ask a new question.", icon=":material/search_off:")
+        empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one on "
+                                    "the Sessions page, or ask a new question."),
+                    icon=":material/search_off:")
         return
     view = load_view(events, document)
     if handle is not None and handle.error:
-        st.error(escape_markdown(f"The run stopped unexpectedly: {handle.error}"),
+        st.error(escape_markdown(redact_text(f"The run stopped unexpectedly: {handle.error}")),
                  icon=":material/error:")
     if handle is None and view.status == "running":
         st.warning("This session is marked running but is not running in this console (it "

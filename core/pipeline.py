@@ -39,7 +39,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.errors import DocumentError, PackError, SuperbizError
+from core.errors import PackError, SuperbizError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -57,7 +57,9 @@ from core.events import (
     VerdictReached,
 )
 from core.gatekeeper import StoredInvocations, check_citations
+from core.inputs.text import check_question
 from core.recorder import Recorder
+from core.redact import redact_text
 from core.sources.base import World
 from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
@@ -94,11 +96,10 @@ def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo"
     ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
     ``store=None`` runs entirely in memory.
     """
-    if not question.strip():
-        raise DocumentError("the question is empty")
+    question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
     investigation = _Investigation(
-        question=question.strip(), world=load_world(pack), engines=engines or build_engines(),
+        question=question, world=load_world(pack), engines=engines or build_engines(),
         fault=fault, store=store, session_id=session_id or new_session_id())
     return investigation.events()
 
@@ -391,6 +392,7 @@ class _Investigation:
     def _fail(self, stage: str, exc: Exception) -> Iterator[PipelineEvent]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
+        message = redact_text(message)  # stored and exported: never a configured secret
         self.document.invocations = list(self.recorder.invocations)
         events: list[PipelineEvent] = []
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":

@@ -57,11 +57,11 @@ class Settings(BaseSettings):
         return [*extra, DEFAULT_PACKS_DIR]
 
     def database_url(self) -> str:
-        """The SQLAlchemy URL of the audit store."""
-        if "://" in self.db:
-            return self.db
-        path = Path(self.db) if self.db else default_data_dir() / "superbiz.db"
-        return f"sqlite:///{path.expanduser().resolve()}"
+        """The SQLAlchemy URL of the audit store (``StoreError`` when ``SUPERBIZ_DB`` is
+        malformed: see ``core.store.location``)."""
+        from core.store.location import store_url
+
+        return store_url(self.db or str(default_data_dir() / "superbiz.db"))
 
 
 @lru_cache(maxsize=1)

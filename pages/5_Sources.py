@@ -20,7 +20,7 @@ from core.views.sources import (
 )
 from ui.render import empty_state, escape_markdown, setup_page, small_text
 
-setup_page("Sources", ":material/hub:")
+setup_page("Sources")
 st.title("Sources", anchor=False)
 st.caption("What the tools ask: a pack, a log store, Prometheus, Alertmanager, runbook and rule "
            "files. A source that does not answer makes its tool's calls fail, and a failed call "

@@ -82,7 +82,7 @@ def test_both_formats_recording_rules_and_other_documents(tmp_path: Path) -> Non
 def test_a_file_that_is_not_yaml_is_one_line_naming_it(tmp_path: Path) -> None:
     bad = tmp_path / "broken.yml"
     bad.write_text("groups:\n  - name: [unclosed\n", encoding="utf-8")
-    with pytest.raises(RuleFileError, match=r"broken.yml: invalid YAML at line \d+$"):
+    with pytest.raises(RuleFileError, match=r"broken\.yml: line \d+, column \d+: invalid YAML: "):
         read_rule_file(bad)
 
 
@@ -156,7 +156,7 @@ def test_a_pack_with_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert "firing" not in answer
     # A broken rule file is a pack problem naming it.
     (pack_dir / "rules" / "broken.yml").write_text("groups: [", encoding="utf-8")
-    with pytest.raises(PackError, match=r"broken\.yml: invalid YAML"):
+    with pytest.raises(PackError, match=r"broken\.yml: line \d+, column \d+: invalid YAML"):
         load_pack(str(pack_dir))
 
 

@@ -88,7 +88,7 @@ def test_a_base_pack_fills_what_the_file_does_not_name(tmp_path: Path) -> None:
     ("metrcs: {}\n", "metrcs: unknown key"),
     ("pack: no-such-pack\n", "pack not found"),
     ("- a list\n", "must be a mapping"),
-    ("name: [unclosed\n", "invalid YAML at line"),
+    ("name: [unclosed\n", "line 2, column 1: invalid YAML"),
     ("metrics: {prometheus: {url: 'http://a:9090', bearer_token_env: NOT_SET_ANYWHERE_X}}\n",
      "NOT_SET_ANYWHERE_X is not set"),
 ])

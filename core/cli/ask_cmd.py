@@ -82,12 +82,15 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
+    from core.inputs.text import check_question
     from core.pipeline import run_investigation
 
+    # Everything the user gave is checked before the store is opened: bad input stores nothing.
+    question = check_question(args.question)
     world = open_cli_world(args)
+    engines = build_engines(roles_from_args(args))
     store = None if args.no_store else open_cli_store(args)
-    events = run_investigation(args.question, pack=world,
-                               engines=build_engines(roles_from_args(args)),
+    events = run_investigation(question, pack=world, engines=engines,
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None
     for event in events:

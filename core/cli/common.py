@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from core.errors import DocumentError, first_error
+from core.inputs.text import repair_text, text_problem
+from core.redact import redact_text
 
 if TYPE_CHECKING:
     from core.contracts import SessionDocument
@@ -40,15 +42,63 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def print_json(obj: Any) -> None:
-    """Print exactly one JSON document on stdout."""
-    json.dump(to_jsonable(obj), sys.stdout, ensure_ascii=False, indent=2, default=str)
-    sys.stdout.write("\n")
+    """Print exactly one JSON document on stdout (see ``json_text``)."""
+    sys.stdout.write(json_text(to_jsonable(obj), indent=2) + "\n")
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """JSON text, non-ASCII kept as written; a value holding text that is not valid Unicode (a
+    lone surrogate read back from an older store) is written with ``\\u`` escapes instead, so
+    the output is always valid UTF-8 and nothing is lost."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    if text_problem(text):
+        return json.dumps(value, ensure_ascii=True, indent=indent, default=str)
+    return text
+
+
+def shown(text: str) -> str:
+    """Stored text for a terminal line: a lone surrogate becomes U+FFFD."""
+    return repair_text(text)
+
+
+MAX_MESSAGE_CHARS = 500
+
+
+def one_line(message: str) -> str:
+    """A message fit for one line of a terminal: secrets redacted, invalid text replaced, line
+    breaks folded, at most ``MAX_MESSAGE_CHARS`` characters."""
+    text = " ".join(repair_text(redact_text(message)).split())
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS - 1] + "…"
 
 
 def fail(message: str, code: int = 2) -> int:
     """Print a one-line error on stderr and return the exit code."""
-    print(f"superbiz: error: {message}", file=sys.stderr)
+    print(f"superbiz: error: {one_line(message)}", file=sys.stderr)
     return code
+
+
+def warn(message: str) -> None:
+    """Print a one-line warning on stderr (the command goes on)."""
+    print(f"superbiz: warning: {one_line(message)}", file=sys.stderr)
+
+
+MAX_LIMIT = 1_000_000  # rows a listing or export may ask for (and what a database can take)
+
+
+def count_type(maximum: int, minimum: int = 1) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``minimum`` to ``maximum``; anything else is a
+    one-line usage error (never an integer too large for the database)."""
+    def count(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be from {minimum} to {maximum:,}, not "
+                                             f"{text[:40]}")
+        return value
+
+    return count
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
@@ -84,17 +134,12 @@ def open_cli_store(args: argparse.Namespace) -> Store:
 
 
 def read_session_document(path: str) -> SessionDocument:
-    """Read a session document (``-`` for stdin); errors name the file and the field."""
+    """Read a session document (``-`` for stdin): a regular file, bounded in size and nesting,
+    valid Unicode (``core.inputs``); errors name the file and the field."""
     from core.contracts import SessionDocument
+    from core.inputs.documents import read_json_file
 
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DocumentError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DocumentError(f"{path}: not JSON: {exc.msg} at line {exc.lineno}") from exc
+    data = read_json_file(path)
     try:
         return SessionDocument.model_validate(data)
     except ValidationError as exc:

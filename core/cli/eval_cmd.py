@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from core.cli.common import (
     add_db_option,
     add_sources_option,
+    count_type,
     fail,
     open_cli_store,
     open_cli_world,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 EXIT_ALL_PASSED = 0
 EXIT_SOME_FAILED = 1
 DEFAULT_SUITE_LABEL = "default"
+MAX_WORKERS = 64
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,20 +51,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="print one JSON document (run, metrics, cases) on stdout")
     parser.add_argument("--junit", metavar="FILE", default=None,
                         help="also write JUnit XML to FILE for CI systems")
-    parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
+    parser.add_argument("--workers", type=count_type(MAX_WORKERS), default=DEFAULT_WORKERS,
+                        metavar="N",
                         help=f"cases run at once, on threads (default: {DEFAULT_WORKERS}; more "
                              "threads do not finish sooner, see README)")
     parser.add_argument("--engine", choices=("rules", "llm"), default=None,
                         help="engine for every role (default: rules)")
     add_db_option(parser)
     parser.set_defaults(handler=run_eval)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
@@ -78,7 +74,10 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.evals.junit import write_junit
     from core.evals.report import render_report
     from core.evals.runner import run_cases
+    from core.outputs import check_output_target
 
+    if args.junit:
+        check_output_target(args.junit, make_folders=True)  # refused before anything runs
     worlds = None
     if args.sources:  # cases that name no pack run against the sources file's world
         world = open_cli_world(args)
@@ -103,8 +102,5 @@ def run_eval(args: argparse.Namespace) -> int:
     else:
         print(render_report(run))
     if args.junit:
-        try:
-            write_junit(run, args.junit)
-        except OSError as exc:
-            return fail(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}")
+        write_junit(run, args.junit)
     return EXIT_ALL_PASSED if run.all_passed else EXIT_SOME_FAILED

@@ -12,7 +12,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
+from core.cli.common import (
+    MAX_LIMIT,
+    add_db_option,
+    count_type,
+    open_cli_store,
+    print_json,
+    read_session_document,
+    warn,
+)
 
 if TYPE_CHECKING:
     from core.contracts import GatekeeperResult
@@ -45,7 +53,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                               "session whose verdict changed.")
     recheck.add_argument("--all", action="store_true", required=True,
                          help="every stored session that has an executor output")
-    recheck.add_argument("--limit", type=int, default=100_000, help="at most this many sessions")
+    recheck.add_argument("--limit", type=count_type(MAX_LIMIT), default=100_000,
+                         help="at most this many sessions")
     recheck.add_argument("--json", action="store_true", help="print JSON only")
     add_db_option(recheck)
     recheck.set_defaults(handler=_recheck)
@@ -87,6 +96,7 @@ def print_gatekeeper_result(result: GatekeeperResult) -> None:
 
 
 def _recheck(args: argparse.Namespace) -> int:
+    from core.errors import StoredRowError
     from core.pipeline import replay, store_lookup
     from core.store.repository import list_sessions, load_session_document
 
@@ -95,7 +105,11 @@ def _recheck(args: argparse.Namespace) -> int:
     changed: list[dict[str, Any]] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
-        document = load_session_document(store, session_id=row.session_id)
+        try:
+            document = load_session_document(store, session_id=row.session_id)
+        except StoredRowError as exc:  # reported, and the others are still re-checked
+            warn(f"{exc}; skipped")
+            continue
         if document is None or document.executor_output is None:
             continue
         checked += 1

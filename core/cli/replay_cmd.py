@@ -43,7 +43,7 @@ def run_replay(args: argparse.Namespace) -> int:
     from core.pipeline import replay, store_lookup
 
     document = read_session_document(args.document)
-    lookup = store_lookup(open_cli_store(args) if args.db else None)
+    lookup = store_lookup(open_cli_store(args) if args.db is not None else None)
     replayed = replay(document, engines=build_engines(args.engine), stored_invocations=lookup)
     if args.json:
         print_json(replayed)

@@ -16,6 +16,9 @@ from core.cli.common import (
     print_json,
 )
 from core.contracts import TOOL_NAMES, Invocation
+from core.inputs.documents import parse_json
+
+MAX_ARGS_CHARS = 64 * 1024  # a tool call's arguments are a few filters
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,10 +51,9 @@ def _call(args: argparse.Namespace) -> int:
     from core.recorder import Recorder
     from core.tools.spec import validate_arguments
 
-    try:
-        arguments = json.loads(args.tool_args)
-    except json.JSONDecodeError as exc:
-        return fail(f"--args is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    if len(args.tool_args) > MAX_ARGS_CHARS:
+        return fail(f"--args is {len(args.tool_args):,} characters long (at most {MAX_ARGS_CHARS:,})")
+    arguments = parse_json(args.tool_args, source="--args")
     if not isinstance(arguments, dict):
         return fail("--args must be a JSON object, e.g. '{\"service\": \"order-service\"}'")
     # Validate before opening anything, so a bad call writes nothing.

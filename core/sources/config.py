@@ -38,6 +38,7 @@ import os
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -73,8 +74,18 @@ class ServerConfig(_Strict):
     @field_validator("url")
     @classmethod
     def _http(cls, value: str) -> str:
+        shown = public_url(value.strip())
         if not value.strip().lower().startswith(("http://", "https://")):
-            raise ValueError(f"must be an http(s) URL (got {public_url(value.strip())!r})")
+            raise ValueError(f"must be an http(s) URL (got {shown!r})")
+        try:  # a malformed host or port is refused here, not on the first call
+            parts = urlsplit(value.strip())
+            port = parts.port
+        except ValueError as exc:
+            raise ValueError(f"not a valid URL ({exc}): {shown!r}") from None
+        if not parts.hostname:
+            raise ValueError(f"names no host: {shown!r}")
+        if port == 0:
+            raise ValueError(f"port 0 is not a server's port: {shown!r}")
         return value.strip()
 
 

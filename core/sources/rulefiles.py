@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from core.errors import SourcesConfigError
+from core.errors import InputError, SourcesConfigError
+from core.inputs.files import read_text
+from core.inputs.yamldoc import parse_yaml_documents
 
 RULE_SUFFIXES = (".yml", ".yaml")
 _MAX_RULE_FILE_BYTES = 8 * 1024 * 1024  # kube-prometheus' largest is 60 KB
@@ -122,32 +122,25 @@ def rules_of_document(document: Any, source: str) -> list[RuleGroup]:
 
 
 def read_yaml_documents(path: Path, shown: str, max_bytes: int,
-                        error: type[SourcesConfigError] = SourcesConfigError) -> list[Any]:
+                        error: type[SourcesConfigError] = SourcesConfigError,
+                        within: Path | None = None) -> list[Any]:
     """Every YAML document of a small configuration file, or ``error`` in one line naming
-    ``shown``: too large, not UTF-8, unreadable, invalid YAML (with its line)."""
+    ``shown``: not a regular file (or outside ``within``), too large, not UTF-8, invalid YAML
+    (with its line), aliases or nesting beyond the bounds of ``core.inputs``."""
     try:
-        if path.stat().st_size > max_bytes:
-            raise error(f"{shown}: larger than {max(1, max_bytes // 1024 // 1024)} MB")
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise error(f"{shown}: not UTF-8 text") from None
-    except OSError as exc:
-        raise error(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise error(f"{shown}: invalid YAML{where}") from None
+        text = read_text(path, source=shown, max_bytes=max_bytes, within=within)
+        return parse_yaml_documents(text, source=shown)
+    except InputError as exc:
+        raise error(str(exc)) from None
 
 
-def read_rule_file(path: Path, source: str | None = None) -> list[RuleGroup]:
+def read_rule_file(path: Path, source: str | None = None, *, within: Path | None = None) -> list[RuleGroup]:
     """The alerting rule groups of one file (``source``: how to name it, default its path).
 
     ``RuleFileError`` when it cannot be read or is not YAML; a YAML file without rules is [].
     """
     shown = source or str(path)
-    documents = read_yaml_documents(path, shown, _MAX_RULE_FILE_BYTES, RuleFileError)
+    documents = read_yaml_documents(path, shown, _MAX_RULE_FILE_BYTES, RuleFileError, within=within)
     return [group for document in documents for group in rules_of_document(document, shown)]
 
 
@@ -160,16 +153,18 @@ def rule_file_paths(location: Path) -> Iterator[Path]:
                           if path.suffix.lower() in RULE_SUFFIXES and path.is_file())
 
 
-def read_rules(locations: Iterable[Path], *, relative_to: Path | None = None) -> list[RuleGroup]:
+def read_rules(locations: Iterable[Path], *, relative_to: Path | None = None,
+               within: Path | None = None) -> list[RuleGroup]:
     """Every alerting rule group of the files at ``locations`` (files or folders), each file
-    named relative to ``relative_to`` when it lies under it."""
+    named relative to ``relative_to`` when it lies under it and read only from inside
+    ``within`` when given (a pack's rules never follow a link out of the pack)."""
     groups: list[RuleGroup] = []
     for location in locations:
         for path in rule_file_paths(location):
             shown = str(path)
             if relative_to is not None and path.is_relative_to(relative_to):
                 shown = path.relative_to(relative_to).as_posix()
-            groups += read_rule_file(path, shown)
+            groups += read_rule_file(path, shown, within=within)
     return groups
 
 
