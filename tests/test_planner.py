@@ -127,7 +127,7 @@ def test_tools_follow_topics(plan_of) -> None:  # type: ignore[no-untyped-def]
 
 def test_unknown_service_is_planned_and_noted(plan_of) -> None:  # type: ignore[no-untyped-def]
     plan = plan_of("Only confirm whether billing-service has a HighMemoryUsage alert.")
-    assert plan.services == ["billing-service"]
+    assert plan.services == [] and plan.unknown_subjects == ["billing-service"]
     assert any("billing-service" in note for note in plan.notes)
 
 
