@@ -28,8 +28,9 @@ DEMO_DIR = REPO_ROOT / "mockdata" / "demo"
 
 POOL_ERROR = "HikariPool-1 - Connection is not available, request timed out after 30000ms"
 POOL_STATS = "HikariCP pool stats: active=50/50, idle=0, waiting=32"
+# "waiting" was one until it turned real lines ("waiting for message on queue") into pool lines.
 SEED_POOL_SYNONYMS = ["HikariCP", "HikariPool", "connection pool", "数据库连接池", "连接池耗尽",
-                      "active=50/50", "waiting", "request timed out after 30000ms"]
+                      "active=50/50", "request timed out after 30000ms"]
 
 
 def logs(pack: Pack, **arguments: object) -> dict:
@@ -126,8 +127,11 @@ def test_results_are_newest_first_and_limited(demo_pack: Pack) -> None:
 def test_level_topic_and_identifier_filters(demo_pack: Pack) -> None:
     errors = logs(demo_pack, service="order-service", level="error")
     assert {e["level"] for e in errors["logs"]} == {"ERROR"} and errors["total"] == 4
+    # A level is a minimum: WARNING (= WARN) covers the ERROR lines too.
     warnings = logs(demo_pack, service="order-service", level="WARNING", topic="connection_pool")
-    assert messages(warnings) == [POOL_STATS]
+    assert messages(warnings) == [POOL_STATS, POOL_ERROR, POOL_ERROR, POOL_ERROR]
+    assert messages(logs(demo_pack, service="order-service", level="ERROR",
+                         topic="connection_pool")) == [POOL_ERROR, POOL_ERROR, POOL_ERROR]
     slow = logs(demo_pack, service="user-service", query="慢请求")
     assert slow["total"] == 5
     orders = logs(demo_pack, query="/api/v1/users/orders")
@@ -179,7 +183,9 @@ def test_mixed_zones_sort_in_time_and_filters_intersect(tmp_path: Path) -> None:
         "Redis timeout on redis-cluster-01", "Redis timeout again"]
     assert everything["total"] == 2003
     found = logs(loaded, service="quiet-service", level="INFO", query="redis")
-    assert messages(found) == ["Redis timeout on redis-cluster-01", "redis ok"]
+    assert messages(found) == ["Redis timeout on redis-cluster-01", "Redis timeout again", "redis ok"]
+    errors = logs(loaded, service="quiet-service", level="ERROR", query="redis")
+    assert messages(errors) == ["Redis timeout again"]
     assert logs(loaded, query="heartbeat 1999")["total"] == 1
     assert logs(loaded, service="noisy-service", query="heartbeat", limit=1)["total"] == 2000
 

@@ -74,7 +74,7 @@ def _sort_keys(timestamps: list[str], default_tz: tzinfo | None) -> list[str] | 
     first = _ISO_TIMESTAMP.fullmatch(timestamps[0]) if timestamps else None
     if first:
         separator, fraction, zone = first.group(1), first.group(2) or "", first.group(3) or ""
-        fraction_shape = r"\.\d{%d}" % (len(fraction) - 1) if fraction else ""
+        fraction_shape = rf"\.\d{{{len(fraction) - 1}}}" if fraction else ""
         shape = (r"\d{4}-\d\d-\d\d" + re.escape(separator) + r"\d\d:\d\d:\d\d"
                  + fraction_shape + re.escape(zone) + "\n")
         if re.fullmatch(f"(?:{shape})*", "\n".join(timestamps) + "\n"):
@@ -192,31 +192,113 @@ def _filter_text(index: LogIndex, candidates: list[int] | None, needle: str,
     return found
 
 
-def matching_ranks(pack: Pack, args: QueryLogsArgs) -> list[int]:
-    """Ranks (newest first) of the lines matching every filter of ``args``.
+# Level ranks: "at least ERROR" covers ERROR, SEVERE, FATAL, CRITICAL (DESIGN.md section 10).
+# The log store (``logengine``) brings one table of levels for every source; this one serves the
+# pack's in-memory search until it does.
+_LEVEL_RANKS = {"trace": 0, "finest": 0, "finer": 0, "debug": 1, "fine": 1, "config": 1, "info": 2,
+                "notice": 2, "warn": 3, "error": 4, "fatal": 5, "critical": 5, "alert": 5,
+                "emergency": 5, "emerg": 5, "panic": 5}
 
-    Identifiers named in the query must appear as whole tokens; other words must appear (as
-    substrings) only when the query names no topic — then the topic is what is searched.
-    """
-    index = log_index(pack)
+
+def level_rank(level: str) -> int | None:
+    """The rank of a level (0 TRACE .. 5 FATAL; WARNING is WARN, SEVERE is ERROR), or None."""
+    return _LEVEL_RANKS.get(canonical_level(level))
+
+
+@lru_cache(maxsize=1024)
+def _phrase(phrase: str) -> re.Pattern[str]:
+    """A phrase: its words in order, any run of blanks between them, whole words at its
+    alphanumeric edges (a Chinese edge is a plain substring)."""
+    words = normalize(phrase).split()
+    body = r"[ \t]+".join(re.escape(word) for word in words)
+    head = "(?<![a-z0-9])" if re.match("[a-z0-9]", words[0][0]) else ""
+    tail = "(?![a-z0-9])" if re.match("[a-z0-9]", words[-1][-1]) else ""
+    return re.compile(head + body + tail)
+
+
+def _with_phrase(index: LogIndex, candidates: list[int] | None, phrase: str) -> list[int]:
+    pattern = _phrase(phrase)
+    ranks = candidates if candidates is not None else range(len(index.order))
+    return [rank for rank in ranks if pattern.search(index.text(rank)) is not None]
+
+
+def _levels_from(index: LogIndex, minimum: str) -> list[int]:
+    """Ranks of the lines at ``minimum`` or above (an unknown level name: exact match)."""
+    floor = level_rank(minimum)
+    if floor is None:
+        return index.by_level.get(canonical_level(minimum), [])
+    return _union([ranks for level, ranks in index.by_level.items()
+                   if (level_rank(level) or -1) >= floor] or [[]])
+
+
+def _unit_ranks(pack: Pack, index: LogIndex, args: QueryLogsArgs,
+                filtered: list[int] | None) -> list[int] | None:
+    """Ranks among ``filtered`` holding every (``match="all"``) or any (``"any"``) search unit:
+    the query's topics, identifiers and words (words only when it names no topic), and each
+    phrase of ``terms``. None when there is no unit."""
     parsed = parse_query(args.query, pack.services)
+    units: list[list[int]] = []
+    if parsed.topics:
+        topics = topic_index(pack)
+        found = _union([topics.get(t, []) for t in expand_topics(parsed.topics)])
+        units.append(found if filtered is None else _intersect([found, filtered]))
+    for token in parsed.identifiers:
+        units.append(_filter_text(index, filtered, token, True))
+    if not parsed.topics:
+        units += [_filter_text(index, filtered, word, False) for word in parsed.words]
+    units += [_with_phrase(index, filtered, term) for term in args.terms]
+    if not units:
+        return None
+    if args.match == "any":
+        return _union(units)
+    return _intersect(units)
+
+
+def _excluded(index: LogIndex, args: QueryLogsArgs, ranks: list[int]) -> list[int]:
+    """``ranks`` without the lines of an excluded level or holding an excluded phrase."""
+    levels = {level_rank(item) for item in args.exclude if level_rank(item) is not None}
+    phrases = [_phrase(item) for item in args.exclude if level_rank(item) is None and item.split()]
+    if not levels and not phrases:
+        return ranks
+    level_of = {rank: level_rank(level) for level, found in index.by_level.items() for rank in found}
+    return [rank for rank in ranks if level_of.get(rank) not in levels
+            and not any(p.search(index.text(rank)) for p in phrases)]
+
+
+def _in_window(pack: Pack, args: QueryLogsArgs, ranks: list[int]) -> list[int]:
+    """``ranks`` inside ``since``..``until`` (inclusive; a line without a readable time is out)."""
+    if args.since is None and args.until is None:
+        return ranks
+    zone = pack.now.tzinfo
+    since = _timestamp_key(args.since, zone) if args.since else float("-inf")
+    until = _timestamp_key(args.until, zone) if args.until else float("inf")
+    order = log_index(pack).order
+    kept = []
+    for rank in ranks:
+        moment = _timestamp_key(pack.logs[order[rank]].timestamp, zone)
+        if moment != float("-inf") and since <= moment <= until:
+            kept.append(rank)
+    return kept
+
+
+def matching_ranks(pack: Pack, args: QueryLogsArgs) -> list[int]:
+    """Ranks (newest first) of the lines matching every filter of ``args`` (see
+    ``QueryLogsArgs``): service exact, level as a minimum, topic, the search units with
+    ``match``, the exclusions and the time window."""
+    index = log_index(pack)
     lists: list[list[int]] = []
     if args.service:
         lists.append(index.by_service.get(args.service.lower(), []))
     if args.level:
-        lists.append(index.by_level.get(canonical_level(args.level), []))
-    for named in ([args.topic] if args.topic else [], list(parsed.topics)):
-        if named:
-            topics = topic_index(pack)
-            lists.append(_union([topics.get(t, []) for t in expand_topics(named)]))
-    candidates = _intersect(lists) if lists else None
-    needles = [(token, True) for token in parsed.identifiers]
-    if not parsed.topics:
-        needles += [(word, False) for word in parsed.words]
-    # Longest needle first: usually the rarest, so later passes see fewer lines.
-    for needle, whole_token in sorted(needles, key=lambda item: -len(item[0])):
-        candidates = _filter_text(index, candidates, needle, whole_token)
-    return candidates if candidates is not None else list(range(len(index.order)))
+        lists.append(_levels_from(index, args.level))
+    if args.topic:
+        topics = topic_index(pack)
+        lists.append(_union([topics.get(t, []) for t in expand_topics([args.topic])]))
+    filtered = _intersect(lists) if lists else None
+    matched = _unit_ranks(pack, index, args, filtered)
+    ranks = matched if matched is not None else (
+        filtered if filtered is not None else list(range(len(index.order))))
+    return _in_window(pack, args, _excluded(index, args, ranks))
 
 
 def query_logs(pack: Pack, args: QueryLogsArgs) -> LogsResult:
