@@ -41,6 +41,8 @@ _TEXT = {
         "partial": "以下内容已单独通过核验：",
         "citations": "依据：{n} 条证据引用均已通过核验，来自 {k} 次工具调用。",
         "next_steps": "下一步（仅为证据收集建议，不是结论）：",
+        "unknown": "问题中的 {names} 不在本次数据中，未做任何检索",
+        "not_understood": "问题中没有可检索的服务、告警、症状或关键词，未做任何检索",
         "sep": "；",
         "end": "。",
     },
@@ -60,6 +62,9 @@ _TEXT = {
         "partial": "Verified on their own:",
         "citations": "Basis: {n} verified citation(s) from {k} tool call(s).",
         "next_steps": "Next steps (evidence gathering only, not findings):",
+        "unknown": "{names} named in the question is not in this data; nothing was searched",
+        "not_understood": "The question names no service, alert, symptom or search term to look "
+                          "for; nothing was searched",
         "sep": "; ",
         "end": ".",
     },
@@ -101,6 +106,12 @@ class RulesComposer:
             if absences:
                 lines += ["", text["absent"], *_bullets(absences)]
             lines += ["", _citations_line(text, findings, verifier_input)]
+        elif not output.claims and (plan.unknown_subjects or not plan.searchable):
+            # Nothing was searched: say why, and (for a name the data lacks) what it has.
+            status = "no_evidence"
+            lines.append(_nothing_searched_line(text, plan))
+            lines += [f"- {info.description}" for info in output.missing_info
+                      if info.info_id.startswith("unknown-") and _showable(info.description, plan)]
         else:
             status = "no_evidence"
             lines.append(_no_evidence_line(text, verifier_input.tool_trace_summary))
@@ -160,9 +171,18 @@ def _no_evidence_line(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) 
             f"{text['no_hits']}{text['end']}")
 
 
+def _nothing_searched_line(text: dict[str, str], plan: Plan) -> str:
+    """Why nothing was searched: the subjects are not in the data, or nothing is searchable."""
+    if plan.unknown_subjects:
+        return text["unknown"].format(names=", ".join(plan.unknown_subjects)) + text["end"]
+    return text["not_understood"] + text["end"]
+
+
 def _next_steps(plan: Plan, verifier_input: VerifierInput) -> list[str]:
     output = verifier_input.executor_structured_output
-    candidates = [info.description for info in output.missing_info]
+    shown_above = not output.claims and (plan.unknown_subjects or not plan.searchable)
+    candidates = [info.description for info in output.missing_info
+                  if not (shown_above and info.info_id.startswith("unknown-"))]
     candidates += [action.action_text for action in output.recommended_actions]
     steps = [step for step in dict.fromkeys(candidates) if _showable(step, plan)]
     return steps[:_MAX_NEXT_STEPS]

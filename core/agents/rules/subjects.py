@@ -7,6 +7,8 @@ excluded subjects out of the answer, so all three agree on what "mentions user-s
 
 from __future__ import annotations
 
+import re
+
 from core.contracts import Exclusions, Plan
 from core.lexicon import alert_names_in, expand_topics, normalize, services_in, topics_in
 
@@ -31,9 +33,15 @@ def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclus
             + [t for t in topics if t in excluded_topics])
 
 
+_SERVICE_FIELD = re.compile(r"(?:^|[\s,;(])service=([^\s,;)]+)")
+
+
 def services_mentioned(text: str) -> list[str]:
-    """``xxx-service`` identifiers in text (pods resolve to their service)."""
-    return services_in(text)
+    """Services a text names: ``xxx-service`` identifiers (pods resolve to their service) and
+    any ``service=<name>`` field of an alert's ref text (``zookeeper``, ``hadoop-mapreduce``:
+    services of any shape, as the data spells them)."""
+    fields = [match.group(1).lower() for match in _SERVICE_FIELD.finditer(text)]
+    return list(dict.fromkeys([*fields, *services_in(text)]))
 
 
 def topics_in_scope(plan: Plan) -> set[str]:

@@ -1,0 +1,240 @@
+"""Claims about what the question's own searches found (``searches.LogSearch``).
+
+Per service and search, the invocations it made are read back:
+
+- lines (and log groups, ``$.groups[i]``) came back: an ``observation`` quoting the most common
+  kinds of line -- a group as "291 WARN lines like "…" from A to B" (its count, template and
+  time range copied from the group, cited with the group and its sample lines), a line by its
+  own message (the newest of its shape, cited with the others of that shape);
+- every call came back empty: a ``negative_observation`` saying what was searched (service,
+  terms or words, level) and bound to those calls, so the gatekeeper can check the absence;
+- lines came back but none is about what was asked (a compound's focus), or all of them are
+  excluded: nothing is claimed (no finding, and no absence either).
+
+Every number, timestamp and word a claim states is copied from the refs it cites.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.agents.rules.evidence import EvidenceItem, collect_items
+from core.agents.rules.searches import LogSearch
+from core.agents.rules.subjects import excluded_mentions
+from core.concepts import holds_term
+from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Language, LogGroup
+from core.lexicon import normalize
+from core.tools.refs import group_ref_text
+from core.tools.spec import evidence_at
+
+MAX_KINDS = 3  # kinds of line (groups, shapes) a claim quotes
+MAX_BINDINGS_PER_KIND = 3
+
+
+@dataclass
+class SearchOutcome:
+    """One search of one service: the calls it made and the evidence they returned."""
+
+    service: str | None
+    search: LogSearch
+    invocations: list[Invocation] = field(default_factory=list)
+
+    @property
+    def no_hit(self) -> bool:
+        """Every call succeeded and returned nothing."""
+        return bool(self.invocations) and all(
+            inv.retrieval_details is not None and inv.retrieval_details.evidence_status == "no_evidence"
+            for inv in self.invocations)
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """One kind of matching line: a group, or lines of one shape."""
+
+    phrase_zh: str
+    phrase_en: str
+    bindings: tuple[EvidenceBinding, ...]
+    weight: int
+    level: str
+
+
+def _focused(items: list[EvidenceItem], search: LogSearch) -> list[EvidenceItem]:
+    """Lines holding one phrase of every focus set (a compound searched as a union)."""
+    if not search.focus:
+        return items
+    return [item for item in items
+            if all(any(holds_term(normalize(item.text), phrase) for phrase in phrases)
+                   for phrases in search.focus)]
+
+
+def _binding(invocation: Invocation, raw_path: str, text: str) -> EvidenceBinding:
+    return EvidenceBinding(tool_name=invocation.tool_name, source_invocation_id=invocation.invocation_id,
+                           raw_path=raw_path, evidence_excerpt=text)
+
+
+def _group_kinds(invocation: Invocation, exclusions: Exclusions,
+                 lines: dict[int, EvidenceItem]) -> list[_Kind]:
+    kinds: list[_Kind] = []
+    details = invocation.retrieval_details
+    for ref in details.evidence_refs if details else []:
+        located = evidence_at(invocation.tool_name, ref.raw_path)
+        if located is None or located[0].entry is not LogGroup:
+            continue
+        groups = invocation.output.get(located[0].key) or []
+        if located[1] >= len(groups):
+            continue
+        group = LogGroup.model_validate(groups[located[1]])
+        if excluded_mentions(ref.text, exclusions):
+            continue
+        samples = [lines[i] for i in group.sample_indexes if i in lines][:MAX_BINDINGS_PER_KIND]
+        text = group_ref_text(group)
+        kinds.append(_Kind(text, text, (_binding(invocation, ref.raw_path, ref.text),
+                                        *(sample.binding() for sample in samples)),
+                           group.count, group.level))
+    return kinds
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _shape(message: str) -> str:
+    """Lines of one kind: the same message once numbers are masked."""
+    return _DIGITS.sub("#", message)
+
+
+def _line_kinds(items: list[EvidenceItem]) -> list[_Kind]:
+    by_shape: dict[str, list[EvidenceItem]] = {}
+    for item in items:
+        if item.log is not None:
+            by_shape.setdefault(_shape(item.log.message), []).append(item)
+    kinds = []
+    for shaped in by_shape.values():
+        newest = max(shaped, key=lambda item: item.log.timestamp if item.log else "")
+        assert newest.log is not None
+        message = newest.log.message
+        kinds.append(_Kind(f"「{message}」", f'"{message}"',
+                           tuple(item.binding() for item in shaped[:MAX_BINDINGS_PER_KIND]),
+                           len(shaped), newest.log.level))
+    return kinds
+
+
+def _kinds(outcome: SearchOutcome, exclusions: Exclusions) -> list[_Kind]:
+    """The kinds of matching line the outcome's calls returned, most common first."""
+    kinds: list[_Kind] = []
+    for invocation in outcome.invocations:
+        items = [item for item in collect_items([invocation])
+                 if item.log is not None and not excluded_mentions(item.ref.text, exclusions)]
+        items = _focused(items, outcome.search)
+        by_index = {int(item.ref.raw_path.split("[")[1].rstrip("]")): item for item in items}
+        groups = _group_kinds(invocation, exclusions, by_index)
+        kinds += groups if groups and not outcome.search.focus else _line_kinds(items)
+    # The most severe kinds first for questions about trouble, the most common first for
+    # questions about what was logged.
+    by_level = outcome.search.kind in ("concept", "qualifier", "compound")
+    ordered = sorted(kinds, key=lambda kind: ((-_level_rank(kind.level) if by_level else 0),
+                                              -kind.weight))
+    unique: dict[str, _Kind] = {}
+    for kind in ordered:
+        unique.setdefault(kind.phrase_en, kind)
+    return list(unique.values())[:MAX_KINDS]
+
+
+_LEVEL_RANKS = {"TRACE": 0, "DEBUG": 1, "INFO": 2, "NOTICE": 2, "WARN": 3, "WARNING": 3, "ERROR": 4,
+                "SEVERE": 4, "FATAL": 5, "CRITICAL": 5}
+
+
+def _level_rank(level: str) -> int:
+    return _LEVEL_RANKS.get(level.strip().upper(), 2)
+
+
+def found_claim(claim_id: str, outcome: SearchOutcome, exclusions: Exclusions,
+                language: Language) -> Claim | None:
+    """An observation quoting what the search found; None when nothing relevant came back."""
+    kinds = _kinds(outcome, exclusions)
+    if not kinds:
+        return None
+    service = outcome.service or _service_of(kinds)
+    levels = list(dict.fromkeys(kind.level for kind in kinds))
+    text = _found_sentence(service, outcome.search, kinds, levels, language)
+    bindings = [binding for kind in kinds for binding in kind.bindings]
+    return Claim(claim_id=claim_id, claim_type="observation", claim_text=text,
+                 evidence_bindings=bindings, subject_services=[service] if service else [],
+                 subject_topics=list(outcome.search.topics))
+
+
+def _service_of(kinds: list[_Kind]) -> str | None:
+    for kind in kinds:
+        for binding in kind.bindings:
+            excerpt = binding.evidence_excerpt
+            if excerpt.startswith("["):
+                parts = excerpt.split("]", 3)
+                if len(parts) >= 3:
+                    return parts[2].lstrip("[")
+    return None
+
+
+def _found_sentence(service: str | None, search: LogSearch, kinds: list[_Kind], levels: list[str],
+                    language: Language) -> str:
+    level_words = (" 和 " if language == "zh" else " and ").join(levels)
+    if language == "zh":
+        subject = f"{service} 的日志中" if service else "日志中"
+        what = search.label_zh if search.kind != "level" else f"{level_words} 级别的"
+        quoted = "；".join(kind.phrase_zh for kind in kinds)
+        return f"{subject}有{_spaced(what)}记录：{quoted}。"
+    subject = service or "The logs"
+    what = search.label_en if search.kind != "level" else ""
+    quoted = "; ".join(kind.phrase_en for kind in kinds)
+    lines = f"{level_words} lines" if search.kind == "level" else "lines"
+    return f"{subject} logged {lines}{' ' + what if what else ''}: {quoted}."
+
+
+def _spaced(label: str) -> str:
+    """A label inside Chinese text, spaced where it meets Latin letters."""
+    if not label:
+        return ""
+    head = " " if label[0].isascii() and label[0].isalnum() else ""
+    return head + label
+
+
+def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> Claim:
+    """A negative observation: what was searched, bound to the calls that returned nothing."""
+    searched = "; ".join(dict.fromkeys(describe_call(inv) for inv in outcome.invocations))
+    service = outcome.service
+    if language == "zh":
+        subject = f" {service} 的" if service else ""
+        text = (f"未检索到{subject}{_spaced(outcome.search.label_zh)}日志记录："
+                f"{searched} 未返回记录。")
+    else:
+        where = f" for {service}" if service else ""
+        text = (f"No log lines {outcome.search.label_en} were found{where}: "
+                f"{searched} returned nothing.")
+    bindings = [EvidenceBinding(tool_name=inv.tool_name, source_invocation_id=inv.invocation_id,
+                                raw_path=None, evidence_excerpt=_no_hit_excerpt(inv))
+                for inv in outcome.invocations]
+    return Claim(claim_id=claim_id, claim_type="negative_observation", claim_text=text,
+                 evidence_bindings=bindings, subject_services=[service] if service else [],
+                 subject_topics=list(outcome.search.topics))
+
+
+# What an absence names of the call: the subject and what was searched, never the exclusions
+# (naming an excluded subject would put it into the answer).
+_DESCRIBED = ("service", "topic", "query", "terms", "level", "since", "until")
+
+
+def describe_call(invocation: Invocation) -> str:
+    """``query_logs(service=zookeeper, terms=['Connection broken'], level=ERROR)``."""
+    parts = []
+    for key in _DESCRIBED:
+        value = invocation.arguments.get(key)
+        if value in (None, "", []):
+            continue
+        if isinstance(value, list):
+            parts.append(f"{key}=[{', '.join(repr(item) for item in value)}]")
+        else:
+            parts.append(f"{key}={value}")
+    return f"{invocation.tool_name}({', '.join(parts)})"
+
+
+def _no_hit_excerpt(invocation: Invocation) -> str:
+    return f"{describe_call(invocation)} -> total={invocation.output.get('total', 0)}"
