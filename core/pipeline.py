@@ -48,6 +48,7 @@ from core.events import (
     VerdictReached,
 )
 from core.gatekeeper import check_citations
+from core.outcome import session_outcome
 from core.recorder import Recorder
 from core.sources.base import World
 from core.sources.pack import load_world
@@ -129,8 +130,9 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     composer_output = _timed(timings, "compose", lambda: engines.composer.compose(
         plan, verifier_input, verifier_result))
     timings["total"] = _ms_since(started)
+    outcome = session_outcome(plan, document.executor_output, verifier_result)
     return document.model_copy(update={
-        "plan": plan, "status": "completed", "error": None,
+        "plan": plan, "status": "completed", "error": None, "outcome": outcome,
         "executor_output_parse_status": parse_status, "gatekeeper_result": gatekeeper_result,
         "tool_trace_summary": verifier_input.tool_trace_summary,
         "verifier_result": verifier_result, "composer_output": composer_output,
@@ -254,9 +256,10 @@ class _Investigation:
                 document.invocations))
             document.tool_trace_summary = verifier_input.tool_trace_summary
             document.verifier_result = verifier_result
+            document.outcome = session_outcome(plan, output, verifier_result)
             self._save(repository.save_verification,
                        trace_summary=verifier_input.tool_trace_summary,
-                       verifier_result=verifier_result)
+                       verifier_result=verifier_result, outcome=document.outcome)
             for claim_result in verifier_result.claim_results:
                 yield self._emit(ClaimJudged(claim_result=claim_result))
             yield self._emit(VerdictReached(result=verifier_result))
@@ -373,9 +376,12 @@ class _Investigation:
         assert verdict is not None
         withdrawn = withdraw_pass(verdict, f"stage {stage} failed ({message})")
         self.document.verifier_result = withdrawn
+        self.document.outcome = session_outcome(self.document.plan, self.document.executor_output,
+                                                withdrawn)
         try:
             self._save(repository.save_verification,
-                       trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn)
+                       trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn,
+                       outcome=self.document.outcome)
         except Exception:  # the store failing too: the in-memory document still says it
             self.store = None
         return VerdictReached(result=withdrawn)

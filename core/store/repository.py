@@ -51,6 +51,7 @@ class SessionSummary(BaseModel):
     executor_fault: str | None
     status: str
     verdict: str | None
+    outcome: str | None
     groundedness: float | None
     gatekeeper_severity: str | None
     failed_rules: list[str]
@@ -128,14 +129,15 @@ def save_gatekeeper_result(store: Store, *, session_id: str, result: GatekeeperR
 
 
 def save_verification(store: Store, *, session_id: str, trace_summary: list[TraceSummaryEntry],
-                      verifier_result: VerifierResult) -> None:
-    """Store the verifier's result (and the trace summary it was given) in the self-evaluation."""
+                      verifier_result: VerifierResult, outcome: str | None = None) -> None:
+    """Store the verifier's result (and the trace summary it was given) in the self-evaluation,
+    and the session's outcome (``core.outcome``)."""
     evaluation = _with_verifier_evaluation(
         store, session_id,
         tool_trace_summary=[entry.model_dump(mode="json") for entry in trace_summary],
         verifier_result=verifier_result.model_dump(mode="json"))
     _update(store, session_id, self_evaluation=evaluation, verdict=verifier_result.verdict,
-            groundedness=verifier_result.groundedness_score)
+            groundedness=verifier_result.groundedness_score, outcome=outcome)
 
 
 def finish_session(store: Store, *, session_id: str, status: str,
@@ -161,19 +163,19 @@ def _unwrap_rules(text: str) -> list[str]:
 # What a session summary reads: never the JSON of plans, outputs and evaluations.
 _SUMMARY_COLUMNS = (SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack,
                     SessionRow.engines, SessionRow.executor_fault, SessionRow.status,
-                    SessionRow.verdict, SessionRow.groundedness, SessionRow.gatekeeper_severity,
-                    SessionRow.failed_rules, SessionRow.duration_ms)
+                    SessionRow.verdict, SessionRow.outcome, SessionRow.groundedness,
+                    SessionRow.gatekeeper_severity, SessionRow.failed_rules, SessionRow.duration_ms)
 
 
 def _summary(values: Sequence[Any]) -> SessionSummary:
     """A summary from one row of ``_SUMMARY_COLUMNS`` (straight from the tuple: building a
     ``SessionRow`` first cost more than the query itself)."""
-    (session_id, created_at, question, pack, engines, executor_fault, status, verdict,
+    (session_id, created_at, question, pack, engines, executor_fault, status, verdict, outcome,
      groundedness, gatekeeper_severity, failed_rules, duration_ms) = values
     return SessionSummary(
         session_id=session_id, created_at=created_at, question=question, pack=pack,
         engines=engines or {}, executor_fault=executor_fault, status=status, verdict=verdict,
-        groundedness=groundedness, gatekeeper_severity=gatekeeper_severity,
+        outcome=outcome, groundedness=groundedness, gatekeeper_severity=gatekeeper_severity,
         failed_rules=_unwrap_rules(failed_rules or ""), duration_ms=duration_ms)
 
 
@@ -234,6 +236,7 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
     evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
     return SessionDocument(
         session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
+        outcome=row.outcome,  # type: ignore[arg-type]
         engines=row.engines or {}, executor_fault=row.executor_fault,
         created_at=row.created_at.isoformat(), plan=row.plan,  # type: ignore[arg-type]
         invocations=invocations,
