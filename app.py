@@ -76,7 +76,8 @@ pack_names = list(pack_descriptions)
 with st.sidebar:
     st.header("Run settings", anchor=False)
     if not pack_names:
-        st.error(escape_markdown(f"No scenario pack found under {get_settings().packs_dir}."))
+        folders = ", ".join(map(str, get_settings().pack_dirs()))
+        st.error(escape_markdown(f"No scenario pack found in {folders}."))
         st.stop()
     st.selectbox("Scenario pack", pack_names, key="pack", disabled=running,
                  index=default_pack_index(pack_names),

@@ -4,4 +4,19 @@ Never imports streamlit: the console in ``app.py`` and ``pages/`` and the CLI in
 both consume this package's event stream.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+DISTRIBUTION = "superbiz"
+
+
+def __getattr__(name: str) -> str:
+    # ``core.__version__`` is the installed distribution's version (pyproject.toml is the one
+    # place it is written), read from the package metadata only when asked for.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version(DISTRIBUTION)
+        except PackageNotFoundError:  # a checkout that was never installed
+            return "0+unknown"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,6 +8,8 @@
     │   └── SourceError          the world has no source for the tool, or its source failed
     ├── DocumentError        a session document or case file cannot be read or validated
     ├── StoreError           the audit store cannot be opened or written
+    ├── LogStoreError        a log store cannot be opened, read or written
+    ├── LogImportError       a log file cannot be imported (names the file and, where known, the line)
     ├── EngineError          an agent engine failed (LLM transport, timeout, invalid output)
     └── EvalCaseError        an eval case file is malformed (names file, case, key)
 """
@@ -62,6 +64,15 @@ class DocumentError(SuperbizError):
 
 class StoreError(SuperbizError):
     """The audit store cannot be opened or written."""
+
+
+class LogStoreError(SuperbizError):
+    """A log store is missing, is not a log store, or cannot be read or written."""
+
+
+class LogImportError(SuperbizError):
+    """A log file cannot be imported: unreadable, binary, an unknown or mixed layout, a line
+    too long. Nothing of the import is kept."""
 
 
 class EngineError(SuperbizError):

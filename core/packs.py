@@ -1,13 +1,23 @@
-"""Scenario packs: the world the tools see, loaded from ``mockdata/<pack>/`` and validated.
+"""Scenario packs: the world the tools see, loaded from a pack folder and validated.
+
+A pack is named by path or by name; a name is looked up in ``SUPERBIZ_PACKS_DIR``'s folders,
+then among the packs that ship with superbiz (``mockdata/`` of the checkout, installed as
+``superbiz_mockdata``): ``pack_dirs``.
 
 A pack folder holds::
 
     pack.yaml        name, description, now (ISO timestamp: the pack's fixed clock),
-                     optional example_questions
+                     optional example_questions, optional ``logs: {store: PATH}``
     alerts.yaml      a list of alerts (``core.contracts.Alert``)
     series.yaml      a mapping name -> metric series (``core.contracts.MetricSeries``)
-    logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list
+    logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list;
+                     or neither, when pack.yaml points at a log store (``superbiz logs import``,
+                     the path relative to the pack folder)
     runbooks/        Markdown files (any depth); may be empty
+
+A log entry's timestamp must be ISO 8601 with a date and a time (a timestamp without a zone is
+in the zone of ``now``) and its level a known one (``core.logfields``: TRACE, DEBUG, INFO, WARN,
+WARNING, ERROR, FATAL, CRITICAL, SEVERE ...).
 
 Every problem is reported as one line naming the file, the entry (``alerts[2]``, ``line 17``)
 and the field, never as a traceback: ``validate_pack`` lists them all, ``load_pack`` raises the
@@ -24,10 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from core.contracts import Alert, LogEntry, MetricSeries
 from core.errors import PackError
+from core.logfields import LEVEL_RANKS, canonical_level, parse_timestamp
 from core.settings import get_settings
 
 PACK_FILE, ALERTS_FILE, SERIES_FILE = "pack.yaml", "alerts.yaml", "series.yaml"
@@ -66,6 +77,8 @@ class Pack(BaseModel):
     logs: list[LogEntry] = Field(default_factory=list)
     runbooks: list[Runbook] = Field(default_factory=list)
     example_questions: list[str] = Field(default_factory=list)
+    # A log store holding the pack's logs (``logs: {store: PATH}``), instead of ``logs``.
+    log_store: Path | None = None
 
     # Derived data the tools build once per loaded pack (search indexes); see core.tools.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -94,6 +107,14 @@ class Pack(BaseModel):
         return self._derived[key]
 
 
+class PackLogs(BaseModel):
+    """``logs:`` in ``pack.yaml``: where the pack's logs are, when not in logs.jsonl/logs.yaml."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    store: str = Field(..., min_length=1, description="A log store file, relative to the pack folder.")
+
+
 class PackMeta(BaseModel):
     """The content of ``pack.yaml``."""
 
@@ -101,6 +122,7 @@ class PackMeta(BaseModel):
     description: str = ""
     now: datetime
     example_questions: list[str] = Field(default_factory=list)
+    logs: PackLogs | None = None
 
 
 @dataclass(frozen=True)
@@ -123,38 +145,44 @@ class PackProblem:
 # ---------------------------------------------------------------- locating packs
 
 
-def _packs_dir(packs_dir: Path | None) -> Path:
-    return Path(packs_dir) if packs_dir is not None else Path(get_settings().packs_dir)
+def pack_dirs(packs_dir: Path | None = None) -> list[Path]:
+    """The folders a pack name is looked up in, first match wins: ``packs_dir`` alone when
+    given, else ``SUPERBIZ_PACKS_DIR``'s folders and then the built-in packs."""
+    return [Path(packs_dir)] if packs_dir is not None else get_settings().pack_dirs()
 
 
 def resolve_pack(name_or_path: str, packs_dir: Path | None = None) -> Path:
-    """The folder of a pack: a name under the packs directory, or a path to a folder."""
+    """The folder of a pack: a name in the pack folders (then in the current folder), or a path."""
     text = str(name_or_path).strip()
     if not text:
         raise PackError("no pack named (give a pack name or a folder path)")
-    base = _packs_dir(packs_dir)
+    folders = pack_dirs(packs_dir)
     looks_like_path = "/" in text or "\\" in text or text.startswith(".") or text.startswith("~")
-    candidates = [Path(text).expanduser()] if looks_like_path else [base / text, Path(text)]
+    candidates = ([Path(text).expanduser()] if looks_like_path
+                  else [*(folder / text for folder in folders), Path(text)])
     for candidate in candidates:
         if candidate.is_dir():
             return candidate.resolve()
-    known = ", ".join(name for name, _ in list_packs(base)) or "none"
-    raise PackError(f"pack not found: {text!r} (packs in {base}: {known})")
+    known = ", ".join(name for name, _ in list_packs(packs_dir)) or "none"
+    searched = ", ".join(str(folder) for folder in folders)
+    raise PackError(f"pack not found: {text!r} (packs: {known}; searched {searched})")
 
 
 def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
-    """(name, description) of every pack folder under the packs directory, sorted by folder name.
+    """(name, description) of every pack in the pack folders, sorted by name; a pack in an
+    earlier folder hides one of the same name in a later folder.
 
     A folder whose ``pack.yaml`` cannot be read is listed with the problem as its description.
     """
-    base = _packs_dir(packs_dir)
-    if not base.is_dir():
-        return []
-    found = []
-    for folder in sorted(p for p in base.iterdir() if (p / PACK_FILE).is_file()):
-        meta, problems = _read_meta(folder)
-        found.append((folder.name, meta.description if meta else f"(invalid: {problems[0]})"))
-    return found
+    found: dict[str, str] = {}
+    for base in pack_dirs(packs_dir):
+        if not base.is_dir():
+            continue
+        for folder in sorted(p for p in base.iterdir() if (p / PACK_FILE).is_file()):
+            if folder.name not in found:
+                meta, problems = _read_meta(folder)
+                found[folder.name] = meta.description if meta else f"(invalid: {problems[0]})"
+    return sorted(found.items())
 
 
 # ---------------------------------------------------------------- file formats
@@ -325,6 +353,21 @@ def _read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]
                                    lambda loc: (f"series[{loc[0]!r}]", _dotted(loc[1:])))
 
 
+def _read_store(root: Path, logs: PackLogs) -> tuple[Path | None, list[PackProblem]]:
+    """The log store ``pack.yaml`` points at, checked (it is opened when the logs are asked)."""
+    from core.sources.logstore import check_store  # the store's module imports the tools
+
+    present = [name for name in (LOGS_JSONL, LOGS_YAML) if (root / name).exists()]
+    if present:
+        return None, [PackProblem(PACK_FILE, f"logs.store is set and {present[0]} exists; keep one",
+                                  field="logs.store")]
+    path = (root / Path(logs.store).expanduser()).resolve()
+    problem = check_store(path)
+    if problem is not None:
+        return None, [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
+    return path, []
+
+
 def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
     if jsonl.is_file() and yaml_file.is_file():
@@ -337,16 +380,23 @@ def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     if problems:
         return [], problems
     try:
-        return _LOGS.validate_python(data), []
+        logs = _LOGS.validate_python(data)
     except ValidationError as error:
         return [], _field_problems(LOGS_YAML, error,
                                    lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
+    checker = _EntryChecker(LOGS_YAML)
+    for index, entry in enumerate(logs):
+        checker.check(entry, f"logs[{index}]")
+        if checker.full:
+            break
+    return logs, checker.problems
 
 
 def _read_jsonl(path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
     """One ``LogEntry`` per non-blank line; problems name the line number."""
     logs: list[LogEntry] = []
-    problems: list[PackProblem] = []
+    checker = _EntryChecker(LOGS_JSONL)
+    problems = checker.problems
     try:
         handle = path.open(encoding="utf-8")
     except OSError as error:
@@ -357,15 +407,45 @@ def _read_jsonl(path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
                 if not line.strip():
                     continue
                 try:
-                    logs.append(LogEntry.model_validate_json(line))
+                    entry = LogEntry.model_validate_json(line)
                 except ValidationError as error:
                     problems += _jsonl_problems(error, number)
-                    if len(problems) >= _MAX_PROBLEMS_PER_FILE:
-                        problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
-                        break
+                else:
+                    logs.append(entry)
+                    checker.check(entry, f"line {number}")
+                if len(problems) >= _MAX_PROBLEMS_PER_FILE:
+                    problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
+                    break
         except UnicodeDecodeError:
             problems.append(PackProblem(LOGS_JSONL, "not UTF-8 text"))
     return logs, problems
+
+
+class _EntryChecker:
+    """What the model cannot say about a log entry: a timestamp that is ISO 8601 with a date
+    and a time, a level that is known. Each level spelling is checked once."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[PackProblem] = []
+        self._levels: dict[str, bool] = {}
+
+    @property
+    def full(self) -> bool:
+        return len(self.problems) >= _MAX_PROBLEMS_PER_FILE
+
+    def check(self, entry: LogEntry, where: str) -> None:
+        if parse_timestamp(entry.timestamp) is None:
+            self.problems.append(PackProblem(
+                self.file, f"not an ISO 8601 date and time (such as 2026-07-08T10:58:12+08:00): "
+                           f"{entry.timestamp!r}", where, "timestamp"))
+        known = self._levels.get(entry.level)
+        if known is None:
+            known = self._levels[entry.level] = canonical_level(entry.level) is not None
+        if not known:
+            self.problems.append(PackProblem(
+                self.file, f"unknown level {entry.level!r} (known: {', '.join(LEVEL_RANKS)}, WARNING)",
+                where, "level"))
 
 
 def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
@@ -410,7 +490,12 @@ def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
     problems += more
     series, more = _read_series(root)
     problems += more
-    logs, more = _read_logs(root)
+    logs: list[LogEntry] = []
+    store: Path | None = None
+    if meta is not None and meta.logs is not None:
+        store, more = _read_store(root, meta.logs)
+    else:
+        logs, more = _read_logs(root)
     problems += more
     runbooks, more = _read_runbooks(root)
     problems += more
@@ -418,7 +503,7 @@ def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
         return None, problems
     pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
                 alerts=alerts, series=series, logs=logs, runbooks=runbooks,
-                example_questions=meta.example_questions)
+                example_questions=meta.example_questions, log_store=store)
     return pack, []
 
 
@@ -435,6 +520,7 @@ _CACHE_LOCK = threading.Lock()
 def _signature(root: Path) -> tuple[Any, ...]:
     """What a cached pack depends on: every file's path, size and modification time."""
     files = [root / name for name in (PACK_FILE, ALERTS_FILE, SERIES_FILE, LOGS_JSONL, LOGS_YAML)]
+    files += _store_files(root)
     folder = root / RUNBOOKS_DIR
     if folder.is_dir():
         files += [folder, *sorted(folder.rglob("*"))]
@@ -446,6 +532,17 @@ def _signature(root: Path) -> tuple[Any, ...]:
         except OSError:
             signature.append((str(path), None, None))
     return tuple(signature)
+
+
+def _store_files(root: Path) -> list[Path]:
+    """The log store pack.yaml names, if any (a re-import must reload the pack)."""
+    try:
+        data = yaml.load((root / PACK_FILE).read_text(encoding="utf-8"), Loader=_PackYamlLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    logs = data.get("logs") if isinstance(data, dict) else None
+    store = logs.get("store") if isinstance(logs, dict) else None
+    return [root / str(store)] if isinstance(store, str) and store else []
 
 
 def load_pack(name_or_path: str, packs_dir: Path | None = None) -> Pack:

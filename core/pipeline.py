@@ -1,10 +1,11 @@
 """The investigation pipeline: planner -> executor -> gatekeeper -> verifier -> composer.
 
 ``run_investigation`` is a generator of typed events (``core.events``). Each event is stamped
-with the session id and its sequence number and appended to the audit store as it is yielded;
-each stage's result is saved as soon as it exists. So the CLI, the console and the store all
-see the same stream, and a crash leaves a session with status ``error`` and everything before
-it. A consumer that stops iterating leaves the session ``incomplete``.
+with the session id and its sequence number; at each stage boundary the stage's results and
+events are written to the audit store in one transaction (``core.store.journal``: five per
+ask) and then yielded. So the CLI, the console and the store all see the same stream; a failing
+stage leaves a session with status ``error`` and everything before it; a consumer that stops
+iterating leaves it ``incomplete``, and so does a killed process (the store's lease check).
 
 ``ask`` consumes the stream and returns the session document; ``replay`` re-runs gatekeeper,
 verifier and composer on a document's own invocations without calling any tool.
@@ -12,6 +13,7 @@ verifier and composer on a document's own invocations without calling any tool.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -53,6 +55,7 @@ from core.recorder import Recorder
 from core.sources.base import World
 from core.sources.pack import load_world
 from core.store import repository
+from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
 
@@ -194,7 +197,8 @@ def _ms_since(started: float) -> float:
 
 
 class _Investigation:
-    """One run: the session's state, the event counter, and the store writes."""
+    """One run: the session's state, the event counter, and the store writes (batched by the
+    journal: one transaction per stage boundary, ``core.store.journal``)."""
 
     def __init__(self, *, question: str, world: World, engines: Engines, fault: FaultMode | None,
                  store: Store | None, session_id: str) -> None:
@@ -206,7 +210,9 @@ class _Investigation:
         self.seq = 0
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
-        self.recorder = Recorder(world=world, session_id=session_id, store=store)
+        self.journal = Journal(store, session_id)
+        self.recorder = Recorder(world=world, session_id=session_id, store=store,
+                                 journal=self.journal)
         self.document = SessionDocument(
             session_id=session_id, question=question, pack=world.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,
@@ -215,41 +221,47 @@ class _Investigation:
     # ------------------------------------------------------------ the stages
 
     def events(self) -> Iterator[Event]:
-        """The event stream (see ``run_investigation``)."""
+        """The event stream (see ``run_investigation``). Each stage's results and events are
+        stored in one batch before they are yielded (the executor's tool events are yielded as
+        they happen and stored with its output)."""
         stage = "start"
         document = self.document
+        journal = self.journal
         try:
-            if self.store is not None:
-                repository.create_session(
-                    self.store, session_id=self.session_id, question=document.question,
-                    pack=document.pack, engines=document.engines,
-                    executor_fault=document.executor_fault)
-            yield self._emit(SessionStarted(question=document.question, pack=document.pack,
-                                            engines=document.engines,
-                                            executor_fault=document.executor_fault))
+            journal.open(document)
+            yield from self._stored(SessionStarted(
+                question=document.question, pack=document.pack, engines=document.engines,
+                executor_fault=document.executor_fault))
+            _pause_if_asked("plan")
             stage = "plan"
             plan = _timed(self.timings, "plan",
                           lambda: self.engines.planner.plan(document.question, self.world))
             document.plan = plan
-            self._save(repository.save_plan, plan=plan)
-            yield self._emit(PlanMade(plan=plan))
+            journal.save_plan(plan)
+            journal.reserve_ids(ID_BLOCK)
+            yield from self._stored(PlanMade(plan=plan))
 
+            _pause_if_asked("execute")
             stage = "execute"
             output, parse_status = yield from self._execute(plan)
             document.executor_output, document.executor_output_parse_status = output, parse_status
             document.invocations = list(self.recorder.invocations)
-            self._save(repository.save_executor_output, output=output, parse_status=parse_status)
-            yield self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
+            journal.save_executor_output(output, parse_status)
+            executed = self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
 
+            _pause_if_asked("gatekeeper")
             stage = "gatekeeper"
             gatekeeper_result = _timed(self.timings, "gatekeeper",
                                        lambda: self._check(output, parse_status))
             document.gatekeeper_result = gatekeeper_result
-            self._save(repository.save_gatekeeper_result, result=gatekeeper_result)
-            for checked in gatekeeper_result.checked_bindings:
-                yield self._emit(BindingChecked(checked=checked))
-            yield self._emit(GatekeeperFinished(result=gatekeeper_result))
+            journal.save_gatekeeper_result(gatekeeper_result)
+            # Stored with the executor's output: the gatekeeper is code and takes milliseconds,
+            # so one batch holds both (a crash inside it is caught and still stores them).
+            yield from self._stored(executed, *(BindingChecked(checked=checked)
+                                                for checked in gatekeeper_result.checked_bindings),
+                                    GatekeeperFinished(result=gatekeeper_result))
 
+            _pause_if_asked("verify")
             stage = "verify"
             verifier_input, verifier_result = _timed(self.timings, "verify", lambda: verify_stage(
                 self.engines, plan, document.question, output, parse_status, gatekeeper_result,
@@ -257,29 +269,32 @@ class _Investigation:
             document.tool_trace_summary = verifier_input.tool_trace_summary
             document.verifier_result = verifier_result
             document.outcome = session_outcome(plan, output, verifier_result)
-            self._save(repository.save_verification,
-                       trace_summary=verifier_input.tool_trace_summary,
-                       verifier_result=verifier_result, outcome=document.outcome)
-            for claim_result in verifier_result.claim_results:
-                yield self._emit(ClaimJudged(claim_result=claim_result))
-            yield self._emit(VerdictReached(result=verifier_result))
+            journal.save_verification(verifier_input.tool_trace_summary, verifier_result)
+            yield from self._stored(*(ClaimJudged(claim_result=claim_result)
+                                      for claim_result in verifier_result.claim_results),
+                                    VerdictReached(result=verifier_result))
 
+            _pause_if_asked("compose")
             stage = "compose"
             composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
                 plan, verifier_input, verifier_result))
             document.composer_output = composer_output
+            closing: list[Event] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":
-                yield self._emit(self._withdraw_pass("compose", composer_output.degraded))
-            yield self._emit(AnswerReady(composer_output=composer_output))
+                closing.append(self._withdraw_pass("compose", composer_output.degraded))
+            closing.append(AnswerReady(composer_output=composer_output))
 
+            _pause_if_asked("finish")
             stage = "finish"
-            self._finish("completed")
+            self._close("completed")
+            final = self._stored(*closing, SessionFinished(document=self._snapshot()))
             stage = "done"  # stored as completed: a consumer stopping now changes nothing
-            yield self._emit(SessionFinished(document=self._snapshot()))
+            yield from final
         except (GeneratorExit, KeyboardInterrupt):
             # The consumer stopped: no more yields; leave an honest ``incomplete`` record.
             if stage != "done":
-                self._finish("incomplete", error=f"stopped during stage {stage}", quietly=True)
+                self._close("incomplete", error=f"stopped during stage {stage}")
+                self._flush_quietly()
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
             yield from self._fail(stage, exc)
@@ -319,18 +334,17 @@ class _Investigation:
     # ------------------------------------------------------------ bookkeeping
 
     def _emit(self, event: Event) -> Event:
-        """Stamp the event, append it to the store, hand it back for yielding."""
+        """Stamp the event and hand it to the journal (stored by the next flush)."""
         stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
-        if self.store is not None:
-            kind = getattr(stamped, "kind", type(stamped).__name__)
-            repository.append_event(self.store, session_id=self.session_id, seq=stamped.seq,
-                                    kind=kind, payload=stamped.model_dump(mode="json"))
+        self.journal.event(stamped)
         self.seq += 1
         return stamped
 
-    def _save(self, save: Callable[..., None], **values: Any) -> None:
-        if self.store is not None:
-            save(self.store, session_id=self.session_id, **values)
+    def _stored(self, *events: Event) -> list[Event]:
+        """Stamp ``events`` (those not stamped yet) and store the batch; the caller yields them."""
+        stamped = [event if event.session_id else self._emit(event) for event in events]
+        self.journal.flush()
+        return stamped
 
     def _snapshot(self) -> SessionDocument:
         """The final document. A shallow copy is enough: after it the run only reassigns fields
@@ -338,36 +352,33 @@ class _Investigation:
         self.document.invocations = list(self.recorder.invocations)
         return self.document.model_copy()
 
-    def _finish(self, status: str, *, error: str | None = None, quietly: bool = False) -> None:
-        """Close the session in memory and in the store (``quietly``: store errors ignored)."""
+    def _close(self, status: str, *, error: str | None = None) -> None:
+        """Close the session in memory and in the journal (written by the next flush)."""
         self.timings["total"] = _ms_since(self.started)
         self.document.status = status  # type: ignore[assignment]
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
-        if self.store is None:
-            return
+        self.journal.finish(self.document)
+
+    def _flush_quietly(self) -> None:
+        """Flush; if the store itself is failing, drop it and keep reporting in memory."""
         try:
-            repository.finish_session(self.store, session_id=self.session_id, status=status,
-                                      composer_output=self.document.composer_output,
-                                      timings_ms=self.timings, error=error)
+            self.journal.flush()
         except Exception:
-            if not quietly:
-                raise
+            self.store = self.journal.store = None
 
     def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         self.document.invocations = list(self.recorder.invocations)
-        withdrawn = None
+        events: list[Event] = []
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":
-            withdrawn = self._emit_quietly(self._withdraw_pass(stage, message))
-        failed = self._emit_quietly(PipelineFailed(stage=stage, message=message))
-        self._finish("error", error=f"{stage}: {message}", quietly=True)
-        finished = self._emit_quietly(SessionFinished(document=self._snapshot()))
-        if withdrawn is not None:
-            yield withdrawn
-        yield failed
-        yield finished
+            events.append(self._emit(self._withdraw_pass(stage, message)))
+        events.append(self._emit(PipelineFailed(stage=stage, message=message)))
+        self._close("error", error=f"{stage}: {message}")
+        events.append(self._emit(SessionFinished(document=self._snapshot())))
+        self._flush_quietly()
+        yield from events
 
     def _withdraw_pass(self, stage: str, message: str) -> VerdictReached:
         """A session whose chain broke after the verdict (the composer's model failed, or its
@@ -378,18 +389,18 @@ class _Investigation:
         self.document.verifier_result = withdrawn
         self.document.outcome = session_outcome(self.document.plan, self.document.executor_output,
                                                 withdrawn)
-        try:
-            self._save(repository.save_verification,
-                       trace_summary=self.document.tool_trace_summary, verifier_result=withdrawn,
-                       outcome=self.document.outcome)
-        except Exception:  # the store failing too: the in-memory document still says it
-            self.store = None
+        self.journal.save_verification(self.document.tool_trace_summary, withdrawn)
         return VerdictReached(result=withdrawn)
 
-    def _emit_quietly(self, event: Event) -> Event:
-        """Emit; if the store itself is failing, drop it and keep reporting in memory."""
-        try:
-            return self._emit(event)
-        except Exception:
-            self.store = None
-            return self._emit(event)
+
+def _pause_if_asked(stage: str) -> None:
+    """Test hook for the kill tests: with ``SUPERBIZ_TEST_PAUSE_AT=<stage>`` (plan, execute,
+    gatekeeper, verify, compose or finish) the run writes ``SUPERBIZ_TEST_PAUSE_FILE`` (if set) and sleeps before
+    that stage, so a test can ``kill -9`` it there. Unset, it does nothing."""
+    if os.environ.get("SUPERBIZ_TEST_PAUSE_AT") != stage:
+        return
+    marker = os.environ.get("SUPERBIZ_TEST_PAUSE_FILE")
+    if marker:
+        with open(marker, "w", encoding="utf-8") as handle:
+            handle.write(str(os.getpid()))
+    time.sleep(float(os.environ.get("SUPERBIZ_TEST_PAUSE_SECONDS", "60")))

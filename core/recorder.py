@@ -20,6 +20,7 @@ from core.tools.spec import call_tool, find_spec
 if TYPE_CHECKING:
     from core.sources.base import Request, World
     from core.store import Store
+    from core.store.journal import Journal
 
 # Ids for invocations that are not stored (benchmarks, dry runs); stored ones come from the
 # database, so that ids are unique across the whole store.
@@ -41,10 +42,13 @@ def extract_evidence_refs(tool_name: str, output: dict[str, Any]) -> RetrievalDe
 class Recorder:
     """Calls tools on a world for one session and records each call (in the store, if given)."""
 
-    def __init__(self, *, world: World, session_id: str, store: Store | None = None) -> None:
+    def __init__(self, *, world: World, session_id: str, store: Store | None = None,
+                 journal: Journal | None = None) -> None:
         self.world = world
         self.session_id = session_id
         self.store = store
+        # The pipeline's write path: calls get reserved ids and are stored with their stage.
+        self.journal = journal
         self.invocations: list[Invocation] = []
 
     def call(self, tool_name: str, arguments: dict[str, Any], *,
@@ -79,13 +83,22 @@ class Recorder:
     def _persist(self, tool_name: str, arguments: dict[str, Any], output: dict[str, Any],
                  details: RetrievalDetails, duration_ms: float, source: str | None,
                  request: Request | None) -> Invocation:
-        if self.store is None:
-            return Invocation(invocation_id=next(_unstored_ids), session_id=self.session_id,
-                              tool_name=tool_name, arguments=arguments, output=output,
-                              retrieval_details=details, duration_ms=duration_ms,
-                              source=source, request=request)
+        reserved = self.journal.next_invocation_id() if self.journal is not None else None
+        if self.store is None or reserved is not None:
+            invocation = Invocation(
+                invocation_id=reserved if reserved is not None else next(_unstored_ids),
+                session_id=self.session_id, tool_name=tool_name, arguments=arguments,
+                output=output, retrieval_details=details, duration_ms=duration_ms,
+                source=source, request=request)
+            if reserved is not None and self.journal is not None:
+                self.journal.add_invocation(invocation)
+            return invocation
         from core.store.repository import record_invocation
 
-        return record_invocation(self.store, session_id=self.session_id, tool_name=tool_name,
-                                 arguments=arguments, output=output, retrieval_details=details,
-                                 duration_ms=duration_ms, source=source, request=request)
+        invocation = record_invocation(self.store, session_id=self.session_id, tool_name=tool_name,
+                                       arguments=arguments, output=output,
+                                       retrieval_details=details, duration_ms=duration_ms,
+                                       source=source, request=request)
+        if self.journal is not None:
+            self.journal.known_invocation(invocation)
+        return invocation

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PACKS_DIR = PROJECT_ROOT / "mockdata"
+from core.resources import builtin_packs_dir
+
+# The packs that ship with superbiz (``demo``), inside the installed package.
+DEFAULT_PACKS_DIR = builtin_packs_dir()
 
 
 def default_data_dir() -> Path:
@@ -19,14 +21,26 @@ def default_data_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    """Process settings. ``SUPERBIZ_DB`` takes a file path or any SQLAlchemy URL."""
+    """Process settings. ``SUPERBIZ_DB`` takes a file path or any SQLAlchemy URL.
+
+    ``SUPERBIZ_PACKS_DIR`` names more pack folders (several separated by ``os.pathsep``, ``:``
+    on Linux), searched before the built-in packs: a pack there overrides a built-in pack of
+    the same name.
+    """
 
     model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore")
 
     db: str = ""
-    packs_dir: Path = DEFAULT_PACKS_DIR
+    packs_dir: str = ""
     default_pack: str = "demo"
     engine: str = "rules"
+
+    def pack_dirs(self) -> list[Path]:
+        """Every folder searched for a pack name, first match wins: ``SUPERBIZ_PACKS_DIR``'s
+        folders in order, then the built-in packs."""
+        parts = (part.strip() for part in self.packs_dir.split(os.pathsep))
+        extra = [Path(part).expanduser() for part in parts if part]
+        return [*extra, DEFAULT_PACKS_DIR]
 
     def database_url(self) -> str:
         """The SQLAlchemy URL of the audit store."""

@@ -25,7 +25,8 @@ st.caption("The scenario pack: the only world the tools can see. Runbooks say wh
 
 pack_descriptions = dict(list_packs())
 if not pack_descriptions:
-    empty_state(f"No scenario pack under {get_settings().packs_dir}. Add a folder with a "
+    folders = ", ".join(map(str, get_settings().pack_dirs()))
+    empty_state(f"No scenario pack in {folders}. Add a folder with a "
                 "pack.yaml (see the README), then reload.", icon=":material/folder_off:")
     st.stop()
 names = list(pack_descriptions)

@@ -1,7 +1,9 @@
-"""Fixtures shared by every test: a real SQLite store in a temp dir, the demo pack."""
+"""Fixtures shared by every test: a real SQLite store in a temp dir, the demo pack, and a real
+PostgreSQL server for the store's tests (``any_store`` runs a test on both)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,3 +55,48 @@ def corpora_dir() -> Path:
     if not path.is_dir():
         pytest.skip("shared corpora not available")
     return path
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[object]:
+    """A throwaway PostgreSQL cluster for the whole run (``core.store.testing``), stopped by PID
+    at the end. Skipped where the server binaries or the driver are missing; with
+    ``SUPERBIZ_REQUIRE_POSTGRES`` set (CI), that is a failure instead."""
+    from core.store.testing import PostgresUnavailable, TempPostgres
+
+    try:
+        server = TempPostgres()
+    except PostgresUnavailable as exc:
+        if os.environ.get("SUPERBIZ_REQUIRE_POSTGRES"):
+            pytest.fail(f"PostgreSQL is required (SUPERBIZ_REQUIRE_POSTGRES) but: {exc}")
+        pytest.skip(f"no PostgreSQL here: {exc}")
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:  # type: ignore[no-untyped-def]
+    """The URL of a new, empty database on the test PostgreSQL."""
+    return str(postgres_server.new_database())
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store_url(request: pytest.FixtureRequest, _isolated_store: Path,
+                  monkeypatch: pytest.MonkeyPatch) -> str:
+    """The URL of an empty audit store, once on SQLite and once on PostgreSQL; SUPERBIZ_DB
+    names it too, so the CLI and ``open_store()`` use the same one."""
+    url = (f"sqlite:///{_isolated_store}" if request.param == "sqlite"
+           else request.getfixturevalue("postgres_url"))
+    monkeypatch.setenv("SUPERBIZ_DB", url)
+    get_settings.cache_clear()
+    return url
+
+
+@pytest.fixture
+def any_store(any_store_url: str) -> Iterator[Store]:
+    """An open audit store, once on SQLite and once on PostgreSQL."""
+    store = open_store(any_store_url)
+    yield store
+    store.engine.dispose()

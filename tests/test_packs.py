@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import shutil
 from pathlib import Path
 
@@ -141,6 +142,39 @@ def test_resolve_by_name_or_path_and_list(pack_copy: Path) -> None:
     (packs_dir / "unfinished").mkdir()
     (packs_dir / "unfinished" / "pack.yaml").write_text("name: unfinished\n", encoding="utf-8")
     assert list_packs(packs_dir)[1] == ("unfinished", "(invalid: pack.yaml: now: Field required)")
+
+
+def _pack_named(folder: Path, name: str, description: str) -> Path:
+    target = folder / name
+    shutil.copytree(DEMO_DIR, target)
+    meta = yaml.safe_load((target / "pack.yaml").read_text(encoding="utf-8"))
+    meta.update(name=name, description=description)
+    (target / "pack.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True), encoding="utf-8")
+    return target
+
+
+def test_packs_dir_adds_packs_and_overrides_built_in_ones(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.settings import DEFAULT_PACKS_DIR, get_settings
+
+    assert resolve_pack("demo") == (DEFAULT_PACKS_DIR / "demo").resolve()
+    first, second = tmp_path / "first", tmp_path / "second"
+    override = _pack_named(first, "demo", "my own demo")
+    mine = _pack_named(first, "mine", "first mine")
+    _pack_named(second, "mine", "second mine")
+    extra = _pack_named(second, "extra", "only in second")
+    monkeypatch.setenv("SUPERBIZ_PACKS_DIR", os.pathsep.join([str(first), "", str(second)]))
+    get_settings.cache_clear()
+
+    assert get_settings().pack_dirs() == [first, second, DEFAULT_PACKS_DIR]
+    assert resolve_pack("demo") == override.resolve()  # the earlier folder wins
+    assert resolve_pack("mine") == mine.resolve()
+    assert resolve_pack("extra") == extra.resolve()
+    assert load_pack("demo").description == "my own demo"
+    assert dict(list_packs()) == {"demo": "my own demo", "extra": "only in second",
+                                  "mine": "first mine"}
+    with pytest.raises(PackError, match=rf"pack not found: 'nope'.*demo, extra, mine.*{re.escape(str(first))}"):
+        resolve_pack("nope")
 
 
 def test_a_loaded_pack_survives_pickling(demo_pack: Pack) -> None:

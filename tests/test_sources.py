@@ -195,7 +195,8 @@ def test_replay_needs_no_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, k
     from core.settings import get_settings
 
     document = ask("只确认 order-service 是否存在 HighMemoryUsage 告警", pack="demo")
-    monkeypatch.setenv("SUPERBIZ_PACKS_DIR", str(tmp_path))  # no pack can be found any more
+    # No pack can be found any more: the built-in folder is swapped for an empty one.
+    monkeypatch.setattr("core.settings.DEFAULT_PACKS_DIR", tmp_path)
     monkeypatch.chdir(tmp_path)
     get_settings.cache_clear()
     with pytest.raises(PackError, match="demo"):

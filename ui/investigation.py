@@ -47,7 +47,7 @@ def current_stage(view: InvestigationView) -> str:
 def render_header(view: InvestigationView) -> None:
     """Verdict, groundedness, gatekeeper severity, claims and timing at a glance."""
     st.subheader("Verdict", anchor=False)
-    verdict = view.verifier.verdict if view.verifier else None
+    verdict = view.verdict  # final only once the session completed
     badges([verdict_badge(verdict), severity_badge(view.gatekeeper.severity
                                                    if view.gatekeeper else None),
             session_status_badge(view.status)])

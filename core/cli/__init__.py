@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.schema_cmd",
     "core.cli.serve_cmd",
     "core.cli.db_cmd",
+    "core.cli.logs_cmd",
 )
 
 

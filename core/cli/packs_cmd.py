@@ -52,12 +52,23 @@ def _validate(args: argparse.Namespace) -> int:
             print(f"superbiz: error: {problem}", file=sys.stderr)
         return 2
     pack = load_pack(args.path)
+    logs = len(pack.logs)
+    if pack.log_store is not None:
+        from core.sources.logstore import LogStore
+
+        store = LogStore.open(pack.log_store)
+        try:
+            logs = store.stats()["lines"]
+        finally:
+            store.close()
     summary = {"name": pack.name, "valid": True, "now": pack.now.isoformat(),
-               "alerts": len(pack.alerts), "series": len(pack.series), "logs": len(pack.logs),
+               "alerts": len(pack.alerts), "series": len(pack.series), "logs": logs,
+               "log_store": str(pack.log_store) if pack.log_store else None,
                "runbooks": len(pack.runbooks), "services": pack.services}
     if args.json:
         print_json(summary)
     else:
+        where = f" (log store {pack.log_store})" if pack.log_store else ""
         print(f"{pack.name}: valid — {summary['alerts']} alerts, {summary['series']} series, "
-              f"{summary['logs']} log lines, {summary['runbooks']} runbooks")
+              f"{summary['logs']} log lines{where}, {summary['runbooks']} runbooks")
     return 0

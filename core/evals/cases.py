@@ -44,10 +44,10 @@ from core.contracts import (
     Verdict,
 )
 from core.errors import EvalCaseError
-from core.settings import PROJECT_ROOT
+from core.resources import default_suite_dir
 
 DEFAULT_PACK = "demo"
-DEFAULT_SUITE_DIR = PROJECT_ROOT / "mockdata" / "evals"
+DEFAULT_SUITE_DIR = default_suite_dir()  # mockdata/evals/, shipped in the package
 CASE_FILE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
 # libyaml's loader when the wheel has it: a 1,000-case file loads in milliseconds, not seconds.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -1,3 +1,4 @@
-"""Where tools get their data: the source seam (``base``) and its implementations (``pack``).
+"""Where tools get their data: the source seam (``base``), its implementations (``pack``), and
+the log store (``logstore``, filled by ``logimport``).
 
-See docs/sources.md."""
+See docs/sources.md and docs/logstore.md."""

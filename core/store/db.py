@@ -14,6 +14,8 @@ from sqlmodel import Session, SQLModel, create_engine
 from core.errors import StoreError
 from core.settings import get_settings
 from core.store import models  # noqa: F401  (registers the tables)
+from core.store.dialects import configure_text_escape, default_postgres_driver, json_dumps
+from core.store.migrate import add_missing_columns
 
 
 class Store:
@@ -94,11 +96,15 @@ def open_store(target: str | None = None) -> Store:
     try:
         if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False}
+        url = default_postgres_driver(url)
+        engine = create_engine(url, json_serializer=json_dumps,
+                               connect_args={"check_same_thread": False}
                                if url.startswith("sqlite") else {})
         if url.startswith("sqlite"):
             event.listen(engine, "connect", _sqlite_pragmas)
+        configure_text_escape(engine)
         SQLModel.metadata.create_all(engine)
+        add_missing_columns(engine)  # before the indexes: an index may name a new column
         _create_missing_indexes(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
         raise StoreError(f"cannot open audit store {_hide_password(url)}: database driver missing "
@@ -106,4 +112,8 @@ def open_store(target: str | None = None) -> Store:
                          f"`.venv/bin/pip install psycopg[binary]` for PostgreSQL") from None
     except (SQLAlchemyError, OSError) as exc:
         raise StoreError(f"cannot open audit store {_hide_password(url)}: {exc}") from None
-    return Store(engine)
+    store = Store(engine)
+    from core.store.repository import recover_abandoned  # the repository imports this module
+
+    recover_abandoned(store)  # runs whose process died become ``incomplete`` (core.store.leases)
+    return store

@@ -72,6 +72,12 @@ class SessionRow(SQLModel, table=True):
     self_evaluation: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     composer_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     timings_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    # The lease of the process running the session (core/store/leases.py): while ``running``, a
+    # session whose owner died is marked ``incomplete`` by the next process that opens the store.
+    lease_host: str | None = None
+    lease_pid: int | None = None
+    lease_token: str | None = None
+    heartbeat_at: datetime | None = None
 
 
 class InvocationRow(SQLModel, table=True):
@@ -143,6 +149,10 @@ class EvalRunRow(SQLModel, table=True):
     passed: int = 0
     duration_ms: float | None = None
     metrics: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    lease_host: str | None = None
+    lease_pid: int | None = None
+    lease_token: str | None = None
+    heartbeat_at: datetime | None = None
 
 
 class CaseResultRow(SQLModel, table=True):

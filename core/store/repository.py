@@ -1,18 +1,22 @@
 """Repository functions of the audit store: the store first, everything else keyword-only.
 
-Each function is one short transaction, so a session is on disk stage by stage as it runs and
-a crash leaves everything up to it.
+Each function is one short transaction. The pipeline writes a session in a few batches
+(``write_batch``, filled by ``core.store.journal``), one per stage boundary, so a session is on
+disk stage by stage as it runs and a crash leaves everything up to the stage that was running.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-from sqlalchemy import Select, func, insert, or_, update
-from sqlmodel import Session, col, select
+from sqlalchemy import Select, and_, func, insert, or_, text, update
+from sqlalchemy.engine import Connection
+from sqlmodel import Session, SQLModel, col, select
 
 from core.contracts import (
     ComposerOutput,
@@ -27,6 +31,14 @@ from core.contracts import (
     VerifierResult,
 )
 from core.store.db import Store
+from core.store.journal import resolve_payload
+from core.store.leases import (
+    INCOMPLETE_REASON,
+    current_owner,
+    heartbeat,
+    lease_timeout_s,
+    owner_is_gone,
+)
 from core.store.models import (
     CaseResultRow,
     CheckedBindingRow,
@@ -36,6 +48,7 @@ from core.store.models import (
     SessionRow,
     utcnow,
 )
+from core.verdict import withdraw_pass
 
 _Select = TypeVar("_Select", bound=Select[Any])
 
@@ -59,21 +72,143 @@ class SessionSummary(BaseModel):
 
 
 # ---------------------------------------------------------------- sessions
+#
+# The column values of each stage are built by one function each, used both by the pipeline's
+# batched write path (``core.store.journal``) and by the single-stage functions below.
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list):
+        return [_dump(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _dump(item) for key, item in value.items()}
+    return value
+
+
+def _as_utc(moment: datetime) -> datetime:
+    # SQLite hands datetimes back naive; every datetime is stored as UTC.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def new_session_values(document: SessionDocument) -> dict[str, Any]:
+    """The row of a session that starts now, leased to this process."""
+    now = utcnow()
+    created = now
+    if document.created_at:
+        with suppress(ValueError):
+            created = _as_utc(datetime.fromisoformat(document.created_at))
+    return {"id": document.session_id, "created_at": created, "question": document.question,
+            "pack": document.pack, "engines": dict(document.engines),
+            "executor_fault": document.executor_fault, "status": "running",
+            "failed_rules": "", **current_owner().columns(now)}
+
+
+def plan_values(plan: Plan) -> dict[str, Any]:
+    """Columns of the planner's plan."""
+    return {"plan": plan.model_dump(mode="json"), "language": plan.language}
+
+
+def executor_values(output: ExecutorOutput | None, parse_status: ParseStatus) -> dict[str, Any]:
+    """Columns of the executor's output and how it parsed."""
+    return {"executor_output": output.model_dump(mode="json") if output is not None else None,
+            "parse_status": parse_status.model_dump(mode="json")}
+
+
+def _evaluation_json(evaluation: dict[str, Any]) -> dict[str, Any]:
+    """The stored self-evaluation. The gatekeeper result's checked bindings are left out: they
+    are the ``checked_bindings`` rows (``detail``), put back by ``_with_checked_bindings``."""
+    dumped = _dump(evaluation)
+    gatekeeper = dumped.get("gatekeeper_result")
+    if isinstance(gatekeeper, dict):
+        dumped["gatekeeper_result"] = {key: value for key, value in gatekeeper.items()
+                                       if key != "checked_bindings"}
+    return {"verifier_evaluation": dumped}
+
+
+def _with_checked_bindings(db: Session, session_id: str,
+                           gatekeeper: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored gatekeeper result whole again: its checked bindings from their rows (results
+    stored by older versions hold them inline and are returned as they are)."""
+    if not isinstance(gatekeeper, dict) or "checked_bindings" in gatekeeper:
+        return gatekeeper
+    details = db.exec(select(CheckedBindingRow.detail)
+                      .where(CheckedBindingRow.session_id == session_id)
+                      .order_by(col(CheckedBindingRow.id))).all()
+    return {**gatekeeper, "checked_bindings": list(details)}
+
+
+def gatekeeper_values(result: GatekeeperResult, evaluation: dict[str, Any]) -> dict[str, Any]:
+    """Columns of the gatekeeper result; ``evaluation`` is the whole verifier evaluation."""
+    return {"self_evaluation": _evaluation_json(evaluation),
+            "gatekeeper_status": result.status, "gatekeeper_severity": result.severity,
+            "failed_rules": _wrap_rules(result.failed_rules)}
+
+
+def verification_values(evaluation: dict[str, Any]) -> dict[str, Any]:
+    """Columns after the verifier: the evaluation only. The ``verdict`` column waits for the
+    session's end (``finish_values``): a verdict is not final before."""
+    return {"self_evaluation": _evaluation_json(evaluation)}
+
+
+def final_verdict_columns(status: str, verifier_result: VerifierResult | None) -> dict[str, Any]:
+    """``verdict`` and ``groundedness`` of a session ending with ``status``: never a PASS for a
+    session that did not complete."""
+    if verifier_result is None:
+        return {"verdict": None, "groundedness": None}
+    verdict: str | None = verifier_result.verdict
+    if status != "completed" and verdict == "PASS":
+        verdict = None
+    return {"verdict": verdict, "groundedness": verifier_result.groundedness_score}
+
+
+def finish_values(*, status: str, composer_output: ComposerOutput | None,
+                  verifier_result: VerifierResult | None, timings_ms: dict[str, float],
+                  error: str | None, outcome: str | None = None) -> dict[str, Any]:
+    """Columns of a closed session: status, verdict, outcome, answer, timings, error; lease
+    released. Like the verdict, the outcome (``core.outcome``) is final only at completion."""
+    values: dict[str, Any] = {"status": status, "timings_ms": dict(timings_ms),
+                              "duration_ms": timings_ms.get("total"), "error": error,
+                              "outcome": outcome if status == "completed" else None,
+                              **final_verdict_columns(status, verifier_result)}
+    if composer_output is not None:
+        values["composer_output"] = composer_output.model_dump(mode="json")
+        values["answer"] = composer_output.user_facing_answer
+    return values
+
+
+# Ids are INTEGER on PostgreSQL: a cited id outside that range (a fabricated one) names no
+# stored invocation; the column stays empty and ``detail`` keeps the number.
+_ID_RANGE = range(-(2**31), 2**31)
+
+
+def binding_rows(session_id: str, result: GatekeeperResult) -> list[dict[str, Any]]:
+    """One ``checked_bindings`` row per binding the gatekeeper checked."""
+    created_at = utcnow()
+    return [{
+        "session_id": session_id, "created_at": created_at, "gatekeeper_version": result.version,
+        "claim_id": checked.claim_id, "action_id": checked.action_id,
+        "binding_index": checked.binding_index, "tool_name": checked.tool_name,
+        "source_invocation_id": (checked.source_invocation_id
+                                 if checked.source_invocation_id in _ID_RANGE else None),
+        "raw_path": checked.raw_path,
+        "status": checked.status, "severity": checked.severity, "rule": checked.rule,
+        "score": checked.score, "match_kind": checked.match_kind,
+        "detail": checked.model_dump(mode="json")} for checked in result.checked_bindings]
 
 
 def create_session(store: Store, *, session_id: str, question: str, pack: str,
                    engines: dict[str, str], executor_fault: str | None = None) -> None:
     """Write the session row before anything runs, so even a crash at once leaves a trace."""
+    document = SessionDocument(session_id=session_id, question=question, pack=pack,
+                               engines=engines, executor_fault=executor_fault, status="running")
     with store.begin() as connection:
-        connection.execute(insert(SessionRow).values(
-            id=session_id, created_at=utcnow(), question=question, pack=pack,
-            engines=dict(engines), executor_fault=executor_fault, status="running",
-            failed_rules=""))
+        connection.execute(insert(SessionRow).values(**new_session_values(document)))
+    heartbeat.hold(store, "sessions", session_id)
 
 
 def _update(store: Store, session_id: str, **values: Any) -> None:
-    # Core update: stage saves sit on every ask's hot path; the ORM unit of work costs more
-    # than the write itself.
     with store.begin() as connection:
         result = connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id)
                                     .values(**values))
@@ -81,75 +216,151 @@ def _update(store: Store, session_id: str, **values: Any) -> None:
             raise KeyError(session_id)
 
 
-def _with_verifier_evaluation(store: Store, session_id: str, **entries: Any) -> dict[str, Any]:
-    """The session's self-evaluation with ``entries`` set in ``verifier_evaluation``: a new
-    dict, never the stored one mutated."""
+def _stored_evaluation(store: Store, session_id: str) -> dict[str, Any]:
+    """The stored verifier evaluation (a new dict, never the stored one mutated)."""
     with store.begin() as connection:
         current = connection.execute(select(SessionRow.self_evaluation)
                                      .where(col(SessionRow.id) == session_id)).first()
     if current is None:
         raise KeyError(session_id)
-    evaluation = dict(current[0] or {})
-    evaluation["verifier_evaluation"] = {**(evaluation.get("verifier_evaluation") or {}), **entries}
-    return evaluation
+    return dict((current[0] or {}).get("verifier_evaluation") or {})
 
 
 def save_plan(store: Store, *, session_id: str, plan: Plan) -> None:
     """Store the planner's plan."""
-    _update(store, session_id, plan=plan.model_dump(mode="json"), language=plan.language)
+    _update(store, session_id, **plan_values(plan))
 
 
 def save_executor_output(store: Store, *, session_id: str, output: ExecutorOutput | None,
                          parse_status: ParseStatus) -> None:
     """Store the executor's structured output and how it parsed."""
-    _update(store, session_id,
-            executor_output=output.model_dump(mode="json") if output is not None else None,
-            parse_status=parse_status.model_dump(mode="json"))
+    _update(store, session_id, **executor_values(output, parse_status))
 
 
 def save_gatekeeper_result(store: Store, *, session_id: str, result: GatekeeperResult) -> None:
     """Store the gatekeeper result in the self-evaluation and one row per checked binding."""
-    evaluation = _with_verifier_evaluation(store, session_id,
-                                           gatekeeper_result=result.model_dump(mode="json"))
-    created_at = utcnow()
-    binding_rows = [{
-        "session_id": session_id, "created_at": created_at, "gatekeeper_version": result.version,
-        "claim_id": checked.claim_id, "action_id": checked.action_id,
-        "binding_index": checked.binding_index, "tool_name": checked.tool_name,
-        "source_invocation_id": checked.source_invocation_id, "raw_path": checked.raw_path,
-        "status": checked.status, "severity": checked.severity, "rule": checked.rule,
-        "score": checked.score, "match_kind": checked.match_kind,
-        "detail": checked.model_dump(mode="json")} for checked in result.checked_bindings]
-    with store.begin() as connection:
-        connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
-            self_evaluation=evaluation, gatekeeper_status=result.status,
-            gatekeeper_severity=result.severity, failed_rules=_wrap_rules(result.failed_rules)))
-        if binding_rows:
-            connection.execute(insert(CheckedBindingRow), binding_rows)
+    evaluation = {**_stored_evaluation(store, session_id), "gatekeeper_result": result}
+    write_batch(store, session_id=session_id, batch=Batch(
+        values=gatekeeper_values(result, evaluation),
+        bindings=binding_rows(session_id, result)))
 
 
 def save_verification(store: Store, *, session_id: str, trace_summary: list[TraceSummaryEntry],
-                      verifier_result: VerifierResult, outcome: str | None = None) -> None:
-    """Store the verifier's result (and the trace summary it was given) in the self-evaluation,
-    and the session's outcome (``core.outcome``)."""
-    evaluation = _with_verifier_evaluation(
-        store, session_id,
-        tool_trace_summary=[entry.model_dump(mode="json") for entry in trace_summary],
-        verifier_result=verifier_result.model_dump(mode="json"))
-    _update(store, session_id, self_evaluation=evaluation, verdict=verifier_result.verdict,
-            groundedness=verifier_result.groundedness_score, outcome=outcome)
+                      verifier_result: VerifierResult) -> None:
+    """Store the verifier's result (and the trace summary it was given) in the self-evaluation."""
+    evaluation = {**_stored_evaluation(store, session_id), "tool_trace_summary": trace_summary,
+                  "verifier_result": verifier_result}
+    _update(store, session_id, **verification_values(evaluation))
 
 
 def finish_session(store: Store, *, session_id: str, status: str,
                    composer_output: ComposerOutput | None, timings_ms: dict[str, float],
-                   error: str | None = None) -> None:
-    """Close the session: final status, answer, timings and any error."""
-    values: dict[str, Any] = {"status": status, "timings_ms": dict(timings_ms),
-                              "duration_ms": timings_ms.get("total"), "error": error}
-    if composer_output is not None:
-        values["composer_output"] = composer_output.model_dump(mode="json")
-        values["answer"] = composer_output.user_facing_answer
-    _update(store, session_id, **values)
+                   error: str | None = None, outcome: str | None = None) -> None:
+    """Close the session: final status, verdict, outcome, answer, timings and any error."""
+    stored = _stored_evaluation(store, session_id).get("verifier_result")
+    verifier_result = VerifierResult.model_validate(stored) if stored else None
+    write_batch(store, session_id=session_id, batch=Batch(
+        values=finish_values(status=status, composer_output=composer_output,
+                             verifier_result=verifier_result, timings_ms=timings_ms,
+                             error=error, outcome=outcome), closing=True))
+
+
+# ---------------------------------------------------------------- batches
+
+
+@dataclass
+class Batch:
+    """What one transaction of a session writes (``core.store.journal`` fills it)."""
+
+    create: dict[str, Any] | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    invocations: list[Invocation] = field(default_factory=list)
+    bindings: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    rewrites: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    reserve_ids: int = 0
+    closing: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to write."""
+        return not (self.create or self.values or self.invocations or self.bindings
+                    or self.events or self.rewrites or self.reserve_ids or self.closing)
+
+
+def write_batch(store: Store, *, session_id: str, batch: Batch) -> list[int]:
+    """Write ``batch`` in one transaction; returns the invocation ids it reserved. Every write
+    also refreshes the session's heartbeat; the closing one releases its lease."""
+    now = utcnow()
+    reserved: list[int] = []
+    with store.begin() as connection:
+        if batch.create is not None:
+            connection.execute(insert(SessionRow).values(**batch.create))
+        if batch.reserve_ids:
+            reserved = reserve_invocation_ids(connection, batch.reserve_ids)
+        if batch.invocations:
+            connection.execute(insert(InvocationRow),
+                               [_invocation_values(item) for item in batch.invocations])
+        values = {**batch.values, "heartbeat_at": now}
+        if batch.create is None or batch.values:
+            result = connection.execute(update(SessionRow)
+                                        .where(col(SessionRow.id) == session_id).values(**values))
+            if result.rowcount == 0:
+                raise KeyError(session_id)
+        if batch.bindings:
+            connection.execute(insert(CheckedBindingRow), batch.bindings)
+        if batch.events:
+            connection.execute(insert(SessionEventRow), [
+                {"session_id": session_id, "created_at": now, **row} for row in batch.events])
+        for seq, payload in batch.rewrites:
+            connection.execute(update(SessionEventRow)
+                               .where(col(SessionEventRow.session_id) == session_id)
+                               .where(col(SessionEventRow.seq) == seq).values(payload=payload))
+    if batch.create is not None:
+        heartbeat.hold(store, "sessions", session_id)
+    if batch.closing:
+        heartbeat.release(store, "sessions", session_id)
+    return reserved
+
+
+def reserve_invocation_ids(connection: Connection, count: int) -> list[int]:
+    """``count`` invocation ids nobody else will get, from the same counter the table's own
+    autoincrement uses (SQLite's ``sqlite_sequence``, PostgreSQL's serial sequence), so rows
+    inserted without an id never collide with them. Empty on other databases."""
+    dialect = connection.dialect.name
+    if dialect == "postgresql":
+        rows = connection.execute(
+            text("SELECT nextval(pg_get_serial_sequence('tool_invocations', 'id')) "
+                 "FROM generate_series(1, :count)"), {"count": count})
+        return [int(row[0]) for row in rows]
+    if dialect != "sqlite":
+        return []
+    # The write lock SQLite takes for this UPDATE lasts until the batch commits: no other
+    # writer can read the counter in between.
+    connection.execute(text(
+        "INSERT INTO sqlite_sequence (name, seq) SELECT 'tool_invocations', "
+        "(SELECT COALESCE(MAX(id), 0) FROM tool_invocations) WHERE NOT EXISTS "
+        "(SELECT 1 FROM sqlite_sequence WHERE name = 'tool_invocations')"))
+    connection.execute(text("UPDATE sqlite_sequence SET seq = seq + :count "
+                            "WHERE name = 'tool_invocations'"), {"count": count})
+    last = int(connection.execute(text(
+        "SELECT seq FROM sqlite_sequence WHERE name = 'tool_invocations'")).scalar_one())
+    return list(range(last - count + 1, last + 1))
+
+
+def refresh_heartbeats(store: Store, *, rows: list[tuple[str, str]], now: datetime) -> None:
+    """Set ``heartbeat_at`` of running ``(table, id)`` rows (the lease keeper's beat)."""
+    sessions = [row_id for table, row_id in rows if table == "sessions"]
+    runs = [row_id for table, row_id in rows if table == "eval_runs"]
+    with store.begin() as connection:
+        if sessions:
+            connection.execute(update(SessionRow).where(col(SessionRow.id).in_(sessions))
+                               .where(col(SessionRow.status) == "running")
+                               .values(heartbeat_at=now))
+        if runs:
+            connection.execute(update(EvalRunRow).where(col(EvalRunRow.id).in_(runs))
+                               .where(col(EvalRunRow.status) == "running")
+                               .values(heartbeat_at=now))
 
 
 def _wrap_rules(rules: list[str]) -> str:
@@ -172,6 +383,8 @@ def _summary(values: Sequence[Any]) -> SessionSummary:
     ``SessionRow`` first cost more than the query itself)."""
     (session_id, created_at, question, pack, engines, executor_fault, status, verdict, outcome,
      groundedness, gatekeeper_severity, failed_rules, duration_ms) = values
+    if status != "completed" and verdict == "PASS":  # a verdict is final only at completion
+        verdict = None
     return SessionSummary(
         session_id=session_id, created_at=created_at, question=question, pack=pack,
         engines=engines or {}, executor_fault=executor_fault, status=status, verdict=verdict,
@@ -188,7 +401,14 @@ def list_sessions(store: Store, *, verdict: str | None = None, severity: str | N
     query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
     with store.session() as db:
         rows = db.exec(query).all()
-    return [_summary(row) for row in rows]
+    summaries = [_summary(row) for row in rows]
+    running = [summary.session_id for summary in summaries if summary.status == "running"]
+    if running:  # a long-lived reader (the console) notices a dead run when it lists it
+        recovered = set(_recover_sessions(store, _session_leases(store, running)))
+        for summary in summaries:
+            if summary.session_id in recovered:
+                summary.status, summary.verdict = "incomplete", None
+    return summaries
 
 
 def count_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
@@ -206,6 +426,8 @@ def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | Non
     """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND)."""
     if verdict:
         query = query.where(SessionRow.verdict == verdict)
+        if verdict == "PASS":  # rows of older versions stored PASS before the session ended
+            query = query.where(col(SessionRow.status) == "completed")
     if severity:
         query = query.where(SessionRow.gatekeeper_severity == severity)
     if status:
@@ -227,26 +449,118 @@ def latest_session_id(store: Store) -> str | None:
 
 
 def load_session_document(store: Store, *, session_id: str) -> SessionDocument | None:
-    """The session document of DESIGN.md section 7, rebuilt from the stored rows."""
+    """The session document of DESIGN.md section 7, rebuilt from the stored rows.
+
+    A running session whose process is gone is marked ``incomplete`` first (see
+    ``recover_abandoned``); a session that did not complete never reads as PASS.
+    """
     with store.session() as db:
         row = db.get(SessionRow, session_id)
         if row is None:
             return None
         invocations = _session_invocations(db, session_id)
-    evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
+        evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
+        gatekeeper = _with_checked_bindings(db, session_id, evaluation.get("gatekeeper_result"))
+    if row.status == "running" and _recover_sessions(store, [_lease_of(row)]):
+        row.status, row.error = "incomplete", row.error or INCOMPLETE_REASON
+    verifier_result = evaluation.get("verifier_result")
+    if verifier_result is not None and row.status != "completed":
+        verifier_result = withdraw_pass(VerifierResult.model_validate(verifier_result),
+                                        f"the session did not complete ({row.status})")
     return SessionDocument(
         session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
-        outcome=row.outcome,  # type: ignore[arg-type]
+        outcome=row.outcome if row.status == "completed" else None,  # type: ignore[arg-type]
         engines=row.engines or {}, executor_fault=row.executor_fault,
-        created_at=row.created_at.isoformat(), plan=row.plan,  # type: ignore[arg-type]
+        created_at=_as_utc(row.created_at).isoformat(), plan=row.plan,  # type: ignore[arg-type]
         invocations=invocations,
         executor_output=row.executor_output,  # type: ignore[arg-type]
         executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
-        gatekeeper_result=evaluation.get("gatekeeper_result"),
+        gatekeeper_result=gatekeeper,
         tool_trace_summary=evaluation.get("tool_trace_summary") or [],
-        verifier_result=evaluation.get("verifier_result"),
+        verifier_result=verifier_result,
         composer_output=row.composer_output,  # type: ignore[arg-type]
         timings_ms=row.timings_ms or {}, error=row.error)
+
+
+# ---------------------------------------------------------------- recovery
+
+
+@dataclass(frozen=True)
+class _Lease:
+    row_id: str
+    host: str | None
+    pid: int | None
+    token: str | None
+    heartbeat_at: datetime | None
+    created_at: datetime | None
+
+
+def _lease_of(row: SessionRow | EvalRunRow) -> _Lease:
+    return _Lease(row.id, row.lease_host, row.lease_pid, row.lease_token, row.heartbeat_at,
+                  row.created_at)
+
+
+def _gone(leases: Sequence[_Lease]) -> list[_Lease]:
+    now, timeout = utcnow(), lease_timeout_s()
+    return [lease for lease in leases if owner_is_gone(
+        host=lease.host, pid=lease.pid, token=lease.token, heartbeat_at=lease.heartbeat_at,
+        created_at=lease.created_at, now=now, timeout_s=timeout)]
+
+
+def _mark_incomplete(store: Store, table: type[SessionRow] | type[EvalRunRow],
+                     leases: Sequence[_Lease]) -> list[str]:
+    """Mark the rows of ``leases`` incomplete, each only if it is still running under the same
+    lease and heartbeat that were judged dead (a run that just finished or beat is left)."""
+    if not leases:
+        return []
+    marked: list[str] = []
+    values: dict[str, Any] = {"status": "incomplete"}
+    if table is SessionRow:
+        values |= {"error": INCOMPLETE_REASON, "verdict": None}
+    with store.begin() as connection:
+        for lease in leases:
+            same_lease = and_(
+                table.id == lease.row_id, table.status == "running",  # type: ignore[arg-type]
+                _equal_or_null(table.lease_pid, lease.pid),
+                _equal_or_null(table.lease_token, lease.token),
+                _equal_or_null(table.heartbeat_at, lease.heartbeat_at))
+            if connection.execute(update(table).where(same_lease).values(**values)).rowcount:
+                marked.append(lease.row_id)
+    return marked
+
+
+def _equal_or_null(column: Any, value: Any) -> Any:
+    return column.is_(None) if value is None else column == value
+
+
+def _recover_sessions(store: Store, leases: Sequence[_Lease]) -> list[str]:
+    gone = _gone(leases)
+    return _mark_incomplete(store, SessionRow, gone) if gone else []
+
+
+_LEASE_COLUMNS = ("id", "lease_host", "lease_pid", "lease_token", "heartbeat_at", "created_at")
+
+
+def _session_leases(store: Store, session_ids: list[str]) -> list[_Lease]:
+    columns = [getattr(SessionRow, name) for name in _LEASE_COLUMNS]
+    with store.begin() as connection:
+        rows = connection.execute(select(*columns).where(col(SessionRow.id).in_(session_ids))
+                                  .where(col(SessionRow.status) == "running")).all()
+    return [_Lease(*row) for row in rows]
+
+
+def recover_abandoned(store: Store) -> tuple[list[str], list[str]]:
+    """Mark ``incomplete`` every running session and eval run whose process is gone
+    (``core.store.leases``); returns their ids ``(sessions, eval runs)``."""
+    found: list[list[str]] = []
+    for table in (SessionRow, EvalRunRow):
+        columns = [getattr(table, name) for name in _LEASE_COLUMNS]
+        with store.begin() as connection:
+            rows = connection.execute(select(*columns)
+                                      .where(col(table.status) == "running")).all()
+        gone = _gone([_Lease(*row) for row in rows])
+        found.append(_mark_incomplete(store, table, gone) if gone else [])
+    return found[0], found[1]
 
 
 # ---------------------------------------------------------------- invocations
@@ -272,6 +586,23 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
                       source=source, request=request)
 
 
+_INVOCATION_COLUMNS = frozenset(SQLModel.metadata.tables["tool_invocations"].c.keys())
+
+
+def _invocation_values(invocation: Invocation) -> dict[str, Any]:
+    """The row of an invocation whose id was reserved (``reserve_invocation_ids``). Fields of
+    the contract the table has no column for yet are left out."""
+    details = invocation.retrieval_details
+    values = {"id": invocation.invocation_id, "session_id": invocation.session_id,
+              "created_at": utcnow(), "tool_name": invocation.tool_name,
+              "arguments": dict(invocation.arguments), "output": invocation.output,
+              "retrieval_details": details.model_dump(mode="json") if details else None,
+              "evidence_status": details.evidence_status if details else None,
+              "duration_ms": invocation.duration_ms, "source": invocation.source,
+              "request": invocation.request}
+    return {name: value for name, value in values.items() if name in _INVOCATION_COLUMNS}
+
+
 def _invocation(row: InvocationRow) -> Invocation:
     return Invocation(invocation_id=row.id or 0, session_id=row.session_id, tool_name=row.tool_name,
                       arguments=row.arguments or {}, output=row.output or {},
@@ -280,7 +611,10 @@ def _invocation(row: InvocationRow) -> Invocation:
 
 
 def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:
-    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check)."""
+    """Any invocation in the store, whatever its session (the gatekeeper's cross-session check).
+    An id no row could have (a model's invention beyond the column's range) is simply absent."""
+    if invocation_id not in _ID_RANGE:
+        return None
     with store.session() as db:
         row = db.get(InvocationRow, invocation_id)
         return _invocation(row) if row is not None else None
@@ -329,12 +663,61 @@ def append_event(store: Store, *, session_id: str, seq: int, kind: str,
 
 
 def list_events(store: Store, *, session_id: str, after_seq: int = -1) -> list[SessionEventRow]:
-    """A session's events after ``after_seq``, in order (for live views and crash forensics)."""
+    """A session's events after ``after_seq``, in order (for live views and crash forensics).
+
+    Each row's ``payload`` is the whole event as emitted (``core.events.parse_event`` reads
+    it): stage results the stored payload points at (``core.store.journal``) are put back.
+    """
     with store.session() as db:
-        return list(db.exec(select(SessionEventRow)
+        rows = list(db.exec(select(SessionEventRow)
                             .where(SessionEventRow.session_id == session_id)
                             .where(SessionEventRow.seq > after_seq)
                             .order_by(col(SessionEventRow.seq))).all())
+        lookup = _StageResults(db, session_id)
+        return [SessionEventRow(
+            id=row.id, session_id=row.session_id, seq=row.seq, created_at=row.created_at,
+            kind=row.kind, payload={**resolve_payload(row.payload or {}, lookup),
+                                    "session_id": row.session_id, "seq": row.seq,
+                                    "kind": row.kind}) for row in rows]
+
+
+class _StageResults:
+    """The stage results of one stored session by address (``core.store.journal``), read
+    from the database the first time an event points at one."""
+
+    def __init__(self, db: Session, session_id: str) -> None:
+        self._db, self._session_id = db, session_id
+        self._row: SessionRow | None = None
+        self._gatekeeper: dict[str, Any] | None = None
+        self._invocations: dict[str, Any] | None = None
+
+    def __call__(self, address: str) -> Any:
+        kind, _, index = address.partition(":")
+        if kind == "invocation":
+            if self._invocations is None:
+                self._invocations = {
+                    str(item.invocation_id): item.model_dump(mode="json")
+                    for item in _session_invocations(self._db, self._session_id)}
+            return self._invocations.get(index)
+        if self._row is None:
+            self._row = self._db.get(SessionRow, self._session_id) or SessionRow(
+                id=self._session_id, question="", pack="")
+            evaluation = (self._row.self_evaluation or {}).get("verifier_evaluation") or {}
+            self._gatekeeper = _with_checked_bindings(self._db, self._session_id,
+                                                      evaluation.get("gatekeeper_result"))
+        row = self._row
+        evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
+        direct = {"plan": row.plan, "executor_output": row.executor_output,
+                  "parse_status": row.parse_status, "composer_output": row.composer_output,
+                  "gatekeeper_result": self._gatekeeper,
+                  "tool_trace_summary": evaluation.get("tool_trace_summary"),
+                  "verifier_result": evaluation.get("verifier_result")}
+        if kind in direct:
+            return direct[kind]
+        parent, key = {"checked_binding": ("gatekeeper_result", "checked_bindings"),
+                       "claim_result": ("verifier_result", "claim_results")}.get(kind, ("", ""))
+        items = (direct.get(parent) or {}).get(key) or []
+        return items[int(index)] if index.isdigit() and int(index) < len(items) else None
 
 
 # ---------------------------------------------------------------- evals
@@ -342,8 +725,11 @@ def list_events(store: Store, *, session_id: str, after_seq: int = -1) -> list[S
 
 def create_eval_run(store: Store, *, run_id: str, suite: str, total: int) -> None:
     """Open an eval run."""
-    with store.session() as db:
-        db.add(EvalRunRow(id=run_id, suite=suite, total=total))
+    with store.begin() as connection:
+        connection.execute(insert(EvalRunRow).values(
+            id=run_id, created_at=utcnow(), suite=suite, total=total, status="running",
+            **current_owner().columns(utcnow())))
+    heartbeat.hold(store, "eval_runs", run_id)
 
 
 def add_case_result(store: Store, *, run_id: str, case_id: str, session_id: str | None,
@@ -364,6 +750,7 @@ def finish_eval_run(store: Store, *, run_id: str, passed: int, duration_ms: floa
             raise KeyError(run_id)
         row.passed, row.duration_ms, row.metrics, row.status = passed, duration_ms, metrics, status
         db.add(row)
+    heartbeat.release(store, "eval_runs", run_id)
 
 
 def list_eval_runs(store: Store, *, limit: int = 100) -> list[EvalRunRow]:
@@ -371,6 +758,11 @@ def list_eval_runs(store: Store, *, limit: int = 100) -> list[EvalRunRow]:
     with store.session() as db:
         rows = db.exec(select(EvalRunRow).order_by(col(EvalRunRow.created_at).desc())
                        .limit(limit)).all()
+    running = [_lease_of(row) for row in rows if row.status == "running"]
+    gone = set(_mark_incomplete(store, EvalRunRow, _gone(running))) if running else set()
+    for row in rows:
+        if row.id in gone:
+            row.status = "incomplete"
     return list(reversed(rows))
 
 

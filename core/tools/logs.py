@@ -1,11 +1,13 @@
-"""``query_logs`` and the per-pack index that keeps it fast on a million lines.
+"""``query_logs`` over a pack's own logs, and the per-pack index that keeps it fast.
 
-The index is built once per loaded pack (and cached on it): lines ordered newest first, their
-normalised search texts joined into one string (so a word is found by C-level ``str.find``,
-not a Python loop over a million lines), and line ids per service, per level and — on first
-use — per topic. The topic index costs two regex scans of all messages (``lexicon.tag_lines``,
-seconds on a million lines); after that a topic query is a list lookup, and free-text words
-are only checked against the lines the other filters left.
+What matches is defined once, in ``core.tools.logquery`` (shared with the log store); this
+module finds those lines quickly in memory. The index is built once per loaded pack (and
+cached on it): lines ordered newest first, their search texts joined into one string (so a
+word is found by C-level ``str.find``, not a Python loop over a million lines), and line ids
+per service, per level rank and — on first use — per topic and by time. The topic index costs
+two regex scans of all messages (``lexicon.tag_lines``, seconds on a million lines); after
+that a topic query is a list lookup, and free-text words are only checked against the lines
+the other filters left. Lines come newest first (the log store ranks by relevance).
 """
 
 from __future__ import annotations
@@ -18,21 +20,20 @@ from datetime import datetime, tzinfo
 from functools import lru_cache
 
 from core.contracts import LogEntry, LogsResult
-from core.lexicon import expand_topics, normalize, tag_lines
+from core.lexicon import tag_lines
+from core.logfields import epoch_us, level_rank, parse_timestamp
 from core.packs import Pack
 from core.tools.args import QueryLogsArgs
-from core.tools.query import parse_query
+from core.tools.logquery import (
+    META_MARK,
+    CompiledQuery,
+    SearchUnit,
+    compile_query,
+    identifier_pattern,
+    search_text,
+)
 
-_LEVEL_ALIASES = {"warning": "warn", "err": "error", "crit": "critical", "information": "info",
-                  "dbg": "debug", "trace": "trace", "severe": "error"}
-_META_MARK = "\x1f"  # separates a line's message from its other fields in the search text
 _LINE_END = "\x1e"  # ends every line's search text in the corpus; no query token contains it
-
-
-def canonical_level(level: str) -> str:
-    """A log level compared without case or spelling variants (WARNING == warn)."""
-    lowered = level.strip().lower()
-    return _LEVEL_ALIASES.get(lowered, lowered)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class LogIndex:
     corpus: str  # every line's normalised "message<mark>level service source host<end>", by rank
     starts: list[int]  # rank -> offset of its text in corpus; one more entry: len(corpus)
     by_service: dict[str, list[int]]  # lower-case service -> ranks, ascending
-    by_level: dict[str, list[int]]  # canonical level -> ranks, ascending
+    by_level: dict[int | None, list[int]]  # level rank (None: unknown level) -> ranks, ascending
 
     def text(self, rank: int) -> str:
         """The normalised search text of one line."""
@@ -82,13 +83,6 @@ def _sort_keys(timestamps: list[str], default_tz: tzinfo | None) -> list[str] | 
     return [_timestamp_key(ts, default_tz) for ts in timestamps]
 
 
-def _search_text(entry: LogEntry) -> str:
-    """What free text is matched against: the message, then the other fields after a mark."""
-    text = (f"{entry.message}{_META_MARK}{entry.level} {entry.service} "
-            f"{entry.source or ''} {entry.host or ''}")
-    return normalize(text)
-
-
 def _build_index(pack: Pack) -> LogIndex:
     logs = pack.logs
     keys = _sort_keys([entry.timestamp for entry in logs], pack.now.tzinfo)
@@ -99,21 +93,22 @@ def _build_index(pack: Pack) -> LogIndex:
     starts: list[int] = []
     offset = 0
     by_service: dict[str, list[int]] = defaultdict(list)
-    by_level: dict[str, list[int]] = defaultdict(list)
+    by_level: dict[int | None, list[int]] = defaultdict(list)
     service_keys: dict[str, str] = {}
-    level_keys: dict[str, str] = {}
+    level_keys: dict[str, int | None] = {}
     for rank, position in enumerate(order):
         entry = logs[position]
-        text = _search_text(entry)
+        text = search_text(entry.message, entry.level, entry.service, entry.source, entry.host)
         texts.append(text)
         starts.append(offset)
         offset += len(text) + 1
         service = service_keys.get(entry.service)
         if service is None:
             service = service_keys[entry.service] = entry.service.strip().lower()
-        level = level_keys.get(entry.level)
-        if level is None:
-            level = level_keys[entry.level] = canonical_level(entry.level)
+        if entry.level in level_keys:
+            level = level_keys[entry.level]
+        else:
+            level = level_keys[entry.level] = level_rank(entry.level)
         by_service[service].append(rank)
         by_level[level].append(rank)
     starts.append(offset)
@@ -126,7 +121,7 @@ def _build_topic_index(index: LogIndex) -> dict[str, list[int]]:
     messages = []
     for rank in range(len(index.order)):
         text = index.text(rank)
-        messages.append(text[:text.rfind(_META_MARK)])
+        messages.append(text[:text.rfind(META_MARK)])
     return tag_lines(messages)
 
 
@@ -138,6 +133,19 @@ def log_index(pack: Pack) -> LogIndex:
 def topic_index(pack: Pack) -> dict[str, list[int]]:
     """The pack's topic -> ranks index (built on first use, then cached on the pack)."""
     return pack.derived("logs.topics", lambda: _build_topic_index(log_index(pack)))
+
+
+def time_index(pack: Pack) -> list[int | None]:
+    """Rank -> the line's time in microseconds since the epoch (None: not a timestamp)."""
+    def build() -> list[int | None]:
+        zone = pack.now.tzinfo
+        times: list[int | None] = []
+        for position in log_index(pack).order:
+            moment = parse_timestamp(pack.logs[position].timestamp, zone)
+            times.append(epoch_us(moment) if moment is not None else None)
+        return times
+    times: list[int | None] = pack.derived("logs.times", build)
+    return times
 
 
 def _union(lists: list[list[int]]) -> list[int]:
@@ -167,7 +175,7 @@ def _holds(ascending: list[int], rank: int) -> bool:
 @lru_cache(maxsize=512)
 def _whole_token(token: str) -> re.Pattern[str]:
     """An identifier must not be part of a longer word or number ("500" is not in "1250000")."""
-    return re.compile(rf"(?<![a-z0-9]){re.escape(token)}(?![a-z0-9])")
+    return re.compile(identifier_pattern(token))
 
 
 def _filter_text(index: LogIndex, candidates: list[int] | None, needle: str,
@@ -192,113 +200,71 @@ def _filter_text(index: LogIndex, candidates: list[int] | None, needle: str,
     return found
 
 
-# Level ranks: "at least ERROR" covers ERROR, SEVERE, FATAL, CRITICAL (DESIGN.md section 10).
-# The log store (``logengine``) brings one table of levels for every source; this one serves the
-# pack's in-memory search until it does.
-_LEVEL_RANKS = {"trace": 0, "finest": 0, "finer": 0, "debug": 1, "fine": 1, "config": 1, "info": 2,
-                "notice": 2, "warn": 3, "error": 4, "fatal": 5, "critical": 5, "alert": 5,
-                "emergency": 5, "emerg": 5, "panic": 5}
+def _filter_unit(index: LogIndex, candidates: list[int] | None, unit: SearchUnit) -> list[int]:
+    """Ranks among ``candidates`` (or all lines) whose search text holds an identifier, word
+    or phrase unit. A plain substring search narrows first: it is what keeps this fast."""
+    if unit.kind == "identifier":
+        return _filter_text(index, candidates, unit.text, True)
+    if unit.kind == "word":
+        return _filter_text(index, candidates, unit.text, False)
+    longest = max(unit.text.split(), key=len)
+    found = _filter_text(index, candidates, longest, False)
+    return [rank for rank in found if unit.holds(index.text(rank))]
 
 
-def level_rank(level: str) -> int | None:
-    """The rank of a level (0 TRACE .. 5 FATAL; WARNING is WARN, SEVERE is ERROR), or None."""
-    return _LEVEL_RANKS.get(canonical_level(level))
+def _members(pack: Pack, topics: tuple[str, ...]) -> list[int]:
+    """Ranks of the lines whose message mentions any of ``topics`` (ascending)."""
+    index = topic_index(pack)
+    return _union([index.get(topic, []) for topic in topics])
 
 
-@lru_cache(maxsize=1024)
-def _phrase(phrase: str) -> re.Pattern[str]:
-    """A phrase: its words in order, any run of blanks between them, whole words at its
-    alphanumeric edges (a Chinese edge is a plain substring)."""
-    words = normalize(phrase).split()
-    body = r"[ \t]+".join(re.escape(word) for word in words)
-    head = "(?<![a-z0-9])" if re.match("[a-z0-9]", words[0][0]) else ""
-    tail = "(?![a-z0-9])" if re.match("[a-z0-9]", words[-1][-1]) else ""
-    return re.compile(head + body + tail)
-
-
-def _with_phrase(index: LogIndex, candidates: list[int] | None, phrase: str) -> list[int]:
-    pattern = _phrase(phrase)
-    ranks = candidates if candidates is not None else range(len(index.order))
-    return [rank for rank in ranks if pattern.search(index.text(rank)) is not None]
-
-
-def _levels_from(index: LogIndex, minimum: str) -> list[int]:
-    """Ranks of the lines at ``minimum`` or above (an unknown level name: exact match)."""
-    floor = level_rank(minimum)
-    if floor is None:
-        return index.by_level.get(canonical_level(minimum), [])
-    return _union([ranks for level, ranks in index.by_level.items()
-                   if (level_rank(level) or -1) >= floor] or [[]])
-
-
-def _unit_ranks(pack: Pack, index: LogIndex, args: QueryLogsArgs,
-                filtered: list[int] | None) -> list[int] | None:
-    """Ranks among ``filtered`` holding every (``match="all"``) or any (``"any"``) search unit:
-    the query's topics, identifiers and words (words only when it names no topic), and each
-    phrase of ``terms``. None when there is no unit."""
-    parsed = parse_query(args.query, pack.services)
-    units: list[list[int]] = []
-    if parsed.topics:
-        topics = topic_index(pack)
-        found = _union([topics.get(t, []) for t in expand_topics(parsed.topics)])
-        units.append(found if filtered is None else _intersect([found, filtered]))
-    for token in parsed.identifiers:
-        units.append(_filter_text(index, filtered, token, True))
-    if not parsed.topics:
-        units += [_filter_text(index, filtered, word, False) for word in parsed.words]
-    units += [_with_phrase(index, filtered, term) for term in args.terms]
-    if not units:
-        return None
-    if args.match == "any":
-        return _union(units)
-    return _intersect(units)
-
-
-def _excluded(index: LogIndex, args: QueryLogsArgs, ranks: list[int]) -> list[int]:
-    """``ranks`` without the lines of an excluded level or holding an excluded phrase."""
-    levels = {level_rank(item) for item in args.exclude if level_rank(item) is not None}
-    phrases = [_phrase(item) for item in args.exclude if level_rank(item) is None and item.split()]
-    if not levels and not phrases:
-        return ranks
-    level_of = {rank: level_rank(level) for level, found in index.by_level.items() for rank in found}
-    return [rank for rank in ranks if level_of.get(rank) not in levels
-            and not any(p.search(index.text(rank)) for p in phrases)]
-
-
-def _in_window(pack: Pack, args: QueryLogsArgs, ranks: list[int]) -> list[int]:
-    """``ranks`` inside ``since``..``until`` (inclusive; a line without a readable time is out)."""
-    if args.since is None and args.until is None:
-        return ranks
-    zone = pack.now.tzinfo
-    since = _timestamp_key(args.since, zone) if args.since else float("-inf")
-    until = _timestamp_key(args.until, zone) if args.until else float("inf")
-    order = log_index(pack).order
-    kept = []
-    for rank in ranks:
-        moment = _timestamp_key(pack.logs[order[rank]].timestamp, zone)
-        if moment != float("-inf") and since <= moment <= until:
-            kept.append(rank)
-    return kept
+def _any_unit(pack: Pack, index: LogIndex, candidates: list[int] | None,
+              query: CompiledQuery) -> list[int]:
+    """Ranks holding at least one search unit (``match="any"``)."""
+    topic_unit = query.topic_unit
+    members = set(_members(pack, topic_unit.topics)) if topic_unit is not None else set()
+    needles = [unit for unit in query.units if unit.kind != "topics"]
+    pool = candidates if candidates is not None else range(len(index.order))
+    return [rank for rank in pool
+            if rank in members or any(unit.holds(index.text(rank)) for unit in needles)]
 
 
 def matching_ranks(pack: Pack, args: QueryLogsArgs) -> list[int]:
-    """Ranks (newest first) of the lines matching every filter of ``args`` (see
-    ``QueryLogsArgs``): service exact, level as a minimum, topic, the search units with
-    ``match``, the exclusions and the time window."""
+    """Ranks (newest first) of the lines matching ``args`` as ``core.tools.logquery`` defines."""
     index = log_index(pack)
+    query = compile_query(args, pack.services, pack.now.tzinfo)
     lists: list[list[int]] = []
-    if args.service:
-        lists.append(index.by_service.get(args.service.lower(), []))
-    if args.level:
-        lists.append(_levels_from(index, args.level))
-    if args.topic:
-        topics = topic_index(pack)
-        lists.append(_union([topics.get(t, []) for t in expand_topics([args.topic])]))
-    filtered = _intersect(lists) if lists else None
-    matched = _unit_ranks(pack, index, args, filtered)
-    ranks = matched if matched is not None else (
-        filtered if filtered is not None else list(range(len(index.order))))
-    return _in_window(pack, args, _excluded(index, args, ranks))
+    if query.service is not None:
+        lists.append(index.by_service.get(query.service, []))
+    if query.min_rank is not None:
+        lists.append(_union([ranks for level, ranks in index.by_level.items()
+                             if level is not None and level >= query.min_rank]))
+    if query.topic_filter:
+        lists.append(_members(pack, query.topic_filter))
+    topic_unit = query.topic_unit
+    if topic_unit is not None and not query.match_any:
+        lists.append(_members(pack, topic_unit.topics))
+    candidates = _intersect(lists) if lists else None
+    if query.match_any and query.units:
+        candidates = _any_unit(pack, index, candidates, query)
+    else:
+        # Longest needle first: usually the rarest, so later passes see fewer lines.
+        needles = [unit for unit in query.units if unit.kind != "topics"]
+        for unit in sorted(needles, key=lambda item: -len(item.text)):
+            candidates = _filter_unit(index, candidates, unit)
+    ranks = candidates if candidates is not None else list(range(len(index.order)))
+    if query.exclude_ranks:
+        dropped = set(_union([index.by_level.get(level, []) for level in query.exclude_ranks]))
+        ranks = [rank for rank in ranks if rank not in dropped]
+    for unit in query.excludes:
+        dropped = set(_filter_unit(index, ranks, unit))
+        ranks = [rank for rank in ranks if rank not in dropped]
+    if query.since_us is not None or query.until_us is not None:
+        times = time_index(pack)
+        low = query.since_us if query.since_us is not None else -(1 << 62)
+        high = query.until_us if query.until_us is not None else 1 << 62
+        ranks = [rank for rank in ranks if (moment := times[rank]) is not None and low <= moment < high]
+    return ranks
 
 
 def query_logs(pack: Pack, args: QueryLogsArgs) -> LogsResult:

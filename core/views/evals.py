@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
 
 from core.errors import EvalCaseError
 from core.evals.cases import EvalCase, parse_case_text
-from core.settings import PROJECT_ROOT
 from core.store.models import CaseResultRow, EvalRunRow
 from core.views.badges import gate_label
 
@@ -160,10 +160,11 @@ def headline(metrics: Mapping[str, Any]) -> dict[str, str]:
 def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:
     """Cases of an uploaded YAML case file; errors name the file, the case and the key.
 
-    Relative pack paths in an upload resolve against the project folder (the upload has none).
+    Relative pack paths in an upload resolve against the folder the console was started in
+    (the upload has no folder of its own).
     """
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EvalCaseError(f"{file_name}: not UTF-8 text") from exc
-    return parse_case_text(text, source=file_name, folder=PROJECT_ROOT)
+    return parse_case_text(text, source=file_name, folder=Path.cwd())

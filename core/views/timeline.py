@@ -118,6 +118,16 @@ class InvestigationView:
         return self.status != "running"
 
     @property
+    def verdict(self) -> str | None:
+        """The verdict as shown: final only once the session completed (None while it runs),
+        and never a PASS for a session that did not complete."""
+        if self.verifier is None or self.status == "running":
+            return None
+        if self.status != "completed" and self.verifier.verdict == "PASS":
+            return None
+        return self.verifier.verdict
+
+    @property
     def claims(self) -> list[Claim]:
         """The executor's claims (empty before it answers)."""
         return list(self.executor_output.claims) if self.executor_output else []
@@ -270,4 +280,6 @@ def load_view(events: Sequence[Event], document: SessionDocument | None) -> Inve
         view.status = document.status
         view.timings_ms = dict(document.timings_ms) or view.timings_ms
         view.failure = view.failure or document.error
+        if document.status != "completed" and document.verifier_result is not None:
+            view.verifier = document.verifier_result  # a PASS withdrawn for a killed session
     return view

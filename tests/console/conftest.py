@@ -11,7 +11,7 @@ from console_helpers import APP, SEED_QUESTION, XSS_LOG
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
-from core.settings import get_settings
+from core.settings import DEFAULT_PACKS_DIR, get_settings
 from core.store import Store
 
 
@@ -43,11 +43,12 @@ def ask_session(tmp_store: Store) -> Callable[..., SessionDocument]:
 
 @pytest.fixture
 def xss_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A copy of the demo pack whose first log line holds HTML and Markdown, as the only pack."""
+    """A copy of the demo pack whose first log line holds HTML and Markdown; through
+    SUPERBIZ_PACKS_DIR it overrides the built-in ``demo``."""
     import json
 
     packs_dir = tmp_path / "packs"
-    shutil.copytree(get_settings().packs_dir / "demo", packs_dir / "demo")
+    shutil.copytree(DEFAULT_PACKS_DIR / "demo", packs_dir / "demo")
     logs_file = packs_dir / "demo" / "logs.jsonl"
     lines = logs_file.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[0])

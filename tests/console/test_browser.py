@@ -10,57 +10,34 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from console_helpers import REPO_ROOT, SEED_QUESTION
+from streamlit_server import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_MS,
+    free_port,
+    require_chromium,
+    settle,
+    stop,
+    wait_healthy,
+)
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-SERVER_START_TIMEOUT_S = 60
-WAIT_MS = 30_000
 VIEWPORT = {"width": 1440, "height": 1000}
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_healthy(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(f"streamlit exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.25)
-    raise AssertionError(
-        f"streamlit not healthy after {SERVER_START_TIMEOUT_S}s:\n{log.read_text()}")
 
 
 @pytest.fixture
 def console_url(tmp_path: Path) -> Iterator[str]:
     """A headless console on a free port against a temporary audit store; always stopped."""
-    if not CHROMIUM.exists():
-        if os.environ.get("SUPERBIZ_REQUIRE_BROWSER"):
-            pytest.fail(f"{CHROMIUM} is missing and SUPERBIZ_REQUIRE_BROWSER is set")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium; CI installs it)")
-    port = _free_port()
+    require_chromium()
+    port = free_port()
     log = tmp_path / "streamlit.log"
     env = {**os.environ, "SUPERBIZ_DB": str(tmp_path / "browser.db")}
     streamlit = Path(sys.executable).with_name("streamlit")
@@ -72,31 +49,14 @@ def console_url(tmp_path: Path) -> Iterator[str]:
             cwd=REPO_ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT)
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait_healthy(url, server, log)
+            wait_healthy(url, server, log)
             yield url
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(timeout=10)
-
-
-def _settle(page) -> None:  # type: ignore[no-untyped-def]
-    """Wait until Streamlit has finished the current script run (bounded)."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')",
-        timeout=WAIT_MS)
-    # Widgets load lazily: wait for the placeholders to be replaced.
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stSkeleton\"], "
-        "[data-testid=\"stSkeletonElement\"]')", timeout=WAIT_MS)
-    page.wait_for_timeout(800)  # charts and fonts paint after the last delta
+            stop(server)
 
 
 def _check_and_shoot(page, name: str, shots: list[Path]) -> None:  # type: ignore[no-untyped-def]
-    _settle(page)
+    settle(page)
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, f"{name}: {exceptions.first.inner_text()}"
     # Streamlit scrolls inside its main container, so a "full page" shot shows one viewport:
@@ -126,7 +86,7 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             page.set_default_timeout(WAIT_MS)
 
             page.goto(console_url)
-            _settle(page)
+            settle(page)
             question = page.get_by_label("Question", exact=True)
             question.fill(SEED_QUESTION)
             question.press("Control+Enter")  # commit the text before the click
@@ -140,7 +100,7 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             page.goto(f"{console_url}/Binding_inspector")
             expect(page.get_by_text("Tamper and re-check")).to_be_visible()
             expect(page.locator(".sb-aligned").first).to_be_visible()
-            _settle(page)  # a widget typed into mid-run is redrawn and loses the text
+            settle(page)  # a widget typed into mid-run is redrawn and loses the text
             excerpt = page.get_by_label("Excerpt", exact=True)
             tampered = re.sub(r"\d+", lambda m: m.group(0)[::-1] if m.group(0)[::-1] != m.group(0)
                               else str(int(m.group(0)) + 7), excerpt.input_value(), count=1)
@@ -153,7 +113,7 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             page.goto(f"{console_url}/Evals")
             run_button = page.get_by_role("button", name=re.compile(r"^Run \d+ case"))
             expect(run_button).to_be_visible()
-            _settle(page)
+            settle(page)
             if len(shots) == 1:  # a check, not the docs' pictures: the seed's cases suffice
                 page.locator('[data-testid="stMultiSelect"]').click()
                 page.keyboard.type("seed")
@@ -170,7 +130,7 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             page.goto(f"{console_url}/Sessions")  # now holds the question and the eval cases
             table = page.locator('[data-testid="stDataFrame"]').first
             expect(table).to_be_visible()
-            _settle(page)
+            settle(page)
             box = table.bounding_box()
             assert box is not None
             page.mouse.click(box["x"] + 16, box["y"] + 54)  # the first row's selection box

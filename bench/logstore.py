@@ -1,0 +1,274 @@
+"""Benchmark: the log store at 10k, 100k and 1M lines, against raw SQLite FTS5 and grep.
+
+Data: the loghub Hadoop sample repeated until each size is reached, every copy shifted by a day
+and given its own application/attempt/container ids (so ids are as many as in real logs), split
+over four files (services ``hadoop-a`` .. ``hadoop-d``), plus three lines carrying one rare
+transaction id. Generated in a temporary folder at bench time; nothing is committed.
+
+Measured per size, each import in its own process (``python -m core logs import``):
+
+  - import wall time and CPU time, peak RSS of that process (target at 1M: <= 60 s, <= 500 MB,
+    flat in the number of lines), against a raw import: the same lines inserted with
+    ``executemany`` into a bare FTS5 table (no parsing, templates, topics or indexes);
+
+then on the largest store, ``LogStore.query_logs`` median / p95 (warm, interleaved with their
+baselines so machine load hits both alike):
+
+  - rare (the transaction id), common (a word in a quarter of the lines), service-filtered,
+    and an ask-like query (service + level ERROR), against raw FTS5 ``MATCH ... ORDER BY rank
+    LIMIT 20`` on the bare table (its own tokens) and the same ``MATCH`` expression the store
+    ran, on the store's own index (how much the filters, exact checks and groups add);
+
+and a cold CLI query (``python -m core logs query``, a fresh process each time) against a
+fresh process running the raw FTS5 query, and ``grep -c`` over the files; and Chinese
+substrings of one to four characters (the demo pack's Chinese lines, repeated) against a
+``LIKE`` scan and a trigram FTS5 index. The machine is shared: compare the ratios; absolute
+times move with its load. No assertions.
+
+    .venv/bin/python bench/logstore.py [--sizes 10000,100000,1000000] [--runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+# _common first: it puts the repository root on sys.path for ``core``.
+from _common import REPO_ROOT, interleaved, ratio, timed
+
+from core.sources.logstore import LogStore
+from core.tools.args import QueryLogsArgs
+
+SAMPLE = REPO_ROOT.parent / "shared" / "corpora" / "loghub" / "Hadoop" / "Hadoop_2k.log"
+SERVICES = ("hadoop-a", "hadoop-b", "hadoop-c", "hadoop-d")
+RARE_ID = "txn-7f3a9c21e4"
+APP_ID = "1445144423722"
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+
+
+def generate(folder: Path, lines: int) -> list[Path]:
+    """``lines`` lines over four files (see the module doc)."""
+    sample = SAMPLE.read_text(encoding="utf-8").splitlines()
+    paths = [folder / f"{service}.log" for service in SERVICES]
+    handles = [path.open("w", encoding="utf-8") for path in paths]
+    written, copy = 0, 0
+    try:
+        while written < lines:
+            shift = timedelta(days=copy)
+            app = str(int(APP_ID) + copy)
+            out = handles[copy % len(handles)]
+            for line in sample:
+                match = _STAMP.match(line)
+                if match:
+                    moment = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S") + shift
+                    line = moment.strftime("%Y-%m-%d %H:%M:%S") + line[match.end():]
+                out.write(line.replace(APP_ID, app) + "\n")
+                written += 1
+                if written in (lines // 3, lines // 2, 2 * lines // 3):
+                    out.write(f"{moment:%Y-%m-%d %H:%M:%S},000 ERROR [main] org.shop.Payments: "
+                              f"payment {RARE_ID} failed: card declined\n")
+                    written += 1
+                if written >= lines:
+                    break
+            copy += 1
+    finally:
+        for handle in handles:
+            handle.close()
+    return paths
+
+
+def _child(command: list[str]) -> tuple[float, float, float, str]:
+    """Run a process: (wall s, CPU s, peak RSS MB, stdout)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, output
+
+
+_RAW_IMPORT = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA journal_mode=OFF"); db.execute("PRAGMA synchronous=OFF")
+db.execute("CREATE VIRTUAL TABLE raw USING fts5(service UNINDEXED, line)")
+for path in sys.argv[2:]:
+    service = path.rsplit('/', 1)[-1][:-4]
+    with open(path, encoding='utf-8') as handle:
+        batch = []
+        for line in handle:
+            batch.append((service, line))
+            if len(batch) == 5000:
+                db.executemany("INSERT INTO raw (service, line) VALUES (?, ?)", batch); batch = []
+        db.executemany("INSERT INTO raw (service, line) VALUES (?, ?)", batch)
+db.commit()
+"""
+_RAW_QUERY = """
+import sqlite3, sys, json
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT rowid, line FROM raw WHERE raw MATCH ? ORDER BY rank LIMIT 20", (sys.argv[2],)).fetchall()
+print(json.dumps([list(row) for row in rows]))
+"""
+
+
+def bench_imports(folder: Path, sizes: list[int]) -> tuple[Path, Path, list[Path]]:
+    print("== import (each in its own process)")
+    print(f"{'lines':>10} {'store s':>9} {'CPU s':>7} {'RSS MB':>7} {'us/line':>8} {'raw FTS5 s':>11} "
+          f"{'raw RSS MB':>10}  ratio")
+    store = raw = folder / "none"
+    files: list[Path] = []
+    for size in sizes:
+        data = folder / f"data-{size}"
+        data.mkdir()
+        files = generate(data, size)
+        store, raw = folder / f"store-{size}.db", folder / f"raw-{size}.db"
+        wall, cpu, rss, output = _child([sys.executable, "-m", "core", "logs", "import", *map(str, files),
+                                          "--store", str(store), "--json"])
+        entries = json.loads(output)["entries"]
+        raw_wall, _, raw_rss, _ = _child([sys.executable, "-c", _RAW_IMPORT, str(raw), *map(str, files)])
+        print(f"{entries:>10,} {wall:>9.1f} {cpu:>7.1f} {rss:>7.0f} {wall / entries * 1e6:>8.1f} "
+              f"{raw_wall:>11.1f} {raw_rss:>10.0f}  {ratio(raw_wall * 1000, wall * 1000)}")
+    return store, raw, files
+
+
+def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
+    store = LogStore.open(store_path)
+    raw = sqlite3.connect(raw_path)
+    mine = sqlite3.connect(store_path)
+
+    def ours(arguments: dict[str, Any]) -> Callable[[], object]:
+        return lambda: store.query_logs(QueryLogsArgs(**arguments))
+
+    def raw_query(expression: str, service: str | None = None) -> Callable[[], object]:
+        sql = "SELECT rowid, line FROM raw WHERE raw MATCH ?"
+        params: tuple[object, ...] = (expression,)
+        if service:
+            sql += " AND service = ?"
+            params += (service,)
+        return lambda: raw.execute(sql + " ORDER BY rank LIMIT 20", params).fetchall()
+
+    def same_expression(expression: str | None) -> Callable[[], object]:
+        if expression is None:
+            return lambda: None
+        return lambda: mine.execute("SELECT rowid FROM lines_fts WHERE lines_fts MATCH ? ORDER BY rank LIMIT 20",
+                                    (expression,)).fetchall()
+
+    cases: list[tuple[str, dict[str, Any], str, str | None]] = [
+        ("rare id", {"query": RARE_ID}, '"txn 7f3a9c21e4"', None),
+        ("common word", {"query": "container"}, "container", None),
+        ("service-filtered", {"service": "hadoop-b", "query": "container"}, "container", "hadoop-b"),
+        ("ask-like: service + ERROR", {"service": "hadoop-c", "level": "ERROR"}, "error", "hadoop-c"),
+        ("phrase", {"terms": ["ERROR IN CONTACTING RM"]}, '"error in contacting rm"', None),
+    ]
+    print(f"\n== query_logs on {store.stats()['lines']:,} lines (warm; median / p95 ms over {runs} runs)")
+    print(f"{'query':<28} {'total':>8} {'ours':>16} {'raw FTS5':>16} {'same MATCH':>16}  ours vs raw FTS5 / "
+          "vs same MATCH")
+    for name, arguments, expression, service in cases:
+        result, request = store.query_logs(QueryLogsArgs(**arguments))
+        timings = interleaved([ours(arguments), raw_query(expression, service), same_expression(request["fts"])],
+                              runs)
+        shown = [f"{t.median:7.1f} /{t.p95:7.1f}" for t in timings]
+        if request["fts"] is None:
+            shown[2] = f"{'(no MATCH)':>16}"
+        same = ratio(timings[2].median, timings[0].median) if request["fts"] is not None else "-"
+        print(f"{name:<28} {result.total:>8,} {shown[0]:>16} {shown[1]:>16} {shown[2]:>16}  "
+              f"{ratio(timings[1].median, timings[0].median)} / {same}")
+    store.close()
+
+
+def bench_cold(store_path: Path, raw_path: Path, files: list[Path], runs: int) -> None:
+    print(f"\n== cold CLI query of the rare id (a fresh process each run; median of {runs})")
+    ours = [timed(lambda: _child([sys.executable, "-m", "core", "logs", "query", RARE_ID, "--store",
+                                  str(store_path), "--json"]))[0] for _ in range(runs)]
+    raw = [timed(lambda: _child([sys.executable, "-c", _RAW_QUERY, str(raw_path), '"txn 7f3a9c21e4"']))[0]
+           for _ in range(runs)]
+    grep = [timed(lambda: _child(["grep", "-c", RARE_ID, *map(str, files)]))[0] for _ in range(runs)]
+    median = sorted(ours)[len(ours) // 2], sorted(raw)[len(raw) // 2], sorted(grep)[len(grep) // 2]
+    print(f"superbiz logs query: {median[0]:8.0f} ms   python + raw FTS5: {median[1]:8.0f} ms "
+          f"({ratio(median[1], median[0])})   grep -c: {median[2]:8.0f} ms ({ratio(median[2], median[0])})")
+
+
+def _fetch(connection: sqlite3.Connection, sql: str, *params: object) -> Callable[[], object]:
+    return lambda: connection.execute(sql, params).fetchall()
+
+
+def bench_chinese(folder: Path, lines: int, runs: int) -> None:
+    """Chinese substrings of 1-4 characters: the store (FTS5 terms + vocabulary) against a
+    LIKE scan and a trigram FTS5 index (which cannot look up fewer than 3 characters)."""
+    import random
+
+    from core.packs import load_pack
+    from core.sources.logimport import import_files
+
+    demo = load_pack("demo")
+    rng = random.Random(7)
+    path = folder / "chinese.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(lines):
+            entry = demo.logs[i % len(demo.logs)]
+            message = re.sub(r"\d+", lambda _: str(rng.randrange(10_000)), entry.message)
+            handle.write(json.dumps({"timestamp": f"2026-07-08T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:"
+                                                  f"{i % 60:02d}+08:00", "level": entry.level,
+                                     "service": entry.service, "message": message}, ensure_ascii=False) + "\n")
+    store_path = folder / "chinese.db"
+    import_files([path], store_path)
+    store = LogStore.open(store_path)
+    raw = sqlite3.connect(folder / "chinese-raw.db")
+    raw.execute("CREATE VIRTUAL TABLE tri USING fts5(line, tokenize='trigram')")
+    raw.execute("CREATE TABLE plain (line TEXT)")
+    with path.open(encoding="utf-8") as handle:
+        texts = [(json.loads(line)["message"],) for line in handle]
+    raw.executemany("INSERT INTO tri (line) VALUES (?)", texts)
+    raw.executemany("INSERT INTO plain (line) VALUES (?)", texts)
+    raw.commit()
+    print(f"\n== Chinese substrings on {lines:,} lines (median / p95 ms over {runs} runs)")
+    print(f"{'substring':<12} {'total':>7} {'ours':>16} {'LIKE scan':>16} {'trigram FTS5':>16}  ours vs scan")
+    for needle in ("慢", "耗时", "使用率", "内存使用率过高"):
+        arguments = {"terms": [needle]} if len(needle) == 1 else {"query": needle}
+        result, _ = store.query_logs(QueryLogsArgs(**arguments))
+        trigram = (_fetch(raw, "SELECT count(*) FROM tri WHERE tri MATCH ?", f'"{needle}"')
+                   if len(needle) >= 3 else (lambda: None))
+        timings = interleaved([partial(store.query_logs, QueryLogsArgs(**arguments)),
+                               _fetch(raw, "SELECT count(*) FROM plain WHERE line LIKE ?", f"%{needle}%"),
+                               trigram], runs)
+        shown = [f"{t.median:7.1f} /{t.p95:7.1f}" for t in timings]
+        if len(needle) < 3:
+            shown[2] = "(needs 3 chars)"
+        print(f"{needle:<12} {result.total:>7,} {shown[0]:>16} {shown[1]:>16} {shown[2]:>16}  "
+              f"{ratio(timings[1].median, timings[0].median)}")
+    store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    if not SAMPLE.is_file():
+        print(f"skipped: {SAMPLE} not found (the loghub samples live in ../shared/corpora)")
+        return
+    sizes = [int(size) for size in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory() as folder:
+        store, raw, files = bench_imports(Path(folder), sizes)
+        bench_queries(store, raw, args.runs)
+        bench_cold(store, raw, files, max(3, args.runs // 3))
+        bench_chinese(Path(folder), min(max(sizes), 100_000), args.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""``superbiz logs import|stats|query``: bring your own log files into a log store and search it.
+
+``import`` reads files of any common layout (or a regex) into a SQLite+FTS5 store, all or
+nothing; ``stats`` says what a store holds; ``query`` runs ``query_logs`` on it. A pack points
+at a store with ``logs: {store: PATH}`` in its pack.yaml. See docs/logstore.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from core.cli.common import print_json
+
+_PROGRESS_AFTER_S = 1.0  # quiet for quick imports; a line every so often for long ones
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``logs`` and its subcommands."""
+    from core.sources.logformats import FORMATS
+
+    logs = subparsers.add_parser("logs", help="import log files into a log store and search it",
+                                 description="A log store is a SQLite file with a full-text index: "
+                                             "import log files of any common layout, then point a "
+                                             "pack at it (logs: {store: PATH}).")
+    commands = logs.add_subparsers(dest="logs_command", metavar="SUBCOMMAND", required=True)
+
+    importing = commands.add_parser(
+        "import", help="import log files into a store (created if missing, appended otherwise)",
+        description="Recognises JSON lines, logfmt, syslog (RFC 3164/5424), log4j-style, HDFS, Spark "
+                    "and OpenStack layouts by itself; --format regex --pattern RE reads anything else. "
+                    "All or nothing: an error leaves the store as it was.")
+    importing.add_argument("files", nargs="+", metavar="FILE", help="log files (plain or .gz)")
+    importing.add_argument("--store", required=True, metavar="PATH", help="the store file")
+    importing.add_argument("--format", default="auto", choices=FORMATS, dest="layout",
+                           help="the files' layout (default: recognised from the first lines)")
+    importing.add_argument("--pattern", metavar="RE",
+                           help="regex with named groups timestamp and message (required), level, "
+                                "service, source, host; implies --format regex")
+    importing.add_argument("--service", metavar="NAME",
+                           help="service of every line (default: the layout's, else the file name)")
+    importing.add_argument("--timezone", metavar="TZ",
+                           help="zone of timestamps written without one: an IANA name or +08:00 "
+                                "(default: UTC for a new store, else the store's)")
+    importing.add_argument("--json", action="store_true", help="print JSON only")
+    importing.set_defaults(handler=_import)
+
+    stats = commands.add_parser("stats", help="what a store holds",
+                                description="Lines, services, levels, time range, templates, files.")
+    stats.add_argument("--store", required=True, metavar="PATH", help="the store file")
+    stats.add_argument("--json", action="store_true", help="print JSON only")
+    stats.set_defaults(handler=_stats)
+
+    query = commands.add_parser("query", help="run query_logs on a store",
+                                description="The query_logs tool on a store: ranked lines and groups.")
+    query.add_argument("query", nargs="?", default=None, metavar="TEXT",
+                       help='free text: topics, identifiers, words, "quoted phrases"')
+    query.add_argument("--store", required=True, metavar="PATH", help="the store file")
+    query.add_argument("--service", help="service, exact, case-insensitive")
+    query.add_argument("--level", help="minimum level (ERROR covers FATAL/CRITICAL)")
+    query.add_argument("--term", action="append", default=[], dest="terms", metavar="PHRASE",
+                       help="an exact phrase (repeatable)")
+    query.add_argument("--exclude", action="append", default=[], metavar="WORD|LEVEL",
+                       help="leave out lines holding this phrase, or of this level (repeatable)")
+    query.add_argument("--match", choices=("all", "any"), default="all")
+    query.add_argument("--topic", help="a lexicon topic")
+    query.add_argument("--since", help="earliest time, ISO 8601")
+    query.add_argument("--until", help="latest time, ISO 8601 (inclusive)")
+    query.add_argument("--limit", type=int, default=20, help="lines to show (1-200)")
+    query.add_argument("--json", action="store_true", help="print JSON only: {result, request}")
+    query.set_defaults(handler=_query)
+
+
+def _progress(path: str, lines: int, entries: int, started: float) -> None:
+    elapsed = time.perf_counter() - started
+    if elapsed >= _PROGRESS_AFTER_S:
+        rate = lines / elapsed if elapsed else 0.0
+        print(f"superbiz: importing {path}: {lines:,} lines read, {entries:,} entries "
+              f"({rate:,.0f} lines/s)", file=sys.stderr, flush=True)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from core.sources.logimport import import_files
+
+    started = time.perf_counter()
+    layout = "regex" if args.pattern is not None else args.layout
+    report = import_files([Path(name) for name in args.files], Path(args.store), layout=layout,
+                          pattern=args.pattern, service=args.service, timezone_name=args.timezone,
+                          progress=lambda path, lines, entries: _progress(path, lines, entries, started))
+    files = [{"path": f.path, "layout": f.layout, "physical_lines": f.physical_lines, "entries": f.entries,
+              "continuation_lines": f.continuation_lines, "unparsed": f.unparsed,
+              "unparsed_lines": [{"line": number, "text": text} for number, text in f.unparsed_lines],
+              "truncated_entries": f.truncated_entries, "invalid_utf8_replaced": f.replaced_characters}
+             for f in report.files]
+    if args.json:
+        print_json({"store": report.store, "created": report.created, "timezone": report.timezone,
+                    "entries": report.entries, "seconds": round(report.seconds, 3), "files": files})
+        return 0
+    verb = "created" if report.created else "appended to"
+    print(f"{report.store}: {verb}, {report.entries:,} entries in {report.seconds:.1f} s "
+          f"(timestamps in {report.timezone})")
+    for f in report.files:
+        extra = f", {f.continuation_lines:,} continuation lines attached" if f.continuation_lines else ""
+        print(f"  {f.path}: {f.layout}, {f.physical_lines:,} lines, {f.entries:,} entries{extra}, "
+              f"{f.unparsed:,} unparsed")
+        for number, text in f.unparsed_lines:
+            print(f"    unparsed line {number}: {text}")
+        if f.unparsed > len(f.unparsed_lines):
+            print(f"    ... and {f.unparsed - len(f.unparsed_lines):,} more unparsed lines")
+        if f.truncated_entries:
+            print(f"    {f.truncated_entries:,} entries cut at 1 MiB of continuation lines")
+        if f.replaced_characters:
+            print("    invalid UTF-8 bytes were replaced by U+FFFD")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from core.sources.logstore import LogStore
+
+    store = LogStore.open(args.store)
+    try:
+        stats = store.stats()
+    finally:
+        store.close()
+    if args.json:
+        print_json(stats)
+        return 0
+    levels: dict[str, int] = stats["levels"]
+    services: dict[str, int] = stats["services"]
+    print(f"{stats['store']}: {stats['lines']:,} lines, {len(stats['services'])} services, "
+          f"{stats['templates']:,} templates, timestamps in {stats['timezone']}")
+    print(f"  time range: {stats['first_timestamp']} .. {stats['last_timestamp']}")
+    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}" for name, count in levels.items()))
+    print("  services: " + ", ".join(f"{name} {count:,}" for name, count in services.items()))
+    for item in stats["files"]:
+        print(f"  file {item['path']}: {item['layout']}, {item['entries']:,} entries, "
+              f"{item['unparsed']:,} unparsed, imported {item['imported_at']}")
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    from core.sources.logstore import LogStore
+    from core.tools import QueryLogsArgs, validate_arguments
+
+    arguments: dict[str, Any] = {"query": args.query, "service": args.service, "level": args.level,
+                                 "terms": args.terms, "exclude": args.exclude, "match": args.match,
+                                 "topic": args.topic, "since": args.since, "until": args.until,
+                                 "limit": args.limit}
+    validated = validate_arguments("query_logs", {k: v for k, v in arguments.items() if v not in (None, [])})
+    assert isinstance(validated, QueryLogsArgs)
+    store = LogStore.open(args.store)
+    try:
+        result, request = store.query_logs(validated)
+    finally:
+        store.close()
+    if args.json:
+        print_json({"result": result, "request": request})
+        return 0
+    print(result.message)
+    for index, group in enumerate(result.groups):
+        print(f"  group {index}: {group.count:,} x [{group.level}] {group.service}: {group.template} "
+              f"({group.first_timestamp} .. {group.last_timestamp})")
+    for index, entry in enumerate(result.logs):
+        print(f"  [{index}] {entry.timestamp} {entry.level} {entry.service}: {entry.message}")
+    return 0

@@ -1,0 +1,349 @@
+"""Log layouts: recognising a line's layout and reading its fields.
+
+Each layout turns one physical line into a ``ParsedLine`` (timestamp parts, level, service,
+source, host, message) or says it is not a line of that layout. Layouts:
+
+- ``jsonl``: one JSON object per line; fields by common key names (``timestamp``/``time``/
+  ``ts``/``@timestamp``, ``level``/``severity``, ``message``/``msg``, ``service``/``app``,
+  ``logger``/``source``, ``host``); the pack format (``LogEntry``) is one of these.
+- ``logfmt``: ``key=value key2="quoted value"`` with the same key names.
+- ``syslog``: RFC 5424 (``<165>1 2003-10-11T22:14:15.003Z host app 1234 ID47 - msg``) and
+  RFC 3164 / the BSD files in /var/log (``[<34>]Oct 11 22:14:15 host su[77]: msg``); the level
+  comes from the priority, the service from the app name / tag.
+- ``log4j``: an ISO date and time, then the level, optional ``[context]`` and
+  ``dotted.Logger:``, the message (Hadoop, ZooKeeper, Python's logging, most Java apps).
+- ``hdfs``: ``081109 203615 148 INFO dfs.DataNode: msg`` (yyMMdd HHmmss pid level class).
+- ``spark``: ``17/06/09 20:10:40 INFO executor.Backend: msg`` (yy/MM/dd).
+- ``openstack``: oslo.log, ``2017-05-16 00:00:00.008 25746 INFO nova.compute.manager
+  [req-...] msg``, optionally after the log file's name (``nova-api.log.1.2017-05-16_13:53:08``).
+- ``regex``: a user's pattern with named groups ``timestamp`` and ``message`` (required),
+  ``level``, ``service``, ``source`` (or ``logger``/``component``), ``host``.
+
+Timestamps are read into their parts (``TimeParts``) and turned into instants by
+``core.sources.logclock``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+MONTHS = {name: number for number, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_LEVEL = (r"(?P<level>(?i:TRACE|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|ERR|FATAL|CRITICAL|CRIT"
+          r"|SEVERE|ALERT|EMERGENCY|EMERG|FINEST|FINER|FINE|CONFIG|PANIC))(?![\w])")
+_ISO_TIME = (r"(?P<Y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)[T ](?P<H>\d\d):(?P<M>\d\d)(?::(?P<S>\d\d)"
+             r"(?:[.,](?P<f>\d{1,9}))?)?\s?(?P<z>Z|z|[+-]\d\d:?\d\d)?")
+_CONTEXT = r"\[(?P<ctx>(?:[^\[\]]|\[[^\[\]]*\])*)\]"
+_MONTH_NAMES = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+
+
+class TimeParts(NamedTuple):
+    """A timestamp as written: year (None when the layout has none: BSD syslog), month, day,
+    hour, minute, second, fraction digits, zone text (None: the source's zone) -- or an epoch
+    number (``epoch``, in seconds) for JSON/logfmt values."""
+
+    year: int | None = None
+    month: int = 1
+    day: int = 1
+    hour: int = 0
+    minute: int = 0
+    second: int = 0
+    fraction: str = ""
+    zone: str | None = None
+    epoch: float | None = None
+
+
+class ParsedLine(NamedTuple):
+    """The fields one line of a layout holds (None: the layout does not say)."""
+
+    time: TimeParts | None
+    message: str
+    level: str | None = None
+    service: str | None = None
+    source: str | None = None
+    host: str | None = None
+
+
+def _iso_time(match: re.Match[str]) -> TimeParts:
+    """The parts of ``_ISO_TIME`` in a match (the hot path of an import: no dictionaries)."""
+    year, month, day, hour, minute, second, fraction, zone = match.group("Y", "m", "d", "H", "M", "S", "f", "z")
+    return TimeParts(int(year), int(month), int(day), int(hour), int(minute), int(second or 0),
+                     fraction or "", zone)
+
+
+def _short_year_time(match: re.Match[str]) -> TimeParts:
+    """The parts of a two-digit-year timestamp (``yy MM dd HH mm ss``) in a match."""
+    year, month, day, hour, minute, second = match.group("y", "m", "d", "H", "M", "S")
+    return TimeParts(2000 + int(year), int(month), int(day), int(hour), int(minute), int(second))
+
+
+def _time_from(groups: dict[str, str | None]) -> TimeParts:
+    year_text, short_year = groups.get("Y"), groups.get("y")
+    year = int(year_text) if year_text else (2000 + int(short_year) if short_year else None)
+    month_name = groups.get("b")
+    month = MONTHS[month_name.lower()] if month_name else int(groups.get("m") or 1)
+    return TimeParts(year=year, month=month, day=int(groups.get("d") or 1),
+                     hour=int(groups.get("H") or 0), minute=int(groups.get("M") or 0),
+                     second=int(groups.get("S") or 0), fraction=groups.get("f") or "",
+                     zone=groups.get("z"))
+
+
+# ---------------------------------------------------------------- timestamps as values
+
+_VALUE_TIMES = [re.compile(rf"\s*{pattern}\s*") for pattern in (
+    _ISO_TIME,
+    r"(?P<y>\d\d)/(?P<m>\d\d)/(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:[.,](?P<f>\d{1,9}))?",
+    r"(?P<y>\d\d)(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d)(?P<M>\d\d)(?P<S>\d\d)",
+    rf"(?P<b>{_MONTH_NAMES}) +(?P<d>\d{{1,2}}) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:\.(?P<f>\d{{1,9}}))?",
+    rf"(?P<d>\d\d)/(?P<b>{_MONTH_NAMES})/(?P<Y>\d{{4}}):(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
+    r"(?: (?P<z>[+-]\d{4}))?",
+)]
+_EPOCH = re.compile(r"\s*(\d{9,19})(?:\.(\d+))?\s*")
+
+
+def time_of_value(value: Any) -> TimeParts | None:
+    """A timestamp given as a value (JSON, logfmt, a regex group): the ISO 8601 family, the
+    loghub/syslog/access-log shapes above, or an epoch number (s, ms, µs or ns by size)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return _epoch(float(value))
+    if not isinstance(value, str):
+        return None
+    for pattern in _VALUE_TIMES:
+        match = pattern.fullmatch(value)
+        if match:
+            return _time_from(match.groupdict())
+    match = _EPOCH.fullmatch(value)
+    if match:
+        return _epoch(float(value))
+    return None
+
+
+def _epoch(number: float) -> TimeParts | None:
+    for scale in (1, 1e3, 1e6, 1e9):  # the first scale that lands between 1973 and 2286
+        seconds = number / scale
+        if 1e8 <= seconds < 1e10:
+            return TimeParts(epoch=seconds)
+    return None
+
+
+# ---------------------------------------------------------------- field names in records
+
+_TIME_KEYS = ("timestamp", "@timestamp", "time", "ts", "datetime", "date", "t", "asctime", "eventTime")
+_LEVEL_KEYS = ("level", "severity", "lvl", "loglevel", "log.level", "levelname", "level_name", "severity_text")
+_MESSAGE_KEYS = ("message", "msg", "log", "text", "event", "body")
+_SERVICE_KEYS = ("service", "service.name", "service_name", "app", "application", "app_name",
+                 "program", "syslog_identifier", "_comm")
+_SOURCE_KEYS = ("source", "logger", "logger_name", "name", "component", "module", "caller")
+_HOST_KEYS = ("host", "hostname", "host.name", "_hostname", "node")
+
+
+def _first(record: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        value = record.get(key)
+        if value is None and "." in key:  # {"service": {"name": ...}}
+            head, _, tail = key.partition(".")
+            inner = record.get(head)
+            value = inner.get(tail) if isinstance(inner, dict) else None
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def from_record(record: dict[str, Any]) -> ParsedLine | None:
+    """A JSON/logfmt record's fields; None without a message or a readable timestamp."""
+    message = _first(record, _MESSAGE_KEYS)
+    stamp = _first(record, _TIME_KEYS)
+    time = time_of_value(stamp) if stamp is not None else None
+    if message is None or time is None:
+        return None
+    level = _first(record, _LEVEL_KEYS)
+    return ParsedLine(time=time, message=_text(message) or "", level=_text(level),
+                      service=_text(_first(record, _SERVICE_KEYS)),
+                      source=_text(_first(record, _SOURCE_KEYS)), host=_text(_first(record, _HOST_KEYS)))
+
+
+def parse_jsonl(line: str) -> ParsedLine | None:
+    """A JSON-lines line (None: not an object with a message and a timestamp)."""
+    if not line.startswith("{"):
+        return None
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return from_record(record) if isinstance(record, dict) else None
+
+
+_LOGFMT_PAIR = re.compile(r'([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+
+
+def parse_logfmt(line: str) -> ParsedLine | None:
+    """A logfmt line (None: fewer than two pairs, or no message or timestamp)."""
+    pairs = _LOGFMT_PAIR.findall(line)
+    if len(pairs) < 2:
+        return None
+    record: dict[str, Any] = {}
+    for key, value in pairs:
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            try:
+                value = json.loads(value)
+            except ValueError:
+                value = value[1:-1]
+        record.setdefault(key, value)
+    return from_record(record)
+
+
+# ---------------------------------------------------------------- line layouts
+
+_SYSLOG_5424 = re.compile(
+    r"<(?P<pri>\d{1,3})>1 (?P<ts>\S+) (?P<host>\S+) (?P<app>\S+) (?P<procid>\S+) (?P<msgid>\S+) "
+    r"(?P<sd>-|(?:\[(?:[^\]\\]|\\.)*\])+) ?(?P<msg>.*)")
+_SYSLOG_3164 = re.compile(
+    rf"(?:<(?P<pri>\d{{1,3}})>)?(?P<b>{_MONTH_NAMES}) +(?P<d>\d{{1,2}}) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
+    r"(?:\.(?P<f>\d{1,6}))? (?P<host>\S+) (?P<tag>[^\s:\[]+)(?:\[(?P<pid>[^\]]*)\])?: ?(?P<msg>.*)")
+_SEVERITIES = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARN", "NOTICE", "INFO", "DEBUG")
+
+
+def parse_syslog(line: str) -> ParsedLine | None:
+    """An RFC 5424 or RFC 3164 syslog line."""
+    match = _SYSLOG_5424.fullmatch(line)
+    if match:
+        time = None if match["ts"] == "-" else time_of_value(match["ts"])
+        if time is None:
+            return None
+        return ParsedLine(time=time, message=match["msg"], level=_SEVERITIES[int(match["pri"]) % 8],
+                          service=_nil(match["app"]), host=_nil(match["host"]),
+                          source=_nil(match["msgid"]))
+    match = _SYSLOG_3164.fullmatch(line)
+    if match:
+        pri = match["pri"]
+        return ParsedLine(time=_time_from(match.groupdict()), message=match["msg"],
+                          level=_SEVERITIES[int(pri) % 8] if pri else None,
+                          service=match["tag"], host=match["host"])
+    return None
+
+
+def _nil(value: str) -> str | None:
+    return None if value == "-" else value
+
+
+def _fields(match: re.Match[str], time: TimeParts, service: str | None = None,
+            context: str | None = None) -> ParsedLine:
+    logger = match.group("logger")
+    if context is not None:
+        source: str | None = f"{logger} [{context}]" if logger else f"[{context}]"
+    else:
+        source = logger
+    return ParsedLine(time, match.group("msg"), match.group("level"), service, source)
+
+
+_LOG4J = re.compile(
+    rf"{_ISO_TIME}\s+(?:-\s+)?(?:(?P<logger2>[\w.$-]+)\s+-\s+)?\[?{_LEVEL}\]?:?\s*(?:-\s+)?"
+    rf"(?:{_CONTEXT}\s*)?(?:-\s+)?(?:(?P<logger>[A-Za-z_$][\w$]*(?:\.[\w$]+)+):\s+)?(?P<msg>.*)")
+_HDFS = re.compile(
+    rf"(?P<y>\d\d)(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d)(?P<M>\d\d)(?P<S>\d\d) (?P<pid>\d+) {_LEVEL} "
+    r"(?P<logger>[^\s:]+): (?P<msg>.*)")
+_SPARK = re.compile(
+    rf"(?P<y>\d\d)/(?P<m>\d\d)/(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d) {_LEVEL} "
+    r"(?P<logger>[^\s:]+): (?P<msg>.*)")
+_OPENSTACK = re.compile(
+    rf"(?:(?P<program>[\w-]+)(?:\.log)?(?:\.[\w:.-]+)? )?{_ISO_TIME} (?P<pid>\d+) {_LEVEL} "
+    rf"(?P<logger>[\w.]+) {_CONTEXT} ?(?P<msg>.*)")
+
+
+def parse_log4j(line: str) -> ParsedLine | None:
+    """An ISO-timestamped line with a level (Hadoop, ZooKeeper, Python's logging ...)."""
+    match = _LOG4J.fullmatch(line)
+    if not match:
+        return None
+    parsed = _fields(match, _iso_time(match), context=match.group("ctx"))
+    named = match.group("logger2")
+    if named and not match.group("logger"):
+        return parsed._replace(source=" ".join(part for part in (named, parsed.source) if part))
+    return parsed
+
+
+def parse_hdfs(line: str) -> ParsedLine | None:
+    """``yyMMdd HHmmss pid LEVEL class: message``."""
+    match = _HDFS.fullmatch(line)
+    return _fields(match, _short_year_time(match)) if match else None
+
+
+def parse_spark(line: str) -> ParsedLine | None:
+    """``yy/MM/dd HH:mm:ss LEVEL class: message``."""
+    match = _SPARK.fullmatch(line)
+    return _fields(match, _short_year_time(match)) if match else None
+
+
+def parse_openstack(line: str) -> ParsedLine | None:
+    """oslo.log, optionally after the log file's name (the service)."""
+    match = _OPENSTACK.fullmatch(line)
+    if not match:
+        return None
+    return _fields(match, _iso_time(match), match.group("program"), match.group("ctx"))
+
+
+LineParser = Callable[[str], "ParsedLine | None"]
+
+# Auto-detection tries these; on a tie the earlier wins (more specific first).
+LAYOUTS: dict[str, LineParser] = {
+    "jsonl": parse_jsonl,
+    "syslog": parse_syslog,
+    "openstack": parse_openstack,
+    "hdfs": parse_hdfs,
+    "spark": parse_spark,
+    "log4j": parse_log4j,
+    "logfmt": parse_logfmt,
+}
+FORMATS: tuple[str, ...] = ("auto", *LAYOUTS, "regex")
+
+_SOURCE_GROUPS = ("source", "logger", "component")
+
+
+def regex_parser(pattern: str) -> LineParser:
+    """A parser from a user's regex; ``ValueError`` (one line) for a bad pattern or one without
+    the ``timestamp`` and ``message`` groups."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"--pattern is not a valid regular expression: {error}") from None
+    missing = [name for name in ("timestamp", "message") if name not in compiled.groupindex]
+    if missing:
+        raise ValueError(f"--pattern needs the named groups (?P<timestamp>...) and (?P<message>...); "
+                         f"missing: {', '.join(missing)}")
+
+    def parse(line: str) -> ParsedLine | None:
+        match = compiled.fullmatch(line) or compiled.match(line)
+        if not match:
+            return None
+        groups = match.groupdict()
+        time = time_of_value(groups["timestamp"] or "")
+        if time is None:
+            return None
+        source = next((groups[name] for name in _SOURCE_GROUPS if groups.get(name)), None)
+        return ParsedLine(time=time, message=groups["message"] or "", level=groups.get("level"),
+                          service=groups.get("service") or None, source=source,
+                          host=groups.get("host") or None)
+
+    return parse
+
+
+# A line that continues the entry above it: indented, or the shapes of a stack trace.
+_CONTINUATION = re.compile(
+    r"[ \t]|at |Caused by:|Suppressed:|\.\.\. \d+ (?:more|common frames)|Traceback \(most recent"
+    r"|goroutine \d+ \[|[\w$.]+(?:Exception|Error|Throwable|Failure)(?::|$)|[}\])]")
+
+
+def is_continuation(line: str) -> bool:
+    """Whether a line that is not an entry of the layout continues the entry above it."""
+    return _CONTINUATION.match(line) is not None

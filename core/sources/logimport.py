@@ -1,0 +1,366 @@
+"""``superbiz logs import``: log files of any common layout into a log store, all or nothing.
+
+For each file: refuse what is not a readable text log (missing, a folder, binary, a line
+longer than ``MAX_LINE_BYTES``), recognise its layout from its first lines
+(``core.sources.logformats``; or take ``--format`` / ``--pattern``), then read it line by line:
+
+- a line of the layout starts an entry; its timestamp is normalised (``logclock``), its level
+  canonicalised, its service is ``--service``, else the layout's (syslog app, OpenStack log
+  name, a JSON ``service``), else the file's name;
+- a line that is not one but continues the entry above (indented, a stack trace) is attached
+  to that entry's message;
+- a line that is an entry of *another* layout stops the import (mixed layouts: import the
+  parts separately or give ``--format``);
+- anything else is counted as unparsed and reported with its line number; it is not stored
+  (an entry without a time cannot be placed in time).
+
+A new store is written to a temporary file renamed into place at the end; an existing store
+takes the new lines in one transaction. Either way an error leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import IO, cast
+
+from core.errors import LogImportError, LogStoreError
+from core.logfields import parse_zone, zone_name
+from core.sources.logclock import Clock
+from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
+from core.sources.logstore import check_store, connect, create_indexes, read_meta
+from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
+
+MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
+MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (and counted)
+DETECT_LINES = 200  # lines read to recognise a layout
+SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
+ProgressFn = Callable[[str, int, int], None]  # (file, physical lines read, entries) every ~50k lines
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
+
+
+@dataclass
+class FileReport:
+    """What one file gave: its layout, lines read, entries stored, lines attached to an entry
+    above, unparsed lines (count and the first few: line number, text), entries cut short."""
+
+    path: str
+    layout: str
+    physical_lines: int = 0
+    entries: int = 0
+    continuation_lines: int = 0
+    unparsed: int = 0
+    unparsed_lines: list[tuple[int, str]] = field(default_factory=list)
+    truncated_entries: int = 0
+    replaced_characters: bool = False
+
+
+@dataclass
+class ImportReport:
+    """The outcome of an import: the store, whether it was created, its zone, the files."""
+
+    store: str
+    created: bool
+    timezone: str
+    files: list[FileReport]
+    seconds: float = 0.0
+
+    @property
+    def entries(self) -> int:
+        return sum(report.entries for report in self.files)
+
+
+# ---------------------------------------------------------------- reading a file
+
+
+def _open(path: Path) -> IO[bytes]:
+    if not path.exists():
+        raise LogImportError(f"{path}: no such file")
+    if path.is_dir():
+        raise LogImportError(f"{path}: is a folder, not a log file")
+    if not path.is_file():
+        raise LogImportError(f"{path}: not a regular file")
+    try:
+        with path.open("rb") as probe:
+            head = probe.read(2)
+        # The caller closes what is returned. Rotated logs are often compressed.
+        if head == b"\x1f\x8b":
+            return cast(IO[bytes], gzip.open(path, "rb"))
+        return path.open("rb")
+    except OSError as error:
+        raise LogImportError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def _check_text(path: Path) -> None:
+    with _open(path) as handle:
+        try:
+            head = handle.read(8192)
+        except (OSError, EOFError) as error:
+            raise LogImportError(f"{path}: cannot read: {error}") from None
+    if b"\x00" in head:
+        raise LogImportError(f"{path}: a binary file, not a text log")
+    controls = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
+    if head and controls > len(head) // 10:
+        raise LogImportError(f"{path}: a binary file, not a text log")
+
+
+def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line end), bounded in length, invalid UTF-8 replaced."""
+    with _open(path) as handle:
+        number = 0
+        while True:
+            try:
+                raw = handle.readline(MAX_LINE_BYTES + 1)
+            except (OSError, EOFError) as error:
+                raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise LogImportError(f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB "
+                                     "(not a log line; is this a log file?)")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("utf-8", errors="replace")
+                report.replaced_characters = True
+            if number == 1:
+                text = text.removeprefix("\ufeff")  # a byte order mark is not text
+            if "\x1b" in text:
+                text = _ANSI.sub("", text)
+            yield number, text.rstrip("\r\n")
+
+
+def detect_layout(path: Path) -> str:
+    """The layout most of the file's first lines have; ``LogImportError`` when none fits or
+    when two layouts share them (mixed layouts)."""
+    sample: list[tuple[int, str]] = []
+    for number, line in _lines(path, FileReport(str(path), "")):
+        if line.strip():
+            sample.append((number, line))
+        if len(sample) >= DETECT_LINES:
+            break
+    if not sample:
+        raise LogImportError(f"{path}: empty (no log lines)")
+    matched = {name: [number for number, line in sample if parse(line)] for name, parse in LAYOUTS.items()}
+    best = max(LAYOUTS, key=lambda name: len(matched[name]))  # the first of the best on a tie
+    if not matched[best]:
+        first = sample[0][1][:80]
+        raise LogImportError(f"{path}: layout not recognised (line {sample[0][0]}: {first!r}); "
+                             "give --format, or --format regex --pattern with named groups")
+    taken = set(matched[best])
+    for name, numbers in matched.items():
+        other = [number for number in numbers if number not in taken]
+        if name != best and other:
+            raise LogImportError(f"{path}: mixed layouts: line {matched[best][0]} is {best}, line "
+                                 f"{other[0]} is {name}; import them separately or give --format")
+    return best
+
+
+def service_of_file(path: Path) -> str:
+    """A service name from a file name: ``nova-api.log.1`` -> ``nova-api``, ``app.log.gz`` ->
+    ``app``, ``Hadoop_2k.log`` -> ``Hadoop_2k``."""
+    name = path.name
+    if name.endswith(".gz"):
+        name = name[:-3]
+    stem, dot_log, _ = name.partition(".log")
+    if dot_log and stem:
+        return stem
+    return Path(name).stem or name
+
+
+# ---------------------------------------------------------------- one file into a writer
+
+
+@dataclass
+class _Entry:
+    parsed: ParsedLine
+    line_no: int
+    continuations: list[str] = field(default_factory=list)
+    size: int = 0
+    truncated: bool = False
+
+
+class _FileImport:
+    def __init__(self, path: Path, layout: str, parser: LineParser, writer: LogWriter, clock: Clock,
+                 service: str | None, report: FileReport, progress: ProgressFn | None) -> None:
+        self.path, self.layout, self.parser = path, layout, parser
+        self.writer, self.clock, self.report, self.progress = writer, clock, report, progress
+        self.service = service or service_of_file(path)
+        self.service_given = service is not None
+
+    def run(self) -> None:
+        report, parse = self.report, self.parser
+        pending: _Entry | None = None
+        for number, line in _lines(self.path, report):
+            report.physical_lines = number
+            if number % 50_000 == 0 and self.progress is not None:
+                self.progress(str(self.path), number, self.writer.entries)
+            if not line.strip():
+                continue
+            parsed = parse(line)
+            if parsed is not None:
+                if pending is not None:
+                    self._store(pending)
+                pending = _Entry(parsed, number, size=len(parsed.message))
+            elif pending is not None and is_continuation(line):
+                report.continuation_lines += 1
+                if pending.size + len(line) + 1 > MAX_ENTRY_CHARS:
+                    pending.truncated = True
+                else:
+                    pending.continuations.append(line)
+                    pending.size += len(line) + 1
+            else:
+                self._unparsed(number, line)
+        if pending is not None:
+            self._store(pending)
+
+    def _unparsed(self, number: int, line: str, reason: str = "") -> None:
+        for name, other in LAYOUTS.items():
+            if name != self.layout and self.layout != "regex" and other(line):
+                raise LogImportError(f"{self.path}: mixed layouts: line {number} is {name}, the file is "
+                                     f"{self.layout}; import them separately or give --format")
+        self.report.unparsed += 1
+        if len(self.report.unparsed_lines) < SHOWN_UNPARSED:
+            shown = line if len(line) <= 120 else line[:117] + "..."
+            self.report.unparsed_lines.append((number, f"{reason}{shown}"))
+
+    def _store(self, entry: _Entry) -> None:
+        parsed = entry.parsed
+        assert parsed.time is not None
+        try:
+            instant, text = self.clock.stamp(parsed.time)
+        except (ValueError, OverflowError) as error:
+            self._unparsed(entry.line_no, parsed.message, f"(bad timestamp: {error}) ")
+            return
+        message = parsed.message.rstrip()  # trailing blanks are noise, not part of the message
+        if entry.continuations:
+            message = message + "\n" + "\n".join(line.rstrip() for line in entry.continuations)
+        if entry.truncated:
+            self.report.truncated_entries += 1
+        service = self.service if self.service_given else (parsed.service or self.service)
+        self.writer.add(LineRecord(instant, text, normalised_level(parsed.level), service, message,
+                                   parsed.source, parsed.host, entry.line_no))
+        self.report.entries += 1
+
+
+# ---------------------------------------------------------------- the import
+
+
+def _parser_for(path: Path, layout: str, pattern: str | None) -> tuple[str, LineParser]:
+    if pattern is not None or layout == "regex":
+        if pattern is None:
+            raise LogImportError("--format regex needs --pattern")
+        try:
+            return "regex", regex_parser(pattern)
+        except ValueError as error:
+            raise LogImportError(str(error)) from None
+    if layout == "auto":
+        layout = detect_layout(path)
+    if layout not in LAYOUTS:
+        raise LogImportError(f"unknown --format {layout!r} (known: auto, {', '.join(LAYOUTS)}, regex)")
+    return layout, LAYOUTS[layout]
+
+
+def _file_written(path: Path) -> datetime:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        return datetime.now(UTC)
+
+
+def import_files(paths: list[Path], store: Path, *, layout: str = "auto", pattern: str | None = None,
+                 service: str | None = None, timezone_name: str | None = None,
+                 progress: ProgressFn | None = None) -> ImportReport:
+    """Import ``paths`` into the store at ``store`` (created when missing). All or nothing:
+    any ``LogImportError`` / ``LogStoreError`` leaves the store as it was."""
+    started = time.perf_counter()
+    if not paths:
+        raise LogImportError("no files to import")
+    plans = []
+    for path in paths:
+        _check_text(path)
+        plans.append((path, *_parser_for(path, layout, pattern)))
+    creating = not store.exists()
+    if not creating:
+        problem = check_store(store)
+        if problem is not None:
+            raise LogStoreError(f"{store}: {problem}")
+    try:
+        source_zone = parse_zone(timezone_name) if timezone_name else None
+    except ValueError as error:
+        raise LogImportError(f"--timezone: {error}") from None
+    target = store.with_name(f".{store.name}.{os.getpid()}.tmp") if creating else store
+    if creating and not store.parent.is_dir():
+        raise LogStoreError(f"{store}: folder {store.parent} does not exist")
+    connection = _open_target(target, creating)
+    reports: list[FileReport] = []
+    try:
+        if creating:
+            store_zone = source_zone or UTC
+            create_schema(connection, store_zone)
+        else:
+            store_zone = parse_zone(read_meta(connection).get("timezone", "UTC"))
+        connection.execute("BEGIN IMMEDIATE")
+        for path, name, parser in plans:
+            report = FileReport(str(path), name)
+            reports.append(report)
+            zone = source_zone or store_zone
+            clock = Clock(zone, store_zone, _file_written(path))
+            with LogWriter(connection, path=str(path.resolve()), layout=name, zone=zone) as writer:
+                _FileImport(path, name, parser, writer, clock, service, report, progress).run()
+                writer.finish(report.physical_lines, report.unparsed)
+        create_indexes(connection)
+        connection.execute("COMMIT")
+        connection.execute("PRAGMA optimize")
+    except BaseException as error:
+        with contextlib.suppress(sqlite3.Error):
+            connection.rollback()
+        connection.close()
+        if creating:
+            _remove(target)
+        if isinstance(error, sqlite3.Error):
+            raise LogStoreError(f"{store}: cannot write the log store: {error}") from None
+        raise
+    connection.close()
+    if creating:
+        os.replace(target, store)
+    return ImportReport(str(store), creating, zone_name(store_zone), reports,
+                        seconds=time.perf_counter() - started)
+
+
+def _open_target(target: Path, creating: bool) -> sqlite3.Connection:
+    try:
+        if creating:
+            _remove(target)
+        connection = connect(target)
+        connection.isolation_level = None  # transactions are explicit
+        if creating:  # a temporary file: nothing to protect until it is renamed
+            connection.execute("PRAGMA journal_mode = OFF")
+            connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("PRAGMA cache_size = -65536")
+        return connection
+    except sqlite3.Error as error:
+        raise LogStoreError(f"{target}: cannot write the log store: {error}") from None
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def zone_of(store: Path) -> tzinfo:
+    """The zone a store writes its timestamps in."""
+    connection = connect(store, readonly=True)
+    try:
+        return parse_zone(read_meta(connection).get("timezone", "UTC"))
+    finally:
+        connection.close()

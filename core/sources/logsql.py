@@ -1,0 +1,224 @@
+"""A compiled ``query_logs`` query as SQL over the log store's schema (``core.sources.logstore``).
+
+``build_plan`` turns a ``CompiledQuery`` (what matches, ``core.tools.logquery``) into one
+``FROM ... WHERE ...`` core and the selects the store runs on it: the top lines ranked by
+FTS5 ``bm25`` (newest first on ties) and the groups (``GROUP BY`` template, service, level).
+Filters use the indexes (service, level rank, time); units use FTS5 where it can find them,
+the ``line_topics`` table for topics, and two SQL functions the store registers where FTS5
+cannot decide alone: ``sb_match`` (the unit's exact regex on the line's search text) and
+``sb_contains`` (a substring). The ranked and grouped selects read only the narrow ``lines``
+table; a line's text (in ``entries``) is read for the lines returned, and for the candidates
+a regex or scan checks -- then once, into a temporary table both selects read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.sources.logtext import UnitSearch, needle_search, needs_terms, word_search
+from core.tools.logquery import CompiledQuery, SearchUnit
+
+# A line's search text is checked by the store's Python functions (``logquery.search_text``
+# semantics, from the entry's fields): ``sb_match`` a regex, ``sb_contains`` a substring.
+_TEXT_ARGS = "e.message, e.level, e.service, e.source, e.host, e.folded"
+MATCH_SQL = f"sb_match(?, {_TEXT_ARGS})"
+CONTAINS_SQL = f"sb_contains(?, {_TEXT_ARGS})"
+# Column weights of bm25: the message counts most; level/service/source/host and word parts less.
+BM25 = "bm25(lines_fts, 1.0, 0.5, 0.5)"
+_ORDER = "l.ts_us DESC, l.id DESC"
+_FTS_IN = "l.id IN (SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?)"
+
+
+@dataclass
+class _Where:
+    clauses: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def sql(self) -> str:
+        return " AND ".join(self.clauses) if self.clauses else "1"
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """The SQL of one query, in parts: the tables (``lines l``, joined with ``lines_fts`` when
+    FTS5 filters, with ``entries e`` when a line's text must be checked), the WHERE clause and
+    its parameters, how a line scores (lower is better), and for ``match="any"`` the join that
+    scores FTS5 hits. ``lines_sql``/``groups_sql``/``hits_sql`` assemble them."""
+
+    tables: str = "lines l"
+    where: str = "1"
+    params: tuple[Any, ...] = ()
+    score: str = "0.0"
+    rank_join: str = ""
+    rank_params: tuple[Any, ...] = ()
+    fts: str | None = None
+    checks_text: bool = False
+    empty: bool = False
+
+    @property
+    def lines_sql(self) -> str:
+        """Ids and group ids of the top lines; parameters: ``lines_params`` then the limit."""
+        return (f"SELECT l.id, l.group_id FROM {self.tables} {self.rank_join} WHERE {self.where} "
+                f"ORDER BY {self.score}, {_ORDER} LIMIT ?")
+
+    @property
+    def lines_params(self) -> tuple[Any, ...]:
+        return (*self.rank_params, *self.params)
+
+    @property
+    def groups_sql(self) -> str:
+        """Group id, count, first and last µs of every group; parameters: ``params``."""
+        return (f"SELECT l.group_id, count(*), min(l.ts_us), max(l.ts_us) FROM {self.tables} "
+                f"WHERE {self.where} GROUP BY l.group_id")
+
+    @property
+    def ids_sql(self) -> str:
+        """Every matching line's id; parameters: ``params``."""
+        return f"SELECT l.id FROM {self.tables} WHERE {self.where}"
+
+    @property
+    def hits_sql(self) -> str:
+        """The matching lines into ``temp.hits`` (id, group_id, ts_us, score), each line's text
+        checked once; parameters: ``lines_params``."""
+        return (f"CREATE TEMP TABLE hits AS SELECT l.id AS id, l.group_id AS group_id, l.ts_us AS ts_us, "
+                f"{self.score} AS score FROM {self.tables} {self.rank_join} WHERE {self.where}")
+
+    def describe(self) -> dict[str, Any]:
+        """The SQL and parameters, as JSON (the request a source records)."""
+        return {"fts": self.fts, "lines_sql": self.lines_sql, "lines_params": list(self.lines_params),
+                "groups_sql": self.groups_sql, "groups_params": list(self.params)}
+
+
+def _search(unit: SearchUnit, terms_of: Callable[[str], list[str]]) -> UnitSearch:
+    if unit.kind == "topics":
+        return UnitSearch()  # found through line_topics, not FTS5
+    if unit.kind == "word":
+        return word_search(unit.text, terms_of(unit.text))
+    return needle_search(unit, {token: terms_of(token) for token in needs_terms(unit)})
+
+
+def _topics_clause(topics: tuple[str, ...]) -> tuple[str, list[Any]]:
+    marks = ", ".join("?" for _ in topics)
+    return f"l.id IN (SELECT line_id FROM line_topics WHERE topic IN ({marks}))", list(topics)
+
+
+def _checks_text(search: UnitSearch) -> bool:
+    return search.scan is not None or (search.regex is not None and not search.exact)
+
+
+def _text_checks(search: UnitSearch) -> tuple[list[str], list[Any]]:
+    """The checks of a line's text a unit needs beyond FTS5 (exact substring, exact regex)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if search.scan is not None:
+        clauses.append(f"{CONTAINS_SQL}")
+        params.append(search.scan)
+    if search.regex is not None and not search.exact:
+        clauses.append(MATCH_SQL)
+        params.append(search.regex)
+    return clauses, params
+
+
+def _unit_condition(unit: SearchUnit, search: UnitSearch) -> tuple[str, list[Any]]:
+    """A row condition exactly equivalent to "the line holds the unit"."""
+    if unit.kind == "topics":
+        return _topics_clause(unit.topics)
+    if search.impossible:
+        return "0", []
+    clauses, params = ([_FTS_IN], [search.fts]) if search.fts is not None else ([], [])
+    checks, check_params = _text_checks(search)
+    return "(" + " AND ".join(clauses + checks) + ")", params + check_params
+
+
+def _filters(query: CompiledQuery, where: _Where) -> None:
+    if query.service is not None:
+        where.add("l.service_key = ?", query.service)
+    if query.min_rank is not None:
+        where.add("l.level_rank >= ?", query.min_rank)
+    if query.exclude_ranks:
+        marks = ", ".join("?" for _ in query.exclude_ranks)
+        where.add(f"(l.level_rank IS NULL OR l.level_rank NOT IN ({marks}))", *query.exclude_ranks)
+    if query.since_us is not None:
+        where.add("l.ts_us >= ?", query.since_us)
+    if query.until_us is not None:
+        where.add("l.ts_us < ?", query.until_us)
+    if query.topic_filter:
+        clause, params = _topics_clause(query.topic_filter)
+        where.add(clause, *params)
+
+
+def _exclusions(query: CompiledQuery, terms_of: Callable[[str], list[str]], where: _Where) -> bool:
+    """Add the exclusions; whether any checks a line's text."""
+    checks = False
+    for unit in query.excludes:
+        search = _search(unit, terms_of)
+        if search.impossible:
+            continue  # no line holds it: nothing to leave out
+        clause, params = _unit_condition(unit, search)
+        where.add(f"NOT {clause}", *params)
+        checks = checks or _checks_text(search)
+    return checks
+
+
+def _tables(fts: bool, checks_text: bool) -> str:
+    tables = "lines_fts JOIN lines l ON l.id = lines_fts.rowid" if fts else "lines l"
+    return tables + (" JOIN entries e ON e.id = l.id" if checks_text else "")
+
+
+def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> QueryPlan:
+    """The SQL of ``query``. ``terms_of(text)`` lists the vocabulary terms containing ``text``
+    (at most ``CANDIDATE_TERMS + 1``)."""
+    searches = [(unit, _search(unit, terms_of)) for unit in query.units]
+    where = _Where()
+    if query.match_any:
+        return _any_plan(query, searches, terms_of, where)
+    if any(unit.kind != "topics" and search.impossible for unit, search in searches):
+        return QueryPlan(empty=True)
+    fts_parts = [search.fts for _, search in searches if search.fts is not None]
+    fts = " AND ".join(fts_parts) if fts_parts else None
+    if fts is not None:
+        where.add("lines_fts MATCH ?", fts)
+    _filters(query, where)
+    checks = _exclusions(query, terms_of, where)
+    for unit, search in searches:
+        if unit.kind == "topics":
+            clause, params = _topics_clause(unit.topics)
+            where.add(clause, *params)
+            continue
+        clauses, params = _text_checks(search)
+        for clause in clauses:
+            where.add(clause, params.pop(0))
+        checks = checks or _checks_text(search)
+    return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
+                     score=BM25 if fts is not None else "0.0", fts=fts, checks_text=checks)
+
+
+def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]],
+              terms_of: Callable[[str], list[str]], where: _Where) -> QueryPlan:
+    """``match="any"``: a line holds at least one unit; ranked by bm25 of the units FTS5 sees."""
+    possible = [(unit, search) for unit, search in searches if unit.kind == "topics" or not search.impossible]
+    if query.units and not possible:
+        return QueryPlan(empty=True)
+    _filters(query, where)
+    checks = _exclusions(query, terms_of, where)
+    if possible:
+        conditions = [_unit_condition(unit, search) for unit, search in possible]
+        where.add("(" + " OR ".join(clause for clause, _ in conditions) + ")",
+                  *[param for _, params in conditions for param in params])
+        checks = checks or any(_checks_text(search) for _, search in possible)
+    parts = [search.fts for _, search in possible if search.fts is not None]
+    fts = " OR ".join(f"({part})" for part in parts) if parts else None
+    if fts is None:
+        return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=tuple(where.params),
+                         checks_text=checks)
+    rank_join = (f"LEFT JOIN (SELECT rowid AS id, {BM25} AS score FROM lines_fts WHERE lines_fts MATCH ?) h "
+                 "ON h.id = l.id")
+    return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=tuple(where.params),
+                     score="coalesce(h.score, 0.0)", rank_join=rank_join, rank_params=(fts,), fts=fts,
+                     checks_text=checks)

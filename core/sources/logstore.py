@@ -1,0 +1,398 @@
+"""The log store: log lines in SQLite with FTS5, answering ``query_logs`` at a million lines.
+
+A store is one SQLite file (or an in-memory database for a pack's own logs,
+``LogStore.from_entries``). Messages are indexed once, when they are written
+(``LogWriter``, used by ``superbiz logs import``); a query filters by index (service, level
+rank, time), searches by FTS5, ranks by ``bm25`` and counts its groups (templates) with
+``GROUP BY`` -- never by loading every line into Python. What matches is defined in
+``core.tools.logquery``, shared with the in-memory search; ``core.sources.logsql`` writes it
+as SQL. Schema and semantics: docs/logstore.md.
+
+A ``LogStore`` is a ``LogSource`` (``core.sources.base``): ``source_id``, ``describe()``,
+``vocabulary()`` and ``query_logs(args)``, which returns the result and the exact request it
+ran (the compiled query, the FTS5 expression, the SQL and its parameters).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, tzinfo
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from core.contracts import LogEntry, LogGroup, LogsResult
+from core.errors import LogStoreError
+from core.lexicon import TOPICS
+from core.logfields import level_rank, parse_zone, zone_name
+from core.sources.base import SourceDescription, Vocabulary
+from core.sources.logsql import QueryPlan, build_plan
+from core.sources.logtext import CANDIDATE_TERMS
+from core.tools.args import QueryLogsArgs
+from core.tools.logquery import compile_query, search_text
+
+STORE_FORMAT = "superbiz-logstore"
+SCHEMA_VERSION = "1"
+MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still counts every line)
+
+# ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
+# ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, layout TEXT NOT NULL, timezone TEXT NOT NULL,
+    imported_at TEXT NOT NULL, physical_lines INTEGER NOT NULL, entries INTEGER NOT NULL,
+    unparsed INTEGER NOT NULL, first_line_id INTEGER, last_line_id INTEGER);
+CREATE TABLE IF NOT EXISTS templates (id INTEGER PRIMARY KEY, template TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS groups (
+    id INTEGER PRIMARY KEY, template_id INTEGER NOT NULL, service TEXT NOT NULL, level TEXT NOT NULL,
+    UNIQUE (template_id, service, level));
+CREATE TABLE IF NOT EXISTS lines (
+    id INTEGER PRIMARY KEY,
+    ts_us INTEGER NOT NULL,
+    level_rank INTEGER,
+    service_key TEXT NOT NULL,
+    group_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    ts TEXT NOT NULL,
+    level TEXT NOT NULL,
+    service TEXT NOT NULL,
+    message TEXT NOT NULL,
+    source TEXT,
+    host TEXT,
+    file_id INTEGER,
+    line_no INTEGER,
+    folded TEXT);
+CREATE TABLE IF NOT EXISTS line_topics (
+    topic TEXT NOT NULL, line_id INTEGER NOT NULL, PRIMARY KEY (topic, line_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(
+    body, meta, parts, content='', tokenize='unicode61 remove_diacritics 0');
+"""
+# Created after a first bulk load (faster than maintaining them row by row), kept after that.
+INDEXES = """
+CREATE INDEX IF NOT EXISTS lines_by_time ON lines (ts_us);
+CREATE INDEX IF NOT EXISTS lines_by_service ON lines (service_key, ts_us);
+CREATE INDEX IF NOT EXISTS lines_by_level ON lines (level_rank, ts_us);
+"""
+
+
+def lexicon_fingerprint() -> str:
+    """Changes when the lexicon's topics change: the store's topic tags are then stale."""
+    text = repr(sorted((topic.name, topic.synonyms, topic.includes) for topic in TOPICS.values()))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _text(message: str, level: str, service: str, source: str | None, host: str | None,
+          folded: str | None) -> str:
+    return folded if folded is not None else search_text(message, level, service, source, host)
+
+
+def _sb_match(pattern: str, message: str, level: str, service: str, source: str | None, host: str | None,
+              folded: str | None) -> int:
+    """Whether a line's search text matches a unit's regex (SQL: ``sb_match``). An ASCII
+    message is tried alone first: a match there is a match in the whole text (the mark after
+    it is no letter or digit), and most lines FTS5 proposes match in their message."""
+    regex = _compiled(pattern)
+    if folded is None and regex.search(message.lower()) is not None:
+        return 1
+    return int(regex.search(_text(message, level, service, source, host, folded)) is not None)
+
+
+def _sb_contains(needle: str, message: str, level: str, service: str, source: str | None, host: str | None,
+                 folded: str | None) -> int:
+    """Whether a line's search text holds a substring (SQL: ``sb_contains``)."""
+    return int(needle in _text(message, level, service, source, host, folded))
+
+
+def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection to a store file (or ``:memory:``) with the store's SQL functions."""
+    if str(path) == ":memory:":
+        connection = sqlite3.connect(":memory:", check_same_thread=False)
+    else:
+        uri = Path(path).resolve().as_uri() + ("?mode=ro" if readonly else "")
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection.create_function("sb_match", 7, _sb_match, deterministic=True)
+    connection.create_function("sb_contains", 7, _sb_contains, deterministic=True)
+    return connection
+
+
+def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
+    """The store's metadata; ``LogStoreError`` when the file is not a log store."""
+    try:
+        rows = connection.execute("SELECT key, value FROM meta").fetchall()
+    except sqlite3.DatabaseError as error:
+        raise LogStoreError(f"not a log store: {error}") from None
+    meta = dict(rows)
+    if meta.get("format") != STORE_FORMAT:
+        raise LogStoreError("not a log store (no superbiz-logstore metadata)")
+    if meta.get("schema") != SCHEMA_VERSION:
+        raise LogStoreError(f"log store schema {meta.get('schema')!r} is not the supported "
+                            f"{SCHEMA_VERSION!r}; import the files again")
+    return meta
+
+
+def check_store(path: Path) -> str | None:
+    """Why ``path`` is not a usable log store (one line), or None when it is."""
+    if not path.is_file():
+        return "log store not found" if not path.exists() else "log store is not a file"
+    try:
+        connection = connect(path, readonly=True)
+    except sqlite3.Error as error:
+        return f"cannot open log store: {error}"
+    try:
+        read_meta(connection)
+        connection.execute("SELECT count(*) FROM lines_fts WHERE lines_fts MATCH 'x' LIMIT 1").fetchone()
+    except LogStoreError as error:
+        return str(error)
+    except sqlite3.Error as error:
+        return f"damaged log store: {error}"
+    finally:
+        connection.close()
+    return None
+
+
+class LogStore:
+    """A log store opened for queries. Thread-safe (one connection behind a lock)."""
+
+    def __init__(self, connection: sqlite3.Connection, location: str) -> None:
+        self._connection = connection
+        self._location = location
+        self._lock = threading.RLock()
+        meta = read_meta(connection)
+        self._zone = parse_zone(meta.get("timezone", "UTC"))
+        self._services: list[str] | None = None
+        if meta.get("lexicon") != lexicon_fingerprint():
+            from core.sources.logwriter import retag_topics
+
+            retag_topics(connection)
+
+    # ------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | Path) -> LogStore:
+        """Open a store file; ``LogStoreError`` (one line) when it is missing or not a store."""
+        location = Path(path)
+        problem = check_store(location)
+        if problem is not None:
+            raise LogStoreError(f"{location}: {problem}")
+        return cls(connect(location), str(location.resolve()))
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[LogEntry], zone: tzinfo = UTC,
+                     name: str = "memory") -> LogStore:
+        """An in-memory store of a pack's log entries (their timestamps kept as written;
+        a timestamp without a zone is in ``zone``). ``LogStoreError`` for a bad timestamp."""
+        from core.sources.logwriter import LogWriter, create_schema
+
+        connection = connect(":memory:")
+        create_schema(connection, zone)
+        with LogWriter(connection, path=f"<{name}>", layout="entries", zone=zone) as writer:
+            for number, entry in enumerate(entries, start=1):
+                writer.add_entry(entry, number)
+        create_indexes(connection)
+        return cls(connection, f":memory:{name}")
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._connection.close()
+
+    # ------------------------------------------------------------ the LogSource surface
+
+    @property
+    def source_id(self) -> str:
+        """``logstore:<path>`` (``logstore::memory:<name>`` for an in-memory store)."""
+        return f"logstore:{self._location}"
+
+    def describe(self) -> SourceDescription:
+        """What the store holds (counts only: cheap)."""
+        with self._lock:
+            lines = self._connection.execute("SELECT count(*) FROM lines").fetchone()[0]
+            templates = self._connection.execute("SELECT count(*) FROM templates").fetchone()[0]
+        return SourceDescription(kind="logstore", source_id=self.source_id, capability="logs",
+                                 holds={"lines": lines, "templates": templates}, location=self._location)
+
+    def vocabulary(self) -> Vocabulary:
+        """The services the store's lines name."""
+        services = tuple(self.services())
+        return Vocabulary(services=services, log_services=services)
+
+    @property
+    def zone(self) -> tzinfo:
+        """The zone timestamps are written in and ``since``/``until`` without one are read in."""
+        return self._zone
+
+    def services(self) -> list[str]:
+        """Every service with lines, by first appearance (case variants count once)."""
+        if self._services is None:
+            with self._lock:
+                rows = self._connection.execute("SELECT service FROM groups ORDER BY id").fetchall()
+            seen: dict[str, str] = {}
+            for (name,) in rows:
+                seen.setdefault(name.strip().lower(), name)
+            self._services = list(seen.values())
+        return list(self._services)
+
+    def query_logs(self, args: QueryLogsArgs,
+                   known_services: Iterable[str] | None = None) -> tuple[LogsResult, dict[str, Any]]:
+        """The lines matching ``args`` (ranked) and their groups, and the request that ran.
+
+        ``known_services`` are the names a query may mention as identifiers (default: the
+        store's services). Raises ``ToolArgumentError`` for an unknown level or a bad time.
+        """
+        names = list(known_services) if known_services is not None else self.services()
+        query = compile_query(args, names, self._zone)
+        with self._lock:
+            plan = build_plan(query, self._terms_containing)
+            request: dict[str, Any] = {"source": self.source_id, "query": query.describe(),
+                                       "limit": args.limit, **plan.describe()}
+            if plan.empty:
+                return LogsResult(success=True, message="未找到匹配的日志"), request
+            top, group_rows = self._run(plan, args.limit)
+            logs = self._entries([line_id for line_id, _ in top])
+            groups = self._groups(group_rows, [group_id for _, group_id in top])
+        total = sum(row[1] for row in group_rows)
+        return LogsResult(success=True, logs=logs, groups=groups, total=total,
+                          message=_message(total, len(logs), len(group_rows))), request
+
+    def matching_ids(self, args: QueryLogsArgs, known_services: Iterable[str] | None = None) -> list[int]:
+        """Ids (in writing order: a pack's entries are 1, 2, ...) of every line matching ``args``."""
+        names = list(known_services) if known_services is not None else self.services()
+        query = compile_query(args, names, self._zone)
+        with self._lock:
+            plan = build_plan(query, self._terms_containing)
+            if plan.empty:
+                return []
+            rows = self._connection.execute(plan.ids_sql, plan.params).fetchall()
+        return sorted(row[0] for row in rows)
+
+    # ------------------------------------------------------------ helpers
+
+    def _run(self, plan: QueryPlan, limit: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int, int]]]:
+        """(id, group id) of the top lines, and (group id, count, first µs, last µs) of every
+        group. When lines' text must be checked (a Python function per line), the matching
+        lines are collected once into a temporary table both selects read."""
+        run = self._connection.execute
+        if not plan.checks_text:
+            top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
+            return top, run(plan.groups_sql, plan.params).fetchall()
+        run("DROP TABLE IF EXISTS temp.hits")
+        try:
+            run(plan.hits_sql, plan.lines_params)
+            top = run("SELECT id, group_id FROM temp.hits ORDER BY score, ts_us DESC, id DESC LIMIT ?",
+                      (limit,)).fetchall()
+            groups = run("SELECT group_id, count(*), min(ts_us), max(ts_us) FROM temp.hits "
+                         "GROUP BY group_id").fetchall()
+        finally:
+            run("DROP TABLE IF EXISTS temp.hits")
+        return top, groups
+
+    def _terms_containing(self, text: str) -> list[str]:
+        rows = self._connection.execute(
+            "SELECT term FROM vocab WHERE instr(term, ?) > 0 LIMIT ?", (text, CANDIDATE_TERMS + 1))
+        return [row[0] for row in rows]
+
+    def _entries(self, ids: list[int]) -> list[LogEntry]:
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)
+        rows = self._connection.execute(
+            f"SELECT id, ts, level, service, message, source, host FROM entries WHERE id IN ({marks})",
+            ids).fetchall()
+        by_id = {row[0]: row for row in rows}
+        return [LogEntry(timestamp=row[1], level=row[2], service=row[3], message=row[4], source=row[5],
+                         host=row[6]) for row in (by_id[line_id] for line_id in ids)]
+
+    def _groups(self, group_rows: list[tuple[Any, ...]], shown_groups: list[int]) -> list[LogGroup]:
+        ordered = sorted(group_rows, key=lambda row: (-row[1], -row[3], row[0]))[:MAX_GROUPS]
+        if not ordered:
+            return []
+        marks = ", ".join("?" for _ in ordered)
+        described = {row[0]: row[1:] for row in self._connection.execute(
+            f"SELECT g.id, t.template, g.service, g.level FROM groups g LEFT JOIN templates t "
+            f"ON t.id = g.template_id WHERE g.id IN ({marks})", [row[0] for row in ordered])}
+        samples: dict[int, list[int]] = {}
+        for index, group_id in enumerate(shown_groups):
+            samples.setdefault(group_id, []).append(index)
+        groups = []
+        for group_id, count, first_us, last_us in ordered:
+            template, service, level = described[group_id]
+            groups.append(LogGroup(
+                template=template or "", count=count, service=service, level=level,
+                first_timestamp=self._timestamp_at(first_us, group_id),
+                last_timestamp=self._timestamp_at(last_us, group_id),
+                sample_indexes=samples.get(group_id, [])))
+        return groups
+
+    def _timestamp_at(self, moment_us: int, group_id: int) -> str:
+        row = self._connection.execute(
+            "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id WHERE l.ts_us = ? AND l.group_id = ? "
+            "LIMIT 1", (moment_us, group_id)).fetchone()
+        return str(row[0]) if row else ""
+
+    def stats(self) -> dict[str, Any]:
+        """What the store holds: lines, services, levels, time range, templates, files."""
+        with self._lock:
+            run = self._connection.execute
+            per_group = run("SELECT g.service, g.level, g.template_id, c.n FROM (SELECT group_id, "
+                            "count(*) AS n FROM lines GROUP BY group_id) c JOIN groups g ON g.id = c.group_id"
+                            ).fetchall()
+            first = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
+                        "ORDER BY l.ts_us, l.id LIMIT 1").fetchone()
+            last = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
+                       "ORDER BY l.ts_us DESC, l.id DESC LIMIT 1").fetchone()
+            templates = run("SELECT count(*) FROM templates").fetchone()[0]
+            files = run("SELECT path, layout, timezone, imported_at, physical_lines, entries, unparsed "
+                        "FROM files ORDER BY id").fetchall()
+        services: dict[str, int] = {}
+        levels: dict[str, int] = {}
+        for service, level, _, count in per_group:
+            services[service] = services.get(service, 0) + count
+            levels[level] = levels.get(level, 0) + count
+        rank = {name: level_rank(name) for name in levels}
+        return {
+            "store": self._location, "timezone": zone_name(self._zone),
+            "lines": sum(row[3] for row in per_group),
+            "services": dict(sorted(services.items(), key=lambda item: (-item[1], item[0]))),
+            "levels": dict(sorted(levels.items(), key=lambda item: (-(rank[item[0]] or -1), item[0]))),
+            "first_timestamp": first[0] if first else None,
+            "last_timestamp": last[0] if last else None,
+            "templates": templates,
+            "templates_seen": len({row[2] for row in per_group}),
+            "files": [{"path": f[0], "layout": f[1], "timezone": f[2], "imported_at": f[3],
+                       "physical_lines": f[4], "entries": f[5], "unparsed": f[6]} for f in files],
+        }
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """The store's connection, under its lock (for benchmarks and tests)."""
+        with self._lock:
+            yield self._connection
+
+
+def create_indexes(connection: sqlite3.Connection) -> None:
+    """Create the lines' indexes (a no-op once they exist), inside the caller's transaction."""
+    for statement in INDEXES.strip().split(";"):
+        if statement.strip():
+            connection.execute(statement)
+
+
+def _message(total: int, shown: int, groups: int) -> str:
+    if not total:
+        return "未找到匹配的日志"
+    kinds = f"（{groups} 类）" if groups else ""
+    if total > shown:
+        return f"找到 {total} 条日志{kinds}，返回最相关的 {shown} 条"
+    return f"找到 {total} 条日志{kinds}"

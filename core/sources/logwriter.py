@@ -1,0 +1,214 @@
+"""Writing lines into a log store: the schema, batched inserts, templates, topics, vocabulary.
+
+``LogWriter`` takes lines one at a time and writes them in batches (``executemany``), so the
+memory of an import does not grow with the number of lines: per batch it computes each line's
+search text, its FTS5 columns (``core.sources.logtext``), its template id
+(``core.sources.templates``) and the topics its message mentions (``lexicon.tag_lines``).
+Transactions are the caller's: ``superbiz logs import`` writes a new store into a temporary
+file renamed on success, and appends to an existing one in a single transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from types import TracebackType
+
+from core.contracts import LogEntry
+from core.errors import LogStoreError
+from core.lexicon import tag_lines
+from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
+from core.sources.logstore import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
+from core.sources.logtext import VOCABULARY_SQL, index_text
+from core.sources.templates import TemplateMiner
+from core.tools.logquery import META_MARK, search_text
+
+BATCH = 5000
+
+
+@dataclass(frozen=True)
+class LineRecord:
+    """One log entry ready to store: its instant (µs since the epoch) and ISO text, the level
+    as written (canonicalised when known), service, message (continuation lines included),
+    source, host and the physical line it started on."""
+
+    ts_us: int
+    ts: str
+    level: str
+    service: str
+    message: str
+    source: str | None
+    host: str | None
+    line_no: int
+
+
+def create_schema(connection: sqlite3.Connection, zone: tzinfo) -> None:
+    """Create an empty store whose timestamps are written in ``zone``."""
+    connection.executescript(SCHEMA)
+    connection.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [
+        ("format", STORE_FORMAT), ("schema", SCHEMA_VERSION), ("timezone", zone_name(zone)),
+        ("created", datetime.now(UTC).isoformat(timespec="seconds")),
+        ("lexicon", lexicon_fingerprint())])
+
+
+def _messages(connection: sqlite3.Connection, size: int) -> Iterator[list[tuple[int, str]]]:
+    last = 0
+    while True:
+        rows = connection.execute(
+            "SELECT id, message FROM entries WHERE id > ? ORDER BY id LIMIT ?", (last, size)).fetchall()
+        if not rows:
+            return
+        yield rows
+        last = rows[-1][0]
+
+
+def retag_topics(connection: sqlite3.Connection) -> None:
+    """Recompute every line's topics (the lexicon changed since the store was written)."""
+    from core.lexicon import normalize
+
+    try:
+        with connection:
+            connection.execute("DELETE FROM line_topics")
+            for rows in _messages(connection, BATCH):
+                tagged = tag_lines([normalize(message) for _, message in rows])
+                connection.executemany("INSERT INTO line_topics (topic, line_id) VALUES (?, ?)",
+                                       [(topic, rows[i][0]) for topic, found in tagged.items() for i in found])
+            connection.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('lexicon', ?)",
+                               (lexicon_fingerprint(),))
+    except sqlite3.Error as error:
+        raise LogStoreError(f"the lexicon changed and the store's topics cannot be updated: {error}") from None
+
+
+class LogWriter:
+    """Appends lines to a store (a context manager: leaving it flushes, saves the templates and
+    records the file). Not thread-safe."""
+
+    def __init__(self, connection: sqlite3.Connection, *, path: str, layout: str, zone: tzinfo) -> None:
+        self._connection = connection
+        self._miner = TemplateMiner()
+        self._miner.load(connection.execute("SELECT id, template FROM templates ORDER BY id").fetchall())
+        self._next_id = (connection.execute("SELECT max(id) FROM lines").fetchone()[0] or 0) + 1
+        self._first_id = self._next_id
+        self._zone = zone
+        self._batch: list[LineRecord] = []
+        self._service_keys: dict[str, str] = {}
+        self._levels: dict[str, int | None] = {}
+        self._groups: dict[tuple[int, str, str], int] = {
+            (template_id, service, level): group_id for group_id, template_id, service, level
+            in connection.execute("SELECT id, template_id, service, level FROM groups")}
+        self._new_groups: list[tuple[int, int, str, str]] = []
+        cursor = connection.execute(
+            "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
+            "VALUES (?, ?, ?, ?, 0, 0, 0)",
+            (path, layout, zone_name(zone), datetime.now(UTC).isoformat(timespec="seconds")))
+        self._file_id = cursor.lastrowid
+        self.entries = 0
+        self._finished = False
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if kind is None and not self._finished:
+            self.finish()
+
+    def add(self, record: LineRecord) -> None:
+        """Queue one line; a full batch is written at once."""
+        self._batch.append(record)
+        if len(self._batch) >= BATCH:
+            self.flush()
+
+    def add_entry(self, entry: LogEntry, number: int) -> None:
+        """Queue a pack's log entry, its timestamp kept as written."""
+        moment = parse_timestamp(entry.timestamp, self._zone)
+        if moment is None:
+            raise LogStoreError(f"line {number}: timestamp: not ISO 8601: {entry.timestamp!r}")
+        self.add(LineRecord(epoch_us(moment), entry.timestamp, entry.level, entry.service,
+                            entry.message, entry.source, entry.host, number))
+
+    def _rank(self, level: str) -> int | None:
+        if level in self._levels:
+            return self._levels[level]
+        rank = self._levels[level] = level_rank(level)
+        return rank
+
+    def _group(self, template_id: int, service: str, level: str) -> int:
+        key = (template_id, service, level)
+        group_id = self._groups.get(key)
+        if group_id is None:
+            group_id = self._groups[key] = len(self._groups) + 1
+            self._new_groups.append((group_id, *key))
+        return group_id
+
+    def _service_key(self, service: str) -> str:
+        key = self._service_keys.get(service)
+        if key is None:
+            key = self._service_keys[service] = service.strip().lower()
+        return key
+
+    def flush(self) -> None:
+        """Write the queued lines."""
+        if not self._batch:
+            return
+        lines, entries, fts, messages = [], [], [], []
+        add_template, group, rank = self._miner.add, self._group, self._rank
+        line_id = self._next_id
+        for record in self._batch:
+            text = search_text(record.message, record.level, record.service, record.source, record.host)
+            indexed = index_text(text)
+            group_id = group(add_template(record.message), record.service, record.level)
+            lines.append((line_id, record.ts_us, rank(record.level), self._service_key(record.service),
+                          group_id))
+            entries.append((line_id, record.ts, record.level, record.service, record.message,
+                            record.source, record.host, self._file_id, record.line_no, indexed.folded))
+            fts.append((line_id, indexed.body, indexed.meta, indexed.parts))
+            messages.append(text[:text.rfind(META_MARK)])
+            line_id += 1
+        run = self._connection.executemany
+        run("INSERT INTO lines (id, ts_us, level_rank, service_key, group_id) VALUES (?, ?, ?, ?, ?)", lines)
+        run("INSERT INTO entries (id, ts, level, service, message, source, host, file_id, line_no, folded) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
+        run("INSERT INTO lines_fts (rowid, body, meta, parts) VALUES (?, ?, ?, ?)", fts)
+        first = self._next_id
+        run("INSERT INTO line_topics (topic, line_id) VALUES (?, ?)",
+            [(topic, first + i) for topic, found in tag_lines(messages).items() for i in found])
+        if self._new_groups:
+            run("INSERT INTO groups (id, template_id, service, level) VALUES (?, ?, ?, ?)", self._new_groups)
+            self._new_groups = []
+        self.entries += len(self._batch)
+        self._next_id = line_id
+        self._batch = []
+
+    def _save_vocabulary(self) -> None:
+        """Add the FTS5 terms without a digit (the letter runs) to the vocabulary."""
+        run = self._connection.execute
+        run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines_terms USING fts5vocab(main, lines_fts, 'row')")
+        run(VOCABULARY_SQL)
+
+    def finish(self, physical_lines: int | None = None, unparsed: int = 0) -> None:
+        """Write what is queued, the templates created or generalised, and the file's counts."""
+        self._finished = True
+        self.flush()
+        self._save_vocabulary()
+        templates = self._miner.templates()
+        self._connection.executemany(
+            "INSERT INTO templates (id, template) VALUES (?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET template = excluded.template",
+            [(template_id, templates[template_id]) for template_id in sorted(self._miner.changed())])
+        last = self._next_id - 1 if self._next_id > self._first_id else None
+        self._connection.execute(
+            "UPDATE files SET physical_lines = ?, entries = ?, unparsed = ?, first_line_id = ?, "
+            "last_line_id = ? WHERE id = ?",
+            (physical_lines if physical_lines is not None else self.entries, self.entries, unparsed,
+             self._first_id if last is not None else None, last, self._file_id))
+
+
+def normalised_level(raw: str | None) -> str:
+    """A level as a store writes it: the canonical name when known (``warning`` -> ``WARN``),
+    else the text as found, upper case (kept, but ranked nowhere)."""
+    if not raw:
+        return ""
+    return canonical_level(raw) or raw.strip().upper()

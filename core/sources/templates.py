@@ -1,0 +1,231 @@
+"""Log templates: a Drain-style miner that groups repeated lines, deterministic, no model.
+
+A *template* is a message with its variable parts replaced by ``<*>``:
+``PacketResponder <*> for block <*> terminating``. The miner reads messages one at a time and
+gives each the id of its template; lines with one id are "the same line, other values", which
+is what ``query_logs`` counts in its ``groups``.
+
+How a message is read (Drain: He et al., ICWS 2017, with the usual preprocessing):
+
+1. Only the first line of a multi-line entry counts (a stack trace varies, its headline not).
+2. Masking: every segment holding a digit (numbers, ids, IPs, ports, hex, versions, sizes),
+   every absolute path and URL becomes ``<*>``. A segment is a run between whitespace and
+   ``= : , ; ( ) [ ] { } < > " ' |``, so ``size=1893`` keeps its key (``size=<*>``). Several
+   ``<*>`` tokens in a row become one (a list of ids varies in length).
+3. The masked message splits on whitespace into tokens. Messages of different token counts
+   never share a template.
+4. A fixed-depth tree narrows the candidates: token count, then the first ``depth`` tokens (a
+   token holding ``<*>`` walks the wildcard branch). Among the clusters of the leaf, the one
+   with the most equal tokens wins if at least ``similarity`` of its constant tokens are equal;
+   else a new cluster starts. Joining a cluster turns the positions that differ into ``<*>``.
+5. Words are constants: a position where the cluster and the message hold two different plain
+   words (``spawned``/``destroyed``, ``memory:``/``disk:``, ``NEW``/``RUNNING``) is a different
+   message, not a value, so the message does not join that cluster. Values are what masking
+   found, or tokens that are not plain words (``'sparkExecutor'``, ``yarn,curi``,
+   ``org.apache.Foo``). The price: a plain-word value (a user name) splits its template.
+
+Identical masked messages are cached, so a million lines of a few hundred shapes cost one
+regex substitution and one dictionary look-up each. Template ids are stable: a cluster keeps
+its id as its template generalises, and a miner loaded with earlier templates (``load``)
+continues their numbering, which is how a log store appends files.
+
+``bench/templates.py`` measures the grouping against the labelled loghub samples.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+WILDCARD = "<*>"
+_DELIMITERS = r"\s=:,;()\[\]{}<>\"'|"
+_MASK = re.compile(
+    # anchored at a segment's start (what ``re`` tries at every other position fails at once)
+    rf"(?<![^{_DELIMITERS}])(?:"
+    # URLs and absolute paths: the whole run up to a delimiter (":" allowed inside)
+    rf"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|/)[^\s,;\"'()\[\]{{}}<>|]+"
+    # any other segment holding a digit
+    rf"|[^{_DELIMITERS}\d]*\d[^{_DELIMITERS}]*)"
+)
+# Several values in a row (a list of block ids) count as one: lists vary in length.
+_RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
+_PLAIN_WORD = re.compile(r"(?:[A-Za-z][a-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
+_MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
+_MAX_CACHE = 200_000  # masked messages remembered; cleared when full (memory stays bounded)
+
+
+def masked(message: str) -> str:
+    """The message as the miner compares it: its first line, masked (see the module doc)."""
+    headline = message.split("\n", 1)[0][:_MAX_MINED_CHARS]
+    return _RUNS.sub(WILDCARD, _MASK.sub(WILDCARD, headline))
+
+
+def _is_word(token: str) -> bool:
+    return _PLAIN_WORD.fullmatch(token) is not None
+
+
+@dataclass
+class _Cluster:
+    """One template: its id, its tokens (``<*>`` where lines differ) and how many lines joined."""
+
+    template_id: int
+    tokens: list[str]
+    size: int = 0
+
+    def similarity(self, tokens: list[str]) -> tuple[float, int]:
+        """(share of the template's tokens equal to the message's, count of its wildcards)."""
+        equal = wildcards = 0
+        for mine, theirs in zip(self.tokens, tokens, strict=True):
+            if mine == WILDCARD:
+                wildcards += 1
+            elif mine == theirs:
+                equal += 1
+        return equal / len(self.tokens), wildcards
+
+    def same_words(self, tokens: list[str]) -> bool:
+        """No position where both hold a different plain word (a different message)."""
+        return not any(mine != theirs and _is_word(mine) and _is_word(theirs)
+                       for mine, theirs in zip(self.tokens, tokens, strict=True))
+
+    def absorb(self, tokens: list[str]) -> None:
+        """Join a message: positions that differ become wildcards."""
+        self.tokens = [mine if mine == theirs else WILDCARD
+                       for mine, theirs in zip(self.tokens, tokens, strict=True)]
+        self.size += 1
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+
+@dataclass
+class _Node:
+    children: dict[str, _Node] = field(default_factory=dict)
+    clusters: list[_Cluster] = field(default_factory=list)
+
+
+class TemplateMiner:
+    """Assigns template ids to messages (see the module doc). Not thread-safe: one per import.
+
+    ``similarity`` is the share of a cluster's constant tokens a message must match to join it;
+    ``depth`` how many leading tokens the tree branches on; ``max_children`` bounds a node's
+    branches (beyond it, new tokens share the wildcard branch).
+    """
+
+    def __init__(self, similarity: float = 0.5, depth: int = 2, max_children: int = 100) -> None:
+        if not 0 < similarity <= 1 or depth < 1 or max_children < 1:
+            raise ValueError("similarity must be in (0, 1], depth and max_children >= 1")
+        self._similarity = similarity
+        self._depth = depth
+        self._max_children = max_children
+        self._root = _Node()
+        self._clusters: dict[int, _Cluster] = {}
+        self._cache: dict[str, _Cluster] = {}
+        self._next_id = 1
+        self._changed: set[int] = set()
+
+    # ------------------------------------------------------------ public surface
+
+    def add(self, message: str) -> int:
+        """The template id of ``message`` (a new one if no template fits)."""
+        shape = masked(message)
+        cluster = self._cache.get(shape)
+        if cluster is None:
+            cluster = self._place(shape.split())
+            if len(self._cache) >= _MAX_CACHE:
+                self._cache.clear()
+            self._cache[shape] = cluster
+        else:
+            cluster.size += 1
+        return cluster.template_id
+
+    def template(self, template_id: int) -> str:
+        """The current text of a template."""
+        return self._clusters[template_id].text
+
+    def templates(self) -> dict[int, str]:
+        """Every template id -> its text."""
+        return {template_id: cluster.text for template_id, cluster in self._clusters.items()}
+
+    def sizes(self) -> dict[int, int]:
+        """Every template id -> how many messages joined it through this miner."""
+        return {template_id: cluster.size for template_id, cluster in self._clusters.items()}
+
+    def changed(self) -> set[int]:
+        """Ids of templates created or generalised since the last call (then forgotten)."""
+        changed, self._changed = self._changed, set()
+        return changed
+
+    def load(self, templates: Iterable[tuple[int, str]]) -> None:
+        """Continue from earlier templates (id, text): their ids are kept, new ids follow."""
+        for template_id, text in templates:
+            cluster = _Cluster(template_id, text.split())
+            if not cluster.tokens:
+                cluster.tokens = [""]  # the empty message has a template too
+            self._clusters[template_id] = cluster
+            self._leaf(cluster.tokens).clusters.append(cluster)
+            self._next_id = max(self._next_id, template_id + 1)
+        self._cache.clear()
+
+    # ------------------------------------------------------------ the tree
+
+    def _leaf(self, tokens: list[str]) -> _Node:
+        node = self._root.children.setdefault(str(len(tokens)), _Node())
+        for token in tokens[:self._depth]:
+            key = WILDCARD if WILDCARD in token else token
+            child = node.children.get(key)
+            if child is None:
+                if len(node.children) >= self._max_children and key != WILDCARD:
+                    key = WILDCARD
+                    child = node.children.get(key)
+                if child is None:
+                    child = node.children[key] = _Node()
+            node = child
+        return node
+
+    def _place(self, tokens: list[str]) -> _Cluster:
+        if not tokens:
+            tokens = [""]
+        leaf = self._leaf(tokens)
+        best: _Cluster | None = None
+        best_key = (-1.0, -1)
+        for cluster in leaf.clusters:
+            if not cluster.same_words(tokens):
+                continue
+            key = cluster.similarity(tokens)
+            if key > best_key:
+                best, best_key = cluster, key
+        if best is not None and best_key[0] >= self._similarity * self._constant_share(best):
+            before = best.tokens
+            best.absorb(tokens)
+            if best.tokens != before:
+                self._changed.add(best.template_id)
+            return best
+        cluster = _Cluster(self._next_id, list(tokens), size=1)
+        self._next_id += 1
+        self._clusters[cluster.template_id] = cluster
+        leaf.clusters.append(cluster)
+        self._changed.add(cluster.template_id)
+        return cluster
+
+    @staticmethod
+    def _constant_share(cluster: _Cluster) -> float:
+        """The share of a cluster's tokens that are constant: the similarity a message can at
+        most reach, so a template that is mostly wildcards still accepts its own lines."""
+        constants = sum(1 for token in cluster.tokens if token != WILDCARD)
+        return constants / len(cluster.tokens)
+
+
+def grouping_accuracy(predicted: Sequence[Hashable], truth: Sequence[Hashable]) -> float:
+    """The standard log-parsing metric (Zhu et al., ICSE-SEIP 2019): the share of lines whose
+    predicted group holds exactly the lines of their true group."""
+    by_predicted: dict[Hashable, set[int]] = defaultdict(set)
+    by_truth: dict[Hashable, set[int]] = defaultdict(set)
+    for index, (group, label) in enumerate(zip(predicted, truth, strict=True)):
+        by_predicted[group].add(index)
+        by_truth[label].add(index)
+    correct = sum(len(members) for members in by_predicted.values()
+                  if by_truth[truth[next(iter(members))]] == members)
+    return correct / len(truth) if truth else 1.0

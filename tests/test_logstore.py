@@ -1,0 +1,134 @@
+"""The log store answers query_logs: ranking, groups, the request it ran, stats, lexicon changes."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.contracts import LogEntry
+from core.errors import LogStoreError
+from core.sources.logimport import import_files
+from core.sources.logstore import LogStore, check_store
+from core.tools.args import QueryLogsArgs
+
+
+def _entries() -> list[LogEntry]:
+    lines = [("INFO", "api", f"GET /orders/{i} status=200 took {i}ms") for i in range(40)]
+    lines += [("ERROR", "api", f"timeout calling db-{i % 3} after 30000ms") for i in range(12)]
+    lines += [("ERROR", "worker", "timeout timeout: queue timeout while draining")]
+    lines += [("FATAL", "worker", "out of memory, worker killed")]
+    lines += [("WARN", "worker", f"retry {i} of job 7") for i in range(5)]
+    return [LogEntry(timestamp=f"2026-07-08T10:{i // 60:02d}:{i % 60:02d}+08:00", level=level, service=service,
+                     message=message) for i, (level, service, message) in enumerate(lines)]
+
+
+@pytest.fixture
+def store() -> LogStore:
+    return LogStore.from_entries(_entries())
+
+
+def test_ranked_by_relevance_newest_first_on_ties(store: LogStore) -> None:
+    result, _ = store.query_logs(QueryLogsArgs(query="timeout", limit=5))
+    assert result.total == 13
+    assert result.logs[0].message == "timeout timeout: queue timeout while draining"  # most relevant
+    tied = [entry.timestamp for entry in result.logs[1:]]
+    assert tied == sorted(tied, reverse=True)  # the same text: newest first
+    plain, _ = store.query_logs(QueryLogsArgs(service="api", limit=3))
+    assert [entry.message for entry in plain.logs] == [
+        "timeout calling db-2 after 30000ms", "timeout calling db-1 after 30000ms",
+        "timeout calling db-0 after 30000ms"]  # no search units: newest first
+
+
+def test_groups_cover_every_matching_line(store: LogStore) -> None:
+    result, _ = store.query_logs(QueryLogsArgs(level="WARN", limit=3))
+    assert result.total == 19 and sum(group.count for group in result.groups) == 19
+    first = result.groups[0]
+    assert (first.template, first.count, first.service, first.level) == (
+        "timeout calling <*> after <*>", 12, "api", "ERROR")
+    assert first.first_timestamp == "2026-07-08T10:00:40+08:00"
+    assert first.last_timestamp == "2026-07-08T10:00:51+08:00"
+    shown = [index for group in result.groups for index in group.sample_indexes]
+    assert sorted(shown) == [0, 1, 2]  # every shown line belongs to exactly one group
+    for group in result.groups:
+        for index in group.sample_indexes:
+            assert (result.logs[index].service, result.logs[index].level) == (group.service, group.level)
+
+
+def test_the_request_says_what_ran(store: LogStore) -> None:
+    result, request = store.query_logs(QueryLogsArgs(query="/orders/7", exclude=["debug"]))
+    assert result.total == 1
+    assert request["source"] == store.source_id and request["limit"] == 20
+    assert request["query"]["units"] == [{"kind": "identifier", "text": "/orders/7"}]
+    assert request["query"]["exclude_level_ranks"] == [1]
+    assert request["fts"] == '{body meta}: "orders 7"' and "sb_match" in request["lines_sql"]
+
+
+def test_no_match_and_impossible_words(store: LogStore) -> None:
+    for arguments in ({"query": "zzzqqq"}, {"terms": ["memory killed"]}, {"service": "nobody"}):
+        result, _ = store.query_logs(QueryLogsArgs(**arguments))
+        assert (result.total, result.logs, result.groups) == (0, [], [])
+        assert result.message == "未找到匹配的日志"
+
+
+def test_a_store_is_a_log_source_of_a_world(store: LogStore) -> None:
+    from datetime import UTC, datetime
+
+    from core.sources.base import LogSource, World
+    from core.tools.spec import call_tool
+
+    source: LogSource = store  # structurally a LogSource (mypy checks this line)
+    world = World(name="imported", now=datetime(2026, 7, 8, tzinfo=UTC), logs=source)
+    answer = call_tool(world, "query_logs", {"query": "timeout", "service": "api"})
+    assert answer.source == store.source_id and answer.request["query"]["service"] == "api"
+    assert answer.output["total"] == 12 and answer.output["groups"][0]["count"] == 12
+    assert world.vocabulary.log_services == ("api", "worker")
+    description = store.describe()
+    assert (description.kind, description.capability, description.holds["lines"]) == ("logstore", "logs", 59)
+
+
+def test_stats(store: LogStore) -> None:
+    stats = store.stats()
+    assert stats["lines"] == 59 and stats["services"] == {"api": 52, "worker": 7}
+    assert list(stats["levels"]) == ["FATAL", "ERROR", "WARN", "INFO"]
+    assert stats["first_timestamp"] == "2026-07-08T10:00:00+08:00"
+
+
+def test_concurrent_queries(store: LogStore) -> None:
+    totals: list[int] = []
+
+    def ask() -> None:
+        for _ in range(20):
+            totals.append(store.query_logs(QueryLogsArgs(query="timeout"))[0].total)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert totals == [13] * 80
+
+
+def test_a_changed_lexicon_retags_the_topics(tmp_path: Path) -> None:
+    log = tmp_path / "app.log"
+    log.write_text("2024-03-01 10:00:00,000 WARN [m] a.B: HikariPool-1 - Connection is not available\n")
+    path = tmp_path / "s.db"
+    import_files([log], path)
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute("DELETE FROM line_topics")
+        connection.execute("UPDATE meta SET value = 'old' WHERE key = 'lexicon'")
+    connection.close()
+    assert LogStore.open(path).query_logs(QueryLogsArgs(topic="connection_pool"))[0].total == 1
+
+
+def test_opening_what_is_not_a_store(tmp_path: Path) -> None:
+    assert check_store(tmp_path / "none.db") == "log store not found"
+    assert check_store(tmp_path) == "log store is not a file"
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    assert check_store(other) is not None and "not a log store" in (check_store(other) or "")
+    with pytest.raises(LogStoreError, match="not a log store"):
+        LogStore.open(other)
