@@ -2,104 +2,41 @@
 
 The five 2k-line samples in ``<corpora>/loghub`` (Hadoop, HDFS, OpenStack, Spark, ZooKeeper)
 become five packs, one service each (``hadoop-mapreduce``, ``hdfs-datanode``, ``openstack-nova``,
-``spark-executor``, ``zookeeper``), with a few alerts whose names and summaries are taken from the
-real Prometheus rule files in the corpora (a name the rules do not have is an error here) and
-real runbooks. Perturbed variants add exactly one line to a pack, so a case can check that the
-answer flips. Nothing is copied into the repository: packs are built into a folder at test time.
+``spark-executor``, ``zookeeper``). Each pack's logs are read by the log import (``superbiz logs
+import``: layout recognised, timestamps normalised, levels canonical) into a log store. With
+``serve_from_store`` the pack points at that store (``logs: {store: logs.db}``: ranked search,
+template groups); without it (the default until a pack's world opens its store) the store's
+entries are written out as the pack's ``logs.jsonl``. Its alerts have names and summaries
+taken from the real Prometheus rule files in the corpora (a name the rules do not have is an
+error here); its runbooks are real runbooks. Perturbed variants add exactly one line, written in
+the sample's own layout and imported with it, so a case can check that the answer flips.
+Nothing is copied into the repository: packs are built into a folder at test time.
 
     python -m evals.loghub.packs OUT_DIR [--corpora DIR]
     superbiz eval evals/loghub/cases.yaml --packs-dir OUT_DIR
-
-The converter reads each sample's own layout (one regex per layout); the message is the part a
-log shipper keeps as the message (OpenStack's ``[req-...]`` context included), the logger or
-thread context goes to ``source``. Timestamps become ISO 8601 without a zone (the pack's zone).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
+import sqlite3
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from core.sources.logimport import import_files
+from core.sources.logstore import LogStore
+from core.tools.args import QueryLogsArgs
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPORA = REPO_ROOT.parent / "shared" / "corpora"
-
-
-@dataclass(frozen=True)
-class Line:
-    """One converted log line (a pack's ``LogEntry``)."""
-
-    timestamp: str
-    level: str
-    service: str
-    message: str
-    source: str | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        entry = {"timestamp": self.timestamp, "level": self.level, "service": self.service,
-                 "message": self.message}
-        if self.source:
-            entry["source"] = self.source
-        return entry
-
-
-Converter = Callable[[str, str], Line | None]
-
-_LOG4J = re.compile(r"(?P<d>\d{4}-\d\d-\d\d) (?P<t>\d\d:\d\d:\d\d),(?P<ms>\d{3}) (?P<level>[A-Z]+) "
-                    r"\[(?P<ctx>[^\]]*)\] (?P<source>[\w.$]+): (?P<msg>.*)")
-_ZOOKEEPER = re.compile(r"(?P<d>\d{4}-\d\d-\d\d) (?P<t>\d\d:\d\d:\d\d),(?P<ms>\d{3}) - (?P<level>[A-Z]+) +"
-                        r"\[(?P<source>.*?)\] - (?P<msg>.*)")
-_HDFS = re.compile(r"(?P<y>\d\d)(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d)(?P<M>\d\d)(?P<S>\d\d) \d+ "
-                   r"(?P<level>[A-Z]+) (?P<source>[\w.$]+): (?P<msg>.*)")
-_SPARK = re.compile(r"(?P<y>\d\d)/(?P<m>\d\d)/(?P<d>\d\d) (?P<t>\d\d:\d\d:\d\d) (?P<level>[A-Z]+) "
-                    r"(?P<source>[\w.$]+): (?P<msg>.*)")
-_OPENSTACK = re.compile(r"(?P<file>\S+\.log\S*) (?P<d>\d{4}-\d\d-\d\d) (?P<t>\d\d:\d\d:\d\d\.\d{3}) \d+ "
-                        r"(?P<level>[A-Z]+) (?P<source>[\w.]+) (?P<msg>.*)")
-
-
-def _log4j(raw: str, service: str) -> Line | None:
-    m = _LOG4J.fullmatch(raw)
-    if not m:
-        return None
-    return Line(f"{m['d']}T{m['t']}.{m['ms']}", m["level"], service, m["msg"].strip(), m["source"])
-
-
-def _zookeeper(raw: str, service: str) -> Line | None:
-    m = _ZOOKEEPER.fullmatch(raw)
-    if not m:
-        return None
-    return Line(f"{m['d']}T{m['t']}.{m['ms']}", m["level"], service, m["msg"].strip(), m["source"])
-
-
-def _hdfs(raw: str, service: str) -> Line | None:
-    m = _HDFS.fullmatch(raw)
-    if not m:
-        return None
-    when = f"20{m['y']}-{m['m']}-{m['d']}T{m['H']}:{m['M']}:{m['S']}"
-    return Line(when, m["level"], service, m["msg"].strip(), m["source"])
-
-
-def _spark(raw: str, service: str) -> Line | None:
-    m = _SPARK.fullmatch(raw)
-    if not m:
-        return None
-    return Line(f"20{m['y']}-{m['m']}-{m['d']}T{m['t']}", m["level"], service, m["msg"].strip(),
-                m["source"])
-
-
-def _openstack(raw: str, service: str) -> Line | None:
-    m = _OPENSTACK.fullmatch(raw)
-    if not m:
-        return None
-    return Line(f"{m['d']}T{m['t']}", m["level"], service, m["msg"].strip(), m["source"])
+STORE_FILE = "logs.db"
 
 
 @dataclass(frozen=True)
@@ -120,7 +57,6 @@ class Dataset:
 
     folder: str
     service: str
-    convert: Converter
     description: str
     alerts: tuple[AlertSpec, ...] = ()
     runbooks: tuple[str, ...] = ()  # paths under the corpora folder
@@ -131,30 +67,30 @@ _RUNBOOKS_ZH = "kubesphere-alert-runbooks/content.zh/runbooks"
 
 DATASETS: dict[str, Dataset] = {
     "hadoop-mapreduce": Dataset(
-        "Hadoop", "hadoop-mapreduce", _log4j,
+        "Hadoop", "hadoop-mapreduce",
         "A Hadoop MapReduce application master (loghub Hadoop_2k sample).",
         (AlertSpec("HadoopMapReduceTaskFailures", "firing", "12", "10", "15m"),
          AlertSpec("HostOutOfMemory", "resolved", "8%", "10%", "5m"))),
     "hdfs-datanode": Dataset(
-        "HDFS", "hdfs-datanode", _hdfs,
+        "HDFS", "hdfs-datanode",
         "HDFS data nodes and name node block traffic (loghub HDFS_2k sample).",
         (AlertSpec("HostOutOfDiskSpace", "firing", "7%", "10%", "20m",
                    ("mountpoint=/mnt/hadoop",)),),
         (f"{_RUNBOOKS}/node/NodeFilesystemSpaceFillingUp.md",)),
     "openstack-nova": Dataset(
-        "OpenStack", "openstack-nova", _openstack,
+        "OpenStack", "openstack-nova",
         "OpenStack Nova API, compute and scheduler (loghub OpenStack_2k sample).",
         (AlertSpec("HostOutOfMemory", "resolved", "9%", "10%", "10m"),
          AlertSpec("HostHighCpuLoad", "firing", "0.93", "0.8", "30m"))),
     "spark-executor": Dataset(
-        "Spark", "spark-executor", _spark,
+        "Spark", "spark-executor",
         "A Spark executor on YARN (loghub Spark_2k sample).",
         (AlertSpec("KubePodCrashLooping", "firing", "4 restarts", None, "15m",
                    ('reason: "CrashLoopBackOff"',)),),
         (f"{_RUNBOOKS}/kubernetes/KubePodCrashLooping.md",
          f"{_RUNBOOKS_ZH}/kubernetes/KubePodCrashLooping.md")),
     "zookeeper": Dataset(
-        "Zookeeper", "zookeeper", _zookeeper,
+        "Zookeeper", "zookeeper",
         "A three-node ZooKeeper ensemble (loghub Zookeeper_2k sample).",
         (AlertSpec("TargetDown", "firing", "33.33%", "10%", "10m"),
          AlertSpec("ZookeeperMissingLeader", "resolved")),
@@ -164,50 +100,42 @@ DATASETS: dict[str, Dataset] = {
 
 @dataclass(frozen=True)
 class Perturbation:
-    """A variant of a pack with one line added (the answer to some question must flip)."""
+    """A variant of a pack with one line added, written as the sample writes its lines."""
 
     base: str
-    level: str
-    message: str
-    source: str | None = None
-    at: int = 1000  # the new line takes the timestamp of the base pack's line at this index
+    line: str
 
 
 PERTURBATIONS: dict[str, Perturbation] = {
     "openstack-nova-503": Perturbation(
-        "openstack-nova", "INFO",
-        '[req-0d6c1c7e-5a0b-4a57-9b8a-2f2f7c1e9a11 113d3a99c3da401fbd62cc2caa5b96d2 '
-        '54fadb412c4e40cdbaed9335e4c35a9e - - -] 10.11.10.1 "GET /v2/54fadb412c4e40cdbaed9335e4c35a9e/'
-        'servers/detail HTTP/1.1" status: 503 len: 211 time: 30.0021',
-        "nova.osapi_compute.wsgi.server"),
+        "openstack-nova",
+        "nova-api.log.1.2017-05-16_13:53:08 2017-05-16 00:05:12.418 25746 INFO "
+        "nova.osapi_compute.wsgi.server [req-0d6c1c7e-5a0b-4a57-9b8a-2f2f7c1e9a11 "
+        "113d3a99c3da401fbd62cc2caa5b96d2 54fadb412c4e40cdbaed9335e4c35a9e - - -] 10.11.10.1 "
+        '"GET /v2/54fadb412c4e40cdbaed9335e4c35a9e/servers/detail HTTP/1.1" status: 503 len: 211 '
+        "time: 30.0021"),
     "hadoop-mapreduce-oom": Perturbation(
-        "hadoop-mapreduce", "WARN", "Container killed by YARN for exceeding memory limits. "
-        "2.1 GB of 2 GB physical memory used",
-        "org.apache.hadoop.mapreduce.v2.app.rm.RMContainerAllocator"),
+        "hadoop-mapreduce",
+        "2015-10-18 18:05:11,204 WARN [RMCommunicator Allocator] "
+        "org.apache.hadoop.mapreduce.v2.app.rm.RMContainerAllocator: Container killed by YARN for "
+        "exceeding memory limits. 2.1 GB of 2 GB physical memory used"),
     "spark-executor-error": Perturbation(
-        "spark-executor", "ERROR", "Exception in task 3.0 in stage 1.0 (TID 7)",
-        "executor.Executor"),
+        "spark-executor",
+        "17/06/09 20:11:05 ERROR executor.Executor: Exception in task 3.0 in stage 1.0 (TID 7)"),
     "hdfs-datanode-nospace": Perturbation(
-        "hdfs-datanode", "ERROR", "DataXceiver error processing WRITE_BLOCK operation: "
-        "java.io.IOException: No space left on device", "dfs.DataNode$DataXceiver"),
+        "hdfs-datanode",
+        "081109 204012 148 ERROR dfs.DataNode$DataXceiver: DataXceiver error processing "
+        "WRITE_BLOCK operation: java.io.IOException: No space left on device"),
     "zookeeper-oom": Perturbation(
-        "zookeeper", "ERROR", "Severe unrecoverable error, exiting: java.lang.OutOfMemoryError: "
-        "Java heap space", "QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:QuorumPeer@985"),
+        "zookeeper",
+        "2015-07-29 19:05:21,003 - ERROR [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:QuorumPeer@985] - "
+        "Severe unrecoverable error, exiting: java.lang.OutOfMemoryError: Java heap space"),
 }
 
 
-def read_lines(corpora: Path, dataset: Dataset) -> list[Line]:
-    """The sample's lines converted; a line of another layout is an error (not skipped)."""
-    path = corpora / "loghub" / dataset.folder / f"{dataset.folder}_2k.log"
-    lines: list[Line] = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        line = dataset.convert(raw.rstrip(), dataset.service)
-        if line is None:
-            raise ValueError(f"{path}:{number}: not a {dataset.folder} line: {raw[:80]!r}")
-        lines.append(line)
-    return lines
+def sample_file(corpora: Path, dataset: Dataset) -> Path:
+    """The loghub sample a dataset is made of."""
+    return corpora / "loghub" / dataset.folder / f"{dataset.folder}_2k.log"
 
 
 def _rule_files(corpora: Path) -> Iterator[Path]:
@@ -240,6 +168,7 @@ def rule_annotations(corpora: Path) -> dict[str, dict[str, Any]]:
 
 
 def _alerts(dataset: Dataset, rules: dict[str, dict[str, Any]], started_at: str) -> list[dict[str, Any]]:
+    """The dataset's alerts, each with its rule's summary and severity."""
     alerts = []
     for spec in dataset.alerts:
         if spec.name not in rules:
@@ -254,55 +183,78 @@ def _alerts(dataset: Dataset, rules: dict[str, dict[str, Any]], started_at: str)
     return alerts
 
 
-@dataclass
+@dataclass(frozen=True)
 class BuiltPack:
-    """Where a pack was written and what it holds."""
+    """Where a pack was written and how many log lines its store holds."""
 
     name: str
     path: Path
-    lines: list[Line] = field(default_factory=list)
+    lines: int
 
 
-def _write_pack(folder: Path, name: str, dataset: Dataset, lines: list[Line], corpora: Path,
-                rules: dict[str, dict[str, Any]]) -> BuiltPack:
+def _newest(store: Path) -> str:
+    """The newest line's timestamp (a query with no search unit ranks newest first)."""
+    result, _ = LogStore.open(store).query_logs(QueryLogsArgs(limit=1))
+    return result.logs[0].timestamp
+
+
+def _write_entries(store: Path, target: Path) -> None:
+    """The store's entries as ``logs.jsonl`` (the ``entries`` table of docs/logstore.md)."""
+    with sqlite3.connect(store) as connection:
+        rows = connection.execute(
+            "SELECT ts, level, service, message, source, host FROM entries ORDER BY id").fetchall()
+    with target.open("w", encoding="utf-8") as out:
+        for ts, level, service, message, source, host in rows:
+            entry = {"timestamp": ts, "level": level, "service": service, "message": message,
+                     "source": source, "host": host}
+            out.write(json.dumps({k: v for k, v in entry.items() if v is not None},
+                                 ensure_ascii=False) + "\n")
+
+
+def _write_pack(folder: Path, name: str, dataset: Dataset, corpora: Path,
+                rules: dict[str, dict[str, Any]], extra_line: str | None = None,
+                serve_from_store: bool = False) -> BuiltPack:
     if folder.exists():
         shutil.rmtree(folder)
     (folder / "runbooks").mkdir(parents=True)
-    ordered = sorted(line.timestamp for line in lines)
-    now = ordered[-1][:19]
-    meta = {"name": name, "description": dataset.description, "now": now,
-            "example_questions": []}
+    files = [sample_file(corpora, dataset)]
+    if extra_line is not None:
+        files.append(folder / "added.log")
+        files[-1].write_text(extra_line + "\n", encoding="utf-8")
+    report = import_files(files, folder / STORE_FILE, service=dataset.service)
+    if extra_line is not None:
+        files[-1].unlink()
+    newest = _newest(folder / STORE_FILE)
+    meta: dict[str, Any] = {"name": name, "description": dataset.description, "now": newest,
+                            "example_questions": []}
+    if serve_from_store:
+        meta["logs"] = {"store": STORE_FILE}
+    else:
+        _write_entries(folder / STORE_FILE, folder / "logs.jsonl")
+        (folder / STORE_FILE).unlink()
     (folder / "pack.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True, sort_keys=False),
                                       encoding="utf-8")
-    started = ordered[len(ordered) // 2][:19]
     (folder / "alerts.yaml").write_text(
-        yaml.safe_dump(_alerts(dataset, rules, started), allow_unicode=True, sort_keys=False),
+        yaml.safe_dump(_alerts(dataset, rules, newest), allow_unicode=True, sort_keys=False),
         encoding="utf-8")
     (folder / "series.yaml").write_text("{}\n", encoding="utf-8")
-    with (folder / "logs.jsonl").open("w", encoding="utf-8") as out:
-        for line in lines:
-            out.write(json.dumps(line.as_json(), ensure_ascii=False) + "\n")
     for index, relative in enumerate(dataset.runbooks):
         source = corpora / relative
         target = folder / "runbooks" / f"{index + 1:02d}-{source.name}"
         target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
-    return BuiltPack(name, folder, lines)
+    return BuiltPack(name, folder, report.entries)
 
 
-def build_packs(out_dir: Path, corpora: Path = DEFAULT_CORPORA) -> dict[str, BuiltPack]:
+def build_packs(out_dir: Path, corpora: Path = DEFAULT_CORPORA, *,
+                serve_from_store: bool = False) -> dict[str, BuiltPack]:
     """Write every pack and perturbed variant under ``out_dir`` (one folder each)."""
     rules = rule_annotations(corpora)
-    built: dict[str, BuiltPack] = {}
-    for name, dataset in DATASETS.items():
-        built[name] = _write_pack(out_dir / name, name, dataset, read_lines(corpora, dataset),
-                                  corpora, rules)
+    built = {name: _write_pack(out_dir / name, name, dataset, corpora, rules,
+                               serve_from_store=serve_from_store)
+             for name, dataset in DATASETS.items()}
     for name, change in PERTURBATIONS.items():
-        base = built[change.base]
-        lines = list(base.lines)
-        added = Line(lines[change.at].timestamp, change.level, base.lines[0].service,
-                     change.message, change.source)
-        lines.insert(change.at + 1, added)
-        built[name] = _write_pack(out_dir / name, name, DATASETS[change.base], lines, corpora, rules)
+        built[name] = _write_pack(out_dir / name, name, DATASETS[change.base], corpora, rules,
+                                  extra_line=change.line, serve_from_store=serve_from_store)
     return built
 
 
@@ -311,12 +263,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path, help="folder to write the packs into")
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA,
                         help=f"the shared corpora (default: {DEFAULT_CORPORA})")
+    parser.add_argument("--store", action="store_true",
+                        help="packs point at their log store instead of holding logs.jsonl")
     args = parser.parse_args(argv)
     if not (args.corpora / "loghub").is_dir():
         print(f"error: no loghub samples under {args.corpora}", file=sys.stderr)
         return 2
-    for pack in build_packs(args.out_dir, args.corpora).values():
-        print(f"{pack.name}\t{len(pack.lines)} lines\t{pack.path}")
+    for pack in build_packs(args.out_dir, args.corpora, serve_from_store=args.store).values():
+        print(f"{pack.name}\t{pack.lines} lines\t{pack.path}")
     return 0
 
 

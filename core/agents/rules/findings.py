@@ -25,7 +25,6 @@ from core.agents.rules.subjects import excluded_mentions
 from core.concepts import holds_term
 from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Language, LogGroup
 from core.lexicon import normalize
-from core.tools.refs import group_ref_text
 from core.tools.spec import evidence_at
 
 MAX_KINDS = 3  # kinds of line (groups, shapes) a claim quotes
@@ -88,11 +87,27 @@ def _group_kinds(invocation: Invocation, exclusions: Exclusions,
         if excluded_mentions(ref.text, exclusions):
             continue
         samples = [lines[i] for i in group.sample_indexes if i in lines][:MAX_BINDINGS_PER_KIND]
-        text = group_ref_text(group)
-        kinds.append(_Kind(text, text, (_binding(invocation, ref.raw_path, ref.text),
-                                        *(sample.binding() for sample in samples)),
+        if group.count == 1 and samples:
+            kinds += _line_kinds(samples)  # one line: the line itself says more than its template
+            continue
+        kinds.append(_Kind(_group_phrase(group, "zh"), _group_phrase(group, "en"),
+                           (_binding(invocation, ref.raw_path, ref.text),
+                            *(sample.binding() for sample in samples)),
                            group.count, group.level))
     return kinds
+
+
+def _group_phrase(group: LogGroup, language: Language) -> str:
+    """A group told with the facts of its ref text (``core.tools.refs.group_ref_text``): count,
+    level, template, first and last timestamp, copied as the group holds them."""
+    same = group.first_timestamp == group.last_timestamp
+    if language == "zh":
+        when = (f"时间 {group.first_timestamp}" if same
+                else f"时间 {group.first_timestamp} 至 {group.last_timestamp}")
+        return f"{group.count} 条 {group.level} 日志形如「{group.template}」（{when}）"
+    when = f"at {group.first_timestamp}" if same else f"from {group.first_timestamp} to {group.last_timestamp}"
+    lines = "line" if group.count == 1 else "lines"
+    return f'{group.count} {group.level} {lines} like "{group.template}" {when}'
 
 
 _DIGITS = re.compile(r"\d+")
@@ -174,9 +189,22 @@ def _service_of(kinds: list[_Kind]) -> str | None:
     return None
 
 
+def _label_holds(search: LogSearch, kinds: list[_Kind]) -> bool:
+    """Whether an exact term's label can be said: the term is in what the claim cites. A term
+    found in a field the ref text does not show (the line's source, its request context) is not
+    a fact of the excerpt, so the claim quotes the line without naming the term."""
+    if search.kind != "term":
+        return True
+    terms = [term for attempt in search.attempts for term in attempt.get("terms", [])]
+    cited = " ".join(normalize(b.evidence_excerpt) for kind in kinds for b in kind.bindings)
+    return all(holds_term(cited, term) for term in terms)
+
+
 def _found_sentence(service: str | None, search: LogSearch, kinds: list[_Kind], levels: list[str],
                     language: Language) -> str:
     level_words = (" 和 " if language == "zh" else " and ").join(levels)
+    if not _label_holds(search, kinds):
+        search = LogSearch(search.kind, search.attempts, "检索到的", "found by that search")
     if language == "zh":
         subject = f"{service} 的日志中" if service else "日志中"
         what = search.label_zh if search.kind != "level" else f"{level_words} 级别的"
