@@ -128,7 +128,7 @@ _CONCEPT_TABLE: tuple[Concept, ...] = (
              "终止", "停机"),
             terms=("shutdown", "shutting down", "shut down", "stopped", "stopping", "exited",
                    "exiting", "terminated", "terminating", "exit code", "goodbye")),
-    Concept("down", "不可用", "unavailability",
+    Concept("down", "宕机或下线", "unavailability",
             ("down", "offline", "unavailable", "not available", "unreachable target", "不可用", "离线",
              "下线", "挂"),
             terms=("is down", "went down", "unavailable", "not running", "offline", "not available",

@@ -248,6 +248,7 @@ def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> C
 # What an absence names of the call: the subject and what was searched, never the exclusions
 # (naming an excluded subject would put it into the answer).
 _DESCRIBED = ("service", "topic", "query", "terms", "level", "since", "until")
+_SHOWN_TERMS = 4
 
 
 def describe_call(invocation: Invocation) -> str:
@@ -258,7 +259,10 @@ def describe_call(invocation: Invocation) -> str:
         if value in (None, "", []):
             continue
         if isinstance(value, list):
-            parts.append(f"{key}=[{', '.join(repr(item) for item in value)}]")
+            # A concept's phrases are many: the first few say what was looked for (the whole
+            # request is on the invocation, for the audit).
+            shown = ", ".join(repr(item) for item in value[:_SHOWN_TERMS])
+            parts.append(f"{key}=[{shown}{', …' if len(value) > _SHOWN_TERMS else ''}]")
         else:
             parts.append(f"{key}={value}")
     return f"{invocation.tool_name}({', '.join(parts)})"

@@ -81,9 +81,9 @@ class RulesPlanner:
                        if a not in exclusions.alert_names]
         from_alerts = [t for a in alert_names for t in alert_topics(a)]
         topics = [t for t in unique([*reading.topics, *from_alerts]) if t not in exclusions.topics]
-        concepts = [c for c in unique([*reading.concepts,
-                                       *[c for a in alert_names for c in alert_concepts(a)]])
-                    if c not in exclusions.concepts]
+        # Concepts an alert's name says (TargetDown -> down) choose which alerts are relevant,
+        # not what the logs are searched for: the question asked about the alert.
+        concepts = [c for c in reading.concepts if c not in exclusions.concepts]
         unknown = unique([*reading.unknown_services, *reading.unknown_alerts])
         notes = [f"{name} is not in the data of {world.name}" for name in unknown]
         if alert_names and not services:
