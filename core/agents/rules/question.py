@@ -296,7 +296,7 @@ def _level(text: _Text) -> str | None:
         if word in _LEVELS_UPPER and (word.isupper() or _LEVEL_SUFFIX.match(after)):
             found.append(_LEVELS_UPPER[word])
             text.take(match.start(), match.end())
-        elif word.lower() in _LEVELS_UPPER and _LEVEL_SUFFIX.match(after):
+        elif word.upper() in _LEVELS_UPPER and _LEVEL_SUFFIX.match(after):
             found.append(_LEVELS_UPPER[word.upper()])
             text.take(match.start(), match.end())
     lowered = text.lowered
