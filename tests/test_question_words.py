@@ -38,6 +38,11 @@ def test_services_of_any_shape_are_found_and_unknown_ones_reported() -> None:
         assert reading.services == [] and reading.unknown_services == [unknown], question
     # Hyphenated words are not services.
     assert read("Is zookeeper in read-only mode?").unknown_services == []
+    # A plain word as the subject, when no service of the data is named.
+    assert read("Does nginx have errors?").unknown_services == ["nginx"]
+    assert read("nginx 有没有错误").unknown_services == ["nginx"]
+    assert read("Did spark-executor finish any tasks?").unknown_services == []
+    assert read("Does zookeeper have errors?").unknown_services == []
 
 
 def test_alert_names_as_the_data_spells_them_and_unknown_ones() -> None:
@@ -168,6 +173,11 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     assert [a["query"] for a in search.attempts] == ["task finish", "task complet", "task succe"]
     [search] = log_searches(_plan("zookeeper 是否出现会话过期？"))
     assert search.kind == "compound" and "expiring session" in search.attempts[0]["terms"]
+    # An error word next to other words: the line holds "error" (its text, or its level).
+    [search] = log_searches(_plan("Did hadoop-mapreduce have errors contacting the RM?"))
+    assert search.attempts == ({"query": "contact rm error", "match": "all", "limit": 50},)
+    [search] = log_searches(_plan("sshd 有没有认证失败？".replace("sshd", "zookeeper")))
+    assert search.concepts == ("login",) and "failed password" in search.attempts[0]["terms"]
     [search] = log_searches(_plan("any errors in zookeeper?"))
     assert (search.kind, search.attempts[0]["level"]) == ("level", "ERROR")
     assert log_searches(_plan("zookeeper 现在有什么问题？")) == []  # broad: the service's own search

@@ -47,6 +47,13 @@ _SUBJECT_BEFORE = re.compile(r"(?:\b(?:for|in|on|of|from|about|service|does|did|
 # "service X", "X service", "X 服务" with X a plain word: the question names a service.
 _SERVICE_WORD = re.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
                            r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
+# A plain word as the grammatical subject: "Does nginx have …", "nginx 有没有 …".
+_SUBJECT_WORD = re.compile(
+    r"^\s*(?:does|did|is|has|have|was|can|could|will)\s+(?:the\s+)?([a-z][a-z0-9_]{2,})\s+"
+    r"(?:have|has|had|log|logs|logged|show|shows|showed|report|reports|reported|see|saw|throw|"
+    r"throws|threw|emit|emits|get|got|hit|run|fail|failing|failed|crash|crashing|crashed|restart|"
+    r"restarting|restarted|any|still|ever)\b"
+    r"|^\s*([a-z][a-z0-9_]{2,})\s*(?:是否|有没有|有无|的|有|出现|最近|当前|现在|是不是)")
 _NOT_SERVICE_WORDS = frozenset({"the", "this", "that", "which", "what", "each", "every", "any", "some",
                                 "your", "our", "my", "its", "web", "backend", "frontend", "down", "level",
                                 "name", "account", "mesh", "discovery", "unavailable", "error", "errors"})
@@ -195,7 +202,7 @@ def _known_names(text: _Text, names: Sequence[str]) -> list[str]:
     return _unique(found)
 
 
-def _unknown_services(text: _Text, known_alerts: Sequence[str]) -> list[str]:
+def _unknown_services(text: _Text, known_alerts: Sequence[str], named_known: bool) -> list[str]:
     found: list[str] = []
     lowered = text.lowered
     for match in SERVICE_PATTERN.finditer(lowered):
@@ -211,6 +218,17 @@ def _unknown_services(text: _Text, known_alerts: Sequence[str]) -> list[str]:
             text.take(match.start(), match.end())
     lowered = text.lowered
     alerts = {name.casefold() for name in known_alerts}
+    subject = None if named_known else _SUBJECT_WORD.search(lowered)
+    if subject is not None:
+        name = next(group for group in subject.groups() if group)
+        start = subject.start() + subject.group(0).index(name)
+        original = text.current[start:start + len(name)]
+        if (name not in STOPWORDS and name not in _NOT_SERVICE_WORDS and name not in alerts
+                and not topics_in(name) and not concept_mentions(name)
+                and name.upper() not in _LEVELS_UPPER and not any(c.isupper() for c in original[1:])):
+            found.append(name)
+            text.take(start, start + len(name))
+            lowered = text.lowered
     for match in _SERVICE_WORD.finditer(lowered):
         name = next(group for group in match.groups() if group)
         if name not in _NOT_SERVICE_WORDS and name not in alerts and name not in CONCEPTS \
@@ -343,7 +361,7 @@ def read_question(question: str, *, services: Sequence[str] = (),
     reading.terms = _quoted(text)
     reading.services = _known_names(text, sorted(services, key=len, reverse=True))
     reading.alert_names = _known_names(text, sorted(alert_names, key=len, reverse=True))
-    reading.unknown_services = [s for s in _unknown_services(text, alert_names)
+    reading.unknown_services = [s for s in _unknown_services(text, alert_names, bool(reading.services))
                                 if s.casefold() not in {k.casefold() for k in services}]
     unknown_alerts, class_names = _camel_names(text, reading.wants_alerts)
     reading.unknown_alerts = unknown_alerts

@@ -114,9 +114,14 @@ def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
 
 
 def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
+    """The keywords all in one line, with each qualifier's stem ("errors contacting the RM":
+    ``contact rm error``; a line's level is part of its search text, so ``error`` holds for an
+    ERROR line and for "parity error corrected" at INFO alike); a qualifier with no stem adds
+    its level instead."""
     qualifiers = _qualifiers(plan)
     stems = concept_stems(qualifiers)
-    level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level), None)
+    level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems
+                  and not CONCEPTS[q].broad), None)
     choices = [keyword[:MAX_KEYWORD_TRIES] for keyword in plan.keywords if keyword]
     attempts = []
     for combination in list(product(*choices))[:MAX_KEYWORD_TRIES]:
