@@ -27,6 +27,7 @@ Language = Literal["zh", "en"]
 # question; a query that covered the question's terms returned nothing; the service or alert is
 # not in the data; the question names nothing searchable. Only found and absent can PASS.
 Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
+AnswerKind = Literal["yes", "no", "partly", "unknown"]
 
 
 class Contract(BaseModel):
@@ -183,10 +184,15 @@ class EvidenceBinding(Contract):
 
 
 class Claim(Contract):
-    """A factual assertion to be verified, with every binding that supports it."""
+    """A factual assertion to be verified, with every binding that supports it.
+
+    ``claim_type`` is required by the seed (必填) but kept optional here, so that an output
+    missing it is reported by the verifier (``verifier.missing_field``), not refused whole or
+    silently defaulted; so is a binding's ``tool_name``.
+    """
 
     claim_id: str
-    claim_type: ClaimType = "observation"
+    claim_type: ClaimType | None = None
     claim_text: str
     evidence_bindings: list[EvidenceBinding] = Field(default_factory=list)
     # What the claim is about, so scope and negative checks need no guessing from prose.
@@ -306,26 +312,61 @@ class VerifierInput(Contract):
     tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
     executor_output_parse_status: ParseStatus = Field(default_factory=ParseStatus)
     retry_context: dict[str, Any] | None = None
+    # The arguments of each invocation (by id): a query's own service filter is evidence of
+    # whose lines it returned, so a quote without its ``[time][LEVEL][service]`` prefix still
+    # shows whose line it is.
+    invocation_arguments: dict[int, dict[str, Any]] = Field(default_factory=dict)
+
+
+class FactSupport(Contract):
+    """Why one fact of a claim holds: the evidence that gives that value in that role."""
+
+    fact: str                        # the claim's words, e.g. "当前值 91%", "order-service"
+    role: str                        # subject, current, threshold, duration, used, total, sample, time ...
+    claim_span: tuple[int, int]      # [start, end) in the claim text
+    binding_index: int               # which of the claim's bindings supports it
+    # Where: the quoted span of the matched ref, the rest of that ref, or the invocation's arguments.
+    source: Literal["excerpt", "ref", "arguments"]
+    span: tuple[int, int]            # [start, end) in the binding's matched_text (for arguments: in evidence)
+    evidence: str                    # the evidence's words at that span, e.g. "current=91%"
 
 
 class ClaimResult(Contract):
     """The verifier's judgement of one claim."""
 
     claim_id: str
-    claim_type: ClaimType = "observation"
+    claim_type: ClaimType | None = None
     claim_text: str = ""
     entailed: bool
     reasons: list[str] = Field(default_factory=list)
     rule: str | None = None
+    # How each value and time of the claim was aligned with its evidence (for the console).
+    supports: list[FactSupport] = Field(default_factory=list)
+
+
+class StepResult(Contract):
+    """The verifier's judgement of one next step: a recommended action or a missing_info entry.
+
+    Only passed steps may reach the answer; a repair action or a gap that asserts current state
+    does not pass (``docs/verifier-rules.md``).
+    """
+
+    step_id: str
+    kind: Literal["action", "missing_info"]
+    text: str = ""
+    passed: bool
+    rule: str | None = None
+    reasons: list[str] = Field(default_factory=list)
 
 
 class VerifierResult(Contract):
-    """Verdict, groundedness (entailed / all claims) and per-claim results."""
+    """Verdict, groundedness (entailed / all claims), per-claim and per-step results."""
 
     verdict: Verdict
     groundedness_score: float
     claim_results: list[ClaimResult] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
+    step_results: list[StepResult] = Field(default_factory=list)
 
 
 class ComposerOutput(Contract):
@@ -341,6 +382,11 @@ class ComposerOutput(Contract):
     # Set when the configured composer's answer was replaced (unusable, or it leaked blocked
     # content): a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None
+    # For a yes/no question ("是否存在 …", "whether …", "is there …"): the answer it leads with.
+    # ``yes``: verified evidence of it; ``no``: a verified negative; ``partly``: some of what was
+    # asked was found and some verified absent; ``unknown``: nothing could be verified.
+    # None for other questions.
+    answer_kind: AnswerKind | None = None
 
 
 # ---------------------------------------------------------------- plan, session

@@ -150,7 +150,8 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
     verifier_input = VerifierInput(
         original_query=question, executor_structured_output=structured,
         gatekeeper_result=gatekeeper_result, tool_trace_summary=build_trace_summary(invocations),
-        executor_output_parse_status=parse_status)
+        executor_output_parse_status=parse_status,
+        invocation_arguments={inv.invocation_id: inv.arguments for inv in invocations})
     judged = engines.verifier.verify(verifier_input, plan)
     result = final_verdict(gatekeeper_result, judged,
                            claim_ids=[claim.claim_id for claim in structured.claims])

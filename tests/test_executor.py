@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from core.agents.rules import facts
 from core.agents.rules.executor import RulesExecutor
 from core.agents.rules.planner import RulesPlanner
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
 from core.events import Event, ToolCalled, ToolReturned
 from core.lexicon import services_in, topics_in
 from core.recorder import Recorder
+from core.verifier import facts
 
 
 class Run:

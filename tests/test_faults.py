@@ -21,9 +21,14 @@ CPU_EXCLUSIONS_ZH = "只确认 HighCPUUsage，不要分析订单123、OOM、数�
 HIKARI_EN = "Confirm whether order-service has HikariCP connection pool exhaustion."
 NEGATIVE_ZH = "确认 inventory-service 是否存在 HikariCP 连接池耗尽"
 
-CASES = [(fault, question) for fault in FAULT_MODES for question in (MEMORY_ZH, SLOW_EN)] + [
+MEMORY_EN = "Only confirm whether order-service has a HighMemoryUsage alert right now."
+# Role faults act on a value of a given role; a question whose claims have none is left out.
+_APPLIES = {"swap_used_total": (MEMORY_ZH, MEMORY_EN)}
+CASES = [(fault, question) for fault in FAULT_MODES
+         for question in _APPLIES.get(fault, (MEMORY_ZH, SLOW_EN))] + [
     ("scope_leak", CPU_EXCLUSIONS_ZH), ("runbook_as_fact", HIKARI_EN),
-    ("fabricate_invocation", HIKARI_EN), ("tamper_number", CPU_EXCLUSIONS_ZH)]
+    ("fabricate_invocation", HIKARI_EN), ("tamper_number", CPU_EXCLUSIONS_ZH),
+    ("swap_roles", CPU_EXCLUSIONS_ZH), ("repair_action", HIKARI_EN)]
 
 
 @cache
@@ -32,12 +37,19 @@ def _clean(question: str) -> SessionDocument:
     return ask(question)
 
 
+def _texts(document: SessionDocument) -> list[str]:
+    """Claim texts, gaps and recommended actions of a session's executor output."""
+    assert document.executor_output is not None
+    output = document.executor_output
+    return ([claim.claim_text for claim in output.claims]
+            + [info.description for info in output.missing_info]
+            + [action.action_text for action in output.recommended_actions])
+
+
 def _injected_texts(clean: SessionDocument, faulty: SessionDocument) -> list[str]:
-    """Claim texts the fault added or changed (absent from the clean run's claims)."""
-    assert clean.executor_output is not None and faulty.executor_output is not None
-    clean_texts = {claim.claim_text for claim in clean.executor_output.claims}
-    return [claim.claim_text for claim in faulty.executor_output.claims
-            if claim.claim_text not in clean_texts]
+    """Claims, gaps and actions the fault added or changed (absent from the clean run's)."""
+    clean_texts = set(_texts(clean))
+    return [text for text in _texts(faulty) if text not in clean_texts]
 
 
 @pytest.mark.parametrize("fault, question", CASES)
@@ -55,6 +67,7 @@ def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) ->
     else:
         assert gatekeeper.status == "pass"  # the citations are real; the claim is not entailed
         failed_rules = {result.rule for result in verifier.claim_results if not result.entailed}
+        failed_rules |= {result.rule for result in verifier.step_results if not result.passed}
         assert failed_rules & mode.expected_rules, failed_rules
     assert verifier.verdict in mode.expected_verdicts
     assert verifier.verdict != "PASS"

@@ -86,7 +86,8 @@ def test_executor_claims_are_entailed(memory_case: Case) -> None:
 
 
 def test_a_number_the_excerpts_do_not_hold_is_not_entailed(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前内存使用率 19%，已持续 15m。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前内存使用率 19%，已持续 15m。",
                   evidence_bindings=[memory_case.binding("query_metrics")],
                   subject_services=["order-service"], subject_topics=["memory"])
     gatekeeper, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -98,7 +99,8 @@ def test_a_number_the_excerpts_do_not_hold_is_not_entailed(memory_case: Case) ->
 
 
 def test_equal_numbers_in_other_spellings_are_entailed(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 日志中内存使用率为 91%。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 日志中内存使用率为 91%。",
                   evidence_bindings=[memory_case.binding("query_logs", "91.0%")],
                   subject_services=["order-service"], subject_topics=["memory"])
     _, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -106,7 +108,8 @@ def test_equal_numbers_in_other_spellings_are_entailed(memory_case: Case) -> Non
 
 
 def test_an_added_negation_is_not_entailed(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前不存在 HighMemoryUsage 告警。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前不存在 HighMemoryUsage 告警。",
                   evidence_bindings=[memory_case.binding("query_metrics")],
                   subject_services=["order-service"], subject_topics=["memory"])
     _, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -116,7 +119,8 @@ def test_an_added_negation_is_not_entailed(memory_case: Case) -> None:
 
 def test_runbook_text_never_supports_current_state(memory_case: Case) -> None:
     runbook = memory_case.binding("lookup_knowledge")
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前已确认：" + runbook.evidence_excerpt[:40],
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前已确认：" + runbook.evidence_excerpt[:40],
                   evidence_bindings=[runbook], subject_services=["order-service"],
                   subject_topics=["memory"])
     gatekeeper, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -136,7 +140,8 @@ def test_root_cause_without_a_stated_cause_is_not_confirmed(memory_case: Case) -
 
 
 def test_diagnosis_words_in_an_observation_need_evidence_too(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 内存泄漏已确认。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 内存泄漏已确认。",
                   evidence_bindings=[memory_case.binding("query_metrics")],
                   subject_services=["order-service"], subject_topics=["memory"])
     _, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -148,7 +153,8 @@ def test_claims_about_excluded_subjects_fail_scope(demo_world) -> None:  # type:
     leak_invocation = case.recorder.call("query_metrics", {"service": "user-service"})
     assert leak_invocation.retrieval_details is not None
     ref = leak_invocation.retrieval_details.evidence_refs[0]
-    claim = Claim(claim_id="claim-9", claim_text=f"user-service 当前存在告警：{ref.text}",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text=f"user-service 当前存在告警：{ref.text}",
                   evidence_bindings=[EvidenceBinding(
                       tool_name="query_metrics", source_invocation_id=leak_invocation.invocation_id,
                       raw_path=ref.raw_path, evidence_excerpt=ref.text)],
@@ -164,7 +170,8 @@ def test_narrow_question_fails_claims_about_other_services(memory_case: Case) ->
     other = memory_case.recorder.call("query_metrics", {"service": "payment-service"})
     assert other.retrieval_details is not None
     ref = other.retrieval_details.evidence_refs[0]
-    claim = Claim(claim_id="claim-9", claim_text=ref.text,
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text=ref.text,
                   evidence_bindings=[EvidenceBinding(
                       tool_name="query_metrics", source_invocation_id=other.invocation_id,
                       raw_path=ref.raw_path, evidence_excerpt=ref.text)],
@@ -175,7 +182,8 @@ def test_narrow_question_fails_claims_about_other_services(memory_case: Case) ->
 
 def test_only_bindings_that_passed_the_gatekeeper_count(memory_case: Case) -> None:
     forged = memory_case.binding("query_metrics").model_copy(update={"raw_path": "$.alerts[99]"})
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前存在 HighMemoryUsage 告警。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前存在 HighMemoryUsage 告警。",
                   evidence_bindings=[forged], subject_services=["order-service"],
                   subject_topics=["memory"])
     gatekeeper, verifier = memory_case.judge(memory_case.with_claim(claim))

@@ -16,6 +16,10 @@ scope_leak             a claim about an excluded / out-of-scope subject         
 overreach_root_cause   a ``root_cause`` claim "root cause confirmed: memory leak"   LOW_CONFID
 =====================  ==========================================================  ===========
 
+Nine more (``core.agents.role_faults``: a value in the wrong role, a duration in another unit,
+a rounded value, runbook text appended, a repair action, a concluding gap) keep every citation
+real: only the verifier catches them (LOW_CONFID; ``repair_action`` REJECT).
+
 A mode never mutates the output it is given. What it injects is recorded in
 ``FaultContext.injected`` so tests can assert the final answer never shows it.
 """
@@ -27,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from core.agents.role_faults import ROLE_FAULTS
 from core.contracts import (
     Claim,
     EvidenceBinding,
@@ -406,6 +411,9 @@ FAULT_MODES: dict[str, FaultMode] = {mode.name: mode for mode in (
     FaultMode("overreach_root_cause", "add a root_cause claim 'root cause confirmed: memory leak'",
               "verifier", "LOW_CONFID", frozenset({"verifier.unsupported_root_cause"}),
               _LOW_CONFID, overreach_root_cause),
+    # Faults that keep every citation real: only the verifier's policy catches them.
+    *(FaultMode(name, description, "verifier", grade, rules, verdicts, apply)
+      for name, description, grade, rules, verdicts, apply in ROLE_FAULTS),
 )}
 
 

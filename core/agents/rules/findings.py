@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from core.agents.rules.evidence import EvidenceItem, collect_items
 from core.agents.rules.searches import LogSearch
-from core.agents.rules.subjects import excluded_mentions
+from core.verifier.scope import excluded_mentions
 from core.concepts import holds_term
 from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Language, LogGroup
 from core.lexicon import normalize

@@ -24,7 +24,6 @@ from core.agents.rules.evidence import (
 from core.agents.rules.findings import SearchOutcome, absent_claim, found_claim
 from core.agents.rules.guidance import guidance_for, render
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
-from core.agents.rules.subjects import excluded_mentions, topics_in_scope
 from core.concepts import CONCEPTS
 from core.contracts import (
     Claim,
@@ -38,6 +37,7 @@ from core.contracts import (
 )
 from core.lexicon import expand_topics, services_in, topics_in
 from core.tools.spec import is_reference_tool
+from core.verifier.scope import excluded_mentions, topics_in_scope
 
 if TYPE_CHECKING:
     from core.sources.base import World
