@@ -235,6 +235,18 @@ def concepts_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.concept for m in concept_mentions(normalize(text))))
 
 
+def concepts_held(text: str) -> set[str]:
+    """Concepts a text (a log line, an excerpt) is about: it names one (its asks) or holds one of
+    its log phrases or stems ("Connection broken for id 3" is about connection)."""
+    normalized = normalize(text)
+    held = {mention.concept for mention in concept_mentions(normalized)}
+    for concept in _CONCEPT_TABLE:
+        if concept.name not in held and (any(stem in normalized for stem in concept.stems)
+                                         or any(holds_term(normalized, term) for term in concept.terms)):
+            held.add(concept.name)
+    return held
+
+
 def concept_terms(names: Iterable[str]) -> list[str]:
     """The log phrases of the concepts (whole-word terms), in order, no duplicates."""
     return list(dict.fromkeys(term for name in names if name in CONCEPTS

@@ -192,7 +192,7 @@ def test_a_group_becomes_a_claim_with_its_count_and_time_range() -> None:
     assert document.verifier_result.verdict == "PASS"
     [claim] = document.executor_output.claims  # type: ignore[union-attr]
     assert '147 ERROR lines like "ERROR IN CONTACTING RM. <*>"' in claim.claim_text
-    assert "from 2015-10-18 18:06:01 to 2015-10-18 18:10:13" in claim.claim_text
+    assert "between 2015-10-18 18:06:01 and 2015-10-18 18:10:13" in claim.claim_text
     cited = [b for b in claim.evidence_bindings if b.raw_path == "$.groups[0]"]
     assert cited and cited[0].evidence_excerpt == RM_GROUP_TEXT
     gate = document.gatekeeper_result

@@ -100,12 +100,15 @@ def _group_kinds(invocation: Invocation, exclusions: Exclusions,
 def _group_phrase(group: LogGroup, language: Language) -> str:
     """A group told with the facts of its ref text (``core.tools.refs.group_ref_text``): count,
     level, template, first and last timestamp, copied as the group holds them."""
+    # "Between A and B", not "from A to B": in a claim quoting several groups, B is this group's
+    # last time, not the newest of all the claim cites (which "to" would say).
     same = group.first_timestamp == group.last_timestamp
     if language == "zh":
         when = (f"时间 {group.first_timestamp}" if same
-                else f"时间 {group.first_timestamp} 至 {group.last_timestamp}")
+                else f"{group.first_timestamp} 与 {group.last_timestamp} 之间")
         return f"{group.count} 条 {group.level} 日志形如「{group.template}」（{when}）"
-    when = f"at {group.first_timestamp}" if same else f"from {group.first_timestamp} to {group.last_timestamp}"
+    when = (f"at {group.first_timestamp}" if same
+            else f"between {group.first_timestamp} and {group.last_timestamp}")
     lines = "line" if group.count == 1 else "lines"
     return f'{group.count} {group.level} {lines} like "{group.template}" {when}'
 
@@ -202,19 +205,35 @@ def _label_holds(search: LogSearch, kinds: list[_Kind]) -> bool:
 
 def _found_sentence(service: str | None, search: LogSearch, kinds: list[_Kind], levels: list[str],
                     language: Language) -> str:
-    level_words = (" 和 " if language == "zh" else " and ").join(levels)
-    if not _label_holds(search, kinds):
-        search = LogSearch(search.kind, search.attempts, "检索到的", "found by that search")
+    """What was found, framed only with words its evidence says (the verifier reads every
+    sentence of a claim): the term quoted as the lines hold it, the levels as the lines have
+    them, a concept's label (grounded by its phrases in the lines); keywords are not named --
+    the quoted lines show them."""
+    quoted = ("；" if language == "zh" else "; ").join(
+        kind.phrase_zh if language == "zh" else kind.phrase_en for kind in kinds)
+    terms = [term for attempt in search.attempts[:1] for term in attempt.get("terms", [])]
+    labelled = search.kind in ("term", "level", "concept", "compound", "qualifier")
+    if search.kind == "term" and not _label_holds(search, kinds):
+        labelled = False
     if language == "zh":
         subject = f"{service} 的日志中" if service else "日志中"
-        what = search.label_zh if search.kind != "level" else f"{level_words} 级别的"
-        quoted = "；".join(kind.phrase_zh for kind in kinds)
+        if not labelled:
+            return f"{subject}有相关记录：{quoted}。"
+        if search.kind == "term":
+            what = f"与「{terms[0]}」相关的"
+        elif search.kind == "level":
+            what = f"{' 和 '.join(levels)} 级别的"
+        else:
+            what = search.label_zh
         return f"{subject}有{_spaced(what)}记录：{quoted}。"
     subject = service or "The logs"
-    what = search.label_en if search.kind != "level" else ""
-    quoted = "; ".join(kind.phrase_en for kind in kinds)
-    lines = f"{level_words} lines" if search.kind == "level" else "lines"
-    return f"{subject} logged {lines}{' ' + what if what else ''}: {quoted}."
+    if not labelled:
+        return f"{subject} logged these lines: {quoted}."
+    if search.kind == "term":
+        return f'{subject} logged lines with "{terms[0]}": {quoted}.'
+    if search.kind == "level":
+        return f"{subject} logged {' and '.join(levels)} lines: {quoted}."
+    return f"{subject} logged lines {search.label_en}: {quoted}."
 
 
 def _spaced(label: str) -> str:
