@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.lexicon import CJK_CHARS, normalize
+from core.lexicon import normalize
 
 
 @dataclass(frozen=True)
@@ -294,5 +294,3 @@ def _term_regex(term: str) -> re.Pattern[str]:
     tail = "(?![a-z0-9])" if _ASCII_WORD_START.match(words[-1][-1]) else ""
     return re.compile(head + body + tail)
 
-
-CJK_WORD = re.compile(f"[{CJK_CHARS}]+")

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.charclasses import HAN
+
 
 @dataclass(frozen=True)
 class Topic:
@@ -116,17 +118,16 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 
 _ASCII_WORD = "a-z0-9"
-# CJK ideographs (unified, extension A, compatibility): the characters Chinese words are made of.
-CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Separators between the words of a synonym: "connection pool" = "connection-pool" =
 # "connection_pool" (but not "connectionpool"). Where ASCII meets Chinese the separator is
 # optional: "CPU 使用率" = "CPU使用率".
 _SEPARATOR_CHARS = r"\s_\-"
 _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the synonym trie
-_SCRIPT_CHANGE = re.compile(
-    f"(?<=[{_ASCII_WORD}])(?=[{CJK_CHARS}])|(?<=[{CJK_CHARS}])(?=[{_ASCII_WORD}])")
-_LINE_MARK = "\x1e"  # joins lines for a corpus scan
+# A node of the synonym trie: each edge character leads to the next node; "" marks a word end.
 _Trie = dict[str, "_Trie"]
+_SCRIPT_CHANGE = re.compile(
+    f"(?<=[{_ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{_ASCII_WORD}])")
+_LINE_MARK = "\x1e"  # joins lines for a corpus scan
 
 
 def normalize(text: str) -> str:
@@ -258,8 +259,8 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     found: dict[str, set[int]] = {}
     for scan, group in ((_IN_LOGS.word_scan, 1), (_IN_LOGS.other_scan, 0)):
         for match in scan.finditer(joined):
-            index = bisect_right(starts, match.start(group)) - 1
-            found.setdefault(topic_of_synonym(match.group(group)), set()).add(index)
+            line_index = bisect_right(starts, match.start(group)) - 1
+            found.setdefault(topic_of_synonym(match.group(group)), set()).add(line_index)
     return {topic: sorted(ids) for topic, ids in found.items()}
 
 

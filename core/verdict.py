@@ -1,4 +1,4 @@
-"""The final verdict rule (DESIGN.md section 5), enforced in code after any verifier.
+"""The final verdict rule (docs/design.md §6), enforced in code after any verifier.
 
 A verifier (rules or llm) judges claims; this module decides what those judgements are worth:
 
@@ -10,7 +10,7 @@ A verifier (rules or llm) judges claims; this module decides what those judgemen
   stated something the question excluded (``verifier.scope``), presented runbook text as
   current fact (``verifier.runbook_as_fact``) or recommended a repair where only evidence
   gathering is allowed (``verifier.repair_action``). That is contamination of the answer, the
-  same grade the seed gives forged evidence;
+  same grade forged evidence gets;
 - any other failed claim or step (a fact not entailed or in the wrong role, a root cause
   without direct evidence, an action that does not follow, a gap that concludes) ->
   LOW_CONFID: the output over-reached, but nothing was forged.

@@ -22,7 +22,7 @@ from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.agents.rules.searches import LogSearch, log_searches, service_search
 from core.contracts import Invocation, ParseStatus, Plan
-from core.events import Event, ToolCalled, ToolReturned
+from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.lexicon import TOPICS, topic_matches
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _names_unknown_service(plan: Plan, vocabulary: Vocabulary) -> bool:
 
 
 def _query_logs(plan: Plan, recorder: Recorder, calls: CallLog,
-                services: list[str]) -> Generator[Event, None, None]:
+                services: list[str]) -> Generator[ToolEvent, None, None]:
     """Every search for every service (or across services when the question names none)."""
     if services:
         log_services: list[str | None] = list(services)
@@ -89,7 +89,7 @@ def _query_logs(plan: Plan, recorder: Recorder, calls: CallLog,
 
 
 def _search(recorder: Recorder, calls: CallLog, service: str | None,
-            search: LogSearch) -> Generator[Event, None, None]:
+            search: LogSearch) -> Generator[ToolEvent, None, None]:
     """One search of one service: its attempts in turn until one finds lines. A topic search
     with no hit also looks at lines of other sources naming the service (kubernetes, kernel)."""
     outcome = SearchOutcome(service, search)
@@ -114,7 +114,7 @@ def _present(**arguments: str | None) -> dict[str, str]:
 
 def _call(recorder: Recorder, calls: CallLog, tool_name: str, arguments: dict[str, Any],
           service: str | None, topics: tuple[str, ...],
-          outcome: SearchOutcome | None = None) -> Generator[Event, None, Invocation]:
+          outcome: SearchOutcome | None = None) -> Generator[ToolEvent, None, Invocation]:
     """Call one tool through the recorder, announcing it before and after."""
     yield ToolCalled(tool_name=tool_name, arguments=arguments)
     invocation = recorder.call(tool_name, arguments)

@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.concepts import CONCEPTS, concept_mentions, translations_in
-from core.lexicon import CJK_CHARS, SERVICE_PATTERN, normalize, topic_mentions, topics_in
+from core.charclasses import HAN
+from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
@@ -81,7 +82,7 @@ _LEVEL_SUFFIX = re.compile(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|mes
                            re.IGNORECASE)
 _CONJUNCTION = re.compile(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_CJK_RUN = re.compile(f"[{HAN}]+")
 
 # Question words that are not what a log line says: grammar, asking, time, the words for logs.
 STOPWORDS = frozenset("""
