@@ -168,7 +168,8 @@ def test_unknown_services_are_reported_not_answered(tmp_store, question: str, se
     assert document.verifier_result is not None and document.verifier_result.verdict != "PASS"
     assert document.invocations == [] and document.executor_output is not None
     assert document.executor_output.claims == []
-    answer = document.composer_output.user_facing_answer  # type: ignore[union-attr]
+    assert document.composer_output is not None
+    answer = document.composer_output.user_facing_answer
     assert service in answer
     assert "payment-service" in answer  # what the data has instead
     claims_and_answer = " ".join(_texts(document))

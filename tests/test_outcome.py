@@ -21,12 +21,12 @@ DEMO = DEFAULT_SUITE_DIR.parent / "demo"
 
 
 def _claims(*types: str) -> ExecutorOutput:
-    return ExecutorOutput(claims=[Claim(claim_id=f"c{i}", claim_type=kind, claim_text="x")  # type: ignore[arg-type]
+    return ExecutorOutput(claims=[Claim(claim_id=f"c{i}", claim_type=kind, claim_text="x")
                                   for i, kind in enumerate(types)])
 
 
 def _verdict(verdict: str, entailed: list[bool]) -> VerifierResult:
-    return VerifierResult(verdict=verdict, groundedness_score=0.0,  # type: ignore[arg-type]
+    return VerifierResult(verdict=verdict, groundedness_score=0.0,
                           claim_results=[ClaimResult(claim_id=f"c{i}", entailed=ok)
                                          for i, ok in enumerate(entailed)])
 

@@ -4,7 +4,6 @@ and which searches it makes of them (core/agents/rules/searches.py), on worlds o
 from __future__ import annotations
 
 import pytest
-from hand_sources import RM_GROUP_TEXT, GroupedLogs, hadoop_world
 
 from core.agents.rules.planner import RulesPlanner, alert_topics
 from core.agents.rules.question import read_question, stem, strip_markup
@@ -15,6 +14,7 @@ from core.lexicon import TOPICS, alert_words, normalize, topics_in
 from core.pipeline import ask
 from core.sources.base import Vocabulary, World
 from core.sources.pack import load_world
+from tests.hand_sources import RM_GROUP_TEXT, GroupedLogs, hadoop_world
 
 SERVICES = ["zookeeper", "hadoop-mapreduce", "openstack-nova", "hdfs-datanode", "spark-executor"]
 ALERTS = ["TargetDown", "HostOutOfDiskSpace", "KubePodCrashLooping"]
@@ -190,7 +190,8 @@ def test_a_group_becomes_a_claim_with_its_count_and_time_range() -> None:
     document = ask("Did hadoop-mapreduce log ERROR IN CONTACTING RM?", pack=hadoop_world())
     assert document.outcome == "found" and document.verifier_result is not None
     assert document.verifier_result.verdict == "PASS"
-    [claim] = document.executor_output.claims  # type: ignore[union-attr]
+    assert document.executor_output is not None
+    [claim] = document.executor_output.claims
     assert '147 ERROR lines like "ERROR IN CONTACTING RM. <*>"' in claim.claim_text
     assert "between 2015-10-18 18:06:01 and 2015-10-18 18:10:13" in claim.claim_text
     cited = [b for b in claim.evidence_bindings if b.raw_path == "$.groups[0]"]
@@ -203,7 +204,8 @@ def test_an_empty_search_is_an_absence_saying_what_was_searched() -> None:
     world = hadoop_world(logs=GroupedLogs(lines=[], groups=[]))
     document = ask("Did hadoop-mapreduce log 'Connection refused' at ERROR level?", pack=world)
     assert document.outcome == "absent"
-    [claim] = document.executor_output.claims  # type: ignore[union-attr]
+    assert document.executor_output is not None
+    [claim] = document.executor_output.claims
     assert claim.claim_type == "negative_observation"
     assert "terms=['Connection refused']" in claim.claim_text and "level=ERROR" in claim.claim_text
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.concepts import CONCEPTS, concepts_held, concepts_in
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import EN_NEGATIONS
-from core.concepts import CONCEPTS, concepts_held, concepts_in
 from core.lexicon import expand_topics, topics_in
 from core.verifier import facts
 from core.verifier.evidence import Evidence, Item, passed_items

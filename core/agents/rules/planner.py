@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.agents.rules.question import QuestionReading, read_question, strip_markup
 from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
-from core.concepts import CONCEPTS, concepts_in
 from core.charclasses import HAN
+from core.concepts import CONCEPTS, concepts_in
 from core.contracts import Exclusions, Language, Plan, ToolName
 from core.lexicon import TOPICS, alert_words, topics_in
 

@@ -27,8 +27,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from core.concepts import CONCEPTS, concept_mentions, translations_in
 from core.charclasses import HAN
+from core.concepts import CONCEPTS, concept_mentions, translations_in
 from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
