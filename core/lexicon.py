@@ -83,7 +83,9 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
            "connection pool exhaustion", "pool exhausted", "pool stats", "数据库连接池", "连接池耗尽",
            "连接池", "active=50/50", "request timed out after 30000ms",
            "connection is not available"),
-          ()),
+          # "waiting" (the seed's list) finds the pool lines when asked, but does not tag a line:
+          # "Interrupted while waiting for message on queue" is not about a connection pool.
+          (), asks=("waiting",)),
     Topic("disk", "磁盘使用率", "disk usage",
           ("disk usage", "disk space", "disk full", "inode", "inodes", "no space left on device",
            "out of disk", "磁盘使用率", "磁盘空间", "磁盘已满", "highdiskusage"),

@@ -85,7 +85,9 @@ def test_every_synonym_names_only_its_own_topic() -> None:
 def test_topic_mentions_give_spans_in_normalised_text() -> None:
     text = normalize("HikariCP pool stats: active=50/50, idle=0, waiting=32")
     mentions = topic_mentions(text)
-    assert [m.matched for m in mentions] == ["hikaricp", "pool stats", "active=50/50"]
+    assert [m.matched for m in mentions] == ["hikaricp", "pool stats", "active=50/50", "waiting"]
+    assert [m.matched for m in topic_mentions(text, in_logs=True)] == [
+        "hikaricp", "pool stats", "active=50/50"]
     assert all(text[m.start:m.end] == m.matched for m in mentions)
 
 

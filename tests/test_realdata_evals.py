@@ -26,6 +26,7 @@ from evals.loghub.packs import DATASETS, PERTURBATIONS, BuiltPack, build_packs
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPORA = REPO_ROOT.parent / "shared" / "corpora"
 CASES = REPO_ROOT / "evals" / "loghub" / "cases.yaml"
+HELD_OUT = REPO_ROOT / "evals" / "loghub" / "heldout.yaml"
 
 pytestmark = pytest.mark.skipif(not (CORPORA / "loghub").is_dir(),
                                 reason=f"the loghub samples are not at {CORPORA}/loghub")
@@ -69,7 +70,7 @@ def test_the_case_file_is_large_and_bilingual() -> None:
 
 def test_every_real_data_case_passes(packs: dict[str, BuiltPack], tmp_store) -> None:  # type: ignore[no-untyped-def]
     folder = next(iter(packs.values())).path.parent
-    cases = with_packs_dir(load_case_file(CASES), folder)
+    cases = with_packs_dir([*load_case_file(CASES), *load_case_file(HELD_OUT)], folder)
     run = run_cases(cases, store=tmp_store, suite=str(CASES))
     failed = {o.case_id: [f.message for f in o.failures] or o.error for o in run.outcomes if not o.passed}
     assert failed == {}
@@ -89,7 +90,7 @@ def test_every_case_passes_on_the_log_store(store_packs: dict[str, BuiltPack]) -
                              logs=LogStore.open(pack.log_store), knowledge=PackKnowledge(pack))
     failed: dict[str, list[str]] = {}
     group_citations = 0
-    for case in load_case_file(CASES):
+    for case in [*load_case_file(CASES), *load_case_file(HELD_OUT)]:
         assert case.pack is not None
         document = ask(case.question, pack=worlds[case.pack])
         failures = check_expectations(case.expect, document)
