@@ -218,3 +218,12 @@ def test_unknown_and_not_understood_sweep_nothing() -> None:
         document = ask(question, pack=world)
         assert document.outcome == outcome and document.invocations == [], question
         assert document.verifier_result is not None and document.verifier_result.verdict != "PASS"
+
+
+def test_excluding_a_level_leaves_alerts_whose_severity_says_warning() -> None:
+    document = ask("order-service 有哪些告警？忽略 WARN", pack=load_world("demo"))
+    assert document.plan is not None and document.plan.exclusions.levels == ["WARN"]
+    assert document.plan.exclusions.terms == []
+    answer = document.composer_output.user_facing_answer if document.composer_output else ""
+    assert "HighMemoryUsage" in answer  # severity=warning is not the excluded level
+    assert document.outcome == "found"
