@@ -20,13 +20,14 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.agents.base import ExecutorRun
 from core.agents.faults import FaultContext, FaultMode, get_fault
 from core.agents.registry import Engines, build_engines
+from core.agents.rules.composer import name_failed_sources
 from core.contracts import (
     ExecutorOutput,
     GatekeeperResult,
@@ -55,14 +56,14 @@ from core.events import (
     ToolReturned,
     VerdictReached,
 )
-from core.gatekeeper import check_citations
+from core.gatekeeper import StoredInvocations, check_citations
 from core.outcome import session_outcome
 from core.recorder import Recorder
 from core.sources.base import World
 from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
-from core.verdict import final_verdict, withdraw_pass
+from core.verdict import final_verdict, source_failures, withdraw_pass
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -72,7 +73,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ForeignLookup = Callable[[int], Invocation | None]
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Event)
 
@@ -116,7 +116,7 @@ def ask(question: str, **options: Any) -> SessionDocument:
 
 
 def replay(document: SessionDocument, *, engines: Engines | None = None,
-           foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
+           stored_invocations: StoredInvocations | None = None) -> SessionDocument:
     """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
 
     No tool is called and no source is asked: the recorded outputs are what is checked, so a
@@ -135,12 +135,13 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
         session_id=document.session_id, invocations=document.invocations,
         executor_output=document.executor_output, parse_status=parse_status,
-        foreign_invocation=foreign_invocation))
+        stored_invocations=stored_invocations))
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
         gatekeeper_result, document.invocations))
-    composer_output = _timed(timings, "compose", lambda: engines.composer.compose(
-        plan, verifier_input, verifier_result))
+    composer_output = _timed(timings, "compose", lambda: name_failed_sources(
+        engines.composer.compose(plan, verifier_input, verifier_result),
+        verifier_input.tool_trace_summary))
     timings["total"] = _ms_since(started)
     outcome = session_outcome(plan, document.executor_output, verifier_result)
     return document.model_copy(update={
@@ -166,19 +167,23 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
                            claim_ids=[claim.claim_id for claim in structured.claims])
     if plan.degraded:
         result = withdraw_pass(result, f"the plan is a fallback ({plan.degraded})")
+    failed = source_failures(invocations)
+    if failed:
+        result = withdraw_pass(result, "a source failed, so the answer is incomplete: "
+                               + "; ".join(failed))
     return verifier_input, result
 
 
-def store_lookup(store: Store | None) -> ForeignLookup | None:
-    """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
+def store_lookup(store: Store | None, *, recorded: Sequence[Invocation] = (),
+                 session_id: str | None = None) -> StoredInvocations | None:
+    """The gatekeeper's view of the audit store, if there is one: the stored invocation wins
+    over a document's copy. ``recorded``/``session_id``: the session this process is running
+    (its calls are known without asking the database)."""
     if store is None:
         return None
-    from core.store import repository
+    from core.store.lookup import StoreInvocations  # the repository loads only with a store
 
-    def lookup(invocation_id: int) -> Invocation | None:
-        return repository.get_invocation(store, invocation_id=invocation_id)
-
-    return lookup
+    return StoreInvocations(store, recorded=recorded, session_id=session_id)
 
 
 def _replay_world(document: SessionDocument) -> World:
@@ -287,8 +292,9 @@ class _Investigation:
 
             _pause_if_asked("compose")
             stage = "compose"
-            composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
-                plan, verifier_input, verifier_result))
+            composer_output = _timed(self.timings, "compose", lambda: name_failed_sources(
+                self.engines.composer.compose(plan, verifier_input, verifier_result),
+                verifier_input.tool_trace_summary))
             document.composer_output = composer_output
             closing: list[PipelineEvent] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":
@@ -343,7 +349,9 @@ class _Investigation:
     def _check(self, output: ExecutorOutput | None, parse_status: ParseStatus) -> GatekeeperResult:
         return check_citations(session_id=self.session_id, invocations=self.recorder.invocations,
                                executor_output=output, parse_status=parse_status,
-                               foreign_invocation=store_lookup(self.store))
+                               stored_invocations=store_lookup(
+                                   self.store, recorded=self.recorder.invocations,
+                                   session_id=self.session_id))
 
     # ------------------------------------------------------------ bookkeeping
 

@@ -72,6 +72,7 @@ NAV_LINKS: tuple[tuple[str, str, str], ...] = (
     ("pages/2_Binding_inspector.py", "Binding inspector", ":material/manage_search:"),
     ("pages/3_Evals.py", "Evals", ":material/science:"),
     ("pages/4_Data.py", "Data", ":material/database:"),
+    ("pages/5_Sources.py", "Sources", ":material/hub:"),
 )
 
 

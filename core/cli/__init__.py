@@ -26,6 +26,7 @@ from core.cli import (
     schema_cmd,
     serve_cmd,
     sessions_cmd,
+    sources_cmd,
     tools_cmd,
 )
 from core.cli.common import fail
@@ -56,6 +57,7 @@ COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
     replay_cmd.register,
     gatekeeper_cmd.register,
     tools_cmd.register,
+    sources_cmd.register,
     packs_cmd.register,
     sessions_cmd.register,
     eval_cmd.register,

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from core.contracts import SessionDocument
     from core.store import Store
 
+if TYPE_CHECKING:
+    from core.sources.base import World
+
+SOURCES_HELP = ("a sources file (YAML: Prometheus/Alertmanager URLs, log store, runbook and "
+                "rule folders; see docs/sources.md) instead of a pack")
+
 
 def to_jsonable(obj: Any) -> Any:
     """Pydantic models (and lists of them) to plain JSON values."""
@@ -50,6 +56,24 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="PATH|URL", default=None,
                         help="audit store: a SQLite file path or any SQLAlchemy URL "
                              "(default: $SUPERBIZ_DB, else the user's data directory)")
+
+
+def add_sources_option(parser: argparse.ArgumentParser) -> None:
+    """``--sources FILE``: investigate the world a sources file describes."""
+    parser.add_argument("--sources", metavar="FILE", default=None, help=SOURCES_HELP)
+
+
+def open_cli_world(args: argparse.Namespace) -> World:
+    """The world of ``--sources`` or ``--pack`` (not both), else ``SUPERBIZ_SOURCES``, else
+    the default pack; ``SUPERBIZ_PROMETHEUS_URL`` / ``SUPERBIZ_ALERTMANAGER_URL`` replace a
+    pack's metrics (``core.sources.config.open_world``)."""
+    from core.errors import SourcesConfigError
+    from core.sources.config import open_world
+
+    pack, sources = getattr(args, "pack", None), getattr(args, "sources", None)
+    if pack and sources:
+        raise SourcesConfigError("give --pack or --sources, not both")
+    return open_world(pack, sources=sources)
 
 
 def open_cli_store(args: argparse.Namespace) -> Store:

@@ -1,4 +1,5 @@
-"""``superbiz eval [CASES...] [--pack P] [--tag T] [--json] [--junit FILE] [--workers N]``.
+"""``superbiz eval [CASES...] [--pack P | --sources FILE] [--tag T] [--json] [--junit FILE]
+[--workers N]``.
 
 Runs eval case files (default: the suite in ``mockdata/evals/``) through the pipeline, stores
 the run and every case result, prints a table (or one JSON document with ``--json``), and
@@ -12,7 +13,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    fail,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.evals import DEFAULT_WORKERS
 
 if TYPE_CHECKING:
@@ -37,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--packs-dir", metavar="DIR", default=None,
                         help="look pack names up in DIR first (packs built elsewhere, e.g. the "
                              "real-data suite's: python -m evals.loghub.packs DIR)")
+    add_sources_option(parser)
     parser.add_argument("--tag", action="append", metavar="T", default=None,
                         help="only cases with this tag (repeatable: any of them)")
     parser.add_argument("--json", action="store_true",
@@ -73,8 +82,14 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.evals.report import render_report
     from core.evals.runner import run_cases
 
-    cases = with_packs_dir(with_default_pack(load_suite(args.cases or None), args.pack),
-                           args.packs_dir)
+    worlds = None
+    if args.sources:  # cases that name no pack run against the sources file's world
+        world = open_cli_world(args)
+        worlds = {world.name: world}
+        cases = with_default_pack(load_suite(args.cases or None), world.name)
+    else:
+        cases = with_packs_dir(with_default_pack(load_suite(args.cases or None), args.pack),
+                               args.packs_dir)
     cases = select_by_tags(cases, args.tag)
     if not cases:
         return fail(f"no case has tag {' or '.join(args.tag)}" if args.tag else "no cases")
@@ -86,7 +101,7 @@ def run_eval(args: argparse.Namespace) -> int:
     suite = ", ".join(args.cases) if args.cases else DEFAULT_SUITE_LABEL
     store = open_cli_store(args)
     run = run_cases(cases, store=store, suite=suite, engines=engines, workers=args.workers,
-                    on_result=_progress)
+                    on_result=_progress, worlds=worlds)
     if args.json:
         print_json(run.to_json())
     else:

@@ -460,6 +460,12 @@ def latest_session_id(store: Store) -> str | None:
                        .limit(1)).first()
 
 
+def session_exists(store: Store, *, session_id: str) -> bool:
+    """Whether the store holds this session (the gatekeeper then trusts only its invocations)."""
+    with store.session() as db:
+        return db.get(SessionRow, session_id) is not None
+
+
 def load_session_document(store: Store, *, session_id: str) -> SessionDocument | None:
     """The session document (docs/design.md §9), rebuilt from the stored rows.
 

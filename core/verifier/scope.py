@@ -41,15 +41,16 @@ def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclus
             + [t for t in topics if t in excluded_topics])
 
 
-_SERVICE_FIELD = re.compile(r"(?:^|[\s,;(])service=([^\s,;)]+)")
+# The ``service=`` field of an alert ref (``core.tools.refs.alert_ref_text``): the service as
+# the data spells it, which need not look like ``xxx-service`` (``checkout``, ``payments``).
+_REF_SERVICE = re.compile(r"(?:^|[\s,;])service=([^\s,;]+)")
 
 
 def services_mentioned(text: str) -> list[str]:
-    """Services a text names: ``xxx-service`` identifiers (pods resolve to their service) and
-    any ``service=<name>`` field of an alert's ref text (``zookeeper``, ``hadoop-mapreduce``:
-    services of any shape, as the data spells them)."""
-    fields = [match.group(1).lower() for match in _SERVICE_FIELD.finditer(text)]
-    return list(dict.fromkeys([*fields, *services_in(text)]))
+    """``xxx-service`` identifiers in text (pods resolve to their service), and the service an
+    alert ref names in its ``service=`` field."""
+    return list(dict.fromkeys([*services_in(text),
+                               *(name.lower() for name in _REF_SERVICE.findall(text))]))
 
 
 def topics_in_scope(plan: Plan) -> set[str]:

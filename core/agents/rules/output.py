@@ -302,6 +302,8 @@ def _add_unknown_subjects(output: ExecutorOutput, plan: Plan, world: World) -> N
     """A gap per service or alert the question names and the data lacks, saying what the data
     has, and a step to check the name."""
     vocabulary = world.vocabulary
+    if vocabulary.unavailable:
+        return  # a source could not say its names: a name missing from them is not unknown
     known_alerts = {name.casefold() for name in vocabulary.alert_names}
     for name in unique([*plan.services, *plan.unknown_subjects]):
         if vocabulary.knows_service(name) or name.casefold() in known_alerts:

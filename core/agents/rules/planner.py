@@ -69,7 +69,8 @@ class RulesPlanner:
     def plan(self, question: str, world: World) -> Plan:
         """The plan of ``question`` against ``world``'s vocabulary."""
         vocabulary = world.vocabulary
-        known_services, known_alerts = list(vocabulary.services), list(vocabulary.alert_names)
+        known_services = list(vocabulary.services)
+        known_alerts = list(vocabulary.known_alert_names)  # firing or only a rule
         text = strip_markup(question)
         clauses = exclusion_clauses(text)
         exclusions = _exclusions([item for c in clauses for item in c.items], known_services,
@@ -77,7 +78,11 @@ class RulesPlanner:
         asked = without_clauses(text, clauses)
         reading = read_question(asked, services=known_services, alert_names=known_alerts)
 
-        services = [s for s in reading.services if s not in exclusions.services]
+        # A source that could not list its names (a server down when the world opened) leaves
+        # the vocabulary incomplete: a name missing from it is searched, not called unknown.
+        complete = not vocabulary.unavailable
+        services = [s for s in [*reading.services, *([] if complete else reading.unknown_services)]
+                    if s not in exclusions.services]
         alert_names = [a for a in [*reading.alert_names, *reading.unknown_alerts]
                        if a not in exclusions.alert_names]
         from_alerts = [t for a in alert_names for t in alert_topics(a)]
@@ -85,7 +90,7 @@ class RulesPlanner:
         # Concepts an alert's name says (TargetDown -> down) choose which alerts are relevant,
         # not what the logs are searched for: the question asked about the alert.
         concepts = [c for c in reading.concepts if c not in exclusions.concepts]
-        unknown = unique([*reading.unknown_services, *reading.unknown_alerts])
+        unknown = unique([*reading.unknown_services, *reading.unknown_alerts]) if complete else []
         notes = [f"{name} is not in the data of {world.name}" for name in unknown]
         if alert_names and not services:
             notes.append("services come from the pack's alerts named "
