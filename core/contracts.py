@@ -398,16 +398,31 @@ class ComposerOutput(Contract):
 
 
 class Exclusions(Contract):
-    """Subjects the question forbids: services, topics, alert names and free terms."""
+    """Subjects the question forbids: services, topics, alert names, free terms (matched as
+    whole words), log levels ("忽略 WARN": lines of that level, never alerts whose severity says
+    warning) and diagnosis concepts (``core.concepts``)."""
 
     services: list[str] = Field(default_factory=list)
     topics: list[str] = Field(default_factory=list)
     alert_names: list[str] = Field(default_factory=list)
     terms: list[str] = Field(default_factory=list)
+    levels: list[str] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
 
 
 class Plan(Contract):
-    """What the planner decided to look at."""
+    """What the planner decided to look at.
+
+    The fields after ``notes`` are what the question's own words ask the logs for (DESIGN.md
+    section 10); an executor that does not read them still works from the fields before.
+    ``terms`` are exact phrases (quoted text, exception and class names, ids, hosts, paths);
+    ``keywords`` are other words a matching line must all hold, each as its alternative stems
+    (searched as word parts: ``finish`` is in "Finished"); ``concepts`` are diagnosis concepts
+    (``core.concepts``); ``compounds`` are topics/concepts asked together ("会话过期": session
+    and expiry in one line); ``level`` is a minimum log level; ``unknown_subjects`` are services
+    and alert names the question names and the data lacks; ``searchable`` is False when nothing
+    in the question can be searched (then nothing is).
+    """
 
     question: str
     language: Language = "zh"
@@ -419,6 +434,13 @@ class Plan(Contract):
     exclusions: Exclusions = Field(default_factory=Exclusions)
     tools: list[ToolName] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+    keywords: list[list[str]] = Field(default_factory=list)
+    concepts: list[str] = Field(default_factory=list)
+    compounds: list[list[str]] = Field(default_factory=list)
+    level: str | None = None
+    unknown_subjects: list[str] = Field(default_factory=list)
+    searchable: bool = True
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None

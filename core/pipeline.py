@@ -58,6 +58,7 @@ from core.events import (
 )
 from core.gatekeeper import StoredInvocations, check_citations
 from core.inputs.text import check_question
+from core.outcome import session_outcome
 from core.recorder import Recorder
 from core.redact import redact_text
 from core.sources.base import World
@@ -143,8 +144,9 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
         engines.composer.compose(plan, verifier_input, verifier_result),
         verifier_input.tool_trace_summary))
     timings["total"] = _ms_since(started)
+    outcome = session_outcome(plan, document.executor_output, verifier_result)
     return document.model_copy(update={
-        "plan": plan, "status": "completed", "error": None,
+        "plan": plan, "status": "completed", "error": None, "outcome": outcome,
         "executor_output_parse_status": parse_status, "gatekeeper_result": gatekeeper_result,
         "tool_trace_summary": verifier_input.tool_trace_summary,
         "verifier_result": verifier_result, "composer_output": composer_output,
@@ -283,6 +285,7 @@ class _Investigation:
                 document.invocations))
             document.tool_trace_summary = verifier_input.tool_trace_summary
             document.verifier_result = verifier_result
+            document.outcome = session_outcome(plan, output, verifier_result)
             journal.save_verification(verifier_input.tool_trace_summary, verifier_result)
             yield from self._stored(*(ClaimJudged(claim_result=claim_result)
                                       for claim_result in verifier_result.claim_results),
@@ -410,6 +413,8 @@ class _Investigation:
         assert verdict is not None
         withdrawn = withdraw_pass(verdict, f"stage {stage} failed ({message})")
         self.document.verifier_result = withdrawn
+        self.document.outcome = session_outcome(self.document.plan, self.document.executor_output,
+                                                withdrawn)
         self.journal.save_verification(self.document.tool_trace_summary, withdrawn)
         return VerdictReached(result=withdrawn)
 

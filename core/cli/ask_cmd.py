@@ -152,7 +152,10 @@ def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
         case SessionFinished():
             total = event.document.timings_ms.get("total")
             took = f" in {total:.0f} ms" if total is not None else ""
-            return [("done", f"session {event.document.status}{took}")]
+            lines = [("done", f"session {event.document.status}{took}")]
+            if event.document.outcome:
+                lines.insert(0, ("outcome", event.document.outcome))
+            return lines
         case _:
             assert_never(event)
 
@@ -166,10 +169,20 @@ def plan_lines(plan: Plan) -> list[tuple[str, str]]:
     lines = [("plan", f"services {listed(plan.services)} | topics {listed(plan.topics)} | "
                       f"alerts {listed(plan.alert_names)} | narrow {narrow} | "
                       f"language {plan.language}")]
+    searched = [f"{name} {listed(values)}" for name, values in (
+        ("terms", plan.terms), ("keywords", ["|".join(k) for k in plan.keywords]),
+        ("concepts", plan.concepts), ("level", [plan.level] if plan.level else [])) if values]
+    if searched:
+        lines.append(("", "searching: " + "; ".join(searched)))
+    if plan.unknown_subjects:
+        lines.append(("", "not in the data: " + listed(plan.unknown_subjects)))
+    if not plan.searchable:
+        lines.append(("", "nothing to search in this question"))
     excluded = plan.exclusions
     parts = [f"{name} {listed(values)}" for name, values in (
         ("services", excluded.services), ("topics", excluded.topics),
-        ("alerts", excluded.alert_names), ("terms", excluded.terms)) if values]
+        ("alerts", excluded.alert_names), ("terms", excluded.terms), ("levels", excluded.levels),
+        ("concepts", excluded.concepts)) if values]
     if parts:
         lines.append(("", "excluded: " + "; ".join(parts)))
     lines.append(("", f"tools {listed(list(plan.tools))}"))

@@ -59,6 +59,8 @@ class SessionRow(SQLModel, table=True):
     executor_fault: str | None = None
     status: str = "running"
     verdict: str | None = None
+    # What was found (found | absent | unknown_subject | not_understood; core.outcome).
+    outcome: str | None = None
     groundedness: float | None = None
     gatekeeper_status: str | None = None
     gatekeeper_severity: str | None = None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.concepts import CONCEPTS, concepts_held, concepts_in
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import EN_NEGATIONS
@@ -184,6 +185,7 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     folded = fold(claim.claim_text)
     evidence_units = set().union(*(content_units(fold(text)) for text in texts))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
+    evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
     runbook_units = [content_units(fold(text)) for text in runbook_texts]
     for start, end in clauses(folded):
         if any(start <= s_start and s_end <= end for s_start, s_end in supported):
@@ -196,6 +198,12 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
             continue
         topics = set(topics_in(sentence))
         if topics and topics <= evidence_topics:
+            continue
+        # A diagnosis concept (core.concepts) the evidence is about grounds its label the same
+        # way ("连接异常相关的记录" over "Connection broken ..." lines); a qualifier does not.
+        named = set(concepts_in(sentence))
+        concepts = {name for name in named if not CONCEPTS[name].qualifier} or named
+        if concepts and concepts <= evidence_concepts:
             continue
         shown = claim.claim_text[start:end].strip()
         if any(len(units & rb) >= _GROUNDED_SHARE * len(units) for rb in runbook_units):

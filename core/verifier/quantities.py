@@ -242,6 +242,8 @@ def tokens(text: str) -> list[Token]:
                      if part.family == "plain" else part for part in parts]
         if end < len(text) and ((text[end].isalpha() and text[end].isascii()) or text[end] == "/"):
             continue  # "4gb/x", "50/50abc": not a clean quantity
+        if re.match(r"\.\d", text[end:end + 2]):
+            continue  # "10.10.34.13", "1.2.3": an address or a version is a name, not a value
         found.append(Token(match.start(), end, "ratio" if len(parts) > 1 else "number",
                            parts=tuple(parts)))
         position = end

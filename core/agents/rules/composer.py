@@ -57,6 +57,8 @@ _TEXT = {
         "no": "否（已核验：覆盖该问题的查询均未返回相关记录）。",
         "partly": "部分是（以下部分内容已通过证据核验，其余已核验为未检索到）。",
         "unknown": "无法确定（没有通过核验的证据能回答是或否）。",
+        "unknown_subject": "问题中的 {names} 不在本次数据中，未做任何检索",
+        "not_understood": "问题中没有可检索的服务、告警、症状或关键词，未做任何检索",
         "sep": "；",
         "end": "。",
     },
@@ -87,6 +89,9 @@ _TEXT = {
         "no": "No (verified: the queries that covered the question returned nothing).",
         "partly": "Partly (some of it is verified below; the rest is verified absent).",
         "unknown": "Cannot tell (no verified evidence answers yes or no).",
+        "unknown_subject": "{names} named in the question is not in this data; nothing was searched",
+        "not_understood": "The question names no service, alert, symptom or search term to look "
+                          "for; nothing was searched",
         "sep": "; ",
         "end": ".",
     },
@@ -131,6 +136,14 @@ class RulesComposer:
             if absences:
                 lines += ["", text["absent"], *_bullets(absences)]
             lines += ["", _citations_line(text, findings, verifier_input)]
+        elif not output.claims and (plan.unknown_subjects or not plan.searchable):
+            # Nothing was searched: say why, and (for a name the data lacks) what it has.
+            status = "no_evidence"
+            lines.append(_nothing_searched_line(text, plan))
+            shown_steps = [step for step in passed_steps(plan, verifier_input, verifier_result)
+                           if any(info.description == step and info.info_id.startswith("unknown-")
+                                  for info in output.missing_info)]
+            lines += [f"- {step}" for step in shown_steps]
         else:
             status = "no_evidence"
             lines.append(_no_evidence_line(text, verifier_input.tool_trace_summary))
@@ -138,7 +151,8 @@ class RulesComposer:
 
         lines += failed_sources_lines(plan.language, verifier_input.tool_trace_summary)
         if verifier_result.verdict != "REJECT":
-            steps = passed_steps(plan, verifier_input, verifier_result)
+            steps = [step for step in passed_steps(plan, verifier_input, verifier_result)
+                     if f"- {step}" not in lines]
             if steps:
                 lines += ["", text["next_steps"], *(f"- {step}" for step in steps)]
         return ComposerOutput(status=status, user_facing_answer="\n".join(lines).strip(),
@@ -254,6 +268,13 @@ def name_failed_sources(output: ComposerOutput, trace: Sequence[TraceSummaryEntr
     lines = failed_sources_lines(output.language, trace)
     return output.model_copy(update={
         "user_facing_answer": "\n".join([output.user_facing_answer, *lines]).strip()})
+
+
+def _nothing_searched_line(text: dict[str, str], plan: Plan) -> str:
+    """Why nothing was searched: the subjects are not in the data, or nothing is searchable."""
+    if plan.unknown_subjects:
+        return text["unknown_subject"].format(names=", ".join(plan.unknown_subjects)) + text["end"]
+    return text["not_understood"] + text["end"]
 
 
 def passed_steps(plan: Plan, verifier_input: VerifierInput,
