@@ -95,8 +95,10 @@ def test_a_consistent_edit_needs_the_store(capsys, tmp_path, _isolated_store) ->
     # The document alone is self-consistent: nothing in it tells the edit apart.
     assert _check(path, capsys)[0] == 0
     code, result = _check(path, capsys, "--db", str(_isolated_store))
-    assert code == 1 and result["failed_rules"] == ["evidence.excerpt_mismatch"]
-    assert any("45%" in b["message"] for b in result["checked_bindings"])
+    # The store's record wins: the document's copy of the invocation is not it.
+    assert code == 1 and result["failed_rules"] == ["evidence.refs_tampered"]
+    assert any("differs from the store's record (output, retrieval_details)" in b["message"]
+               for b in result["checked_bindings"])
     assert main(["replay", path, "--db", str(_isolated_store), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verifier_result"]["verdict"] == "REJECT"
 

@@ -99,9 +99,15 @@ def check_citations(*, session_id: str | None, invocations: Sequence[Invocation]
 def _report_uncited_tampering(session: SessionInvocations, out: _Collector) -> None:
     """A document whose refs disagree with its raw output is rejected even where no binding
     cites the edited invocation: its refs still reach the verifier (the tool trace summary)."""
-    reported = {checked.source_invocation_id for checked in out.checked if checked.rule == R.REFS_TAMPERED}
+    reported = {checked.source_invocation_id for checked in out.checked
+                if checked.rule in (R.REFS_TAMPERED, R.INVOCATION_REF, R.INVOCATION_SESSION)}
     for invocation in session.listed():
-        if invocation.invocation_id not in reported and (problem := session.refs_problem(invocation)):
+        if invocation.invocation_id in reported:
+            continue
+        if problem := session.unrecorded(invocation):
+            out.errors.append(GateIssue(rule=R.INVOCATION_REF, message=f"{problem} (no binding cites it)"))
+            out.fail_rule(R.INVOCATION_REF)
+        elif problem := session.refs_problem(invocation):
             out.errors.append(GateIssue(rule=R.REFS_TAMPERED, message=f"{problem} (no binding cites it)"))
             out.fail_rule(R.REFS_TAMPERED)
 

@@ -12,6 +12,8 @@ character present in the ref is never flagged.
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import lru_cache
 
 # Cyrillic and Greek letters (both cases) whose glyph is a Latin letter's glyph.
 LATIN_LOOKALIKES: str = (
@@ -35,3 +37,44 @@ def foreign_lookalikes(excerpt: str, ref_text: str) -> list[str]:
         return []
     ref_folded = ref_text.casefold()
     return sorted({char for char in found if char.casefold() not in ref_folded})
+
+
+# Compatibility forms whose look says something else than their NFKC folding: superscripts and
+# subscripts (``9¹%`` folds to ``91%``), circled and parenthesised numbers, mathematical
+# alphanumerics (``𝟗𝟏%``, ``𝐨rder-service``), squared units (``㎳``), vulgar fractions.
+_LOOKALIKE_TAGS = frozenset(["<super>", "<sub>", "<circle>", "<font>", "<square>", "<fraction>"])
+# Blocks that hold them (scanned once), beside every decimal digit that is not ASCII.
+_LOOKALIKE_BLOCKS: tuple[tuple[int, int], ...] = (
+    (0x00B2, 0x00BE), (0x02B0, 0x02FF), (0x1D2C, 0x1DBF), (0x2070, 0x209F), (0x2100, 0x218F),
+    (0x2460, 0x24FF), (0x2776, 0x2793), (0x3248, 0x325F), (0x3280, 0x33FF), (0x1D400, 0x1D7FF),
+    (0x1F100, 0x1F1FF), (0x1FBF0, 0x1FBF9))
+_FULL_WIDTH_DIGITS = frozenset("０１２３４５６７８９")
+
+
+def _is_lookalike_form(char: str) -> bool:
+    if char.isascii() or char in _FULL_WIDTH_DIGITS:
+        return False
+    tag = unicodedata.decomposition(char).partition(" ")[0]
+    return tag in _LOOKALIKE_TAGS or unicodedata.category(char) in ("Nd", "No", "Nl")
+
+
+@lru_cache(maxsize=1)
+def _lookalike_forms() -> re.Pattern[str]:
+    """Digits of other scripts (``٩١``) and the compatibility forms above (built on first use)."""
+    chars = "".join(chr(code) for low, high in _LOOKALIKE_BLOCKS for code in range(low, high + 1)
+                    if _is_lookalike_form(chr(code)))
+    return re.compile(f"[{re.escape(chars)}]|(?![０-９])[^\\x00-\\x7f](?<=\\d)")
+
+
+def lookalike_forms(excerpt: str, ref_text: str) -> list[str]:
+    """Look-alike digits and letters of ``excerpt`` that ``ref_text`` does not hold, described.
+
+    Full-width digits and letters are the same characters typed in a CJK input mode (NFKC
+    folds them, and the ref is compared folded); a superscript, circled, mathematical or
+    foreign-script digit is a retyped number, and NFKC would fold ``⁹¹`` into ``91``.
+    """
+    if excerpt.isascii():
+        return []
+    found = {char for char in _lookalike_forms().findall(excerpt) if _is_lookalike_form(char)}
+    return [f"U+{ord(char):04X} {unicodedata.name(char, '?')}" for char in sorted(found)
+            if char not in ref_text]

@@ -32,6 +32,8 @@ from typing import Any
 
 from core import lexicon
 from core.contracts import Claim, Invocation
+from core.gatekeeper import searched
+from core.gatekeeper.narrowing import effective_arguments
 
 SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
 # Arguments that restrict a query to a topic (each one a filter the tools AND together).
@@ -88,12 +90,21 @@ def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scop
                 into.append(frozenset(lexicon.expand_topics(topics)))
             elif _has_words_beyond(normalized, in_text):
                 into.append(None)
+    if not filters and not units and _has_level(invocation):
+        # a query that only looked at a level searched no topic: it covers a claim that
+        # names none (the level itself is judged by ``narrowing``)
+        filters.append(None)
     if units and arguments.get("match") == "any":
         searched = frozenset().union(*(unit for unit in units if unit is not None))
         units = [searched or None]
     found = services or named
     text = " ".join(argument_values(arguments, TOPIC_ARGS + UNIT_ARGS))
     return Scope(frozenset(found) if found else None, (*filters, *units), text)
+
+
+def _has_level(invocation: Invocation) -> bool:
+    level = effective_arguments(invocation).get("level")
+    return isinstance(level, str) and bool(level.strip())
 
 
 def _has_words_beyond(normalized: str, services: list[str]) -> bool:
@@ -110,6 +121,23 @@ def claim_subject(claim: Claim, known_services: Iterable[str] = ()) -> tuple[lis
     return list(services), [topic for topic in topics if topic in lexicon.TOPICS]
 
 
+def _unnamed_subject(claim: Claim, known: list[str]) -> str:
+    """A subject field the claim's text does not name, when the text names a subject: the text
+    (what the reader sees) claims more than its fields, which the query covers
+    ("inventory-service logged nothing at all" with ``subject_topics: [connection_pool]``)."""
+    in_text = set(lexicon.services_in(claim.claim_text, [*claim.subject_services, *known]))
+    named_topics = set(lexicon.expand_topics(lexicon.topics_in(claim.claim_text)))
+    if not in_text and not named_topics:
+        return ""  # a text that names no subject ("No matching logs.") says no more than its fields
+    missing = [service for service in claim.subject_services if service.casefold() not in in_text]
+    missing += [topic for topic in claim.subject_topics
+                if topic in lexicon.TOPICS and topic not in named_topics]
+    if missing:
+        return (f"the claim's text does not name {', '.join(missing)} of its subject fields: it "
+                "says more than the query covered")
+    return ""
+
+
 def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequence[Invocation]) -> str:
     """Why ``invocation`` (one of ``claim_queries``, the claim's cited no-hit queries) does not
     support the claim's absence ('' when the queries together cover every pair it covers)."""
@@ -124,7 +152,7 @@ def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequen
     if gaps:
         shown = ", ".join(f"{service or 'any service'} / {topic or 'any topic'}" for service, topic in gaps)
         return f"no cited query covers {shown} of the claim (read from its text and subject fields)"
-    return ""
+    return _unnamed_subject(claim, known) or searched.searched_problem(claim.claim_text, claim_queries)
 
 
 def _not_about(scope: Scope, services: list[str], topics: list[str]) -> str:

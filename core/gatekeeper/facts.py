@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.charclasses import DENSE_SCRIPT
-from core.gatekeeper.signs import qualifier
+from core.gatekeeper.signs import qualifier, trailer
 
 # A token: a run of ASCII word characters and the separators that live inside identifiers
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
@@ -64,6 +64,8 @@ _HAS_DIGIT_RE = re.compile(r"\d")
 _DENSE_SCRIPT_RE = re.compile(f"[{DENSE_SCRIPT}]")
 
 Number = tuple[float, str]
+# In a number's marks, what follows this separator touches its end (``91%+``, ``91%↑``).
+TRAILER_SEPARATOR = "|"
 # A number with the marks in front of it: ("<", 91.0, "%"); "" when nothing qualifies it.
 QualifiedNumber = tuple[str, float, str]
 
@@ -183,6 +185,8 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
                 values[-1] = (values[-1][0], following)
                 end, skip_next = next_start + len(following), True
             marks = qualifier(normalized, start)[1]
+            if after := trailer(normalized, end):
+                marks += TRAILER_SEPARATOR + after
             items.append((start, end, "ratio" if is_ratio else "number", (marks, tuple(values))))
         elif token in STATE_WORDS:
             items.append((start, end, "state", token))
@@ -306,7 +310,8 @@ def _show(value: Number) -> str:
 
 def _show_qualified(value: QualifiedNumber) -> str:
     marks, number, unit = value
-    return f"{marks}{number:g}{unit}"
+    before, _, after = marks.partition(TRAILER_SEPARATOR)
+    return f"{before}{number:g}{unit}{after}"
 
 
 def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
@@ -331,3 +336,40 @@ def is_generic(normalized: str) -> bool:
     if _HAS_DIGIT_RE.search(normalized):
         return False  # a number is a fact
     return all(token in GENERIC_WORDS or _SERVICE_RE.match(token) for token in tokens(normalized))
+
+
+# Byte and bit units keep their case: ``4194304kB`` (kilobytes) is not ``4194304Kb`` (kilobits).
+_BYTE_UNIT_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?((?:[kKmMgGtTpP]i?)?[bB])(?!\w)")
+
+
+_RECASINGS = (str.upper, str.lower, str.swapcase, str.title)
+
+
+def _ascii_letters(text: str) -> str:
+    return "".join(char for char in text if char.isascii() and char.isalpha())
+
+
+def byte_unit_problem(excerpt: str, ref_text: str, region: str = "") -> str:
+    """A byte unit written as a bit unit or the reverse ('' when none): ``4194304Kb`` for
+    ``4194304kB``. Texts are as written (not case-folded); ``region`` is the part of the ref
+    the excerpt quotes. A quote recased as a whole (upper, lower, swapped or title case) is
+    formatting and says nothing about the case of its units; one whose letters keep the ref's
+    case but a unit's is a changed fact."""
+    if excerpt.isupper() or excerpt.islower():
+        return ""
+    if region:
+        letters = _ascii_letters(excerpt)
+        if any(letters == _ascii_letters(recase(region)) for recase in _RECASINGS):
+            return ""
+    written = _BYTE_UNIT_RE.findall(excerpt)
+    if not written:
+        return ""
+    in_ref: dict[tuple[float, str], list[str]] = {}
+    for value, unit in _BYTE_UNIT_RE.findall(ref_text):
+        in_ref.setdefault((float(value), unit[:-1].casefold()), []).append(unit)
+    for value, unit in written:
+        units = in_ref.get((float(value), unit[:-1].casefold()), [])
+        if units and all(other[-1] != unit[-1] for other in units):
+            meaning = "bits" if unit[-1] == "b" else "bytes"
+            return f"changed fact: {value}{unit} reads {meaning}, the ref has {value}{units[0]}"
+    return ""

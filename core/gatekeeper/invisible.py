@@ -89,3 +89,32 @@ def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
         return []
     forged = {char for char in found if char in BIDI_EXPLICIT or char not in ref_text}
     return [_describe(char) for char in sorted(forged)]
+
+
+_BENIGN_CLASS = "[" + re.escape("".join(sorted(BENIGN_INVISIBLE))) + "]"
+_BENIGN_RE = re.compile(_BENIGN_CLASS)
+# A run of benign invisible characters between two characters of one token, one of them a
+# digit or a decimal point next to a digit: inside a number (``9\u200d1%``).
+_INSIDE_NUMBER_RE = re.compile(
+    f"(?<=[0-9A-Za-z.%])({_BENIGN_CLASS}+)(?=[0-9A-Za-z.%])")
+
+
+def hidden_in_numbers(excerpt: str, ref_text: str) -> list[str]:
+    """Benign invisible characters the excerpt puts *inside* a number (``9\u200d1%``), described.
+
+    Copied text carries zero-width characters between words, never between the digits of one
+    number; there they display the number the ref holds while a reader that does not strip
+    them (a tokenizer, a model, a grep) reads two. The ref may hold the same sequence.
+    """
+    if not _BENIGN_RE.search(excerpt):
+        return []
+    text = unicodedata.normalize("NFKC", excerpt)
+    found: set[str] = set()
+    for match in _INSIDE_NUMBER_RE.finditer(text):
+        before, after = text[match.start() - 1], text[match.end()]
+        if not (before.isdigit() or after.isdigit()):
+            continue
+        if before + match.group(1) + after in ref_text:
+            continue
+        found.update(match.group(1))
+    return [_describe(char) for char in sorted(found)]

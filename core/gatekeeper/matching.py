@@ -30,8 +30,8 @@ from typing import Literal, NamedTuple
 from rapidfuzz import fuzz
 
 from core.gatekeeper import facts, signs
-from core.gatekeeper.confusables import foreign_lookalikes
-from core.gatekeeper.invisible import forged_invisible
+from core.gatekeeper.confusables import foreign_lookalikes, lookalike_forms
+from core.gatekeeper.invisible import forged_invisible, hidden_in_numbers
 from core.gatekeeper.labels import spliced_label
 from core.gatekeeper.normalize import NormalizedText, normalize_text, normalize_with_offsets
 from core.gatekeeper.version import (
@@ -88,7 +88,11 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
     if lookalikes:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"look-alike characters: {' '.join(lookalikes)} (quote, do not retype)")
-    hidden = forged_invisible(excerpt, ref_text)
+    forms = lookalike_forms(excerpt, ref_text)
+    if forms:
+        return ExcerptMatch(False, 0.0, "none",
+                            reason=f"look-alike digits or letters: {', '.join(forms)} (quote, do not retype)")
+    hidden = forged_invisible(excerpt, ref_text) or hidden_in_numbers(excerpt, ref_text)
     if hidden:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"hidden characters the ref text does not hold: {', '.join(hidden)}")
@@ -100,6 +104,10 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
     content = _ELLIPSIS_RE.sub(" ", quote).strip() if "..." in quote else quote
     too_short = len(content) < MIN_EXCERPT_CHARS and facts.informative_length(content) < MIN_EXCERPT_CHARS
     exact = _locate_exact(quote, ref, 0)
+    if exact.found:
+        span = ref.original_span(exact.start, exact.end)
+        if problem := facts.byte_unit_problem(excerpt, ref_text, ref_text[span[0]:span[1]]):
+            return ExcerptMatch(False, 0.0, "none", (span,), problem)
     if exact.found:
         generic = too_short or facts.is_generic(quote)
         return ExcerptMatch(True, 1.0, "exact", (ref.original_span(exact.start, exact.end),),
@@ -116,6 +124,9 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
                             too_short=True)
     else:
         result = _match_drifted(quote, excerpt, ref)
+    if result.ok and result.spans and (problem := facts.byte_unit_problem(
+            excerpt, ref_text, ref_text[result.spans[0][0]:result.spans[-1][1]])):
+        return ExcerptMatch(False, 0.0, "none", result.spans, problem)
     if result.ok and (too_short or facts.is_generic(content)):
         return ExcerptMatch(True, result.score, result.match_kind, result.spans,
                             result.reason + " (too short or generic to check)", too_short=True)
@@ -140,7 +151,7 @@ def _locate_exact(fragment: str, ref: NormalizedText, cursor: int) -> _Located:
     while position != -1:
         end = position + len(fragment)
         problem = (_edge_problem(ref, position, end) or _negation_before(ref.text, position, fragment)
-                   or _qualifier_cut(ref.text, position))
+                   or _qualifier_cut(ref.text, position) or _trailer_cut(ref.text, end))
         if not problem:
             return _Located(position, end, 1.0, "exact")
         position = ref.text.find(fragment, position + 1)
@@ -178,7 +189,8 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
     if found and _NUMBER_RUN_RE.findall(fragment) == _NUMBER_RUN_RE.findall(ref.text[start:end]):
         # Equal but for spaces, and no number split or joined by them (``91 %`` is ``91%``,
         # ``9 1%`` is not): the same facts, unless the quote cuts a number or identifier.
-        problem = _edge_problem(ref, start, end) or _qualifier_cut(ref.text, start)
+        problem = (_edge_problem(ref, start, end) or _qualifier_cut(ref.text, start)
+                   or _trailer_cut(ref.text, end))
         start, end = _snap_to_tokens(ref.text, start, end)
     else:
         problem = _facts_problem(fragment, original, ref.text, start, end)
@@ -301,13 +313,25 @@ def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
     may start or end at a separator inside an identifier: that is a shorter name, not another)."""
     text = ref.text
     for inside, outside in ((start, start - 1), (end - 1, end)):
-        if 0 <= outside < len(text) and facts.token_class(text[outside]) is not None and (
-                facts.token_class(text[outside]) == facts.token_class(text[inside])) and (
-                _splits_word(text, min(inside, outside))):
-            token_start, token_end = _token_bounds(text, inside)
+        if not (0 <= outside < len(text)) or facts.token_class(text[outside]) is None or (
+                facts.token_class(text[outside]) != facts.token_class(text[inside])):
+            continue
+        token_start, token_end = _token_bounds(text, inside)
+        if _splits_word(text, min(inside, outside)) or (
+                inside == start and _starts_after_joiner(text, start, token_start)):
             if _is_fact_token(ref, token_start, token_end):
                 return f"quote cuts '{text[token_start:token_end]}' in the ref text"
     return ""
+
+
+def _starts_after_joiner(text: str, start: int, token_start: int) -> bool:
+    """A quote that starts right after a separator joining two parts of a number or of a name
+    that goes on with a digit reads another number: ``4GB`` of ``3.8GB/4GB`` (the total, not
+    the use), ``17:00+08:00`` of ``11:17:00+08:00``, ``1`` of ``HikariPool-1``. A separator
+    that joins nothing on its left (``/10.251.43.21:50010``) starts the name itself."""
+    if start < 2 or not (text[token_start].isdigit() or text[start].isdigit()):
+        return False
+    return _is_word_char(text[start - 2])
 
 
 def _qualifier_cut(text: str, start: int) -> str:
@@ -324,6 +348,20 @@ def _qualifier_cut(text: str, start: int) -> str:
         return ""
     return f"quote drops the '{in_ref}' in front of a number it quotes" if in_ref else (
         f"quote reads '{quoted}' in front of a number the ref does not qualify")
+
+
+def _trailer_cut(text: str, end: int) -> str:
+    """A quote that ends right after a number must keep the marks touching its end in the
+    ref: ``current=91%`` of ``current=91%+`` drops the "or more"."""
+    if end <= 0 or end >= len(text) or not (text[end - 1].isalnum() or text[end - 1] == "%"):
+        return ""
+    for item_start, item_end, kind, value in facts.ref_fact_items(text):
+        if item_end == end and kind in ("number", "ratio"):
+            after = value[0].partition(facts.TRAILER_SEPARATOR)[2]
+            return f"quote drops the '{after}' after a number it quotes" if after else ""
+        if item_start >= end:
+            break
+    return ""
 
 
 def _negation_before(text: str, start: int, fragment: str) -> str:

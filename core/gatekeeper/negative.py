@@ -12,13 +12,12 @@ from collections.abc import Sequence
 
 from core.contracts import Claim, Invocation
 from core.gatekeeper import coverage
+from core.gatekeeper.narrowing import narrowing_problem
 from core.tools.spec import EVIDENCE_KEYS, find_spec
 
 # Evidence lists of every tool's output (alerts, logs, groups, evidence_blocks); any non-empty
 # one of the invocation's own tool means the invocation returned evidence.
 RESULT_KEYS: tuple[str, ...] = EVIDENCE_KEYS
-# Filters that narrow a query to a level or state: a negative claim must be as narrow.
-NARROWING_ARGS: tuple[str, ...] = ("level", "state")
 
 
 def result_keys(tool_name: str) -> tuple[str, ...]:
@@ -52,14 +51,10 @@ def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequen
     ``claim_queries`` are the invocations all of the claim's bindings cite (this one included):
     together they must cover every service and topic the claim names (``coverage``).
     """
-    for key in NARROWING_ARGS:
-        value = invocation.arguments.get(key)
-        if isinstance(value, str) and value.strip() and value.strip().casefold() not in claim.claim_text.casefold():
-            # level=ERROR found nothing: that says nothing about WARN lines, unless the claim
-            # itself is only about ERROR lines.
-            return (f"the cited query only looked at {key}={value}; the claim does not say so, "
-                    f"so it claims more than the query covered")
-    return coverage.coverage_problem(claim, invocation, claim_queries)
+    # level=ERROR found nothing: that says nothing about WARN lines, unless the claim itself is
+    # only about ERROR lines (likewise a state, a time window).
+    return (narrowing_problem(claim.claim_text, invocation)
+            or coverage.coverage_problem(claim, invocation, claim_queries))
 
 
 def describe(invocation: Invocation) -> str:

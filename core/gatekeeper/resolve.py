@@ -25,6 +25,7 @@ from typing import Protocol
 from core.contracts import Invocation, RetrievalDetails
 from core.gatekeeper.rules import INVOCATION_REF, INVOCATION_SESSION
 from core.recorder import extract_evidence_refs
+from core.tools.spec import find_spec
 
 
 class StoredInvocations(Protocol):
@@ -56,10 +57,14 @@ class SessionInvocations:
         self.session_id = session_id
         self.stored = stored
         self.by_id: dict[int, Invocation] = {}
+        # Ids the document lists more than once: which copy is the record? Neither.
+        self.repeated: set[int] = set()
         for invocation in invocations:
+            if invocation.invocation_id in self.by_id:
+                self.repeated.add(invocation.invocation_id)
             self.by_id.setdefault(invocation.invocation_id, invocation)
         self._resolved: dict[int, Resolved] = {}
-        self._refs_problems: dict[int, str] = {}
+        self._refs_problems: dict[tuple[int, bool], str] = {}
         self._session_stored: bool | None = None
 
     def _is_foreign(self, invocation: Invocation) -> bool:
@@ -109,6 +114,17 @@ class SessionInvocations:
         """The document's own invocations, in order."""
         return list(self.by_id.values())
 
+    def unrecorded(self, invocation: Invocation) -> str:
+        """Why a listed invocation is not one the store recorded for this session ('' when it
+        is, or when there is no store or it does not hold the session): the document lists a
+        call the session never made (uncited, its output still reaches the verifier)."""
+        if self.stored is None or not self._holds_session():
+            return ""
+        if self.stored.invocation(invocation.invocation_id) is not None:
+            return ""
+        return (f"invocation {invocation.invocation_id} of the document is not one the store "
+                f"recorded for session {self.session_id}")
+
     def candidates(self, tool_name: str | None) -> list[Invocation]:
         """This session's invocations of ``tool_name`` (back-fill candidates)."""
         if not tool_name:
@@ -117,12 +133,41 @@ class SessionInvocations:
                 if inv.tool_name == tool_name and not self._is_foreign(inv)]
 
     def refs_problem(self, invocation: Invocation) -> str:
-        """Why the invocation's refs are not the recorder's reading of its raw output ('' when
-        they are, or when it is a legacy record without refs: ``refs_missing`` says so)."""
-        key = invocation.invocation_id
+        """Why the invocation (as resolved: the store's copy when there is one) and the
+        document's copy of it are not what was recorded ('' when they are; a legacy record
+        without refs is not compared: ``refs_missing`` says so): refs that are not the
+        recorder's reading of the raw output, an id listed twice, a copy that differs from the
+        store's."""
+        key = (invocation.invocation_id, invocation is self.by_id.get(invocation.invocation_id))
         if key not in self._refs_problems:
-            self._refs_problems[key] = refs_disagreement(invocation)
+            problem = refs_disagreement(invocation)
+            listed = self.by_id.get(invocation.invocation_id)
+            if not problem and listed is not None:
+                problem = self._listed_problem(listed)
+            self._refs_problems[key] = problem
         return self._refs_problems[key]
+
+    def _listed_problem(self, listed: Invocation) -> str:
+        """Why the document's own copy of an invocation is not the record ('' when it is)."""
+        invocation_id = listed.invocation_id
+        if invocation_id in self.repeated:
+            return (f"invocation {invocation_id} is listed more than once in the document "
+                    "(a recorded invocation has one record)")
+        if self.stored is not None:
+            stored = self.stored.invocation(invocation_id)
+            if stored is not None and stored is not listed:
+                changed = [name for name in _RECORD_FIELDS
+                           if getattr(stored, name) != getattr(listed, name)]
+                if changed:
+                    return (f"the document's copy of invocation {invocation_id} differs from the "
+                            f"store's record ({', '.join(changed)})")
+        return refs_disagreement(listed)
+
+
+# What an invocation recorded: a document's copy must hold the same (duration and the like
+# are measurements, not evidence).
+_RECORD_FIELDS: tuple[str, ...] = ("session_id", "tool_name", "arguments", "output",
+                                   "retrieval_details", "request")
 
 
 def refs_disagreement(invocation: Invocation) -> str:
@@ -132,9 +177,33 @@ def refs_disagreement(invocation: Invocation) -> str:
         return ""
     recomputed = extract_evidence_refs(invocation.tool_name, invocation.output)
     if recomputed == details:
-        return ""
+        return _request_disagreement(invocation)
     return (f"retrieval_details of invocation {invocation.invocation_id} are not what the "
             f"recorder makes of its raw output: {_difference(details, recomputed)}")
+
+
+def _request_disagreement(invocation: Invocation) -> str:
+    """How the invocation's arguments differ from the request its source was sent ('' when
+    they agree): a source records the validated arguments it served, so an argument edited in
+    a document (a filter removed or changed) no longer matches it. Request keys that are not
+    arguments of the tool (a URL, a method) are not compared."""
+    spec = find_spec(invocation.tool_name)
+    request = invocation.request
+    if spec is None or not request:
+        return ""
+    fields = spec.args.model_fields
+    for key, value in request.items():
+        if key not in fields:
+            continue
+        given = invocation.arguments.get(key, fields[key].get_default(call_default_factory=True))
+        if given != value and not (_blank(given) and _blank(value)):
+            return (f"arguments of invocation {invocation.invocation_id} are not the request its "
+                    f"source served: {key}={given!r}, the request has {key}={value!r}")
+    return ""
+
+
+def _blank(value: object) -> bool:
+    return value is None or value == "" or value == []
 
 
 def _difference(recorded: RetrievalDetails, recomputed: RetrievalDetails) -> str:

@@ -25,24 +25,42 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-_ASCII_OPERATORS = frozenset("<>=!~+-")
+_ASCII_OPERATORS = frozenset("<>=!~+-^*$")
+# Marks that are not math symbols but read as one in front of a number: angle quotes and
+# brackets that render like ``<`` ``>`` ``≪`` ``≫``, the swung dash (``~``), the asterisk.
+_LOOKALIKE_OPERATORS = frozenset("‹›«»⟨⟩❮❯⁓")
+# Symbol categories that qualify a number they touch: math, currency, modifier, other symbols
+# (``≤``, ``$``, ``˂`` / ``^``, ``▲`` / ``↑``).
+_SYMBOL_CATEGORIES = frozenset(["Sm", "Sc", "Sk", "So"])
 # Between an operator and its number a quote may put spaces, brackets or quotes: ``< (91%)``.
 _BETWEEN = frozenset(" ([{\"'")
 _SPELLINGS: tuple[tuple[str, str], ...] = (
     ("<=", "≤"), ("=<", "≤"), (">=", "≥"), ("=>", "≥"), ("!=", "≠"), ("<>", "≠"),
-    ("~=", "≈"), ("=~", "≈"), ("+-", "±"), ("-+", "∓"),
+    ("~=", "≈"), ("=~", "≈"), ("+-", "±"), ("-+", "∓"), ("->", "→"),
 )
 _MARKS: dict[str, str] = {
     "≦": "≤", "⩽": "≤", "≧": "≥", "⩾": "≥", "~": "≈", "∼": "≈", "≃": "≈", "≅": "≈", "≒": "≈",
+    "⁓": "≈", "˜": "≈", "‹": "<", "˂": "<", "❮": "<", "⟨": "<", "›": ">", "˃": ">", "❯": ">",
+    "⟩": ">", "«": "≪", "»": "≫",
 }
 
 
 @lru_cache(maxsize=1024)
 def is_operator(char: str) -> bool:
     """A character that can qualify a number: ASCII ``< > = ! ~ + -`` or a math symbol."""
-    if char in _ASCII_OPERATORS:
+    if char in _ASCII_OPERATORS or char in _LOOKALIKE_OPERATORS:
         return True
-    return not char.isascii() and char != "|" and unicodedata.category(char) == "Sm"
+    return not char.isascii() and unicodedata.category(char) in _SYMBOL_CATEGORIES
+
+
+@lru_cache(maxsize=1024)
+def _is_arrow(char: str) -> bool:
+    return not char.isascii() and "ARROW" in unicodedata.name(char, "")
+
+
+def _is_arrow_run(run: str) -> bool:
+    """``→``, ``->``, ``⟶`` ...: between two numbers an arrow is a separator ("86% → 91%")."""
+    return run in ("->", "-->", "=>") or (bool(run) and all(_is_arrow(char) for char in run))
 
 
 def _joins(char: str) -> bool:
@@ -79,6 +97,8 @@ def qualifier(text: str, start: int) -> tuple[int, str]:
     run = text[position:run_end].replace(" ", "")
     if not run and not sign:
         return (start, "")
+    if not sign and _is_arrow_run(run) and _after_a_number(text, _skip_spaces_back(text, position)):
+        return (start, "")  # a trend or list separator: "86.2% → 87.4%", "86.2%->87.4%"
     if run[:1] in ("-", "+") and position > 0 and _joins(text[position - 1]):
         run, position = run[1:], position + 1  # a hyphen inside a name: "pool-1"
     if not sign and spaced and run[-1:] in ("-", "+"):
@@ -92,6 +112,37 @@ def qualifier(text: str, start: int) -> tuple[int, str]:
     if not marks:
         return (start, "")
     return (position if run else start - 1, marks)
+
+
+def _skip_spaces_back(text: str, position: int) -> int:
+    while position > 0 and text[position - 1] == " ":
+        position -= 1
+    return position
+
+
+def trailer(text: str, end: int) -> str:
+    """The canonical marks touching the end of a number token that ends at ``text[end]``:
+    ``91%+`` (91% or more), ``91%↑``, ``3.8GB≈`` ('' when nothing qualifies it from behind).
+
+    A mark that leads to another number is a separator or operator between the two
+    (``86.2%→87.4%``, ``10-20``, ``3<5``), not a trailer; ``=`` and ``-``/``+`` that join the
+    next word (``5m-10m``, ``91%-x``) are not marks either.
+    """
+    position = end
+    while position < len(text) and is_operator(text[position]) and text[position] != "=":
+        position += 1
+    run = text[end:position]
+    if not run:
+        return ""
+    after = position
+    while after < len(text) and text[after] in " ([{\"'":
+        after += 1
+    if after < len(text) and text[after].isdigit():
+        return ""
+    if run[-1] in "+-" and position < len(text) and _joins(text[position]) and not (
+            text[position] == "." and not text[position + 1:position + 2].isalnum()):
+        return ""  # joins the next word or number ("5m-10m"), not a full stop ("0+.")
+    return _canonical(run)
 
 
 def _after_a_number(text: str, end: int) -> bool:

@@ -66,6 +66,8 @@ def changed_words(fragment: str, region: str) -> str:
     drifted). Both texts are in the canonical normal form; ``region`` is the aligned span."""
     quoted, real = facts.tokens(fragment), facts.tokens(region)
     problems: list[str] = []
+    added: list[str] = []
+    dropped: list[str] = []
     for q1, q2, r1, r2 in _differing_blocks(quoted, real):
         quoted_run, real_run = quoted[q1:q2], real[r1:r2]
         if not quoted_run and (q1 == 0 or q1 == len(quoted)):
@@ -75,7 +77,14 @@ def changed_words(fragment: str, region: str) -> str:
         if _edge_partial(quoted_run, real_run, q1 == 0, q2 == len(quoted)):
             continue
         if (not quoted_run or not real_run) and all(word in STOP_WORDS for word in quoted_run + real_run):
-            continue  # a stop-word added or dropped; one substituted for another is a change
+            # a stop-word added or dropped; one substituted for another is a change
+            (added if quoted_run else dropped).extend(quoted_run or real_run)
+            continue
         problems.append(f"'{' '.join(quoted_run) or '(nothing)'}' where the ref has "
                         f"'{' '.join(real_run) or '(nothing)'}'")
+    moved = sorted(set(added) & set(dropped))
+    if moved:
+        # dropped in one place and added in another: the words are in another order
+        # ("Connection not is available" for "Connection is not available")
+        problems.append(f"'{' '.join(moved)}' moved")
     return "changed words: " + "; ".join(problems) if problems else ""

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from core.concepts import CONCEPTS, concepts_held, concepts_in
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
-from core.gatekeeper import normalize_text
+from core.gatekeeper import match_excerpt, normalize_text
 from core.gatekeeper.facts import EN_NEGATIONS
 from core.lexicon import expand_topics, topics_in
 from core.verifier import facts
@@ -168,10 +168,44 @@ def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
         if in_runbooks:
             failures.add(RUNBOOK_AS_FACT, "stated only by runbook text: " + ", ".join(sorted(in_runbooks)))
         failures.add(UNSUPPORTED_FACT, "not in any verified excerpt or ref: " + ", ".join(gaps))
-    negated = _NEGATION_RE.findall(fold(claim.claim_text))
-    if negated and not any(_NEGATION_RE.search(fold(text)) for text in texts):
-        failures.add(UNSUPPORTED_FACT, "negation '" + "', '".join(dict.fromkeys(negated))
+    # Each negation the claim states in its own words must be one its evidence states: "does
+    # not have a firing alert" is not supported by "No space left on device", nor "不存在 …
+    # 记录" by "Connection is not available" (quotes are judged as quotes, below).
+    own_words = fold(_outside_quotes(claim.claim_text))
+    negated = list(dict.fromkeys(_negation_marker(match) for match in _NEGATION_RE.findall(own_words)))
+    evidence_negations = {_negation_marker(match) for text in texts for match in _NEGATION_RE.findall(fold(text))}
+    unsupported = [word for word in negated if word not in evidence_negations]
+    if unsupported:
+        failures.add(UNSUPPORTED_FACT, "negation '" + "', '".join(unsupported)
                      + "' is in no verified excerpt or ref")
+    for quote in _quoted_spans(claim.claim_text):
+        if not any(match_excerpt(quote, text).ok for text in texts):
+            failures.add(UNSUPPORTED_FACT, f"the quoted text '{quote}' is not what any verified "
+                                           "excerpt or ref says")
+
+
+# Quoted text in a claim: 「…」, “…”, "…" (a quote of a log line or a search term).
+_QUOTE_RE = re.compile(r"「([^「」]*)」|“([^“”]*)”|\"([^\"]*)\"")
+# A quote this short is a term, not a sentence (its facts are checked as named facts).
+_MIN_QUOTE_CHARS = 8
+
+
+def _outside_quotes(text: str) -> str:
+    return _QUOTE_RE.sub(" ", text)
+
+
+def _quoted_spans(text: str) -> list[str]:
+    """Quotes of the claim, each a quote of one line -- a trend the claim put together from
+    several lines (``内存使用率过高: 86.2% → 87.4% → 91.0%, GC次数: 128``) in its pieces --,
+    those long enough to be more than a term."""
+    quotes = [next(group for group in match.groups() if group is not None) for match in _QUOTE_RE.finditer(text)]
+    pieces = [piece.strip() for quote in quotes for piece in quote.split("→")]
+    return [piece for piece in pieces if len(piece) >= _MIN_QUOTE_CHARS]
+
+
+def _negation_marker(word: str) -> str:
+    """One spelling per negation: "n't" is "not", "没" is "没有"."""
+    return {"n't": "not", "cannot": "not", "没": "没有"}.get(word, word)
 
 
 def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],

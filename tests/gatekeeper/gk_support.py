@@ -41,6 +41,7 @@ class Session:
 
     session_id: str
     invocations: tuple[Invocation, ...]
+    # edited, unrecorded or copied from another session (in the document only when cited)
     tampered: frozenset[int]
     store: TableStore
 
@@ -53,11 +54,15 @@ def load_session() -> Session:
     recorded: list[Invocation] = []
     stored = [Invocation.model_validate(item) for item in raw["stored"]]
     overridden = {invocation.invocation_id for invocation in stored}
+    stored_session = {invocation.invocation_id: invocation.session_id for invocation in stored}
     for item in raw["invocations"]:
         edited, unrecorded = item.pop("tampered", False), item.pop("unrecorded", False)
         invocation = Invocation.model_validate(item)
         invocations.append(invocation)
-        if edited:
+        # Edited, never recorded or copied from another session: in the document only for the
+        # cases that cite it (the store would report it anyway, cited or not).
+        copied = stored_session.get(invocation.invocation_id, invocation.session_id) != invocation.session_id
+        if edited or unrecorded or copied:
             tampered.add(invocation.invocation_id)
         elif not unrecorded and invocation.session_id and invocation.invocation_id not in overridden:
             recorded.append(invocation)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from core.charclasses import HAN
+from tests.gatekeeper.redteam_gk3 import inside_number
 
 T = TypeVar("T")
 
@@ -101,9 +102,10 @@ def recase(quote: str, choose: Choose) -> str:
 def invisibles(quote: str, choose: Choose) -> str:
     """Copy-paste invisibles (zero-width space, joiners, word joiner, soft hyphen, BOM) anywhere."""
     out = []
-    for char in quote:
+    for index, char in enumerate(quote):
         out.append(char)
-        if choose((False, False, False, True)):
+        # never inside a number: there a hidden character is a forgery (``9\u200d1%``)
+        if choose((False, False, False, True)) and not inside_number(char, quote[index + 1:index + 2]):
             out.append(choose(BENIGN_INVISIBLE))
     return "".join(out)
 

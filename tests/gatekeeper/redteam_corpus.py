@@ -18,7 +18,13 @@ from typing import Literal
 
 from core.contracts import TOOL_NAMES, Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
 from core.tools.spec import RAW_PATH_PREFIXES
-from tests.gatekeeper.redteam_gk3 import benign_quote_edits, document_edits, forged_quote_edits, negative_text_swaps
+from tests.gatekeeper.redteam_gk3 import (
+    benign_quote_edits,
+    document_edits,
+    forged_quote_edits,
+    join_outside_numbers,
+    negative_text_swaps,
+)
 
 Grade = Literal["pass", "low_confid", "reject"]
 
@@ -125,7 +131,7 @@ def benign_edits(excerpt: str) -> Iterator[tuple[str, str]]:
     yield "brackets_dropped", re.sub(r"[\[\]]", " ", excerpt)
     yield "combo_message_fullwidth_quoted", "“" + message.replace(",", "，").replace(":", "：") + "。”"
     yield "nbsp", excerpt.replace(" ", "\u00a0")
-    yield "zero_width", "\u200b".join(excerpt[i:i + 5] for i in range(0, len(excerpt), 5))
+    yield "zero_width", join_outside_numbers([excerpt[i:i + 5] for i in range(0, len(excerpt), 5)], "\u200b")
     yield "trailing_period", excerpt + "."
     yield "trailing_cjk_period", excerpt + "。"
     yield "curly_quotes", f"“{excerpt}”"

@@ -12,6 +12,7 @@ another topic or service than the subject fields and the query.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from itertools import pairwise
 
@@ -55,12 +56,30 @@ def forged_quote_edits(excerpt: str) -> Iterator[tuple[str, str]]:
             yield f"stop_swap_{old.strip()}", excerpt.replace(old, new, 1)
 
 
+def inside_number(before: str, after: str) -> bool:
+    """Whether the place between two characters is inside a number (``9|1%``, ``3.|8GB``,
+    ``5c|7d``): there even a benign invisible character rejects (docs/gatekeeper-rules.md)."""
+    before, after = unicodedata.normalize("NFKC", before), unicodedata.normalize("NFKC", after)
+
+    def in_token(char: str) -> bool:
+        return char.isascii() and (char.isalnum() or char in ".%")
+    return in_token(before) and in_token(after) and (before.isdigit() or after.isdigit())
+
+
+def join_outside_numbers(chunks: list[str], mark: str) -> str:
+    """The chunks joined by ``mark`` wherever the join is not inside a number."""
+    out = chunks[0] if chunks else ""
+    for chunk in chunks[1:]:
+        out += ("" if inside_number(out[-1:], chunk[:1]) else mark) + chunk
+    return out
+
+
 def benign_quote_edits(excerpt: str) -> Iterator[tuple[str, str]]:
     """(name, edited excerpt) that only reformat: each must still pass."""
     chunks = [excerpt[i:i + 7] for i in range(0, len(excerpt), 7)]
-    yield "word_joiner", "\u2060".join(chunks)
-    yield "zero_width_joiner", "\u200d".join(chunks)
-    yield "soft_hyphen", "\u00ad".join(chunks)
+    yield "word_joiner", join_outside_numbers(chunks, "\u2060")
+    yield "zero_width_joiner", join_outside_numbers(chunks, "\u200d")
+    yield "soft_hyphen", join_outside_numbers(chunks, "\u00ad")
     yield "bom_prefix", "\ufeff" + excerpt
     yield "ideographic_spaces", excerpt.replace(" ", "\u3000")
     if "=" in excerpt:

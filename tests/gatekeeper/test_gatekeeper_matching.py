@@ -124,13 +124,33 @@ def test_lookalike_letter_not_in_the_ref_rejects() -> None:
     assert not match.ok and "look-alike" in match.reason
 
 
-def test_invisible_characters_never_change_the_verdict() -> None:
+def _between_words(text: str, mark: str) -> str:
+    """``mark`` after every character that is not inside a number (digit or decimal point
+    next to a digit): where copied text carries zero-width characters."""
+    out = []
+    for index, char in enumerate(text):
+        out.append(char)
+        after = text[index + 1] if index + 1 < len(text) else ""
+        if not ((char.isdigit() or char in ".%") and (after.isalnum() or after in ".%")) and not (
+                after.isdigit() and (char.isalnum() or char == ".")):
+            out.append(mark)
+    return "".join(out)
+
+
+def test_invisible_characters_between_words_never_change_the_verdict() -> None:
     # A true quote stays true and a forged one stays forged (19% is not 91%).
     for excerpt, ok in (("current=91%, threshold=85%", True), ("current=19%, threshold=85%", False)):
         plain = match_excerpt(excerpt, ALERT)
-        hidden = match_excerpt("\u200b".join(excerpt), ALERT)
+        hidden = match_excerpt(_between_words(excerpt, "\u200b"), ALERT)
         assert plain.ok is ok, plain
         assert (plain.ok, plain.match_kind) == (hidden.ok, hidden.match_kind)
+
+
+def test_invisible_characters_inside_a_number_reject() -> None:
+    # Displayed as 91%, read as 9 and 1% by anything that does not strip them.
+    for mark in ("\u200d", "\u200b", "\u200c", "\u2060", "\ufeff", "\u00ad"):
+        match = match_excerpt(f"current=9{mark}1%, threshold=85%", ALERT)
+        assert not match.ok and "hidden characters" in match.reason, (mark, match)
 
 
 def test_excerpt_longer_than_ref_with_additions_rejects() -> None:
