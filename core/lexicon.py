@@ -75,7 +75,7 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
           ("http 500", "http 502", "http 503", "http 504", "5xx", "status=500", "status=502",
            "status=503", "status=504", "status 500", "status: 500", "status: 502", "status: 503",
            "status: 504", "internal server error", "bad gateway", "gateway timeout", "query timeout",
-           "query timeouts", "http error", "http errors", "查询超时", "服务端错误", "服务器内部错误",
+           "query timeouts", "http error", "http errors", "http 错误", "查询超时", "服务端错误", "服务器内部错误",
            "服务不可用", "service unavailable"),
           ("HighErrorRate", "ServiceUnavailable")),
     Topic("connection_pool", "数据库连接池", "connection pool",

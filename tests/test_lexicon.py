@@ -127,3 +127,15 @@ def test_alert_names_in_is_literal_and_case_insensitive() -> None:
     assert alert_names_in("只确认 highcpuusage 和 SlowResponse", known) == ["HighCPUUsage", "SlowResponse"]
     assert alert_names_in("CPU 使用率过高", known) == []  # topic words do not imply alerts
     assert alert_names_in("HighCPUUsageCritical", known) == []
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_every_topic_label_the_rules_executor_writes_names_its_topic(language: str) -> None:
+    # The gatekeeper reads a negative observation's topics from its text: the label the rules
+    # executor writes (digit words dropped, "HTTP 错误") must read as the topic it stands for.
+    from core.agents.rules.wording import topic_label
+
+    for name in TOPICS:
+        label = topic_label(name, language)  # type: ignore[arg-type]
+        assert name in topics_in(f"未检索到 svc-a 的{label}相关记录" if language == "zh"
+                                 else f"No records of {label} were found"), (name, label)
