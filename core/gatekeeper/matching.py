@@ -317,10 +317,10 @@ def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
                 facts.token_class(text[outside]) != facts.token_class(text[inside])):
             continue
         token_start, token_end = _token_bounds(text, inside)
-        if _splits_word(text, min(inside, outside)) or (
-                inside == start and _starts_after_joiner(text, start, token_start)):
-            if _is_fact_token(ref, token_start, token_end):
-                return f"quote cuts '{text[token_start:token_end]}' in the ref text"
+        cut = _splits_word(text, min(inside, outside)) or (
+            inside == start and _starts_after_joiner(text, start, token_start))
+        if cut and _is_fact_token(ref, token_start, token_end):
+            return f"quote cuts '{text[token_start:token_end]}' in the ref text"
     return ""
 
 
