@@ -21,11 +21,13 @@ must cover at least one pair (a query about something else supports nothing). A 
   is ``connection_pool``): it covers a claimed topic only if the topic is among them -- a GC
   query says nothing about memory, and a claim naming no topic is broader than any topic
   filter. A filter of plain words (no topic, no service) covers a claim that names no topic
-  (known limit: its words are not compared, nor are ``exclude`` and time windows).
+  (its words are compared by ``searched``, ``exclude`` by ``exclusions``, levels and time
+  windows by ``narrowing``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +35,7 @@ from typing import Any
 from core import lexicon
 from core.contracts import Claim, Invocation
 from core.gatekeeper import searched
+from core.gatekeeper.exclusions import exclusion_problem
 from core.gatekeeper.narrowing import effective_arguments
 
 SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
@@ -40,6 +43,8 @@ SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
 TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
 # Search units (free text, phrases): ANDed, or ORed with ``match=any``.
 UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
+# Search units that are exact phrases (whole words, in order): they never stand for a topic.
+PHRASE_ARGS: tuple[str, ...] = ("terms",)
 
 _ANY = ""  # a claim naming no service (topic) stands for any service (topic)
 
@@ -68,7 +73,14 @@ class Scope:
     def covers(self, service: str, topic: str) -> bool:
         if self.services is not None and service not in self.services:
             return False
-        return all(topic in found if found is not None else topic == _ANY for found in self.filters)
+        if topic == _ANY:
+            return all(found is None for found in self.filters)
+        # a filter of plain words next to one naming the topic narrows it: ``searched``
+        # requires the claim to say those words
+        named = [found for found in self.filters if found is not None]
+        if not self.filters:
+            return True  # an unfiltered query looked at everything
+        return bool(named) and all(topic in found for found in named)
 
 
 def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scope:
@@ -80,16 +92,22 @@ def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scop
     filters: list[frozenset[str] | None] = []
     units: list[frozenset[str] | None] = []
     for key_set, into in ((TOPIC_ARGS, filters), (UNIT_ARGS, units)):
-        for value in argument_values(arguments, key_set):
-            in_text = lexicon.services_in(value, known)
-            named |= set(in_text)
-            normalized = lexicon.normalize(value)
-            topics = ([normalized] if normalized in lexicon.TOPICS
-                      else [mention.topic for mention in lexicon.topic_mentions(normalized)])
-            if topics:
-                into.append(frozenset(lexicon.expand_topics(topics)))
-            elif _has_words_beyond(normalized, in_text):
-                into.append(None)
+        for key in key_set:
+            for value in argument_values(arguments, (key,)):
+                in_text = lexicon.services_in(value, known)
+                named |= set(in_text)
+                normalized = lexicon.normalize(value)
+                if key in PHRASE_ARGS:
+                    # an exact phrase finds lines holding it, not every line of a topic it names
+                    # (``terms=[OOMKilled]`` is not ``topic=oom``)
+                    topics = []
+                else:
+                    topics = ([normalized] if normalized in lexicon.TOPICS
+                              else [mention.topic for mention in lexicon.topic_mentions(normalized)])
+                if topics:
+                    into.append(frozenset(lexicon.expand_topics(topics)))
+                elif _has_words_beyond(normalized, in_text):
+                    into.append(None)
     if not filters and not units and _has_level(invocation):
         # a query that only looked at a level searched no topic: it covers a claim that
         # names none (the level itself is judged by ``narrowing``)
@@ -113,11 +131,17 @@ def _has_words_beyond(normalized: str, services: list[str]) -> bool:
     return any(char.isalnum() for char in normalized)
 
 
-def claim_subject(claim: Claim, known_services: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """The claim's services and topics: its subject fields plus what its text names."""
+def claim_subject(claim: Claim, known_services: Iterable[str] = (),
+                  phrases: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """The claim's services and topics: its subject fields plus what its text names. A word of
+    the text that is one of ``phrases`` (the exact phrases the cited queries searched) names
+    that phrase, not its topic: "No HikariCP lines" for ``terms=[HikariCP]``."""
     declared = [service.casefold() for service in claim.subject_services]
     services = dict.fromkeys(declared + lexicon.services_in(claim.claim_text, [*declared, *known_services]))
-    topics = dict.fromkeys([*claim.subject_topics, *lexicon.topics_in(claim.claim_text)])
+    text = " ".join(lexicon.normalize(claim.claim_text).split())
+    for phrase in phrases:
+        text = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text)
+    topics = dict.fromkeys([*claim.subject_topics, *lexicon.topics_in(text)])
     return list(services), [topic for topic in topics if topic in lexicon.TOPICS]
 
 
@@ -142,7 +166,9 @@ def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequen
     """Why ``invocation`` (one of ``claim_queries``, the claim's cited no-hit queries) does not
     support the claim's absence ('' when the queries together cover every pair it covers)."""
     known = [value.casefold() for query in claim_queries for value in argument_values(query.arguments, SERVICE_ARGS)]
-    services, topics = claim_subject(claim, known)
+    phrases = {" ".join(lexicon.normalize(phrase).split())
+               for query in claim_queries for phrase in argument_values(query.arguments, PHRASE_ARGS)}
+    services, topics = claim_subject(claim, known, phrases)
     pairs = [(service, topic) for service in services or [_ANY] for topic in topics or [_ANY]]
     scope = scope_of(invocation, [*services, *known])
     if not any(scope.covers(service, topic) for service, topic in pairs):
@@ -152,7 +178,9 @@ def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequen
     if gaps:
         shown = ", ".join(f"{service or 'any service'} / {topic or 'any topic'}" for service, topic in gaps)
         return f"no cited query covers {shown} of the claim (read from its text and subject fields)"
-    return _unnamed_subject(claim, known) or searched.searched_problem(claim.claim_text, claim_queries)
+    return (_unnamed_subject(claim, known)
+            or exclusion_problem(claim.claim_text, services, topics, invocation)
+            or searched.searched_problem(claim.claim_text, claim_queries, topics))
 
 
 def _not_about(scope: Scope, services: list[str], topics: list[str]) -> str:

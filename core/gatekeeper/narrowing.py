@@ -22,12 +22,13 @@ from typing import Any
 from core.contracts import Invocation
 from core.logfields import level_rank, time_bound
 
-NARROWING_ARGS: tuple[str, ...] = ("level", "state", "since", "until")
+# ``exclude`` is judged by ``exclusions``; it is read from the request here too.
+NARROWING_ARGS: tuple[str, ...] = ("level", "state", "since", "until", "exclude")
 # Level words as a claim writes them, Chinese included (警告 is WARN, 错误 ERROR, 致命 FATAL).
-_LEVEL_WORD_RE = re.compile(
+LEVEL_WORD_RE = re.compile(
     r"(?<![a-z])(trace|debug|info|notice|warn|warning|warnings|error|errors|err|severe|fatal|"
     r"critical|crit|alert|emergency|panic)(?![a-z])|(警告|错误|致命|严重)")
-_ZH_LEVELS = {"警告": "WARN", "错误": "ERROR", "致命": "FATAL", "严重": "CRITICAL"}
+ZH_LEVELS = {"警告": "WARN", "错误": "ERROR", "致命": "FATAL", "严重": "CRITICAL"}
 _WHEN_RE = re.compile(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|z|[+-]\d\d:?\d\d)?)?")
 
@@ -68,7 +69,7 @@ def narrowing_problem(claim_text: str, invocation: Invocation) -> str:
 
 def _level_problem(text: str, level: str) -> str:
     rank = level_rank(level)
-    named = [_ZH_LEVELS.get(match.group(), match.group()) for match in _LEVEL_WORD_RE.finditer(text)]
+    named = [ZH_LEVELS.get(match.group(), match.group()) for match in LEVEL_WORD_RE.finditer(text)]
     ranks = [value for value in (level_rank(_singular(word)) for word in named) if value is not None]
     if rank is None:
         # a level the log tables do not know: the claim must at least name it

@@ -29,6 +29,7 @@ from core.logfields import level_rank
 
 _TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
 _UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
+_PHRASE_ARGS: tuple[str, ...] = ("terms",)
 
 
 def _values(arguments: dict[str, object], keys: tuple[str, ...]) -> list[str]:
@@ -45,11 +46,13 @@ def _filters(invocation: Invocation) -> list[tuple[list[str], bool]]:
     per topic argument and per search unit, the units one filter with ``match=any``."""
     arguments = effective_arguments(invocation)
     filters = [([value], True) for value in _values(arguments, _TOPIC_ARGS)]
-    units = _values(arguments, _UNIT_ARGS)
+    # (unit, whether it can name a topic): an exact phrase (``terms``) finds lines holding it,
+    # never every line of a topic it names
+    units = [(unit, key not in _PHRASE_ARGS) for key in _UNIT_ARGS for unit in _values(arguments, (key,))]
     groups = [units] if units and arguments.get("match") == "any" else [[unit] for unit in units]
     for group in groups:
-        names_topic = any(_names_topic(unit) for unit in group)
-        filters.append((group, names_topic))
+        names_topic = any(topical and _names_topic(unit) for unit, topical in group)
+        filters.append(([unit for unit, _ in group], names_topic))
     return filters
 
 
@@ -67,7 +70,10 @@ def _holds(units: list[str], concept: Concept) -> bool:
     return any(stem in unit for stem in concept.stems for unit in normalized)
 
 
-def _searched(invocation: Invocation, concept: Concept) -> bool:
+def _searched(invocation: Invocation, concept: Concept, claim: _Claimed) -> bool:
+    """Whether the query searched the concept: one of its filters holds it and each other
+    filter (the tools AND them) searched something else the claim names -- "no OOM kills"
+    for ``topic=oom`` AND the kill phrases --; or the query has no search filter."""
     level = effective_arguments(invocation).get("level")
     if concept.level and isinstance(level, str) and level.strip():
         # a qualifier searched by its level ("no errors": lines at ERROR or above)
@@ -75,9 +81,28 @@ def _searched(invocation: Invocation, concept: Concept) -> bool:
         if wanted is not None and rank is not None and rank <= wanted:
             return True
     filters = _filters(invocation)
-    if not filters and isinstance(level, str) and level.strip():
-        return False  # it looked at a level, not for the concept ("no timeouts" at any level)
-    return all(_holds(units, concept) for units, _ in filters)
+    if not filters:
+        # it looked at a level, not for the concept ("no timeouts" at any level), or at all
+        return not (isinstance(level, str) and level.strip())
+    holding = [units for units, _ in filters if _holds(units, concept)]
+    others = [(units, names_topic) for units, names_topic in filters if not _holds(units, concept)]
+    return bool(holding) and all(claim.names(units, names_topic) for units, names_topic in others)
+
+
+class _Claimed:
+    """What a claim names, to tell whether a filter of a query is about it."""
+
+    def __init__(self, claim_text: str, topics: Sequence[str]) -> None:
+        self.text = " ".join(lexicon.normalize(claim_text).split())
+        self.topics = set(lexicon.expand_topics(topics))
+        self.concepts = {mention.concept for mention in concept_mentions(self.text)}
+
+    def names(self, units: list[str], names_topic: bool) -> bool:
+        if names_topic:
+            searched = {mention.topic for unit in units for mention in lexicon.topic_mentions(lexicon.normalize(unit))}
+            searched |= {lexicon.normalize(unit) for unit in units if lexicon.normalize(unit) in lexicon.TOPICS}
+            return bool(set(lexicon.expand_topics(searched)) & self.topics)
+        return _stated(units, self.text, self.concepts)
 
 
 def _claimed_text(claim_text: str, queries: Sequence[Invocation]) -> str:
@@ -95,9 +120,10 @@ def _claimed_text(claim_text: str, queries: Sequence[Invocation]) -> str:
     return text
 
 
-def searched_problem(claim_text: str, queries: Sequence[Invocation]) -> str:
+def searched_problem(claim_text: str, queries: Sequence[Invocation], topics: Sequence[str] = ()) -> str:
     """Why the cited no-hit queries do not search what the claim says is absent ('' when they
-    do)."""
+    do). ``topics``: the lexicon topics the claim is about (its text and subject fields)."""
+    claim = _Claimed(claim_text, topics)
     claimed = list(dict.fromkeys(mention.concept for mention in concept_mentions(_claimed_text(claim_text, queries))))
     if any(not CONCEPTS[name].qualifier for name in claimed):
         # a qualifier next to a subject only qualifies it: "connection problems" is about
@@ -105,14 +131,12 @@ def searched_problem(claim_text: str, queries: Sequence[Invocation]) -> str:
         claimed = [name for name in claimed if not CONCEPTS[name].qualifier]
     for name in claimed:
         concept = CONCEPTS[name]
-        if not any(_searched(query, concept) for query in queries):
+        if not any(_searched(query, concept, claim) for query in queries):
             return (f"the claim speaks of {concept.label_en} ({concept.label_zh}), which no cited "
                     "query searched for")
-    full = " ".join(lexicon.normalize(claim_text).split())
-    named = {mention.concept for mention in concept_mentions(full)}
     for query in queries:
         for units, names_topic in _filters(query):
-            if names_topic or _stated(units, full, named):
+            if names_topic or _stated(units, claim.text, claim.concepts):
                 continue
             shown = ", ".join(repr(unit) for unit in units[:3]) + (", …" if len(units) > 3 else "")
             return (f"the cited query only looked for {shown}; the claim does not say so, so it "

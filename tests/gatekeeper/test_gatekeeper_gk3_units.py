@@ -123,9 +123,13 @@ def test_a_claims_subject_is_its_fields_and_its_text() -> None:
 def test_search_terms_and_match() -> None:
     both = coverage.scope_of(_query(service="order-service", terms=["HikariCP", "OutOfMemoryError"]))
     assert not both.covers("order-service", "connection_pool")  # a line must hold both
+    # an exact phrase finds the lines holding it, not every line of the topic it names
     either = coverage.scope_of(_query(service="order-service", terms=["HikariCP", "OutOfMemoryError"],
                                       match="any"))
-    assert either.covers("order-service", "connection_pool") and either.covers("order-service", "oom")
-    assert not either.covers("order-service", "memory")
+    assert not either.covers("order-service", "connection_pool") and not either.covers("order-service", "oom")
+    assert either.covers("order-service", "")
+    worded = coverage.scope_of(_query(service="order-service", query="HikariCP OutOfMemoryError", match="any"))
+    assert worded.covers("order-service", "connection_pool") and worded.covers("order-service", "oom")
+    assert not worded.covers("order-service", "memory")
     phrase = coverage.scope_of(_query(terms=["ERROR IN CONTACTING RM"], match="any"))
     assert phrase.covers("", "") and not phrase.covers("", "memory")
