@@ -53,10 +53,28 @@ def check_tree(data: Any, *, source: str) -> Any:
     return data
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: with a key twice, readers disagree on which value
+    the document holds (``json`` keeps the last, a viewer may show the first), so a checked
+    document could say one thing and show another."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
 def parse_json(text: str, *, source: str) -> Any:
-    """A JSON document, bounded (see the module docstring)."""
+    """A JSON document, bounded (see the module docstring); an object may not repeat a key."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(source, f"an object holds the key {str(exc)[:80]!r} twice") from None
     except json.JSONDecodeError as exc:
         raise InputError(source, f"not JSON: {exc.msg} at line {exc.lineno}, "
                                  f"column {exc.colno}") from None
