@@ -13,6 +13,11 @@ A pack folder holds::
     logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list;
                      or neither, when pack.yaml points at a log store (``superbiz logs import``,
                      the path relative to the pack folder)
+
+A log file up to 1 MiB is read at load (``Pack.logs``); a bigger one is read once, line by
+line, into a log store cached in the user's cache folder (``core.sources.logcache``), and
+later loads find that store without reading a line. Either way the logs are searched by the
+log store (``core.sources.pack.PackLogs``).
     runbooks/        Markdown files (any depth); may be empty
 
 A log entry's timestamp must be ISO 8601 with a date and a time (a timestamp without a zone is
@@ -28,7 +33,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -37,7 +44,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from core.contracts import Alert, LogEntry, MetricSeries
-from core.errors import PackError
+from core.errors import LogStoreError, PackError
 from core.logfields import LEVEL_RANKS, canonical_level, parse_timestamp
 from core.settings import get_settings
 
@@ -74,11 +81,17 @@ class Pack(BaseModel):
     root: Path
     alerts: list[Alert] = Field(default_factory=list)
     series: dict[str, MetricSeries] = Field(default_factory=dict)
+    # A small log file's entries, read and checked at load (empty when a store serves the logs).
     logs: list[LogEntry] = Field(default_factory=list)
     runbooks: list[Runbook] = Field(default_factory=list)
     example_questions: list[str] = Field(default_factory=list)
-    # A log store holding the pack's logs (``logs: {store: PATH}``), instead of ``logs``.
+    log_file: Path | None = None  # logs.jsonl or logs.yaml
+    # A log store holding the pack's logs (``logs: {store: PATH}``), instead of a log file.
     log_store: Path | None = None
+    # The cached store of a big log file (``core.sources.logcache``), built once from it.
+    log_cache: Path | None = None
+    log_lines: int = 0  # log entries, in whichever form they are held
+    log_services: list[str] = Field(default_factory=list)  # services with log lines, first seen first
 
     # Derived data the tools build once per loaded pack (search indexes); see core.tools.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -96,7 +109,16 @@ class Pack(BaseModel):
             seen.setdefault(series.service, None)
         for entry in self.logs:
             seen.setdefault(entry.service, None)
+        for service in self.log_services:
+            seen.setdefault(service, None)
         return list(seen)
+
+    def __getstate__(self) -> dict[Any, Any]:
+        """Pickled without its derived data (an open log store cannot be pickled; it is
+        rebuilt on first use)."""
+        state: dict[Any, Any] = super().__getstate__()
+        state["__pydantic_private__"] = {**(state.get("__pydantic_private__") or {}), "_derived": {}}
+        return state
 
     def derived(self, key: str, build: Any) -> Any:
         """Return the value cached under ``key``, building it once with ``build()`` (thread-safe)."""
@@ -353,54 +375,123 @@ def _read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]
                                    lambda loc: (f"series[{loc[0]!r}]", _dotted(loc[1:])))
 
 
-def _read_store(root: Path, logs: PackLogs) -> tuple[Path | None, list[PackProblem]]:
+@dataclass
+class _FoundLogs:
+    """What the loader found of a pack's logs: a small file's entries, or the store answering
+    for them (the one ``pack.yaml`` names, or a big file's cached store), and a summary."""
+
+    entries: list[LogEntry] = dataclass_field(default_factory=list)
+    file: Path | None = None
+    store: Path | None = None
+    cache: Path | None = None
+    lines: int = 0
+    services: list[str] = dataclass_field(default_factory=list)
+
+
+def _store_summary(path: Path) -> tuple[int, list[str]]:
+    """(lines, services) of a log store: read from its tables, no line loaded."""
+    from core.sources.logstore import LogStore
+
+    store = LogStore.open(path)
+    try:
+        return store.line_count(), store.services()
+    finally:
+        store.close()
+
+
+def _read_store(root: Path, logs: PackLogs) -> tuple[_FoundLogs, list[PackProblem]]:
     """The log store ``pack.yaml`` points at, checked (it is opened when the logs are asked)."""
     from core.sources.logstore import check_store  # the store's module imports the tools
 
     present = [name for name in (LOGS_JSONL, LOGS_YAML) if (root / name).exists()]
     if present:
-        return None, [PackProblem(PACK_FILE, f"logs.store is set and {present[0]} exists; keep one",
-                                  field="logs.store")]
+        return _FoundLogs(), [PackProblem(PACK_FILE, f"logs.store is set and {present[0]} exists; keep one",
+                                          field="logs.store")]
     path = (root / Path(logs.store).expanduser()).resolve()
     problem = check_store(path)
     if problem is not None:
-        return None, [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
-    return path, []
+        return _FoundLogs(), [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
+    lines, services = _store_summary(path)
+    return _FoundLogs(store=path, lines=lines, services=services), []
 
 
-def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
+def _read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[_FoundLogs, list[PackProblem]]:
+    """The pack's logs.jsonl or logs.yaml, every entry checked. A small file is read into
+    memory; a big one is served by its cached store (``core.sources.logcache``): found by key,
+    or built now from one streaming pass when ``build`` (loading), else only checked
+    (validating), so that no million entries are ever held."""
     jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
     if jsonl.is_file() and yaml_file.is_file():
-        return [], [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
-    if jsonl.is_file():
-        return _read_jsonl(jsonl)
-    if not yaml_file.is_file():
-        return [], [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
-    data, problems = _yaml(root, LOGS_YAML, list)
+        return _FoundLogs(), [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
+    if not jsonl.is_file() and not yaml_file.is_file():
+        return _FoundLogs(), [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
+    path = jsonl if jsonl.is_file() else yaml_file
+    checker = _EntryChecker(path.name)
+    from core.sources.logcache import SMALL_LOG_BYTES, CacheBuild, cached_store
+
+    if path.stat().st_size <= SMALL_LOG_BYTES:
+        entries = [entry for _, entry in _log_entries(path, checker)]
+        services = list(dict.fromkeys(entry.service for entry in entries))
+        return _FoundLogs(entries=entries, file=path, lines=len(entries), services=services), checker.problems
+    zone = meta.now.tzinfo if meta is not None else None
+    cached = cached_store(path, zone) if meta is not None else None
+    if cached is not None:
+        lines, services = _store_summary(cached)
+        return _FoundLogs(file=path, cache=cached, lines=lines, services=services), []
+    found = _FoundLogs(file=path)
+    seen: dict[str, None] = {}
+    if not build or meta is None:
+        for _, entry in _log_entries(path, checker):
+            seen.setdefault(entry.service, None)
+            found.lines += 1
+        found.services = list(seen)
+        return found, checker.problems
+    try:
+        with CacheBuild(path, zone, f"{meta.name}/{path.name}") as cache:
+            for number, entry in _log_entries(path, checker):
+                if not checker.problems:
+                    cache.add(entry, number)
+                    seen.setdefault(entry.service, None)
+                    found.lines += 1
+            if not checker.problems:
+                found.cache = cache.commit()
+    except LogStoreError as error:
+        return found, [PackProblem(path.name, str(error))]
+    found.services = list(seen)
+    return found, checker.problems
+
+
+def _log_entries(path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
+    """(line number, entry) of each entry of a log file, checked by ``checker``, which
+    collects the problems (reading stops after ``_MAX_PROBLEMS_PER_FILE``)."""
+    if path.name == LOGS_JSONL:
+        yield from _jsonl_entries(path, checker)
+        return
+    data, problems = _yaml(path.parent, LOGS_YAML, list)
     if problems:
-        return [], problems
+        checker.problems += problems
+        return
     try:
         logs = _LOGS.validate_python(data)
     except ValidationError as error:
-        return [], _field_problems(LOGS_YAML, error,
-                                   lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
-    checker = _EntryChecker(LOGS_YAML)
+        checker.problems += _field_problems(LOGS_YAML, error,
+                                            lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
+        return
     for index, entry in enumerate(logs):
         checker.check(entry, f"logs[{index}]")
+        yield index + 1, entry
         if checker.full:
-            break
-    return logs, checker.problems
+            return
 
 
-def _read_jsonl(path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
+def _jsonl_entries(path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
     """One ``LogEntry`` per non-blank line; problems name the line number."""
-    logs: list[LogEntry] = []
-    checker = _EntryChecker(LOGS_JSONL)
     problems = checker.problems
     try:
         handle = path.open(encoding="utf-8")
     except OSError as error:
-        return [], [PackProblem(LOGS_JSONL, f"cannot read: {error.strerror}")]
+        problems.append(PackProblem(LOGS_JSONL, f"cannot read: {error.strerror}"))
+        return
     with handle:
         try:
             for number, line in enumerate(handle, start=1):
@@ -411,14 +502,13 @@ def _read_jsonl(path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
                 except ValidationError as error:
                     problems += _jsonl_problems(error, number)
                 else:
-                    logs.append(entry)
                     checker.check(entry, f"line {number}")
+                    yield number, entry
                 if len(problems) >= _MAX_PROBLEMS_PER_FILE:
                     problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
-                    break
+                    return
         except UnicodeDecodeError:
             problems.append(PackProblem(LOGS_JSONL, "not UTF-8 text"))
-    return logs, problems
 
 
 class _EntryChecker:
@@ -484,33 +574,40 @@ def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
 # ---------------------------------------------------------------- validate and load
 
 
-def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
+def _read_pack(root: Path, build: bool = True) -> tuple[Pack | None, list[PackProblem]]:
+    """The pack and its problems. ``build=False`` (validating) checks a big log file without
+    building its cached store: the pack returned then holds a summary of its logs only."""
     meta, problems = _read_meta(root)
     alerts, more = _read_alerts(root)
     problems += more
     series, more = _read_series(root)
     problems += more
-    logs: list[LogEntry] = []
-    store: Path | None = None
     if meta is not None and meta.logs is not None:
-        store, more = _read_store(root, meta.logs)
+        logs, more = _read_store(root, meta.logs)
     else:
-        logs, more = _read_logs(root)
+        logs, more = _read_logs(root, meta, build)
     problems += more
     runbooks, more = _read_runbooks(root)
     problems += more
     if problems or meta is None:
         return None, problems
     pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
-                alerts=alerts, series=series, logs=logs, runbooks=runbooks,
-                example_questions=meta.example_questions, log_store=store)
+                alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks,
+                example_questions=meta.example_questions, log_file=logs.file, log_store=logs.store,
+                log_cache=logs.cache, log_lines=logs.lines, log_services=logs.services)
     return pack, []
 
 
 def validate_pack(path: str | Path, packs_dir: Path | None = None) -> list[PackProblem]:
     """Every problem of a pack (empty when it is valid). A pack that cannot be found raises."""
-    root = resolve_pack(str(path), packs_dir)
-    return _read_pack(root)[1]
+    return inspect_pack(path, packs_dir)[1]
+
+
+def inspect_pack(path: str | Path, packs_dir: Path | None = None) -> tuple[Pack | None, list[PackProblem]]:
+    """Validate a pack without building anything: (the pack, or None, and every problem).
+    A big log file without a cached store is checked line by line and only summarised
+    (``log_lines``, ``log_services``); such a pack is for reading, not for asking."""
+    return _read_pack(resolve_pack(str(path), packs_dir), build=False)
 
 
 _CACHE: dict[Path, tuple[tuple[Any, ...], Pack]] = {}

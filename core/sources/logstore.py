@@ -5,8 +5,7 @@ A store is one SQLite file (or an in-memory database for a pack's own logs,
 (``LogWriter``, used by ``superbiz logs import``); a query filters by index (service, level
 rank, time), searches by FTS5, ranks by ``bm25`` and counts its groups (templates) with
 ``GROUP BY`` -- never by loading every line into Python. What matches is defined in
-``core.tools.logquery``, shared with the in-memory search; ``core.sources.logsql`` writes it
-as SQL. Schema and semantics: docs/logstore.md.
+``core.tools.logquery``; ``core.sources.logsql`` writes it as SQL. Schema and semantics: docs/logstore.md.
 
 A ``LogStore`` is a ``LogSource`` (``core.sources.base``): ``source_id``, ``describe()``,
 ``vocabulary()`` and ``query_logs(args)``, which returns the result and the exact request it
@@ -233,6 +232,12 @@ class LogStore:
     def zone(self) -> tzinfo:
         """The zone timestamps are written in and ``since``/``until`` without one are read in."""
         return self._zone
+
+    def line_count(self) -> int:
+        """How many lines the store holds (from its files' counts: no scan)."""
+        with self._lock:
+            row = self._connection.execute("SELECT coalesce(sum(entries), 0) FROM files").fetchone()
+        return int(row[0])
 
     def services(self) -> list[str]:
         """Every service with lines, by first appearance (case variants count once)."""
