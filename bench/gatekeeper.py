@@ -12,7 +12,7 @@ dropped). Every matcher sees the same bindings. Prints bindings/second for:
        best ``ratio()``) over the normalised texts, threshold 0.90;
   (c)  the floor: NFKC + case-fold + whitespace, then ``in``;
 
-the ratios (DESIGN.md section 9: ours >= 20x difflib, within 3x of the floor) and, for each,
+the ratios (docs/design.md §11: ours >= 20x difflib, within 3x of the floor) and, for each,
 how many forged bindings passed and how many true ones were rejected. The three matchers are
 timed in CPU time (``time.process_time``), chunk by chunk in turn (fast ones best of 5), so
 the ratios hold on a busy machine.
@@ -95,10 +95,12 @@ def _log(rng: random.Random) -> str:
     service = rng.choice(SERVICES)
     stamp = f"[2026-07-08 11:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}]"
     templates = (
-        f"[WARN][{service}] 内存使用率过高: {rng.randint(850, 990) / 10}%, JVM堆内存: {rng.randint(30, 39) / 10}GB/4GB, GC次数: {rng.randint(50, 200)}",
+        f"[WARN][{service}] 内存使用率过高: {rng.randint(850, 990) / 10}%, "
+        f"JVM堆内存: {rng.randint(30, 39) / 10}GB/4GB, GC次数: {rng.randint(50, 200)}",
         f"[ERROR][{service}] HikariPool-1 - Connection is not available, request timed out after 30000ms",
         f"[WARN][{service}] HikariCP pool stats: active=50/50, idle=0, waiting={rng.randint(5, 40)}",
-        f"[WARN][{service}] Slow request: GET {rng.choice(ENDPOINTS)} took {rng.randint(3100, 5000)}ms (threshold 3000ms)",
+        f"[WARN][{service}] Slow request: GET {rng.choice(ENDPOINTS)} took {rng.randint(3100, 5000)}ms "
+        "(threshold 3000ms)",
         f"[WARN][{service}] Full GC 频繁: 10分钟内 {rng.randint(5, 20)} 次 Full GC, 平均耗时 {rng.randint(300, 900)}ms",
         f"[ERROR][{service}] Redis command timed out after {rng.randint(1, 5) * 1000}ms, host=redis-cluster-01:6379",
         f"[ERROR][{service}] 数据库连接未释放, 连接池无可用连接, 等待线程数: {rng.randint(5, 40)}",
@@ -109,7 +111,8 @@ def _log(rng: random.Random) -> str:
 
 def _block(rng: random.Random) -> str:
     sentences = rng.sample(RUNBOOK_SENTENCES, k=rng.randint(3, 6))
-    return f"{rng.choice(('High memory usage', 'Connection pool exhaustion', 'Slow response'))} (runbooks/x.md): " + " ".join(sentences)
+    title = rng.choice(("High memory usage", "Connection pool exhaustion", "Slow response"))
+    return f"{title} (runbooks/x.md): " + " ".join(sentences)
 
 
 def make_refs(rng: random.Random, count: int) -> list[str]:
@@ -155,11 +158,16 @@ def _forge(rng: random.Random, quote: str) -> str | None:
     """A changed fact in a true quote, or None if this quote offers none of the chosen kind."""
     digits = [i for i, c in enumerate(quote) if c.isdigit() and (i == 0 or not quote[i - 1].isalpha())]
     choices: list[Callable[[], str | None]] = [
-        lambda: (lambda i: quote[:i] + str((int(quote[i]) + rng.randint(1, 8)) % 10) + quote[i + 1:])(rng.choice(digits)) if digits else None,
-        lambda: quote.replace("GB", "MB", 1) if "GB" in quote else quote.replace("ms", "s", 1) if "ms" in quote else None,
-        lambda: next((quote.replace(s, rng.choice([o for o in SERVICES if o != s]), 1) for s in SERVICES if s in quote), None),
-        lambda: next((quote.replace(a, rng.choice([o for o in ALERTS if o != a]), 1) for a in ALERTS if a in quote), None),
-        lambda: quote.replace(" is not ", " is ", 1) if " is not " in quote else quote.replace("未", "已", 1) if "未" in quote else None,
+        lambda: (lambda i: quote[:i] + str((int(quote[i]) + rng.randint(1, 8)) % 10) + quote[i + 1:])(
+            rng.choice(digits)) if digits else None,
+        lambda: quote.replace("GB", "MB", 1) if "GB" in quote
+        else quote.replace("ms", "s", 1) if "ms" in quote else None,
+        lambda: next((quote.replace(s, rng.choice([o for o in SERVICES if o != s]), 1)
+                      for s in SERVICES if s in quote), None),
+        lambda: next((quote.replace(a, rng.choice([o for o in ALERTS if o != a]), 1)
+                      for a in ALERTS if a in quote), None),
+        lambda: quote.replace(" is not ", " is ", 1) if " is not " in quote
+        else quote.replace("未", "已", 1) if "未" in quote else None,
         lambda: quote.replace(" firing", " not firing", 1) if " firing" in quote else None,
     ]
     rng.shuffle(choices)
@@ -249,8 +257,8 @@ def _verdicts(matcher: Callable[[str, str], bool], samples: list[Sample],
 
 
 def _figures(name: str, seconds: float, samples: list[Sample], verdicts: list[bool]) -> Figures:
-    forged_passed = sum(1 for s, ok in zip(samples, verdicts) if ok and not s.true)
-    true_rejected = sum(1 for s, ok in zip(samples, verdicts) if not ok and s.true)
+    forged_passed = sum(1 for s, ok in zip(samples, verdicts, strict=True) if ok and not s.true)
+    true_rejected = sum(1 for s, ok in zip(samples, verdicts, strict=True) if not ok and s.true)
     return Figures(name, seconds, len(samples), forged_passed, true_rejected)
 
 
@@ -287,9 +295,10 @@ def measure_check_citations(samples: list[Sample]) -> Figures:
     started = time.process_time()
     result = check_citations(session_id="bench", invocations=invocations, executor_output=output)
     seconds = time.process_time() - started
-    forged_passed = sum(1 for s, b in zip(samples, result.checked_bindings) if b.status == "pass" and not s.true)
+    checked = list(zip(samples, result.checked_bindings, strict=True))  # one result per binding
+    forged_passed = sum(1 for s, b in checked if b.status == "pass" and not s.true)
     # A true binding graded low_confid (too short or generic) is not a rejection.
-    true_rejected = sum(1 for s, b in zip(samples, result.checked_bindings) if b.severity == "reject" and s.true)
+    true_rejected = sum(1 for s, b in checked if b.severity == "reject" and s.true)
     return Figures("(a) ours, full check_citations", seconds, len(samples), forged_passed, true_rejected)
 
 

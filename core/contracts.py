@@ -1,6 +1,6 @@
 """Pydantic models of every JSON shape the chain exchanges.
 
-These are the wire contracts of the seed design (ISS-007) and DESIGN.md: tool results and their
+These are the wire contracts of docs/design.md (§2-§9): tool results and their
 evidence refs, the executor's structured output, the gatekeeper result, the trace summary, the
 verifier's input and result, the composer's output and the session document that ties them
 together. Storage tables live in ``core.store``; these models are what crosses stage boundaries,
@@ -23,10 +23,11 @@ Verdict = Literal["PASS", "LOW_CONFID", "REJECT"]
 GateStatus = Literal["pass", "fail"]
 GateSeverity = Literal["none", "low_confid", "reject"]
 Language = Literal["zh", "en"]
-# What an answer found, as a person reads it (DESIGN.md section 10): verified evidence answers the
+# What an answer found, as a person reads it (docs/design.md §12): verified evidence answers the
 # question; a query that covered the question's terms returned nothing; the service or alert is
 # not in the data; the question names nothing searchable. Only found and absent can PASS.
 Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
+AnswerKind = Literal["yes", "no", "partly", "unknown"]
 
 
 class Contract(BaseModel):
@@ -183,10 +184,15 @@ class EvidenceBinding(Contract):
 
 
 class Claim(Contract):
-    """A factual assertion to be verified, with every binding that supports it."""
+    """A factual assertion to be verified, with every binding that supports it.
+
+    ``claim_type`` is required by the seed (必填) but kept optional here, so that an output
+    missing it is reported by the verifier (``verifier.missing_field``), not refused whole or
+    silently defaulted; so is a binding's ``tool_name``.
+    """
 
     claim_id: str
-    claim_type: ClaimType = "observation"
+    claim_type: ClaimType | None = None
     claim_text: str
     evidence_bindings: list[EvidenceBinding] = Field(default_factory=list)
     # What the claim is about, so scope and negative checks need no guessing from prose.
@@ -220,7 +226,7 @@ class RecommendedAction(Contract):
 
 
 class ExecutorOutput(Contract):
-    """The executor's structured output (seed section 2)."""
+    """The executor's structured output (docs/design.md §3)."""
 
     claims: list[Claim] = Field(default_factory=list)
     hypotheses: list[Hypothesis] = Field(default_factory=list)
@@ -229,7 +235,7 @@ class ExecutorOutput(Contract):
 
 
 class ParseStatus(Contract):
-    """Whether the executor's output parsed into the contract (seed executor_output_parse_status)."""
+    """Whether the executor's output parsed into the contract (docs/design.md §3)."""
 
     status: Literal["valid", "repaired", "invalid", "missing"] = "valid"
     detail: str = ""
@@ -271,7 +277,7 @@ class CheckedBinding(Contract):
 
 
 class GatekeeperResult(Contract):
-    """Seed section 3: deterministic citation check, graded REJECT / LOW_CONFID."""
+    """The deterministic citation check, graded REJECT / LOW_CONFID (docs/design.md §4)."""
 
     status: GateStatus
     severity: GateSeverity
@@ -283,7 +289,7 @@ class GatekeeperResult(Contract):
 
 
 class TraceSummaryEntry(Contract):
-    """Seed section 5: a navigation summary of one tool's invocations; never evidence."""
+    """A navigation summary of one tool's invocations; never evidence (docs/design.md §7)."""
 
     trace_ref: str
     tool_name: str
@@ -298,7 +304,7 @@ class TraceSummaryEntry(Contract):
 
 
 class VerifierInput(Contract):
-    """Seed section 4: everything the verifier may read, and nothing else."""
+    """Everything the verifier may read, and nothing else (docs/design.md §5)."""
 
     original_query: str
     executor_structured_output: ExecutorOutput
@@ -306,26 +312,61 @@ class VerifierInput(Contract):
     tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
     executor_output_parse_status: ParseStatus = Field(default_factory=ParseStatus)
     retry_context: dict[str, Any] | None = None
+    # The arguments of each invocation (by id): a query's own service filter is evidence of
+    # whose lines it returned, so a quote without its ``[time][LEVEL][service]`` prefix still
+    # shows whose line it is.
+    invocation_arguments: dict[int, dict[str, Any]] = Field(default_factory=dict)
+
+
+class FactSupport(Contract):
+    """Why one fact of a claim holds: the evidence that gives that value in that role."""
+
+    fact: str                        # the claim's words, e.g. "当前值 91%", "order-service"
+    role: str                        # subject, current, threshold, duration, used, total, sample, time ...
+    claim_span: tuple[int, int]      # [start, end) in the claim text
+    binding_index: int               # which of the claim's bindings supports it
+    # Where: the quoted span of the matched ref, the rest of that ref, or the invocation's arguments.
+    source: Literal["excerpt", "ref", "arguments"]
+    span: tuple[int, int]            # [start, end) in the binding's matched_text (for arguments: in evidence)
+    evidence: str                    # the evidence's words at that span, e.g. "current=91%"
 
 
 class ClaimResult(Contract):
     """The verifier's judgement of one claim."""
 
     claim_id: str
-    claim_type: ClaimType = "observation"
+    claim_type: ClaimType | None = None
     claim_text: str = ""
     entailed: bool
     reasons: list[str] = Field(default_factory=list)
     rule: str | None = None
+    # How each value and time of the claim was aligned with its evidence (for the console).
+    supports: list[FactSupport] = Field(default_factory=list)
+
+
+class StepResult(Contract):
+    """The verifier's judgement of one next step: a recommended action or a missing_info entry.
+
+    Only passed steps may reach the answer; a repair action or a gap that asserts current state
+    does not pass (``docs/verifier-rules.md``).
+    """
+
+    step_id: str
+    kind: Literal["action", "missing_info"]
+    text: str = ""
+    passed: bool
+    rule: str | None = None
+    reasons: list[str] = Field(default_factory=list)
 
 
 class VerifierResult(Contract):
-    """Verdict, groundedness (entailed / all claims) and per-claim results."""
+    """Verdict, groundedness (entailed / all claims), per-claim and per-step results."""
 
     verdict: Verdict
     groundedness_score: float
     claim_results: list[ClaimResult] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
+    step_results: list[StepResult] = Field(default_factory=list)
 
 
 class ComposerOutput(Contract):
@@ -341,6 +382,11 @@ class ComposerOutput(Contract):
     # Set when the configured composer's answer was replaced (unusable, or it leaked blocked
     # content): a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None
+    # For a yes/no question ("是否存在 …", "whether …", "is there …"): the answer it leads with.
+    # ``yes``: verified evidence of it; ``no``: a verified negative; ``partly``: some of what was
+    # asked was found and some verified absent; ``unknown``: nothing could be verified.
+    # None for other questions.
+    answer_kind: AnswerKind | None = None
 
 
 # ---------------------------------------------------------------- plan, session
@@ -377,7 +423,7 @@ SessionStatus = Literal["running", "completed", "error", "incomplete"]
 
 
 class SessionDocument(Contract):
-    """The unit of exchange (DESIGN.md section 7): one whole investigation, replayable."""
+    """The unit of exchange (docs/design.md §9): one whole investigation, replayable."""
 
     session_id: str
     question: str

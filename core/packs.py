@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
@@ -55,6 +55,7 @@ LOGS_JSONL, LOGS_YAML, RUNBOOKS_DIR = "logs.jsonl", "logs.yaml", "runbooks"
 # One lock for every pack's derived data (re-entrant: one index may be built from another).
 # Not a per-pack lock, so that a Pack stays picklable.
 _DERIVED_LOCK = threading.RLock()
+_T = TypeVar("_T")
 
 
 class RunbookSection(BaseModel):
@@ -120,13 +121,16 @@ class Pack(BaseModel):
         state["__pydantic_private__"] = {**(state.get("__pydantic_private__") or {}), "_derived": {}}
         return state
 
-    def derived(self, key: str, build: Any) -> Any:
-        """Return the value cached under ``key``, building it once with ``build()`` (thread-safe)."""
+    def derived(self, key: str, build: Callable[[], _T]) -> _T:
+        """Return the value cached under ``key``, building it once with ``build()`` (thread-safe).
+
+        Each key has one builder, so the cached value is of the type that builder returns."""
         if key not in self._derived:
             with _DERIVED_LOCK:
                 if key not in self._derived:
                     self._derived[key] = build()
-        return self._derived[key]
+        value: _T = self._derived[key]
+        return value
 
 
 class PackLogs(BaseModel):
@@ -621,7 +625,7 @@ def _signature(root: Path) -> tuple[Any, ...]:
     folder = root / RUNBOOKS_DIR
     if folder.is_dir():
         files += [folder, *sorted(folder.rglob("*"))]
-    signature = []
+    signature: list[tuple[str, int | None, int | None]] = []
     for path in files:
         try:
             stat = path.stat()

@@ -9,14 +9,18 @@ iterating leaves it ``incomplete``, and so does a killed process (the store's le
 
 ``ask`` consumes the stream and returns the session document; ``replay`` re-runs gatekeeper,
 verifier and composer on a document's own invocations without calling any tool.
+
+The audit store's SQLAlchemy is imported only by a run that has a store (the journal imports
+the repository when it writes): ``ask --no-store`` and ``replay`` without ``--db`` never load it.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,6 +34,7 @@ from core.contracts import (
     ParseStatus,
     Plan,
     SessionDocument,
+    SessionStatus,
     VerifierInput,
     VerifierResult,
 )
@@ -41,6 +46,7 @@ from core.events import (
     ClaimsProduced,
     Event,
     GatekeeperFinished,
+    PipelineEvent,
     PipelineFailed,
     PlanMade,
     SessionFinished,
@@ -53,7 +59,6 @@ from core.gatekeeper import check_citations
 from core.recorder import Recorder
 from core.sources.base import World
 from core.sources.pack import load_world
-from core.store import repository
 from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, withdraw_pass
@@ -64,8 +69,11 @@ if TYPE_CHECKING:
     from core.packs import Pack
     from core.store import Store
 
+logger = logging.getLogger(__name__)
+
 ForeignLookup = Callable[[int], Invocation | None]
 _T = TypeVar("_T")
+_E = TypeVar("_E", bound=Event)
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -76,7 +84,8 @@ def new_session_id(now: datetime | None = None) -> str:
 
 def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo",
                       engines: Engines | None = None, executor_fault: str | None = None,
-                      store: Store | None = None, session_id: str | None = None) -> Iterator[Event]:
+                      store: Store | None = None,
+                      session_id: str | None = None) -> Generator[PipelineEvent, None, None]:
     """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
     ``World``), yielding each event as it happens.
 
@@ -143,12 +152,13 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
 def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOutput | None,
                  parse_status: ParseStatus, gatekeeper_result: GatekeeperResult,
                  invocations: list[Invocation]) -> tuple[VerifierInput, VerifierResult]:
-    """Build the seed's verifier input, run the verifier, enforce the verdict rule."""
+    """Build the verifier input (docs/design.md §5), run the verifier, enforce the verdict rule."""
     structured = output if output is not None else ExecutorOutput()
     verifier_input = VerifierInput(
         original_query=question, executor_structured_output=structured,
         gatekeeper_result=gatekeeper_result, tool_trace_summary=build_trace_summary(invocations),
-        executor_output_parse_status=parse_status)
+        executor_output_parse_status=parse_status,
+        invocation_arguments={inv.invocation_id: inv.arguments for inv in invocations})
     judged = engines.verifier.verify(verifier_input, plan)
     result = final_verdict(gatekeeper_result, judged,
                            claim_ids=[claim.claim_id for claim in structured.claims])
@@ -161,6 +171,7 @@ def store_lookup(store: Store | None) -> ForeignLookup | None:
     """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
     if store is None:
         return None
+    from core.store import repository
 
     def lookup(invocation_id: int) -> Invocation | None:
         return repository.get_invocation(store, invocation_id=invocation_id)
@@ -218,7 +229,7 @@ class _Investigation:
 
     # ------------------------------------------------------------ the stages
 
-    def events(self) -> Iterator[Event]:
+    def events(self) -> Generator[PipelineEvent, None, None]:
         """The event stream (see ``run_investigation``). Each stage's results and events are
         stored in one batch before they are yielded (the executor's tool events are yielded as
         they happen and stored with its output)."""
@@ -276,7 +287,7 @@ class _Investigation:
             composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
                 plan, verifier_input, verifier_result))
             document.composer_output = composer_output
-            closing: list[Event] = []
+            closing: list[PipelineEvent] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":
                 closing.append(self._withdraw_pass("compose", composer_output.degraded))
             closing.append(AnswerReady(composer_output=composer_output))
@@ -294,6 +305,9 @@ class _Investigation:
                 self._flush_quietly()
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
+            # The events carry the message; an unexpected error's traceback is for --verbose.
+            logger.warning("session %s: stage %s failed: %s", self.session_id, stage, exc,
+                           exc_info=None if isinstance(exc, SuperbizError) else exc)
             yield from self._fail(stage, exc)
 
     def _execute(self, plan: Plan) -> ExecutorRun:
@@ -330,14 +344,14 @@ class _Investigation:
 
     # ------------------------------------------------------------ bookkeeping
 
-    def _emit(self, event: Event) -> Event:
+    def _emit(self, event: _E) -> _E:
         """Stamp the event and hand it to the journal (stored by the next flush)."""
         stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
         self.journal.event(stamped)
         self.seq += 1
         return stamped
 
-    def _stored(self, *events: Event) -> list[Event]:
+    def _stored(self, *events: PipelineEvent) -> list[PipelineEvent]:
         """Stamp ``events`` (those not stamped yet) and store the batch; the caller yields them."""
         stamped = [event if event.session_id else self._emit(event) for event in events]
         self.journal.flush()
@@ -349,10 +363,10 @@ class _Investigation:
         self.document.invocations = list(self.recorder.invocations)
         return self.document.model_copy()
 
-    def _close(self, status: str, *, error: str | None = None) -> None:
+    def _close(self, status: SessionStatus, *, error: str | None = None) -> None:
         """Close the session in memory and in the journal (written by the next flush)."""
         self.timings["total"] = _ms_since(self.started)
-        self.document.status = status  # type: ignore[assignment]
+        self.document.status = status
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
         self.journal.finish(self.document)
@@ -362,13 +376,15 @@ class _Investigation:
         try:
             self.journal.flush()
         except Exception:
+            logger.warning("session %s: the audit store failed; the rest of the session is kept "
+                           "in memory only", self.session_id, exc_info=True)
             self.store = self.journal.store = None
 
-    def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
+    def _fail(self, stage: str, exc: Exception) -> Iterator[PipelineEvent]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         self.document.invocations = list(self.recorder.invocations)
-        events: list[Event] = []
+        events: list[PipelineEvent] = []
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":
             events.append(self._emit(self._withdraw_pass(stage, message)))
         events.append(self._emit(PipelineFailed(stage=stage, message=message)))

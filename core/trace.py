@@ -1,4 +1,4 @@
-"""``tool_trace_summary`` (seed section 5): a navigation overview of a session's tool calls.
+"""``tool_trace_summary`` (docs/design.md §7): a navigation overview of a session's tool calls.
 
 It tells the verifier and the auditor what was looked at and what came back empty. It is never
 evidence: the verifier judges claims from gatekeeper-verified excerpts only.

@@ -1,15 +1,18 @@
-"""The final verdict rule (DESIGN.md section 5), enforced in code after any verifier.
+"""The final verdict rule (docs/design.md §6), enforced in code after any verifier.
 
 A verifier (rules or llm) judges claims; this module decides what those judgements are worth:
 
 - gatekeeper severity ``reject``      -> REJECT (a forged citation poisons the whole output);
 - gatekeeper severity ``low_confid``  -> LOW_CONFID (evidence missing, never PASS);
-- otherwise PASS only when there is at least one claim and every claim is entailed;
-- a claim that failed for a *forbidden* reason -> REJECT: it stated something the question
-  excluded or put out of scope (``verifier.scope``), or it presented runbook text as current
-  fact (``verifier.runbook_as_fact``). Both are contamination of the answer, the same grade the
-  seed gives forged evidence;
-- any other failed claim (a fact not entailed, a root cause without direct evidence) ->
+- otherwise PASS only when there is at least one claim, every claim is entailed and every
+  next step (recommended action, ``missing_info``) passed;
+- a claim or step that failed by a rule graded REJECT (``core.verifier.rules``) -> REJECT: it
+  stated something the question excluded (``verifier.scope``), presented runbook text as
+  current fact (``verifier.runbook_as_fact``) or recommended a repair where only evidence
+  gathering is allowed (``verifier.repair_action``). That is contamination of the answer, the
+  same grade forged evidence gets;
+- any other failed claim or step (a fact not entailed or in the wrong role, a root cause
+  without direct evidence, an action that does not follow, a gap that concludes) ->
   LOW_CONFID: the output over-reached, but nothing was forged.
 
 ``groundedness_score`` = entailed claims / all claims (0.0 without claims). The verdict is the
@@ -21,10 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.contracts import ClaimResult, GatekeeperResult, Verdict, VerifierResult
-
-# Verifier rules whose failure means the output contains forbidden content, not just weak content.
-REJECTING_CLAIM_RULES: frozenset[str] = frozenset({"verifier.scope", "verifier.runbook_as_fact"})
+from core.contracts import ClaimResult, GatekeeperResult, StepResult, Verdict, VerifierResult
+from core.verifier.rules import grade, not_judged
 
 _STRICTNESS: dict[str, int] = {"PASS": 0, "LOW_CONFID": 1, "REJECT": 2}
 
@@ -41,8 +42,8 @@ def groundedness(claim_results: Sequence[ClaimResult]) -> float:
     return round(sum(1 for result in claim_results if result.entailed) / len(claim_results), 4)
 
 
-def rule_verdict(gatekeeper: GatekeeperResult,
-                 claim_results: Sequence[ClaimResult]) -> tuple[Verdict, str]:
+def rule_verdict(gatekeeper: GatekeeperResult, claim_results: Sequence[ClaimResult],
+                 step_results: Sequence[StepResult] = ()) -> tuple[Verdict, str]:
     """The verdict the rule gives, and the reason for it."""
     if gatekeeper.severity == "reject":
         return "REJECT", "gatekeeper rejected the citations: " + _rules_text(gatekeeper)
@@ -50,15 +51,21 @@ def rule_verdict(gatekeeper: GatekeeperResult,
         return "LOW_CONFID", "gatekeeper could not verify the citations: " + _rules_text(gatekeeper)
     if not claim_results:
         return "LOW_CONFID", "no claims to verify"
-    failed = [result for result in claim_results if not result.entailed]
-    forbidden = [result for result in failed if result.rule in REJECTING_CLAIM_RULES]
+    failed = [(r.claim_id, r.rule) for r in claim_results if not r.entailed]
+    # A withheld step (graded PASS) is kept out of the answer without lowering the verdict.
+    failed_steps = [(r.step_id, r.rule) for r in step_results if not r.passed and grade(r.rule) != "PASS"]
+    forbidden = [(item, rule) for item, rule in [*failed, *failed_steps] if grade(rule) == "REJECT"]
     if forbidden:
-        names = ", ".join(f"{r.claim_id} ({r.rule})" for r in forbidden)
-        return "REJECT", f"claims with forbidden content: {names}"
+        return "REJECT", f"forbidden content: {_names(forbidden)}"
     if failed:
-        names = ", ".join(f"{r.claim_id} ({r.rule or 'not entailed'})" for r in failed)
-        return "LOW_CONFID", f"claims not entailed by verified evidence: {names}"
+        return "LOW_CONFID", f"claims not entailed by verified evidence: {_names(failed)}"
+    if failed_steps:
+        return "LOW_CONFID", f"next steps that did not pass: {_names(failed_steps)}"
     return "PASS", "every claim is entailed by gatekeeper-verified excerpts"
+
+
+def _names(items: Sequence[tuple[str, str | None]]) -> str:
+    return ", ".join(f"{item} ({rule or 'not entailed'})" for item, rule in items)
 
 
 def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
@@ -71,11 +78,8 @@ def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
     claim_results = list(verifier.claim_results)
     if claim_ids is not None:
         judged = {result.claim_id for result in claim_results}
-        claim_results += [
-            ClaimResult(claim_id=claim_id, entailed=False, rule="verifier.not_judged",
-                        reasons=["the verifier returned no judgement for this claim"])
-            for claim_id in claim_ids if claim_id not in judged]
-    verdict, reason = rule_verdict(gatekeeper, claim_results)
+        claim_results += [not_judged(claim_id) for claim_id in claim_ids if claim_id not in judged]
+    verdict, reason = rule_verdict(gatekeeper, claim_results, verifier.step_results)
     final = stricter(verdict, verifier.verdict)
     reasons = list(verifier.reasons)
     if reason not in reasons:
@@ -83,7 +87,8 @@ def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
     if final != verifier.verdict:
         reasons.append(f"verdict set to {final} by the verdict rule (verifier said {verifier.verdict})")
     return VerifierResult(verdict=final, groundedness_score=groundedness(claim_results),
-                          claim_results=claim_results, reasons=reasons)
+                          claim_results=claim_results, step_results=verifier.step_results,
+                          reasons=reasons)
 
 
 def _rules_text(gatekeeper: GatekeeperResult) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.contracts import TOOL_NAMES, EvidenceBinding
+from core.contracts import TOOL_NAMES, EvidenceBinding, Invocation
 from core.gatekeeper import GATEKEEPER_VERSION
 from core.store import repository
 from core.views.badges import severity_badge, verdict_badge
@@ -120,7 +120,7 @@ replacement = EvidenceBinding(tool_name=tool_name, source_invocation_id=int(invo
 changed = replacement != binding
 
 
-def _foreign(invocation_id: int):  # type: ignore[no-untyped-def]
+def _foreign(invocation_id: int) -> Invocation | None:
     return repository.get_invocation(store, invocation_id=invocation_id)
 
 

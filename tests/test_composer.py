@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from core.agents.rules.composer import RulesComposer
 from core.contracts import (
     CheckedBinding,
     Claim,
     ClaimResult,
+    ComposerOutput,
     EvidenceBinding,
     Exclusions,
     ExecutorOutput,
@@ -16,6 +18,7 @@ from core.contracts import (
     MissingInfo,
     Plan,
     RecommendedAction,
+    StepResult,
     TraceSummaryEntry,
     VerifierInput,
     VerifierResult,
@@ -27,7 +30,7 @@ ABSENT = "未检索到 inventory-service 的数据库连接池相关记录：que
 
 
 def _claim(claim_id: str, text: str, claim_type: str = "observation") -> Claim:
-    return Claim(claim_id=claim_id, claim_type=claim_type, claim_text=text,  # type: ignore[arg-type]
+    return Claim(claim_id=claim_id, claim_type=claim_type, claim_text=text,
                  evidence_bindings=[EvidenceBinding(tool_name="query_metrics",
                                                     source_invocation_id=1, raw_path="$.alerts[0]",
                                                     evidence_excerpt="x")])
@@ -36,13 +39,27 @@ def _claim(claim_id: str, text: str, claim_type: str = "observation") -> Claim:
 def _compose(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "PASS",
              gate_severity: str = "none", language: str = "zh",
              exclusions: Exclusions | None = None,
-             output_extra: dict | None = None) -> str:  # type: ignore[type-arg]
-    plan = Plan(question="q", language=language, exclusions=exclusions or Exclusions())  # type: ignore[arg-type]
+             output_extra: dict[str, Any] | None = None,
+             failed_steps: frozenset[str] = frozenset(), question: str = "q") -> str:
+    composed = _composed(claims, entailed, verdict=verdict, gate_severity=gate_severity,
+                         language=language, exclusions=exclusions, output_extra=output_extra,
+                         failed_steps=failed_steps, question=question)
+    return composed.user_facing_answer + "\n@status=" + composed.status
+
+
+def _composed(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "PASS",
+              gate_severity: str = "none", language: str = "zh",
+              exclusions: Exclusions | None = None,
+              output_extra: dict[str, Any] | None = None,
+              failed_steps: frozenset[str] = frozenset(), question: str = "q") -> ComposerOutput:
+    """The rules composer's output; every next step passed the verifier unless named in
+    ``failed_steps``."""
+    plan = Plan(question=question, language=language, exclusions=exclusions or Exclusions())
     output = ExecutorOutput(claims=claims, **(output_extra or {}))
     checked = [CheckedBinding(claim_id=c.claim_id, tool_name="query_metrics",
                               source_invocation_id=1, status="pass") for c in claims]
     gatekeeper = GatekeeperResult(status="pass" if gate_severity == "none" else "fail",
-                                  severity=gate_severity,  # type: ignore[arg-type]
+                                  severity=gate_severity,
                                   checked_bindings=checked,
                                   failed_rules=[] if gate_severity == "none" else ["evidence.raw_path"])
     trace = [TraceSummaryEntry(trace_ref="trace-1", tool_name="query_logs", source_invocation_ids=[1],
@@ -52,11 +69,17 @@ def _compose(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "
                                    gatekeeper_result=gatekeeper, tool_trace_summary=trace)
     results = [ClaimResult(claim_id=c.claim_id, entailed=entailed[c.claim_id],
                            reasons=["secret verifier reason about user-service"]) for c in claims]
-    verifier_result = VerifierResult(verdict=verdict, groundedness_score=0.5,  # type: ignore[arg-type]
-                                     claim_results=results)
+    steps = [StepResult(step_id=info.info_id, kind="missing_info", passed=info.info_id not in failed_steps,
+                        rule="verifier.gap_asserts_state" if info.info_id in failed_steps else None)
+             for info in output.missing_info]
+    steps += [StepResult(step_id=action.action_id, kind="action", passed=action.action_id not in failed_steps,
+                         rule="verifier.repair_action" if action.action_id in failed_steps else None)
+              for action in output.recommended_actions]
+    verifier_result = VerifierResult(verdict=verdict, groundedness_score=0.5,
+                                     claim_results=results, step_results=steps)
     composed = RulesComposer().compose(plan, verifier_input, verifier_result)
     assert composed.language == language
-    return composed.user_facing_answer + "\n@status=" + composed.status
+    return composed
 
 
 def test_pass_states_the_entailed_claims() -> None:
@@ -114,3 +137,53 @@ def test_never_raw_json() -> None:
     raw = json.dumps({"claim": "x"})
     answer = _compose([_claim("claim-1", raw)], {"claim-1": True})
     assert raw not in answer and '"claim"' not in answer
+
+
+def test_a_step_the_verifier_did_not_pass_never_reaches_the_answer() -> None:
+    extra = {"recommended_actions": [RecommendedAction(action_id="a-1", action_text="查看 GC 日志。"),
+                                     RecommendedAction(action_id="a-2", action_text="立即重启 order-service。")],
+             "missing_info": [MissingInfo(info_id="m-1", description="内存泄漏已确认。")]}
+    answer = _compose([_claim("claim-1", FOUND)], {"claim-1": True}, verdict="LOW_CONFID",
+                      output_extra=extra, failed_steps=frozenset({"a-2", "m-1"}))
+    assert "查看 GC 日志。" in answer
+    assert "重启" not in answer and "内存泄漏" not in answer
+    assert "下一步建议未通过核验" in answer  # why it is blocked: the steps, not the findings
+
+
+def test_a_yes_no_question_is_answered_yes_first() -> None:
+    composed = _composed([_claim("claim-1", FOUND)], {"claim-1": True},
+                         question="确认 order-service 是否存在 HighMemoryUsage 告警")
+    assert composed.answer_kind == "yes"
+    assert composed.user_facing_answer.startswith("是")
+    assert FOUND in composed.user_facing_answer
+
+
+def test_a_verified_negative_is_answered_no_and_told_apart() -> None:
+    composed = _composed([_claim("claim-1", ABSENT, "negative_observation")], {"claim-1": True},
+                         question="确认 inventory-service 是否存在 HikariCP 连接池耗尽")
+    assert composed.answer_kind == "no" and composed.status == "no_evidence"
+    assert composed.user_facing_answer.startswith("否")
+    english = _composed([_claim("claim-1", "No records were found.", "negative_observation")],
+                        {"claim-1": True}, language="en",
+                        question="Is there HikariCP connection pool exhaustion in inventory-service?")
+    assert english.answer_kind == "no" and english.user_facing_answer.startswith("No")
+
+
+def test_a_blocked_yes_no_answer_says_it_cannot_tell() -> None:
+    composed = _composed([_claim("claim-1", FOUND)], {"claim-1": False}, verdict="LOW_CONFID",
+                         language="en", question="Does order-service have a HighMemoryUsage alert?")
+    assert composed.answer_kind == "unknown"
+    assert composed.user_facing_answer.startswith("Cannot tell")
+
+
+def test_found_and_absent_together_is_partly() -> None:
+    composed = _composed([_claim("claim-1", FOUND), _claim("claim-2", ABSENT, "negative_observation")],
+                         {"claim-1": True, "claim-2": True}, question="order-service 有没有内存告警和连接池耗尽？")
+    assert composed.answer_kind == "partly" and composed.user_facing_answer.startswith("部分是")
+
+
+def test_open_questions_have_no_yes_no_lead() -> None:
+    composed = _composed([_claim("claim-1", FOUND)], {"claim-1": True},
+                         question="只确认 HighCPUUsage，不要分析订单123")
+    assert composed.answer_kind is None
+    assert composed.user_facing_answer.startswith("结论")

@@ -13,7 +13,8 @@ from core.contracts import SessionDocument
 from core.errors import EngineError
 from core.pipeline import ask
 from core.recorder import Recorder
-from core.store import repository
+from core.sources.base import World
+from core.store import Store, repository
 
 MEMORY_ZH = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
 SLOW_EN = "Only confirm whether user-service has a SlowResponse alert and slow request logs."
@@ -21,9 +22,14 @@ CPU_EXCLUSIONS_ZH = "只确认 HighCPUUsage，不要分析订单123、OOM、数�
 HIKARI_EN = "Confirm whether order-service has HikariCP connection pool exhaustion."
 NEGATIVE_ZH = "确认 inventory-service 是否存在 HikariCP 连接池耗尽"
 
-CASES = [(fault, question) for fault in FAULT_MODES for question in (MEMORY_ZH, SLOW_EN)] + [
+MEMORY_EN = "Only confirm whether order-service has a HighMemoryUsage alert right now."
+# Role faults act on a value of a given role; a question whose claims have none is left out.
+_APPLIES = {"swap_used_total": (MEMORY_ZH, MEMORY_EN)}
+CASES = [(fault, question) for fault in FAULT_MODES
+         for question in _APPLIES.get(fault, (MEMORY_ZH, SLOW_EN))] + [
     ("scope_leak", CPU_EXCLUSIONS_ZH), ("runbook_as_fact", HIKARI_EN),
-    ("fabricate_invocation", HIKARI_EN), ("tamper_number", CPU_EXCLUSIONS_ZH)]
+    ("fabricate_invocation", HIKARI_EN), ("tamper_number", CPU_EXCLUSIONS_ZH),
+    ("swap_roles", CPU_EXCLUSIONS_ZH), ("repair_action", HIKARI_EN)]
 
 
 @cache
@@ -32,16 +38,23 @@ def _clean(question: str) -> SessionDocument:
     return ask(question)
 
 
+def _texts(document: SessionDocument) -> list[str]:
+    """Claim texts, gaps and recommended actions of a session's executor output."""
+    assert document.executor_output is not None
+    output = document.executor_output
+    return ([claim.claim_text for claim in output.claims]
+            + [info.description for info in output.missing_info]
+            + [action.action_text for action in output.recommended_actions])
+
+
 def _injected_texts(clean: SessionDocument, faulty: SessionDocument) -> list[str]:
-    """Claim texts the fault added or changed (absent from the clean run's claims)."""
-    assert clean.executor_output is not None and faulty.executor_output is not None
-    clean_texts = {claim.claim_text for claim in clean.executor_output.claims}
-    return [claim.claim_text for claim in faulty.executor_output.claims
-            if claim.claim_text not in clean_texts]
+    """Claims, gaps and actions the fault added or changed (absent from the clean run's)."""
+    clean_texts = set(_texts(clean))
+    return [text for text in _texts(faulty) if text not in clean_texts]
 
 
 @pytest.mark.parametrize("fault, question", CASES)
-def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) -> None:  # type: ignore[no-untyped-def]
+def test_fault_is_caught_with_its_grade(tmp_store: Store, fault: str, question: str) -> None:
     mode = FAULT_MODES[fault]
     clean = _clean(question)
     faulty = ask(question, store=tmp_store, executor_fault=fault)
@@ -55,6 +68,7 @@ def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) ->
     else:
         assert gatekeeper.status == "pass"  # the citations are real; the claim is not entailed
         failed_rules = {result.rule for result in verifier.claim_results if not result.entailed}
+        failed_rules |= {result.rule for result in verifier.step_results if not result.passed}
         assert failed_rules & mode.expected_rules, failed_rules
     assert verifier.verdict in mode.expected_verdicts
     assert verifier.verdict != "PASS"
@@ -68,23 +82,23 @@ def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) ->
         assert text not in answer
 
 
-def test_cross_session_cites_a_real_decoy_session_in_the_store(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_cross_session_cites_a_real_decoy_session_in_the_store(tmp_store: Store) -> None:
     faulty = ask(MEMORY_ZH, store=tmp_store, executor_fault="cross_session")
-    assert "evidence.invocation_session" in faulty.gatekeeper_result.failed_rules  # type: ignore[union-attr]
+    assert "evidence.invocation_session" in faulty.gatekeeper_result.failed_rules
     decoy = repository.load_session_document(tmp_store, session_id=f"{faulty.session_id}-decoy")
     assert decoy is not None and decoy.invocations
-    cited = {b.source_invocation_id for c in faulty.executor_output.claims  # type: ignore[union-attr]
+    cited = {b.source_invocation_id for c in faulty.executor_output.claims
              for b in c.evidence_bindings}
     assert cited & {inv.invocation_id for inv in decoy.invocations}
 
 
-def test_drop_bindings_on_a_negative_observation_is_low_confidence(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_drop_bindings_on_a_negative_observation_is_low_confidence(tmp_store: Store) -> None:
     faulty = ask(NEGATIVE_ZH, store=tmp_store, executor_fault="drop_bindings")
-    assert faulty.gatekeeper_result.severity == "low_confid"  # type: ignore[union-attr]
-    assert faulty.verifier_result.verdict == "LOW_CONFID"  # type: ignore[union-attr]
+    assert faulty.gatekeeper_result.severity == "low_confid"
+    assert faulty.verifier_result.verdict == "LOW_CONFID"
 
 
-def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_world: World) -> None:
     plan = RulesPlanner().plan(MEMORY_ZH, demo_world)
     recorder = Recorder(world=demo_world, session_id="s-test-faults")
     generator = RulesExecutor().run(plan, recorder)

@@ -100,7 +100,7 @@ def test_a_bad_line_builds_nothing_and_names_its_line(pack_copy: Path) -> None:
     entry["timestamp"] = "081109 203615"
     lines[2] = json.dumps(entry, ensure_ascii=False)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(PackError, match="logs.jsonl: line 3: timestamp: not an ISO 8601"):
+    with pytest.raises(PackError, match=r"logs\.jsonl: line 3: timestamp: not an ISO 8601"):
         _fresh_load(pack_copy)
     assert _cached_files() == []  # no store, no temporary file left behind
 

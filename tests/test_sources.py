@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hand_sources import RM_GROUP_TEXT, FixedAlerts, GroupedLogs, hadoop_world
 
 from core.agents.rules.planner import RulesPlanner
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput, Invocation
@@ -19,6 +18,7 @@ from core.sources.pack import load_world, pack_world
 from core.store import Store
 from core.store import repository as repo
 from core.trace import build_trace_summary
+from tests.hand_sources import RM_GROUP_TEXT, FixedAlerts, GroupedLogs, hadoop_world
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,6 +21,7 @@ from core.contracts import (
 )
 from core.gatekeeper import check_citations
 from core.recorder import Recorder
+from core.sources.base import World
 from core.trace import build_trace_summary
 from core.verdict import final_verdict
 
@@ -30,7 +31,7 @@ SESSION = "s-test-verifier"
 class Case:
     """A question run through planner and executor; claims can then be edited and re-judged."""
 
-    def __init__(self, question: str, world) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, question: str, world: World) -> None:
         self.plan: Plan = RulesPlanner().plan(question, world)
         self.recorder = Recorder(world=world, session_id=SESSION)
         generator = RulesExecutor().run(self.plan, self.recorder)
@@ -69,7 +70,7 @@ class Case:
 
 
 @pytest.fixture
-def memory_case(demo_world) -> Case:  # type: ignore[no-untyped-def]
+def memory_case(demo_world: World) -> Case:
     return Case("只确认 order-service 是否存在 HighMemoryUsage 告警。", demo_world)
 
 
@@ -86,7 +87,8 @@ def test_executor_claims_are_entailed(memory_case: Case) -> None:
 
 
 def test_a_number_the_excerpts_do_not_hold_is_not_entailed(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前内存使用率 19%，已持续 15m。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前内存使用率 19%，已持续 15m。",
                   evidence_bindings=[memory_case.binding("query_metrics")],
                   subject_services=["order-service"], subject_topics=["memory"])
     gatekeeper, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -98,7 +100,8 @@ def test_a_number_the_excerpts_do_not_hold_is_not_entailed(memory_case: Case) ->
 
 
 def test_equal_numbers_in_other_spellings_are_entailed(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 日志中内存使用率为 91%。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 日志中内存使用率为 91%。",
                   evidence_bindings=[memory_case.binding("query_logs", "91.0%")],
                   subject_services=["order-service"], subject_topics=["memory"])
     _, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -106,7 +109,8 @@ def test_equal_numbers_in_other_spellings_are_entailed(memory_case: Case) -> Non
 
 
 def test_an_added_negation_is_not_entailed(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前不存在 HighMemoryUsage 告警。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前不存在 HighMemoryUsage 告警。",
                   evidence_bindings=[memory_case.binding("query_metrics")],
                   subject_services=["order-service"], subject_topics=["memory"])
     _, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -116,7 +120,8 @@ def test_an_added_negation_is_not_entailed(memory_case: Case) -> None:
 
 def test_runbook_text_never_supports_current_state(memory_case: Case) -> None:
     runbook = memory_case.binding("lookup_knowledge")
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前已确认：" + runbook.evidence_excerpt[:40],
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前已确认：" + runbook.evidence_excerpt[:40],
                   evidence_bindings=[runbook], subject_services=["order-service"],
                   subject_topics=["memory"])
     gatekeeper, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -136,19 +141,21 @@ def test_root_cause_without_a_stated_cause_is_not_confirmed(memory_case: Case) -
 
 
 def test_diagnosis_words_in_an_observation_need_evidence_too(memory_case: Case) -> None:
-    claim = Claim(claim_id="claim-9", claim_text="order-service 内存泄漏已确认。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 内存泄漏已确认。",
                   evidence_bindings=[memory_case.binding("query_metrics")],
                   subject_services=["order-service"], subject_topics=["memory"])
     _, verifier = memory_case.judge(memory_case.with_claim(claim))
     assert _result(verifier, "claim-9").rule == "verifier.unsupported_root_cause"
 
 
-def test_claims_about_excluded_subjects_fail_scope(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_claims_about_excluded_subjects_fail_scope(demo_world: World) -> None:
     case = Case("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service", demo_world)
     leak_invocation = case.recorder.call("query_metrics", {"service": "user-service"})
     assert leak_invocation.retrieval_details is not None
     ref = leak_invocation.retrieval_details.evidence_refs[0]
-    claim = Claim(claim_id="claim-9", claim_text=f"user-service 当前存在告警：{ref.text}",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text=f"user-service 当前存在告警：{ref.text}",
                   evidence_bindings=[EvidenceBinding(
                       tool_name="query_metrics", source_invocation_id=leak_invocation.invocation_id,
                       raw_path=ref.raw_path, evidence_excerpt=ref.text)],
@@ -164,7 +171,8 @@ def test_narrow_question_fails_claims_about_other_services(memory_case: Case) ->
     other = memory_case.recorder.call("query_metrics", {"service": "payment-service"})
     assert other.retrieval_details is not None
     ref = other.retrieval_details.evidence_refs[0]
-    claim = Claim(claim_id="claim-9", claim_text=ref.text,
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text=ref.text,
                   evidence_bindings=[EvidenceBinding(
                       tool_name="query_metrics", source_invocation_id=other.invocation_id,
                       raw_path=ref.raw_path, evidence_excerpt=ref.text)],
@@ -175,7 +183,8 @@ def test_narrow_question_fails_claims_about_other_services(memory_case: Case) ->
 
 def test_only_bindings_that_passed_the_gatekeeper_count(memory_case: Case) -> None:
     forged = memory_case.binding("query_metrics").model_copy(update={"raw_path": "$.alerts[99]"})
-    claim = Claim(claim_id="claim-9", claim_text="order-service 当前存在 HighMemoryUsage 告警。",
+    claim = Claim(claim_id="claim-9", claim_type="observation",
+                  claim_text="order-service 当前存在 HighMemoryUsage 告警。",
                   evidence_bindings=[forged], subject_services=["order-service"],
                   subject_topics=["memory"])
     gatekeeper, verifier = memory_case.judge(memory_case.with_claim(claim))
@@ -184,7 +193,7 @@ def test_only_bindings_that_passed_the_gatekeeper_count(memory_case: Case) -> No
     assert verifier.verdict == "REJECT"
 
 
-def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world: World) -> None:
     case = Case("确认 inventory-service 是否存在 HikariCP 连接池耗尽", demo_world)
     gatekeeper, verifier = case.judge()
     assert gatekeeper.status == "pass"
@@ -192,7 +201,7 @@ def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world) -> 
     assert verifier.verdict == "PASS"
 
 
-def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_world: World) -> None:
     case = Case("确认 order-service 是否存在 HikariCP 连接池耗尽", demo_world)
     hit = next(inv for inv in case.invocations if inv.tool_name == "query_logs")
     claim = Claim(claim_id="claim-9", claim_type="negative_observation",
@@ -212,11 +221,11 @@ def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_worl
 
 def _gate(severity: str) -> GatekeeperResult:
     return GatekeeperResult(status="pass" if severity == "none" else "fail",
-                            severity=severity, failed_rules=[] if severity == "none" else ["x"])  # type: ignore[arg-type]
+                            severity=severity, failed_rules=[] if severity == "none" else ["x"])
 
 
 def _claimed(verdict: str, *entailed: bool) -> VerifierResult:
-    return VerifierResult(verdict=verdict, groundedness_score=1.0,  # type: ignore[arg-type]
+    return VerifierResult(verdict=verdict, groundedness_score=1.0,
                           claim_results=[ClaimResult(claim_id=f"claim-{i}", entailed=value)
                                          for i, value in enumerate(entailed, start=1)])
 

@@ -8,6 +8,7 @@ back from the store by id, polling while the run is alive.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 
@@ -16,6 +17,8 @@ import streamlit as st
 from core.agents.registry import build_engines
 from core.pipeline import new_session_id, run_investigation
 from core.store import Store
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -54,6 +57,7 @@ def start_run(store: Store, *, question: str, pack: str, roles: dict[str, str],
             for _event in events:  # the pipeline writes each event to the store itself
                 pass
         except Exception as exc:  # the pipeline reports stage failures as events; this is a bug
+            logger.exception("investigation %s: the run thread crashed", session_id)
             handle.error = f"{type(exc).__name__}: {exc}"
         finally:
             handle.done.set()

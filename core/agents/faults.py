@@ -16,6 +16,10 @@ scope_leak             a claim about an excluded / out-of-scope subject         
 overreach_root_cause   a ``root_cause`` claim "root cause confirmed: memory leak"   LOW_CONFID
 =====================  ==========================================================  ===========
 
+Nine more (``core.agents.role_faults``: a value in the wrong role, a duration in another unit,
+a rounded value, runbook text appended, a repair action, a concluding gap) keep every citation
+real: only the verifier catches them (LOW_CONFID; ``repair_action`` REJECT).
+
 A mode never mutates the output it is given. What it injects is recorded in
 ``FaultContext.injected`` so tests can assert the final answer never shows it.
 """
@@ -27,8 +31,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from core.agents.role_faults import ROLE_FAULTS
 from core.contracts import (
     Claim,
+    ClaimType,
     EvidenceBinding,
     EvidenceRef,
     ExecutorOutput,
@@ -146,13 +152,13 @@ def _anchor(output: ExecutorOutput, invocations: list[Invocation], context: Faul
 
 
 def _add_claim(output: ExecutorOutput, context: FaultContext, *, text: str,
-               invocation: Invocation, ref: EvidenceRef, claim_type: str = "observation",
+               invocation: Invocation, ref: EvidenceRef, claim_type: ClaimType = "observation",
                services: list[str] | None = None,
                topics: list[str] | None = None) -> tuple[Claim, EvidenceBinding]:
     binding = EvidenceBinding(tool_name=invocation.tool_name,
                               source_invocation_id=invocation.invocation_id,
                               raw_path=ref.raw_path, evidence_excerpt=ref.text)
-    claim = Claim(claim_id=_next_claim_id(output), claim_type=claim_type,  # type: ignore[arg-type]
+    claim = Claim(claim_id=_next_claim_id(output), claim_type=claim_type,
                   claim_text=text, evidence_bindings=[binding],
                   subject_services=services if services is not None else list(context.plan.services),
                   subject_topics=topics if topics is not None else list(context.plan.topics))
@@ -406,6 +412,9 @@ FAULT_MODES: dict[str, FaultMode] = {mode.name: mode for mode in (
     FaultMode("overreach_root_cause", "add a root_cause claim 'root cause confirmed: memory leak'",
               "verifier", "LOW_CONFID", frozenset({"verifier.unsupported_root_cause"}),
               _LOW_CONFID, overreach_root_cause),
+    # Faults that keep every citation real: only the verifier's policy catches them.
+    *(FaultMode(name, description, "verifier", grade, rules, verdicts, apply)
+      for name, description, grade, rules, verdicts, apply in ROLE_FAULTS),
 )}
 
 

@@ -11,34 +11,35 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, assert_never
 
 from core.agents.base import ROLES
 from core.agents.faults import FAULT_MODES
 from core.agents.registry import ENGINE_NAMES, build_engines
 from core.cli.common import add_db_option, open_cli_store, print_json
-from core.contracts import CheckedBinding, ExecutorOutput, Invocation, Plan, SessionDocument
 from core.events import (
     AnswerReady,
     BindingChecked,
     ClaimJudged,
     ClaimsProduced,
-    Event,
     GatekeeperFinished,
+    PipelineEvent,
     PipelineFailed,
     PlanMade,
     SessionFinished,
     SessionStarted,
+    ToolCalled,
     ToolReturned,
     VerdictReached,
 )
-from core.pipeline import run_investigation
-from core.settings import get_settings
+
+if TYPE_CHECKING:
+    from core.contracts import CheckedBinding, ExecutorOutput, Invocation, Plan, SessionDocument
 
 _LABEL_WIDTH = 9
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``ask`` command."""
     parser = subparsers.add_parser(
         "ask", help="investigate a question and print every stage and the answer",
@@ -65,12 +66,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
     """Each role's engine: its own option, else ``--engine``, else the settings' default."""
+    from core.settings import get_settings
+
     default = getattr(args, "engine", None) or get_settings().engine
     return {role: getattr(args, role, None) or default for role in ROLES}
 
 
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
+    # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
+    from core.pipeline import run_investigation
+    from core.settings import get_settings
+
     store = None if args.no_store else open_cli_store(args)
     events = run_investigation(args.question, pack=args.pack or get_settings().default_pack,
                                engines=build_engines(roles_from_args(args)),
@@ -92,48 +99,52 @@ def run_ask(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- readable output
 
 
-def print_event(event: Event, out: TextIO) -> None:
+def print_event(event: PipelineEvent, out: TextIO) -> None:
     """Print one event as readable lines (never JSON)."""
     for label, text in event_lines(event):
         out.write(f"{label:<{_LABEL_WIDTH}}{text}\n")
 
 
-def event_lines(event: Event) -> list[tuple[str, str]]:
+def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
     """``(label, text)`` lines describing an event; an empty list for silent events."""
-    if isinstance(event, SessionStarted):
-        engines = " ".join(f"{role}={name}" for role, name in event.engines.items())
-        fault = f", executor fault {event.executor_fault}" if event.executor_fault else ""
-        return [("session", f"{event.session_id} (pack {event.pack}; {engines}{fault})")]
-    if isinstance(event, PlanMade):
-        return plan_lines(event.plan)
-    if isinstance(event, ToolReturned):
-        return [("tool", invocation_line(event.invocation))]
-    if isinstance(event, ClaimsProduced):
-        return claims_lines(event.executor_output, event.parse_status.status)
-    if isinstance(event, BindingChecked):
-        return [("gate", checked_line(event.checked))]
-    if isinstance(event, GatekeeperFinished):
-        rules = f" ({', '.join(event.result.failed_rules)})" if event.result.failed_rules else ""
-        return [("gate", f"result {event.result.status}, severity {event.result.severity}{rules}")]
-    if isinstance(event, ClaimJudged):
-        result = event.claim_result
-        judged = "entailed" if result.entailed else f"NOT entailed [{result.rule}]"
-        reasons = f": {'; '.join(result.reasons)}" if result.reasons else ""
-        return [("verify", f"{result.claim_id} {judged}{reasons}")]
-    if isinstance(event, VerdictReached):
-        return [("verdict", f"{event.result.verdict}  groundedness "
-                            f"{event.result.groundedness_score:.2f}")]
-    if isinstance(event, AnswerReady):
-        answer = event.composer_output.user_facing_answer.splitlines() or [""]
-        return [("answer", f"[{event.composer_output.status}]"),
-                *(("", f"  {line}") for line in answer)]
-    if isinstance(event, PipelineFailed):
-        return [("error", f"stage {event.stage} failed: {event.message}")]
-    if isinstance(event, SessionFinished):
-        total = event.document.timings_ms.get("total")
-        took = f" in {total:.0f} ms" if total is not None else ""
-        return [("done", f"session {event.document.status}{took}")]
-    return []
+    match event:
+        case SessionStarted():
+            engines = " ".join(f"{role}={name}" for role, name in event.engines.items())
+            fault = f", executor fault {event.executor_fault}" if event.executor_fault else ""
+            return [("session", f"{event.session_id} (pack {event.pack}; {engines}{fault})")]
+        case PlanMade():
+            return plan_lines(event.plan)
+        case ToolCalled():
+            return []  # printed when it returns, with its evidence status
+        case ToolReturned():
+            return [("tool", invocation_line(event.invocation))]
+        case ClaimsProduced():
+            return claims_lines(event.executor_output, event.parse_status.status)
+        case BindingChecked():
+            return [("gate", checked_line(event.checked))]
+        case GatekeeperFinished():
+            rules = f" ({', '.join(event.result.failed_rules)})" if event.result.failed_rules else ""
+            return [("gate", f"result {event.result.status}, severity {event.result.severity}{rules}")]
+        case ClaimJudged():
+            result = event.claim_result
+            judged = "entailed" if result.entailed else f"NOT entailed [{result.rule}]"
+            reasons = f": {'; '.join(result.reasons)}" if result.reasons else ""
+            return [("verify", f"{result.claim_id} {judged}{reasons}")]
+        case VerdictReached():
+            return [("verdict", f"{event.result.verdict}  groundedness "
+                                f"{event.result.groundedness_score:.2f}")]
+        case AnswerReady():
+            answer = event.composer_output.user_facing_answer.splitlines() or [""]
+            return [("answer", f"[{event.composer_output.status}]"),
+                    *(("", f"  {line}") for line in answer)]
+        case PipelineFailed():
+            return [("error", f"stage {event.stage} failed: {event.message}")]
+        case SessionFinished():
+            total = event.document.timings_ms.get("total")
+            took = f" in {total:.0f} ms" if total is not None else ""
+            return [("done", f"session {event.document.status}{took}")]
+        case _:
+            assert_never(event)
 
 
 def plan_lines(plan: Plan) -> list[tuple[str, str]]:

@@ -1,4 +1,9 @@
-"""Helpers every CLI command shares: JSON output, one-line errors, opening the store."""
+"""Helpers every CLI command shares: JSON output, one-line errors, opening the store.
+
+Every command module is imported to build the parser, so this module (like the top of each
+command module) imports only what parsing needs; the store, the pipeline and the contracts a
+command uses are imported by its handler (see bench/startup.py).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.contracts import SessionDocument
 from core.errors import DocumentError, first_error
-from core.store import Store, open_store
+
+if TYPE_CHECKING:
+    from core.contracts import SessionDocument
+    from core.store import Store
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -47,11 +54,15 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
 
 def open_cli_store(args: argparse.Namespace) -> Store:
     """Open the store named by ``--db`` or the settings."""
+    from core.store import open_store  # SQLAlchemy: only commands that use the store load it
+
     return open_store(getattr(args, "db", None))
 
 
 def read_session_document(path: str) -> SessionDocument:
     """Read a session document (``-`` for stdin); errors name the file and the field."""
+    from core.contracts import SessionDocument
+
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:

@@ -8,12 +8,15 @@ when the gatekeeper passes, 1 when it fails, 2 on bad input — so scripts can g
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
-from core.contracts import GatekeeperResult
+
+if TYPE_CHECKING:
+    from core.contracts import GatekeeperResult
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``gatekeeper`` and its subcommands."""
     gatekeeper = subparsers.add_parser("gatekeeper", help="re-check citations deterministically",
                                        description="The gatekeeper checks that every citation is "
@@ -74,7 +77,7 @@ def _recheck(args: argparse.Namespace) -> int:
     from core.store.repository import list_sessions, load_session_document
 
     store = open_cli_store(args)
-    changed: list[dict] = []
+    changed: list[dict[str, Any]] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
         document = load_session_document(store, session_id=row.session_id)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import uuid
+from typing import Any
 
 from core.cli.common import add_db_option, fail, open_cli_store, print_json
 from core.contracts import TOOL_NAMES, Invocation
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``tools`` and its ``call`` / ``list`` subcommands."""
     tools = subparsers.add_parser("tools", help="call the three tools directly",
                                   description="Call a tool on a pack and record the call.")
@@ -68,7 +69,7 @@ def _call(args: argparse.Namespace) -> int:
     return 0
 
 
-def _document_view(invocation: Invocation) -> dict:
+def _document_view(invocation: Invocation) -> dict[str, Any]:
     """The invocation as a session document lists it (no session-internal fields)."""
     return invocation.model_dump(mode="json", include={
         "invocation_id", "tool_name", "arguments", "output", "retrieval_details", "source",
@@ -90,8 +91,9 @@ def _print_human(invocation: Invocation) -> None:
 def _list(args: argparse.Namespace) -> int:
     from core.tools.spec import TOOL_SPECS
 
-    tools = [{"name": spec.name, "description": spec.description,
-              "arguments": spec.args.model_json_schema()} for spec in TOOL_SPECS.values()]
+    tools: list[dict[str, Any]] = [
+        {"name": spec.name, "description": spec.description,
+         "arguments": spec.args.model_json_schema()} for spec in TOOL_SPECS.values()]
     if args.json:
         print_json(tools)
         return 0

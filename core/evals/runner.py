@@ -8,14 +8,15 @@ short transactions for the sessions, which SQLite in WAL mode serialises without
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from core.errors import EvalCaseError, PackError, SuperbizError
+from core.evals import DEFAULT_WORKERS
 from core.evals.cases import DEFAULT_PACK, EvalCase
 from core.evals.matching import check_expectations, observe
 from core.evals.metrics import compute_metrics
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
     from core.sources.base import World
     from core.store import Store
 
-DEFAULT_WORKERS = 2
+logger = logging.getLogger(__name__)
+
 ProgressCallback = Callable[[int, int, CaseOutcome], None]
 
 
@@ -70,6 +72,7 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
         return CaseOutcome.for_case(case, outcome="error", error=str(exc),
                                     duration_ms=_ms_since(started))
     except Exception as exc:  # a bug in the system under test is a result, not a crash of the run
+        logger.warning("case %s: the pipeline raised", case.id, exc_info=exc)
         return CaseOutcome.for_case(case, outcome="error", error=f"{type(exc).__name__}: {exc}",
                                     duration_ms=_ms_since(started))
     duration_ms = _ms_since(started)
@@ -111,11 +114,14 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
         # Interrupted (Ctrl-C) or the store failed: close the run honestly with what finished.
         if store is not None:
             done = [outcome for outcome in outcomes if outcome is not None]
-            with suppress(Exception):  # the original error matters more than this one
+            try:
                 repository.finish_eval_run(
                     store, run_id=run_id, passed=sum(o.passed for o in done),
                     duration_ms=_ms_since(started),
                     metrics=compute_metrics(done).model_dump(mode="json"), status="interrupted")
+            except Exception:  # the original error matters more than this one: it is raised
+                logger.warning("eval run %s: could not be closed as interrupted", run_id,
+                               exc_info=True)
         raise
     finished = [outcome for outcome in outcomes if outcome is not None]
     metrics = compute_metrics(finished)

@@ -152,7 +152,8 @@ def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index:
         return verdict.fail(resolved.rule, resolved.message)
     invocation = resolved.invocation
     if find_spec(invocation.tool_name) is None:
-        return verdict.fail(R.TOOL_MISMATCH, f"invocation {invocation_id} is of {invocation.tool_name}, not an evidence tool")
+        return verdict.fail(R.TOOL_MISMATCH,
+                            f"invocation {invocation_id} is of {invocation.tool_name}, not an evidence tool")
     if binding.tool_name is not None and binding.tool_name != invocation.tool_name:
         return verdict.fail(R.TOOL_MISMATCH, (
             f"binding says tool {binding.tool_name}, invocation {invocation_id} is {invocation.tool_name}"))
@@ -219,7 +220,8 @@ def _check_without_raw_path(verdict: _Verdict, binding: EvidenceBinding,
         if best is not None:
             verdict.with_match(*best)
         reason = best[1].reason if best else "the invocation has no evidence refs"
-        return verdict.fail(R.EXCERPT_MISMATCH, f"raw_path missing and the excerpt matches no ref of the invocation: {reason}")
+        return verdict.fail(R.EXCERPT_MISMATCH,
+                            f"raw_path missing and the excerpt matches no ref of the invocation: {reason}")
     verdict.with_match(*best)
     return verdict.fail(R.RAW_PATH_MISSING, (
         f"raw_path missing (the excerpt is found in {best[0].raw_path}, but a citation must name it)"))

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from core.charclasses import DENSE_SCRIPT
+
 # A token: a run of ASCII word characters and the separators that live inside identifiers
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
 # (a CJK run is one token: ``内存使用率过高``). A script change is a token boundary.
@@ -28,7 +30,8 @@ _TOKEN_TRAILING = ".:-/+"
 _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
 UNIT_WORDS: frozenset[str] = frozenset(
-    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d", "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
+    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
+     "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -55,7 +58,7 @@ GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
 })
 _SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
 _HAS_DIGIT_RE = re.compile(r"\d")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_DENSE_SCRIPT_RE = re.compile(f"[{DENSE_SCRIPT}]")
 
 Number = tuple[float, str]
 
@@ -285,8 +288,9 @@ def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
 
 
 def informative_length(normalized: str) -> int:
-    """Length for the too-short test: a CJK character counts double (it carries a word)."""
-    return len(normalized) + len(_CJK_RE.findall(normalized))
+    """Length for the too-short test: a character of a dense script (Chinese, Japanese, Korean:
+    ``core.charclasses.DENSE_SCRIPT``) counts double, since it carries a syllable or a word."""
+    return len(normalized) + len(_DENSE_SCRIPT_RE.findall(normalized))
 
 
 def is_generic(normalized: str) -> bool:

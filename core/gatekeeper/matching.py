@@ -1,6 +1,6 @@
 """Does an excerpt quote a ref text? Exact, truncated or drifted -- but never with a changed fact.
 
-Order of attempts, cheapest first (DESIGN.md section 4):
+Order of attempts, cheapest first (docs/design.md §4):
 
 1. exact: the normalised excerpt is a substring of the normalised ref (score 1.0);
 2. truncated: the excerpt has ``...`` / ``…`` / ``……``; each fragment is found in order;
@@ -162,7 +162,8 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
         start = index_map[offset + dest_start]
         end = index_map[offset + max(dest_start, dest_end - 1)] + 1
         if score < FUZZY_THRESHOLD:
-            return _Located(start, end, score / 100, problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
+            return _Located(start, end, score / 100,
+                            problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
     if found and _NUMBER_RUN_RE.findall(fragment) == _NUMBER_RUN_RE.findall(ref.text[start:end]):
         # Equal but for spaces, and no number split or joined by them (``91 %`` is ``91%``,
         # ``9 1%`` is not): the same facts, unless the quote cuts a number or identifier.
@@ -205,7 +206,9 @@ def _skeleton(text: str) -> tuple[str, tuple[int, ...]]:
 
 def _match_fragments(fragments: list[str], original: str, ref: NormalizedText) -> ExcerptMatch:
     """A truncated quote: every fragment found, in order, none overlapping the previous one."""
-    cursor, spans, scores = 0, [], []
+    cursor = 0
+    spans: list[tuple[int, int]] = []
+    scores: list[float] = []
     for fragment in fragments:
         located = _locate_exact(fragment, ref, cursor)
         if not located.found and not located.problem and (

@@ -1,6 +1,6 @@
 """Which invocation a binding cites: lookup in the session, the store, or a unique candidate.
 
-Back-fill (seed "收紧 VerifierInputHook 自动回填"): a binding without ``source_invocation_id``
+Back-fill (docs/design.md §4, kept for compatibility): a binding without ``source_invocation_id``
 gets one only when the session holds exactly one invocation of the binding's tool; raw_path is
 never back-filled, and the caller must never let a back-filled binding pass.
 """

@@ -1,4 +1,4 @@
-"""Every rule the gatekeeper can report, with its grade (seed "Gatekeeper 校验失败分级").
+"""Every rule the gatekeeper can report, with its grade (docs/design.md §4).
 
 Forged or misattributed citations are ``reject``; missing or incomplete ones ``low_confid``;
 the compatibility back-fill is a ``warning``; ``evidence.ok`` (``none``) names a passing

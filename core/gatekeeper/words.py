@@ -24,7 +24,8 @@ from core.gatekeeper import facts
 
 # Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
 # what is said.
-STOP_WORDS: frozenset[str] = frozenset(["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
+STOP_WORDS: frozenset[str] = frozenset(
+    ["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
 
 
 def _edge_partial(quoted: list[str], real: list[str], at_start: bool, at_end: bool) -> bool:
@@ -49,8 +50,8 @@ def _differing_blocks(quoted: list[str], real: list[str]) -> list[tuple[int, int
     blocks: list[tuple[int, int, int, int]] = []
     keys_quoted, keys_real = [_token_key(t) for t in quoted], [_token_key(t) for t in real]
     for opcode in Levenshtein.opcodes(keys_quoted, keys_real):
-        tag, q1, q2, r1, r2 = tuple(opcode)
-        if tag == "equal":
+        q1, q2, r1, r2 = opcode.src_start, opcode.src_end, opcode.dest_start, opcode.dest_end
+        if opcode.tag == "equal":
             continue
         if blocks and blocks[-1][1] == q1 and blocks[-1][3] == r1:
             blocks[-1] = (blocks[-1][0], q2, blocks[-1][2], r2)

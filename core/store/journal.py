@@ -64,7 +64,8 @@ def _root(address: str) -> str:
 class Journal:
     """Buffers one session's writes and flushes them in one transaction per call of ``flush``.
 
-    With ``store=None`` nothing is written and ``next_invocation_id`` returns None.
+    With ``store=None`` nothing is written (nor computed: an in-memory run never imports the
+    repository) and ``next_invocation_id`` returns None.
     """
 
     def __init__(self, store: Store | None, session_id: str) -> None:
@@ -89,6 +90,8 @@ class Journal:
 
     def open(self, document: SessionDocument) -> None:
         """The session row, written by the next flush (lease included)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import new_session_values
 
         self._create = new_session_values(document)
@@ -99,6 +102,8 @@ class Journal:
 
     def save_plan(self, plan: Plan) -> None:
         """The planner's plan."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import plan_values
 
         self._set("plan", plan, plan_values(plan))
@@ -115,6 +120,8 @@ class Journal:
     def save_executor_output(self, output: ExecutorOutput | None,
                              parse_status: ParseStatus) -> None:
         """The executor's structured output and how it parsed."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import executor_values
 
         self._values.update(executor_values(output, parse_status))
@@ -123,6 +130,8 @@ class Journal:
 
     def save_gatekeeper_result(self, result: GatekeeperResult) -> None:
         """The gatekeeper result and one row per checked binding."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import binding_rows, gatekeeper_values
 
         self._evaluation = {**self._evaluation, "gatekeeper_result": result}
@@ -135,6 +144,8 @@ class Journal:
                           verifier_result: VerifierResult) -> None:
         """The verifier's result and the trace summary it was given (the verdict column is
         written only when the session completes: a verdict is not final before)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import verification_values
 
         self._evaluation = {**self._evaluation, "tool_trace_summary": trace_summary,
@@ -147,6 +158,8 @@ class Journal:
 
     def finish(self, document: SessionDocument) -> None:
         """Close the session as ``document`` says (status, answer, verdict, timings, error)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import finish_values
 
         self._values.update(finish_values(

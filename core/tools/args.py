@@ -7,6 +7,7 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from core.errors import ToolArgumentError
 from core.lexicon import TOPICS, topics_in
@@ -111,7 +112,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _explain(model: type[BaseModel], item: dict[str, Any]) -> str:
+def _explain(model: type[BaseModel], item: ErrorDetails) -> str:
     """One pydantic error as ``field: what is wrong (got X)``."""
     field = ".".join(str(part) for part in item["loc"]) or "arguments"
     kind, ctx = item["type"], item.get("ctx") or {}

@@ -1,4 +1,4 @@
-"""One declaration per tool (DESIGN.md section 10): the only table of tools.
+"""One declaration per tool (docs/design.md §12): the only table of tools.
 
 A ``ToolSpec`` holds a tool's name, argument model, description, result model, the evidence
 lists its output holds (output key, entry model, ref-text recipe), whether its evidence is

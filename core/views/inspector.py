@@ -14,11 +14,13 @@ from typing import Literal
 
 from core.contracts import (
     CheckedBinding,
+    Claim,
     EvidenceBinding,
     ExecutorOutput,
     GatekeeperResult,
     Invocation,
     ParseStatus,
+    RecommendedAction,
     SessionDocument,
 )
 
@@ -133,9 +135,10 @@ def tampered_output(output: ExecutorOutput, key: BindingKey,
                     replacement: EvidenceBinding) -> ExecutorOutput:
     """A copy of ``output`` with the binding at ``key`` replaced; the original is untouched."""
     copy = output.model_copy(deep=True)
-    owners = copy.claims if key.owner_kind == "claim" else copy.recommended_actions
+    owners: list[Claim | RecommendedAction] = [
+        *(copy.claims if key.owner_kind == "claim" else copy.recommended_actions)]
     for owner in owners:
-        owner_id = owner.claim_id if key.owner_kind == "claim" else owner.action_id  # type: ignore[union-attr]
+        owner_id = owner.claim_id if isinstance(owner, Claim) else owner.action_id
         if owner_id == key.owner_id and 0 <= key.index < len(owner.evidence_bindings):
             bindings = list(owner.evidence_bindings)
             bindings[key.index] = replacement

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_helpers import XSS_LOG
 from streamlit.testing.v1 import AppTest
 
 from core.errors import EvalCaseError
@@ -16,6 +15,7 @@ from core.sources.base import World
 from core.tools.spec import run_tool
 from core.views.data import search_logs, series_figure
 from core.views.evals import cases_from_upload
+from tests.console.console_helpers import XSS_LOG
 
 DATA = "pages/4_Data.py"
 EVALS = "pages/3_Evals.py"
@@ -88,7 +88,8 @@ def test_search_and_series_builders(demo_pack: Pack, demo_world: World) -> None:
     limited = search_logs(demo_world, limit=2)
     assert len(limited.rows) == 2 and limited.matched == len(demo_pack.logs)
     assert sum(group["lines"] for group in limited.groups) == len(demo_pack.logs)
-    assert "level" in search_logs(demo_world, level="LOUD").error  # the tool's own one-line refusal
+    refused = search_logs(demo_world, level="LOUD").error  # the tool's own one-line refusal
+    assert refused is not None and "level" in refused
     series = next(s for s in demo_pack.series.values() if s.threshold is not None)
     figure = series_figure(series)
     assert list(figure.data[0].y) == [p.value for p in series.points]

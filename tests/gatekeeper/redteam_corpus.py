@@ -21,7 +21,8 @@ from core.tools.spec import RAW_PATH_PREFIXES
 
 Grade = Literal["pass", "low_confid", "reject"]
 
-# The seed's six questions in Chinese and English, and one question per other demo topic.
+# The acceptance matrix's six questions (docs/design.md §10) in Chinese and English, and one
+# question per other demo topic.
 QUESTIONS: tuple[tuple[str, str], ...] = (
     ("cpu-zh", "只确认 payment-service 当前是否存在 CPU 使用率过高告警。"),
     ("cpu-en", "Only confirm whether payment-service currently has a high CPU usage alert."),
@@ -166,7 +167,8 @@ def forged_edits(excerpt: str) -> Iterator[tuple[str, str]]:
         yield f"digit{number}", excerpt[:start] + text[:-1] + last + excerpt[end:]
         if "." in text:
             whole, fraction = text.split(".")
-            moved = f"{whole[:-1]}.{whole[-1]}{fraction}" if len(whole) > 1 else f"{whole}{fraction[0]}.{fraction[1:] or '0'}"
+            moved = (f"{whole[:-1]}.{whole[-1]}{fraction}" if len(whole) > 1
+                     else f"{whole}{fraction[0]}.{fraction[1:] or '0'}")
             yield f"decimal{number}", excerpt[:start] + moved + excerpt[end:]
         elif len(text) >= 2:
             yield f"decimal{number}", excerpt[:start] + text[0] + "." + text[1:] + excerpt[end:]
@@ -236,7 +238,9 @@ def excerpt_mutations(binding: EvidenceBinding, ref_text: str) -> Iterator[Mutat
     """Benign and forged edits of the excerpt and of the ref text it quotes."""
     seen: set[str] = set()
     for base_name, base in (("excerpt", binding.evidence_excerpt), ("ref", ref_text)):
-        for grade, edits in (("pass", benign_edits), ("reject", forged_edits)):
+        graded: tuple[tuple[Grade, Callable[[str], Iterator[tuple[str, str]]]], ...] = (
+            ("pass", benign_edits), ("reject", forged_edits))
+        for grade, edits in graded:
             for name, text in edits(base):
                 if text in seen or text == base:
                     continue
@@ -259,7 +263,8 @@ def citation_mutations(binding: EvidenceBinding, document: SessionDocument, ref_
         other_refs = other.retrieval_details.evidence_refs if other.retrieval_details else []
         if other.invocation_id != invocation.invocation_id and other.tool_name == invocation.tool_name and any(
                 ref.raw_path == raw_path and ref.text != ref_text for ref in other_refs):
-            yield Mutation("invocation.same_tool_other", "reject", _with(binding, source_invocation_id=other.invocation_id))
+            yield Mutation("invocation.same_tool_other", "reject",
+                           _with(binding, source_invocation_id=other.invocation_id))
             break
     stitched = _stitch(ref_text, [ref.text for ref in refs if ref.text != ref_text])
     if stitched:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from gk_support import check_kwargs, load_cases
 
 from core.contracts import GatekeeperResult
 from core.gatekeeper import GATEKEEPER_VERSION, RULES, check_citations
+from tests.gatekeeper.gk_support import check_kwargs, load_cases
 
 CASES = load_cases()
 GRADES = {"pass": ("pass", "none"), "low_confid": ("fail", "low_confid"), "reject": ("fail", "reject")}

@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from redteam_corpus import Case, build_cases
 
 from core.cli import main
 from core.contracts import GatekeeperResult
 from core.gatekeeper import RULES, check_citations
+from tests.gatekeeper.redteam_corpus import Case, build_cases
 
 CASES = build_cases()
 GRADES = {"pass": ("pass", "none"), "low_confid": ("fail", "low_confid"), "reject": ("fail", "reject")}

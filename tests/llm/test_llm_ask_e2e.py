@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_helpers import TRANSCRIPTS
 
 from core.agents.llm.stub_server import StubServer
 from core.agents.llm.transcript import load_transcript
 from core.cli import main
 from core.store.repository import load_session_document
+from tests.llm.llm_helpers import TRANSCRIPTS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 API_KEY = "sk-e2e-secret-0123456789"
@@ -47,6 +47,8 @@ CASES: dict[str, tuple[str, str, str | None, str | None]] = {
     # Wire forms a real server or another team's stub may legitimately send.
     "honest_wire_forms": (HIKARI, "completed", "PASS", None),
     "turn_ordered_honest": (HIKARI, "completed", "PASS", None),
+    # The seed's required fields (claim_type, a binding's tool_name) are reported, never defaulted.
+    "missing_required_fields": (HIKARI, "completed", "LOW_CONFID", "verifier.missing_field"),
     # The rules plan stands in, but a failed model step never ends PASS.
     "planner_unusable_falls_back": (HIKARI, "completed", "LOW_CONFID", None),
     "fault_refusal": (HIKARI, "completed", "LOW_CONFID", "evidence.output_incomplete"),

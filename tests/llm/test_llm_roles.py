@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from llm_helpers import VLLM, executor_stage, scripted
 
 from core.agents.llm.composer import LLMComposer
 from core.agents.llm.errors import LLMCallError
@@ -17,10 +16,13 @@ from core.contracts import (
     ClaimResult,
     Exclusions,
     Plan,
+    RecommendedAction,
+    StepResult,
     Verdict,
     VerifierInput,
     VerifierResult,
 )
+from tests.llm.llm_helpers import VLLM, executor_stage, scripted
 
 HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"
 
@@ -118,11 +120,36 @@ def test_composer_answer_is_kept_when_it_states_only_passed_claims(demo_world: A
                                                           status="blocked")])
     output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input,
                                                _judged(verifier_input, {"claim-1"}))
-    assert output.user_facing_answer == "已确认：连接池耗尽，waiting=32。"
+    # A yes/no question: code leads with the verified 是, the model's wording follows.
+    assert output.answer_kind == "yes"
+    assert output.user_facing_answer.startswith("是")
+    assert output.user_facing_answer.endswith("已确认：连接池耗尽，waiting=32。")
     assert output.status == "valid"  # set by code from the verdict, not by the model
     assert output.passed_claim_ids == ["claim-1"]
     shown = json.loads(client.requests[0].messages[1]["content"].split("\n\n")[0])
     assert [c["claim_id"] for c in shown["passed_claims"]] == ["claim-1"]
+
+
+def test_composer_cannot_contradict_the_verified_yes_or_state_a_failed_step(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
+    judged = _judged(verifier_input, {"claim-1"})
+    client = ScriptedChatClient.from_turns([composer_turn("否，order-service 没有连接池耗尽。")])
+    output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input, judged)
+    assert output.degraded and "answers no where the evidence verified a yes" in output.notes[0]
+    assert output.answer_kind == "yes" and output.user_facing_answer.startswith("是")
+
+    repair = "立即重启 order-service。"
+    with_repair = verifier_input.model_copy(update={
+        "executor_structured_output": verifier_input.executor_structured_output.model_copy(
+            update={"recommended_actions": [RecommendedAction(action_id="action-9", action_text=repair)]})})
+    failed = judged.model_copy(update={"step_results": [StepResult(
+        step_id="action-9", kind="action", passed=False, rule="verifier.repair_action")]})
+    client = ScriptedChatClient.from_turns([composer_turn(f"是。下一步：{repair}")])
+    output = LLMComposer(client, VLLM).compose(hikari_plan(), with_repair, failed)
+    assert "a next step the verifier did not pass" in output.notes[0]
+    assert "重启" not in output.user_facing_answer
+    shown = json.loads(client.requests[0].messages[1]["content"].split("\n\n")[0])
+    assert repair not in shown["next_steps"]
 
 
 def test_composer_never_sees_blocked_claims_and_a_leak_falls_back(demo_world: Any) -> None:

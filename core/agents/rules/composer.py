@@ -3,18 +3,22 @@
 It writes in the plan's language, states only the text of claims the verifier entailed, says
 plainly when nothing was found (未检索到真实证据 / "No real evidence was found") and what was
 searched, and when the verdict is REJECT or LOW_CONFID says the answer could not be verified.
-Missing information and evidence-gathering actions may follow as next steps, marked as such.
-It never shows raw JSON, a blocked claim, verifier reasons (they quote blocked content) or an
-excluded subject.
+A yes/no question ("是否存在 …", "whether …", "is there …") is answered 是 / 否 (yes / no)
+first -- ``answer_kind`` says which, so a verified negative is told apart from a positive --
+with the verified evidence under it. Missing information and evidence-gathering actions the
+verifier passed may follow as next steps, marked as such. It never shows raw JSON, a blocked
+claim, a step that did not pass (a repair, a gap that concludes), verifier reasons (they quote
+blocked content) or an excluded subject.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
-from core.agents.rules.subjects import excluded_mentions
 from core.contracts import (
+    AnswerKind,
     Claim,
     ComposerOutput,
     Plan,
@@ -23,6 +27,7 @@ from core.contracts import (
     VerifierResult,
 )
 from core.tools.spec import is_reference_tool
+from core.verifier.scope import excluded_mentions
 
 _MAX_NEXT_STEPS = 4
 _TEXT = {
@@ -37,10 +42,15 @@ _TEXT = {
         "gate_reject": "证据引用未通过真实性校验（{rules}）",
         "gate_low": "证据引用不完整（{rules}）",
         "claims_failed": "部分结论无法由已核验的证据推出",
+        "steps_failed": "下一步建议未通过核验（只允许证据收集动作）",
         "no_claims": "没有可核验的结论",
         "partial": "以下内容已单独通过核验：",
         "citations": "依据：{n} 条证据引用均已通过核验，来自 {k} 次工具调用。",
         "next_steps": "下一步（仅为证据收集建议，不是结论）：",
+        "yes": "是（以下结论已通过证据核验）。",
+        "no": "否（已核验：覆盖该问题的查询均未返回相关记录）。",
+        "partly": "部分是（以下部分内容已通过证据核验，其余已核验为未检索到）。",
+        "unknown": "无法确定（没有通过核验的证据能回答是或否）。",
         "sep": "；",
         "end": "。",
     },
@@ -56,10 +66,16 @@ _TEXT = {
         "gate_reject": "citations failed the authenticity check ({rules})",
         "gate_low": "citations are incomplete ({rules})",
         "claims_failed": "some findings are not entailed by the verified evidence",
+        "steps_failed": "a recommended next step did not pass verification (only evidence "
+                        "gathering is allowed)",
         "no_claims": "there were no findings to verify",
         "partial": "Verified on their own:",
         "citations": "Basis: {n} verified citation(s) from {k} tool call(s).",
         "next_steps": "Next steps (evidence gathering only, not findings):",
+        "yes": "Yes (the findings below are verified against the evidence).",
+        "no": "No (verified: the queries that covered the question returned nothing).",
+        "partly": "Partly (some of it is verified below; the rest is verified absent).",
+        "unknown": "Cannot tell (no verified evidence answers yes or no).",
         "sep": "; ",
         "end": ".",
     },
@@ -82,12 +98,15 @@ class RulesComposer:
         findings = [c for c in shown if c.claim_type != "negative_observation"]
         absences = [c for c in shown if c.claim_type == "negative_observation"]
         gatekeeper = verifier_input.gatekeeper_result
-        lines: list[str] = []
         status: Literal["valid", "no_evidence", "blocked"]
-
         # Blocked: a citation failed, or a claim was made and not every claim held. With no
         # claims at all there is nothing to block: the honest answer is "nothing was found".
-        if gatekeeper.status == "fail" or (verifier_result.verdict != "PASS" and output.claims):
+        blocked = gatekeeper.status == "fail" or (verifier_result.verdict != "PASS" and bool(output.claims))
+        kind = answer_kind(plan.question, blocked=blocked, found=bool(findings),
+                           absent=bool(absences))
+        lines: list[str] = [text[kind], ""] if kind is not None else []
+
+        if blocked:
             status = "blocked"
             lines.append(text["blocked"].format(verdict=verifier_result.verdict,
                                                 score=verifier_result.groundedness_score,
@@ -107,12 +126,43 @@ class RulesComposer:
             lines += _bullets(absences)
 
         if verifier_result.verdict != "REJECT":
-            steps = _next_steps(plan, verifier_input)
+            steps = passed_steps(plan, verifier_input, verifier_result)
             if steps:
                 lines += ["", text["next_steps"], *(f"- {step}" for step in steps)]
         return ComposerOutput(status=status, user_facing_answer="\n".join(lines).strip(),
                               language=plan.language,
-                              passed_claim_ids=[claim.claim_id for claim in shown])
+                              passed_claim_ids=[claim.claim_id for claim in shown],
+                              answer_kind=kind)
+
+
+# A yes/no question: 是否 / 有没有 / … 吗？ / whether / is there / does … have.
+_YES_NO_RE = re.compile(
+    r"是否|有没有|有无|是不是|吗\s*[？?。.!！]|吗\s*$|么\s*[？?]|"
+    r"\bwhether\b|\bif there (?:is|are)\b|\b(?:confirm|check|verify) if\b|"
+    r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could)\b", re.IGNORECASE)
+
+
+def is_yes_no_question(question: str) -> bool:
+    """Whether the question asks for a yes or a no."""
+    return _YES_NO_RE.search(question) is not None
+
+
+def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> AnswerKind | None:
+    """What a yes/no question's answer leads with: ``yes`` with verified findings, ``no`` with
+    only verified negatives, ``partly`` with both, ``unknown`` when nothing could be verified;
+    None when the question is not a yes/no question."""
+    if not is_yes_no_question(question):
+        return None
+    if blocked:
+        return "unknown"
+    if found:
+        return "partly" if absent else "yes"
+    return "no" if absent else "unknown"
+
+
+def lead_line(kind: AnswerKind, language: str) -> str:
+    """The sentence a yes/no answer of that kind starts with."""
+    return _TEXT["zh" if language == "zh" else "en"][kind]
 
 
 def _showable(text: str, plan: Plan) -> bool:
@@ -136,6 +186,9 @@ def _why_blocked(text: dict[str, str], verifier_input: VerifierInput,
         return text["gate_low"].format(rules=rules)
     if not verifier_result.claim_results:
         return text["no_claims"]
+    if all(r.entailed for r in verifier_result.claim_results):
+        step_rules = sorted({r.rule for r in verifier_result.step_results if r.rule and not r.passed})
+        return text["steps_failed"] + (f" ({', '.join(step_rules)})" if step_rules else "")
     failed_rules = sorted({r.rule for r in verifier_result.claim_results if r.rule})
     return text["claims_failed"] + (f" ({', '.join(failed_rules)})" if failed_rules else "")
 
@@ -160,9 +213,14 @@ def _no_evidence_line(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) 
             f"{text['no_hits']}{text['end']}")
 
 
-def _next_steps(plan: Plan, verifier_input: VerifierInput) -> list[str]:
+def passed_steps(plan: Plan, verifier_input: VerifierInput,
+                 verifier_result: VerifierResult) -> list[str]:
+    """Gaps, then actions, that the verifier passed (a step it did not judge is not shown)."""
     output = verifier_input.executor_structured_output
-    candidates = [info.description for info in output.missing_info]
-    candidates += [action.action_text for action in output.recommended_actions]
+    passed = {(r.kind, r.step_id) for r in verifier_result.step_results if r.passed}
+    candidates = [info.description for info in output.missing_info
+                  if ("missing_info", info.info_id) in passed]
+    candidates += [action.action_text for action in output.recommended_actions
+                   if ("action", action.action_id) in passed]
     steps = [step for step in dict.fromkeys(candidates) if _showable(step, plan)]
     return steps[:_MAX_NEXT_STEPS]

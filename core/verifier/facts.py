@@ -1,9 +1,9 @@
-"""The checkable facts of a claim, and which of them a body of evidence lacks.
+"""The named facts of a claim -- identifiers, state and level words, negations -- and which of
+them a body of evidence lacks.
 
-The verifier's entailment test: every number with its unit, every identifier, every state word
-and every negation a claim states must appear somewhere in its verified excerpts. Order and
-position do not matter here (that is the gatekeeper's concern when it matches a quote); what
-matters is that nothing in the claim is new. Facts are read by the gatekeeper's own extractor
+Every identifier, state word and negation a claim states must appear in its verified evidence;
+where they sit does not matter here (values, whose role does matter, are read by
+``core.verifier.roles``). Facts are read by the gatekeeper's own extractor
 (``core.gatekeeper.facts``), so both agree on what a number, an identifier or a negation is:
 ``91%`` equals ``91.0%`` but not ``19%`` or ``91ms``. Text is first spaced between CJK and ASCII
 runs (``使用率91%`` holds the number ``91%``), then put in the gatekeeper's normal form.
@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.charclasses import HAN
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff"
-_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{_CJK}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{_CJK}])")
+_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{HAN}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{HAN}])")
 _UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
 
 
@@ -33,8 +33,13 @@ class ClaimFacts:
     negations: frozenset[str]
 
 
+# Full-width punctuation ends a token ("91%：order-service" is a number and a service, not one
+# identifier), as its ASCII form would with a space after it.
+_FULL_WIDTH_BREAK = re.compile(r"([：，；。、（）「」【】])")
+
+
 def _spaced(text: str) -> str:
-    return _CJK_ASCII_BOUNDARY.sub(" ", text)
+    return _FULL_WIDTH_BREAK.sub(r"\1 ", _CJK_ASCII_BOUNDARY.sub(" ", text))
 
 
 def prepare(text: str) -> str:

@@ -1,8 +1,8 @@
-"""What a text is about, in the plan's terms: the scope tests the rules engine shares.
+"""What a text is about, in the plan's terms: the scope tests every engine shares.
 
-The executor uses them to drop refs, the verifier to fail claims and the composer to keep
-excluded subjects out of the answer, so all three agree on what "mentions user-service" or
-"is about the connection pool" means.
+The rules executor uses them to drop refs, the verifier (both engines) to fail claims and
+steps, and the composers to keep excluded subjects out of the answer, so all agree on what
+"mentions user-service" or "is about the connection pool" means.
 """
 
 from __future__ import annotations

@@ -1,0 +1,241 @@
+"""Judging one claim against what the gatekeeper verified (the always-on claim policy).
+
+Per claim, only bindings that PASSED the gatekeeper count; each is read through its excerpt,
+the ref it was matched against and its invocation's arguments (``core.verifier.evidence``):
+
+- required fields: ``claim_type`` and every binding's ``tool_name`` (seed: 必填);
+- every value and time holds in its role, for its subject (``core.verifier.support``);
+- every identifier, state or level word is in the evidence; a negation needs a negated
+  evidence text;
+- every sentence of the claim says something its evidence says (content words or topic);
+  one that only a runbook says is runbook text stated as fact;
+- runbook text (``lookup_knowledge``) never supports a claim about current state;
+- a cause (``root_cause`` / ``risk`` claims, or words such as leak / 根因 / 导致 in any claim)
+  needs an excerpt that states it;
+- a negative observation is entailed by a passed negative check of the invocation that
+  returned nothing;
+- a claim about an excluded subject, or outside the plan's services (or, for a narrow
+  question, its topics), fails ``verifier.scope``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.contracts import Claim, ClaimResult, FactSupport, Plan
+from core.gatekeeper import normalize_text
+from core.gatekeeper.facts import EN_NEGATIONS
+from core.lexicon import expand_topics, topics_in
+from core.verifier import facts
+from core.verifier.evidence import Evidence, Item, passed_items
+from core.verifier.roles import read_claim
+from core.verifier.rules import (
+    MISSING_FIELD,
+    NO_EVIDENCE,
+    RUNBOOK_AS_FACT,
+    SCOPE,
+    UNSUPPORTED_FACT,
+    UNSUPPORTED_ROOT_CAUSE,
+    most_serious,
+)
+from core.verifier.scope import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
+from core.verifier.support import align, align_subjects
+from core.verifier.text import clauses, content_units, fold
+
+# Diagnosis words: a claim may only use them when a verified excerpt does.
+_DIAGNOSIS_RE = re.compile(
+    r"root cause|caused by|due to|because|leak(?:s|ed|ing)?|根因|根本原因|原因|导致|由于|因为|泄漏|泄露",
+    re.IGNORECASE)
+_CAUSAL_RE = re.compile(r"root cause|caused by|due to|because|根因|原因|导致|由于|因为|引起",
+                        re.IGNORECASE)
+# Negation in any language the evidence may be written in (非常 "very", 不断 "continually"
+# and the like are not negations).
+_NEGATION_RE = re.compile(r"没有|未|没|不(?![断少仅过同])|无(?!论)|非(?!常)|n't|(?<![a-z])(?:"
+                          + "|".join(sorted(EN_NEGATIONS)) + r")(?![a-z])")
+# A sentence is grounded when at least this share of its content units is in the evidence.
+_GROUNDED_SHARE = 0.5
+
+
+class Failures:
+    """Reasons a claim failed, by rule."""
+
+    def __init__(self) -> None:
+        self.by_rule: dict[str, list[str]] = {}
+
+    def add(self, rule: str, reason: str) -> None:
+        """Record one reason under ``rule``."""
+        self.by_rule.setdefault(rule, []).append(reason)
+
+    def result(self, claim: Claim, supports: Sequence[FactSupport], passed_reason: str) -> ClaimResult:
+        """The claim's result: entailed with ``passed_reason``, or failed by its most serious rule."""
+        base = {"claim_id": claim.claim_id, "claim_type": claim.claim_type,
+                "claim_text": claim.claim_text, "supports": list(supports)}
+        rule = most_serious(set(self.by_rule))
+        if rule is None:
+            return ClaimResult(**base, entailed=True, reasons=[passed_reason])
+        reasons = [reason for name in _ordered(self.by_rule) for reason in self.by_rule[name]]
+        return ClaimResult(**base, entailed=False, reasons=reasons, rule=rule)
+
+
+def _ordered(by_rule: dict[str, list[str]]) -> list[str]:
+    names = set(by_rule)
+    ordered: list[str] = []
+    while names:
+        first = most_serious(names)
+        if first is None:
+            ordered += sorted(names)
+            break
+        ordered.append(first)
+        names.discard(first)
+    return ordered
+
+
+def judge_claim(claim: Claim, evidence: Evidence, plan: Plan,
+                allowed_services: set[str] | None) -> ClaimResult:
+    """One claim's judgement, with every reason it failed (or how it passed)."""
+    failures = Failures()
+    _judge_fields(claim, failures)
+    items = evidence.for_claim(claim.claim_id)
+    supports: list[FactSupport] = []
+    if claim.claim_type == "negative_observation":
+        _judge_negative(claim, items, failures)
+    else:
+        supports = _judge_positive(claim, items, evidence, failures)
+    _judge_scope(claim, plan, allowed_services, failures)
+    support = len(passed_items(items)) or len([i for i in items if i.negative])
+    return failures.result(claim, supports, f"every fact holds in its role in the {support} "
+                                            "verified binding(s)")
+
+
+def _judge_fields(claim: Claim, failures: Failures) -> None:
+    if claim.claim_type is None:
+        failures.add(MISSING_FIELD, "claim_type is required (必填) and missing")
+    for index, binding in enumerate(claim.evidence_bindings):
+        if not binding.tool_name:
+            failures.add(MISSING_FIELD, f"binding {index}: tool_name is required (必填) and missing")
+
+
+def _judge_negative(claim: Claim, items: list[Item], failures: Failures) -> None:
+    negative = [item for item in items if item.negative]
+    if not negative:
+        failures.add(NO_EVIDENCE, "no verified no-hit invocation backs this negative observation")
+        return
+    # The gatekeeper does not compare a negative excerpt with anything; what it verified is
+    # the invocation itself, which ``matched_text`` describes (tool, arguments, empty result).
+    described = [text for item in negative for text in item.texts()]
+    gaps = facts.missing(claim.claim_text, described, negations=False)
+    if gaps:
+        failures.add(UNSUPPORTED_FACT, "not in the verified no-hit queries: " + ", ".join(gaps))
+
+
+def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
+                    failures: Failures) -> list[FactSupport]:
+    current = passed_items(items)
+    runbooks = evidence.runbooks()
+    if not current:
+        if any(item.runbook for item in items):
+            failures.add(RUNBOOK_AS_FACT, "only runbook text supports this claim; runbooks are "
+                                          "never evidence of current state")
+        else:
+            failures.add(NO_EVIDENCE, "no binding of this claim passed the gatekeeper")
+        return []
+    reading = read_claim(claim.claim_text,
+                         known_subjects=evidence.known_subjects | set(claim.subject_services),
+                         default_subjects=claim.subject_services)
+    alignment = align(claim.claim_text, reading, current, runbooks, evidence)
+    for finding in alignment.findings:
+        failures.add(finding.rule, finding.reason)
+    texts = [text for item in current for text in item.texts()]
+    _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
+    _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
+                     supported=[s.claim_span for s in alignment.supports])
+    _judge_diagnosis(claim, [item.excerpt for item in current] + [item.text for item in current],
+                     failures)
+    known = evidence.known_subjects | set(claim.subject_services)
+    return [*align_subjects(claim.claim_text, known, current), *alignment.supports]
+
+
+def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
+                       failures: Failures) -> None:
+    """Identifiers and state words must be in the evidence; a negation needs a negated text."""
+    gaps = [gap for gap in facts.missing(claim.claim_text, texts, negations=False)
+            if not gap.startswith("number ")]
+    if gaps:
+        in_runbooks = set(gaps) - set(facts.missing(claim.claim_text, runbook_texts, negations=False)) \
+            if runbook_texts else set()
+        if in_runbooks:
+            failures.add(RUNBOOK_AS_FACT, "stated only by runbook text: " + ", ".join(sorted(in_runbooks)))
+        failures.add(UNSUPPORTED_FACT, "not in any verified excerpt or ref: " + ", ".join(gaps))
+    negated = _NEGATION_RE.findall(fold(claim.claim_text))
+    if negated and not any(_NEGATION_RE.search(fold(text)) for text in texts):
+        failures.add(UNSUPPORTED_FACT, "negation '" + "', '".join(dict.fromkeys(negated))
+                     + "' is in no verified excerpt or ref")
+
+
+def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
+                     failures: Failures, *, supported: list[tuple[int, int]]) -> None:
+    """Each sentence must say something its evidence says: its content words, or its topics.
+
+    A sentence with a supported value is grounded by it. Runbook sentences appended to a
+    real claim ("…；数据库慢查询或锁等待。") are neither, and are named as runbook text when a
+    runbook of the session says them.
+    """
+    folded = fold(claim.claim_text)
+    evidence_units = set().union(*(content_units(fold(text)) for text in texts))
+    evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
+    runbook_units = [content_units(fold(text)) for text in runbook_texts]
+    for start, end in clauses(folded):
+        if any(start <= s_start and s_end <= end for s_start, s_end in supported):
+            continue
+        sentence = folded[start:end]
+        units = content_units(sentence)
+        if len(units) < 2:
+            continue
+        if len(units & evidence_units) >= _GROUNDED_SHARE * len(units):
+            continue
+        topics = set(topics_in(sentence))
+        if topics and topics <= evidence_topics:
+            continue
+        shown = claim.claim_text[start:end].strip()
+        if any(len(units & rb) >= _GROUNDED_SHARE * len(units) for rb in runbook_units):
+            failures.add(RUNBOOK_AS_FACT, f"'{shown}' is runbook text, not evidence of current state")
+        else:
+            failures.add(UNSUPPORTED_FACT, f"'{shown}' is said by no verified excerpt or ref")
+
+
+def _judge_diagnosis(claim: Claim, texts: list[str], failures: Failures) -> None:
+    evidence_text = " | ".join(facts.prepare(text) for text in texts)
+    unsupported = [word for word in _diagnosis_words(claim.claim_text) if word not in evidence_text]
+    if unsupported:
+        failures.add(UNSUPPORTED_ROOT_CAUSE,
+                     "no verified excerpt states " + ", ".join(repr(w) for w in unsupported))
+    if claim.claim_type in ("root_cause", "risk") and not _CAUSAL_RE.search(evidence_text):
+        failures.add(UNSUPPORTED_ROOT_CAUSE,
+                     f"a {claim.claim_type} claim needs an excerpt that states the cause; "
+                     "the verified excerpts only show symptoms")
+
+
+def _diagnosis_words(text: str) -> list[str]:
+    return list(dict.fromkeys(normalize_text(m.group()) for m in _DIAGNOSIS_RE.finditer(text)))
+
+
+def _judge_scope(claim: Claim, plan: Plan, allowed_services: set[str] | None,
+                 failures: Failures) -> None:
+    excluded = excluded_mentions(claim.claim_text, plan.exclusions) + subjects_excluded(
+        claim.subject_services, claim.subject_topics, plan.exclusions)
+    if excluded:
+        failures.add(SCOPE, "mentions excluded subject(s): " + ", ".join(dict.fromkeys(excluded)))
+    if allowed_services is not None:
+        # What the claim is about: its declared subjects, else the services its text names.
+        # (A quoted line may name other services -- "oom-kill ... in container order-service"
+        # -- without the claim being about them; excluded ones are caught above regardless.)
+        services = claim.subject_services or services_mentioned(claim.claim_text)
+        outside = [s for s in dict.fromkeys(services) if s not in allowed_services]
+        if outside:
+            failures.add(SCOPE, "about service(s) the question did not ask about: " + ", ".join(outside))
+    if plan.narrow and plan.topics:
+        in_scope = topics_in_scope(plan)
+        outside_topics = [t for t in claim.subject_topics if t not in in_scope]
+        if outside_topics:
+            failures.add(SCOPE, "about topic(s) outside the narrow question: " + ", ".join(outside_topics))

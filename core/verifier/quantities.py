@@ -1,0 +1,280 @@
+"""Quantities in text: numbers with units, ratios, trends and times, each with its span.
+
+A quantity is compared by value in its family's base unit, so ``91%`` equals ``91.0%``,
+``15m`` equals ``15 分钟`` and ``900s``, but ``15m`` is not ``15s`` and ``3.8GB`` is not
+``4GB``. A number that is part of a name (``HikariPool-1``, ``P99``, ``v1``, ``:6379``,
+``order-123``, a pod hash) is not a quantity: names are checked as identifiers. All functions
+read text already folded by ``core.verifier.text.fold`` (same offsets as the original).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Family = Literal["percent", "time", "size", "count", "plain"]
+
+_TIME_UNITS: dict[str, float] = {
+    "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "毫秒": 1e-3,
+    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "秒": 1.0, "秒钟": 1.0,
+    "m": 60.0, "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0, "分钟": 60.0,
+    "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0, "小时": 3600.0,
+    "d": 86400.0, "day": 86400.0, "days": 86400.0, "天": 86400.0,
+}
+_SIZE_UNITS: dict[str, float] = {
+    "b": 1.0, "byte": 1.0, "bytes": 1.0,
+    "kb": 1024.0, "kib": 1024.0,
+    "mb": 1024.0 ** 2, "mib": 1024.0 ** 2,
+    "gb": 1024.0 ** 3, "gib": 1024.0 ** 3, "g": 1024.0 ** 3,
+    "tb": 1024.0 ** 4, "tib": 1024.0 ** 4,
+}
+_COUNT_UNITS: frozenset[str] = frozenset({
+    "次", "条", "个", "行", "项", "例", "time", "times", "line", "lines", "message", "messages",
+    "entry", "entries", "request", "requests", "occurrence", "occurrences", "event", "events",
+    "error", "errors", "connection", "connections", "thread", "threads", "restart", "restarts",
+})
+UNITS: dict[str, tuple[Family, float]] = {
+    "%": ("percent", 1.0),
+    **{unit: ("time", factor) for unit, factor in _TIME_UNITS.items()},
+    **{unit: ("size", factor) for unit, factor in _SIZE_UNITS.items()},
+    **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
+}
+# Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space.
+_ATTACHED_ONLY = frozenset({"s", "m", "h", "d", "b", "g"})
+_UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
+_UNIT_RE = re.compile(rf"( ?)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+_SLASH_RE = re.compile(r" ?/ ?(?=\d)")
+_UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./#@")
+_ARROW_RE = re.compile(r"\s*(?:→|->|=>|⟶|➝|➔|~>)\s*(?:(?:…|\.\.\.|⋯)\s*(?:→|->|=>|⟶|➝|➔|~>)\s*)*")
+_FROM_TO_RE = re.compile(
+    r"(?:from|从|由)\s*$")
+_TO_RE = re.compile(
+    r"^\s*(?:to|up to|down to|rose to|rising to|risen to|climbed to|increased to|grew to|"
+    r"fell to|dropped to|升至|涨至|增至|降至|升到|涨到|降到|上升到|上升至|上涨到|上涨至|增长到|增长至|增加到|"
+    r"增加至|下降到|下降至|到|至)\s*")
+
+_ISO_RE = re.compile(
+    r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
+    r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
+_CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+
+
+def plain_number(number: float) -> str:
+    """``91``, ``3.8``, ``4194304``: as a person writes it, never in exponent notation."""
+    return f"{number:.6f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with its unit, comparable across spellings of that unit."""
+
+    number: float
+    unit: str
+    family: Family
+
+    @property
+    def base(self) -> float:
+        """The value in the family's base unit (seconds, bytes, percent, count)."""
+        return self.number * (UNITS[self.unit][1] if self.unit in UNITS else 1.0)
+
+    @property
+    def unknown_unit(self) -> str:
+        """A unit the table does not know (``x`` of ``10x``), compared as written."""
+        return "" if not self.unit or self.unit in UNITS else self.unit
+
+    def comparable(self, other: Quantity) -> bool:
+        """Same family of unit (a bare number counts as a count)."""
+        families = {self.family, other.family}
+        return len(families) == 1 or families == {"plain", "count"}
+
+    def same_value(self, other: Quantity) -> bool:
+        """Equal values: comparable units, equal in base units."""
+        if not self.comparable(other) or self.unknown_unit != other.unknown_unit:
+            return False
+        first, second = self.base, other.base
+        return abs(first - second) <= 1e-9 * max(abs(first), abs(second), 1.0)
+
+    def shown(self) -> str:
+        """``91%``, ``3.8gb``, ``15 次``."""
+        spacer = " " if self.unit and (not self.unit.isascii() or len(self.unit) > 3) else ""
+        return f"{plain_number(self.number)}{spacer}{self.unit}"
+
+
+@dataclass(frozen=True)
+class TimePoint:
+    """A time of day, with a date when the text gives one; compared at the coarser precision."""
+
+    date: str | None
+    hour: int | None
+    minute: int | None
+    second: int | None = None
+
+    def matches(self, other: TimePoint) -> bool:
+        """Equal at the precision both give (``11:17`` equals ``2026-07-08T11:17:00+08:00``)."""
+        if self.date and other.date and self.date != other.date:
+            return False
+        if self.hour is None or other.hour is None:
+            return bool(self.date and other.date)
+        if (self.hour, self.minute) != (other.hour, other.minute):
+            return False
+        return self.second is None or other.second is None or self.second == other.second
+
+    def key(self) -> tuple[str, int, int, int]:
+        """Sort key (a missing date, hour or second sorts first)."""
+        return (self.date or "", self.hour or 0, self.minute or 0, self.second or 0)
+
+    def shown(self) -> str:
+        """``11:17`` / ``2026-07-08 11:17:05`` / ``2026-07-08``."""
+        if self.hour is None:
+            return self.date or ""
+        clock = f"{self.hour:02d}:{self.minute or 0:02d}" + (f":{self.second:02d}" if self.second is not None else "")
+        return f"{self.date} {clock}" if self.date else clock
+
+
+@dataclass(frozen=True)
+class Token:
+    """A quantity, a ratio (``3.8gb/4gb``) or a time found in text, with its span."""
+
+    start: int
+    end: int
+    kind: Literal["number", "ratio", "time"]
+    parts: tuple[Quantity, ...] = ()
+    time: TimePoint | None = None
+    trend: int | None = None   # which trend (``86.2% → … → 91.0%``) it belongs to
+    order: int | None = None   # its position in that trend, oldest first
+
+
+def _times(text: str) -> list[Token]:
+    found: list[Token] = []
+    taken: list[tuple[int, int]] = []
+    for match in _ISO_RE.finditer(text):
+        year, month, day, hour, minute, second = match.groups()
+        if hour is None:
+            continue  # a bare date is read as a date-only time below
+        found.append(Token(match.start(), match.end(), "time", time=TimePoint(
+            f"{year}-{month}-{day}", int(hour), int(minute), int(second) if second else None)))
+        taken.append(match.span())
+    for match in _ISO_RE.finditer(text):
+        if match.group(4) is None and not _inside(match.span(), taken):
+            found.append(Token(match.start(), match.end(), "time", time=TimePoint(
+                f"{match.group(1)}-{match.group(2)}-{match.group(3)}", None, None)))
+            taken.append(match.span())
+    for match in _CLOCK_RE.finditer(text):
+        if _inside(match.span(), taken):
+            continue
+        hour, minute, second = match.groups()
+        found.append(Token(match.start(), match.end(), "time", time=TimePoint(
+            None, int(hour), int(minute), int(second) if second else None)))
+        taken.append(match.span())
+    return found
+
+
+def _inside(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return any(start < span[1] and span[0] < end for start, end in taken)
+
+
+def _is_name_part(text: str, start: int) -> bool:
+    """Whether the digits at ``start`` continue a name (``pool-1``, ``v1``, ``01:6379``)."""
+    if start == 0:
+        return False
+    before = text[start - 1]
+    if before == ":":
+        return start >= 2 and text[start - 2].isdigit()
+    if before == "-":
+        return not _is_sign(text, start - 1)
+    return before in _NAME_CHARS
+
+
+def _is_sign(text: str, position: int) -> bool:
+    """A ``-`` at ``position`` that is a minus sign (``delta -5%``), not a name's hyphen."""
+    return text[position] == "-" and (position == 0 or text[position - 1] in " \t=:(（，,[")
+
+
+def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
+    """The number at ``match`` with its unit, and where it ends; None if it is part of a name."""
+    end = match.end()
+    unit_match = _UNIT_RE.match(text, end)
+    unit = ""
+    if unit_match is not None:
+        spaced, candidate = unit_match.groups()
+        if not (spaced and candidate in _ATTACHED_ONLY):
+            unit, end = candidate, unit_match.end()
+    if not unit and end < len(text) and (text[end].isascii() and (text[end].isalpha() or text[end] == "_")):
+        word = _UNKNOWN_UNIT_RE.match(text, end)
+        if word is None:
+            return None  # "5c7d8e9f1": the digits start a name
+        unit, end = word.group(), word.end()  # "10x", "3rd": a unit the table does not know
+    family: Family = UNITS[unit][0] if unit in UNITS else "plain"
+    sign = -1.0 if match.start() > 0 and _is_sign(text, match.start() - 1) else 1.0
+    return Quantity(sign * float(match.group()), unit, family), end
+
+
+def tokens(text: str) -> list[Token]:
+    """Times, ratios and numbers of a folded text, in order, trends marked."""
+    found = _times(text)
+    taken = [(token.start, token.end) for token in found]
+    position = 0
+    while True:
+        match = _NUMBER_RE.search(text, position)
+        if match is None:
+            break
+        position = match.end()
+        if _inside(match.span(), taken) or _is_name_part(text, match.start()):
+            continue
+        read = _quantity(text, match)
+        if read is None:
+            continue
+        quantity, end = read
+        parts = [quantity]
+        # A ratio: "3.8gb/4gb", "50/50", "3.8 GB / 4 GB".
+        while (slash := _SLASH_RE.match(text, end)) is not None:
+            following = _NUMBER_RE.match(text, slash.end())
+            second = _quantity(text, following) if following else None
+            if second is None:
+                break
+            parts.append(second[0])
+            end = second[1]
+        if len(parts) > 1 and parts[0].family == "plain" and parts[-1].family != "plain":
+            parts = [Quantity(part.number, parts[-1].unit, parts[-1].family)
+                     if part.family == "plain" else part for part in parts]
+        if end < len(text) and ((text[end].isalpha() and text[end].isascii()) or text[end] == "/"):
+            continue  # "4gb/x", "50/50abc": not a clean quantity
+        found.append(Token(match.start(), end, "ratio" if len(parts) > 1 else "number",
+                           parts=tuple(parts)))
+        position = end
+    found.sort(key=lambda token: token.start)
+    return _mark_trends(text, found)
+
+
+def _mark_trends(text: str, found: list[Token]) -> list[Token]:
+    """Mark ``a → b → c`` and ``from a to b`` runs of same-family quantities as trends."""
+    marked = list(found)
+    trend_id = 0
+    index = 0
+    while index < len(marked) - 1:
+        run = [index]
+        while run[-1] + 1 < len(marked) and _links(text, marked[run[-1]], marked[run[-1] + 1]):
+            run.append(run[-1] + 1)
+        if len(run) > 1:
+            for order, position in enumerate(run):
+                token = marked[position]
+                marked[position] = Token(token.start, token.end, token.kind, token.parts,
+                                         token.time, trend=trend_id, order=order)
+            trend_id += 1
+        index = run[-1] + 1
+    return marked
+
+
+def _links(text: str, first: Token, second: Token) -> bool:
+    if first.kind == "time" or second.kind == "time" or first.kind != second.kind:
+        return False
+    if first.parts[0].family != second.parts[0].family:
+        return False
+    between = text[first.end:second.start]
+    if _ARROW_RE.fullmatch(between):
+        return True
+    # "from 86.2% to 91.0%" / "从 86.2% 上升到 91.0%"
+    return bool(_TO_RE.fullmatch(between)) and bool(_FROM_TO_RE.search(text[max(0, first.start - 6):first.start]))

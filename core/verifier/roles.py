@@ -1,0 +1,381 @@
+"""The role reader: each value of a text as (subject, role, value), in Chinese and English.
+
+A claim does not only state numbers, it states what they are: ``当前值 91%`` is the current
+value, ``阈值 85%`` / ``above the 85% threshold`` a threshold, ``已持续 15m`` / ``for 15 minutes``
+a duration, ``10分钟内`` / ``within 10 minutes`` a window, ``3.8GB/4GB`` / ``3.8GB of 4GB``
+used and total, ``86.2% → … → 91.0%`` / ``from 86.2% to 91.0%`` samples oldest first,
+``15 次`` / ``GC次数: 128`` counts, ``平均耗时 850ms`` an average, ``最新一条出现在 11:17`` the
+latest time. The role comes from the words next to the value (the closest cue before it, or
+one right after it), never from where the value sits in a particular sentence; a value with no
+cue is a plain ``value`` in a claim, the ``current`` value in an alert and a ``sample`` (at
+the line's time) in a log line.
+
+What a value is *of* -- its label (``内存使用率过高``, ``jvm heap``, ``current``) and the
+topics the label names (memory, cpu, gc ...) -- and whose it is (the service named nearest
+before it, in a claim; the ref's service, in evidence) are read too, so a value can be checked
+for the right subject and attribute. Everything works on folded text (same offsets as the
+original), so spans point into what the executor or the recorder wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from core.lexicon import SERVICE_PATTERN, expand_topics, topics_in
+from core.verifier.cues import (
+    ROLE_NAMES,
+    Qualifier,
+    Role,
+    after_cue,
+    counted,
+    label_of,
+    role_cue,
+    says_now,
+    time_qualifier,
+    topics_of,
+)
+from core.verifier.quantities import Quantity, TimePoint, Token, tokens
+from core.verifier.text import clause_bounds, fold
+
+_LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
+# A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
+_GROUP = re.compile(r'^\s*\d+ lines? like ".*" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
+                    re.DOTALL)
+_ALERT_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
+
+
+@dataclass(frozen=True)
+class RoleFact:
+    """One value of a text, read with its role, what it measures and whose it is."""
+
+    role: Role
+    start: int                       # span of the value in the text read
+    end: int
+    cue_start: int                   # where the words stating it begin (its cue, else start)
+    quantity: Quantity | None = None  # None for a time
+    time: TimePoint | None = None    # the time itself (role time), else when it was observed
+    qualifier: Qualifier | None = None  # for a time: the first or the latest one
+    label: str = ""                  # what it measures, in the text's words
+    topics: frozenset[str] = frozenset()
+    subjects: frozenset[str] = frozenset()  # services it is about (empty: not known)
+    trend: int | None = None
+    order: int | None = None
+    now: bool = False                # a claim states it as the value now ("当前", "is", "currently")
+
+    def shown(self) -> str:
+        """``current 91%``, ``sample 86.2% at 11:05``, ``latest time 11:17``."""
+        if self.quantity is None:
+            qualifier = f"{self.qualifier} " if self.qualifier else ""
+            return f"{qualifier}time {self.time.shown() if self.time else '?'}"
+        at = f" at {self.time.shown()}" if self.time else ""
+        return f"{ROLE_NAMES[self.role]} {self.quantity.shown()}{at}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a text says, read: its role facts, subjects, levels and alert states."""
+
+    facts: tuple[RoleFact, ...]
+    subjects: frozenset[str]
+    levels: frozenset[str] = frozenset()
+    states: frozenset[str] = frozenset()
+    kind: Literal["alert", "log", "text"] = "text"
+
+
+# ---------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class _Context:
+    """How to read values that carry no cue, and whose they are."""
+
+    default_role: Role
+    subjects: frozenset[str]          # for evidence: every fact's subjects
+    evidence: bool = False            # evidence facts all belong to ``subjects``
+    mentions: tuple[tuple[int, str], ...] = ()  # for claims: (position, service) in the text
+    fallback_subjects: frozenset[str] = frozenset()
+    observed_at: TimePoint | None = None
+    base_topics: frozenset[str] = frozenset()
+
+
+def _subjects_at(context: _Context, position: int) -> frozenset[str]:
+    if context.evidence:
+        return context.subjects
+    before = [name for at, name in context.mentions if at < position]
+    if before:
+        return frozenset({before[-1]})
+    return context.fallback_subjects
+
+
+def _read(folded: str, offset: int, end: int, context: _Context) -> list[RoleFact]:
+    """Role facts of ``folded[offset:end]`` (positions stay those of ``folded``)."""
+    found = [token for token in tokens(folded[offset:end])]
+    found = [replace(token, start=token.start + offset, end=token.end + offset) for token in found]
+    facts: list[RoleFact] = []
+    trend_heads: dict[int, RoleFact] = {}
+    previous_end = offset
+    for index, token in enumerate(found):
+        clause_start, clause_end = clause_bounds(folded, token.start)
+        if 0 < clause_start <= token.start and not folded[clause_start:token.start].strip() \
+                and folded[clause_start - 1] in "(（[【":
+            # "exceeds the threshold (85%)": the cue is just outside the parenthesis.
+            clause_start = clause_bounds(folded, clause_start - 1)[0]
+        window_start = max(clause_start, previous_end, offset)
+        window = folded[window_start:token.start]
+        next_start = found[index + 1].start if index + 1 < len(found) else end
+        after_limit = min(clause_end, next_start, end)
+        previous_end = token.end
+        if token.kind == "time":
+            facts.append(_time_fact(folded, token, window, window_start, after_limit, context))
+            continue
+        if token.trend is not None and token.order:
+            head = trend_heads.get(token.trend)
+            if head is not None:
+                facts += _valued(token, head.role, token.start, head.label, head.topics, context)
+            continue
+        facts_here = _cued(folded, token, window, window_start, after_limit, found, index, context)
+        if token.trend is not None and facts_here:
+            trend_heads[token.trend] = facts_here[0]
+        facts += facts_here
+    return _pair_times(folded, _used_before_total(facts))
+
+
+def _used_before_total(facts: list[RoleFact]) -> list[RoleFact]:
+    """In ``3.8GB of 4GB`` the amount before a total is the used amount."""
+    marked = list(facts)
+    for index in range(1, len(marked)):
+        fact, previous = marked[index], marked[index - 1]
+        if (fact.role == "total" and previous.end < fact.start and previous.quantity is not None
+                and previous.role in ("value", "current", "sample", "count")
+                and fact.quantity is not None and previous.quantity.comparable(fact.quantity)):
+            marked[index - 1] = replace(previous, role="used")
+    return marked
+
+
+def _time_fact(folded: str, token: Token, window: str, window_start: int, limit: int,
+               context: _Context) -> RoleFact:
+    qualifier = time_qualifier(folded, window, token.end, limit)
+    return RoleFact("time", token.start, token.end, token.start, time=token.time,
+                    qualifier=qualifier, subjects=_subjects_at(context, token.start))
+
+
+def _cued(folded: str, token: Token, window: str, window_start: int, after_limit: int,
+          found: list[Token], index: int, context: _Context) -> list[RoleFact]:
+    family = token.parts[0].family
+    cue = role_cue(window, family)
+    after = after_cue(folded, token.end, after_limit, family)
+    role: Role
+    cue_start = token.start
+    label_window = window
+    if after is not None:
+        role = after
+    elif cue is not None:
+        role, cue_at = cue
+        cue_start = window_start + cue_at
+        label_window = window[:cue_at] + " " + window[cue_at:]
+    elif family == "count" or counted(window):
+        role = "count"
+    else:
+        role = context.default_role
+    label = label_of(label_window)
+    topics = topics_of(window) or context.base_topics
+    now = token.trend is None and (role == "current" or says_now(window))
+    if token.kind == "ratio" and len(token.parts) == 2 and role not in ("threshold",):
+        used, total = token.parts
+        first_role: Role = "used" if role in ("used", "total", "current", "value", "sample") else role
+        subjects = _subjects_at(context, token.start)
+        return [RoleFact(first_role, token.start, token.end, cue_start, used,
+                         time=context.observed_at, label=label, topics=topics, subjects=subjects,
+                         trend=token.trend, order=token.order, now=now),
+                RoleFact("total", token.start, token.end, cue_start, total,
+                         time=context.observed_at, label=label, topics=topics, subjects=subjects,
+                         trend=token.trend, order=token.order)]
+    if token.kind == "number" and _of_total(folded, token, found, index):
+        role = "total"
+    return [replace(fact, now=now and fact.role not in ("total", "threshold"))
+            for fact in _valued(token, role, cue_start, label, topics, context)]
+
+
+def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool:
+    """``3.8GB of 4GB`` / ``3.8GB out of 4GB``: the second amount is the total."""
+    if index == 0:
+        return False
+    previous = found[index - 1]
+    if previous.kind != "number" or not previous.parts[0].comparable(token.parts[0]):
+        return False
+    return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a))?|/|，共|,\s*total)\s*",
+                             folded[previous.end:token.start]))
+
+
+def _valued(token: Token, role: Role, cue_start: int, label: str, topics: frozenset[str],
+            context: _Context) -> list[RoleFact]:
+    if role == "sample" and token.trend is None and context.default_role != "sample":
+        role = "value"
+    if token.trend is not None and role in ("value", "current", "sample"):
+        role = "sample"
+    return [RoleFact(role, token.start, token.end, cue_start, part, time=context.observed_at,
+                     label=label, topics=topics, subjects=_subjects_at(context, token.start),
+                     trend=token.trend, order=token.order)
+            for part in token.parts[:1]] + [
+        RoleFact("total", token.start, token.end, cue_start, part, time=context.observed_at,
+                 label=label, topics=topics, subjects=_subjects_at(context, token.start))
+        for part in token.parts[1:2] if token.kind == "ratio"]
+
+
+def _pair_times(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """A value stated with a time of its own (``11:05 为 86.2%``, ``86.2% at 11:05``) is a
+    sample at that time."""
+    every_time = [fact for fact in facts if fact.role == "time"]
+    times = [fact for fact in every_time if fact.qualifier is None]
+    if not times:
+        return facts
+    paired: list[RoleFact] = []
+    for fact in facts:
+        if fact.quantity is None or fact.role not in ("value", "current", "sample", "used", "count"):
+            paired.append(fact)
+            continue
+        bounds = clause_bounds(folded, fact.start)
+        # One time in the clause names when the value was seen; a range of times does not.
+        in_clause = [t for t in every_time if clause_bounds(folded, t.start) == bounds]
+        same_clause = in_clause if len(in_clause) == 1 and in_clause[0].qualifier is None \
+            and fact.trend is None else []
+        adjacent = [t for t in times if re.fullmatch(r"[\s(（]*(?:at|于|在)?\s*",
+                                                     folded[fact.end:t.start] if t.start >= fact.end else "x")]
+        owner = same_clause[0] if len(same_clause) == 1 else (adjacent[0] if adjacent else None)
+        if owner is None:
+            paired.append(fact)
+            continue
+        role: Role = "sample" if fact.role in ("value", "current") else fact.role
+        paired.append(replace(fact, role=role, time=owner.time, now=False))
+    return paired
+
+
+# ---------------------------------------------------------------- public readers
+
+
+def service_mentions(folded: str, known: Iterable[str]) -> tuple[tuple[int, str], ...]:
+    """(position, service) of every service named in a folded text: ``xxx-service`` tokens
+    and any of ``known`` (``mysql``, ``kernel``, ``redis-cluster-01`` ...), whole words."""
+    spans = [(m.start(1), m.group(1)) for m in SERVICE_PATTERN.finditer(folded)]
+    for name in {fold(name) for name in known if name.strip()}:
+        spans += [(m.start(), name) for m in re.finditer(
+            rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])", folded)]
+    return tuple(sorted(set(spans)))
+
+
+def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: Iterable[str]) -> Reading:
+    """The facts a claim states; a value belongs to the service named nearest before it."""
+    folded = fold(text)
+    mentions = service_mentions(folded, known_subjects)
+    fallback = frozenset(fold(s) for s in default_subjects)
+    context = _Context("value", frozenset(), mentions=mentions,
+                       fallback_subjects=fallback if len(fallback) == 1 else frozenset())
+    facts = _stated_now(folded, _read(folded, 0, len(folded), context))
+    return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
+
+
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
+
+
+def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """A lone measured value in a sentence, outside quotes, with no time and no trend, is stated
+    as the value now ("memory usage 86.2% (threshold 85%)"): it must be the present one. A quoted
+    line, a list or a trend of values, or a value with its time, is not."""
+    quoted = [match.span() for match in _QUOTED.finditer(folded)]
+    breaks = [0, *(match.end() for match in _SENTENCE.finditer(folded)), len(folded) + 1]
+
+    def sentence(fact: RoleFact) -> int:
+        return max(index for index, start in enumerate(breaks) if start <= fact.start)
+
+    def loose(fact: RoleFact) -> bool:
+        return (fact.role in ("value", "count", "used") and fact.quantity is not None
+                and fact.trend is None and fact.time is None
+                and not any(start <= fact.start < end for start, end in quoted))
+    marked: list[RoleFact] = []
+    for fact in facts:
+        siblings = [other for other in facts if loose(other) and sentence(other) == sentence(fact)
+                    and other.quantity is not None and fact.quantity is not None
+                    and other.quantity.comparable(fact.quantity) and other.role == fact.role]
+        marked.append(replace(fact, now=True) if loose(fact) and len(siblings) == 1 else fact)
+    return marked
+
+
+def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects: Iterable[str] = ()) -> Reading:
+    """The facts of a ref the gatekeeper matched: an alert line, a log line, or other text.
+
+    Alert values with no cue are the alert's current values; log values are samples at the
+    line's time; every fact belongs to the ref's own service, the services it names and the
+    services the invocation was filtered by.
+    """
+    folded = fold(text)
+    arguments = frozenset(fold(s) for s in argument_subjects if s)
+    log = _LOG_PREFIX.match(text)
+    if log is not None:
+        return _read_log(folded, log, arguments, known_subjects)
+    group = _GROUP.match(text)
+    if group is not None:
+        own = fold(group.group("service").strip())
+        named = frozenset(name for _, name in service_mentions(folded, known_subjects))
+        subjects = frozenset({own}) | named | arguments
+        facts = _read(folded, 0, len(folded), _Context("value", subjects, evidence=True))
+        return Reading(tuple(facts), subjects, levels=frozenset({_level(group.group("level"))}),
+                       kind="log")
+    alert = _ALERT_HEAD.match(text)
+    named = frozenset(name for _, name in service_mentions(folded, known_subjects))
+    subjects = named | arguments
+    if alert is not None:
+        base = frozenset(topics_in(alert.group("name")))
+        context = _Context("current", subjects, evidence=True, base_topics=base)
+        facts = _read(folded, alert.end(), len(folded), context)
+        return Reading(tuple(facts), subjects, states=frozenset({alert.group("state").lower()}),
+                       kind="alert")
+    context = _Context("value", subjects, evidence=True)
+    return Reading(tuple(_read(folded, 0, len(folded), context)), subjects)
+
+
+def _read_log(folded: str, log: re.Match[str], arguments: frozenset[str],
+              known_subjects: Iterable[str]) -> Reading:
+    stamp = tokens(fold(log.group("ts")))
+    observed = stamp[0].time if stamp and stamp[0].kind == "time" else None
+    own = fold(log.group("service").strip())
+    named = frozenset(name for _, name in service_mentions(folded[log.end():], known_subjects))
+    subjects = frozenset({own}) | named | arguments
+    context = _Context("sample", subjects, evidence=True, observed_at=observed)
+    facts = _read(folded, log.end(), len(folded), context)
+    if observed is not None:
+        facts.insert(0, RoleFact("time", log.start("ts"), log.end("ts"), log.start("ts"),
+                                 time=observed, subjects=subjects))
+    level = _level(log.group("level"))
+    return Reading(tuple(facts), subjects, levels=frozenset({level}), kind="log")
+
+
+def _level(word: str) -> str:
+    folded = fold(word.strip())
+    return {"warning": "warn", "severe": "error", "critical": "error", "fatal": "error"}.get(folded, folded)
+
+
+def argument_services(arguments: dict[str, object]) -> list[str]:
+    """Services an invocation was filtered by (``service``, ``services``, ``service_name``)."""
+    found: list[str] = []
+    for key in ("service", "services", "service_name"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found += [str(item) for item in value if str(item).strip()]
+    return found
+
+
+def topics_compatible(first: frozenset[str], second: frozenset[str]) -> bool:
+    """Whether two values can measure the same thing (unknown topics are compatible)."""
+    if not first or not second:
+        return True
+    return bool(set(expand_topics(first)) & set(expand_topics(second)))
+
+
+__all__ = ["ROLE_NAMES", "Reading", "Role", "RoleFact", "argument_services", "read_claim",
+           "read_ref", "service_mentions", "topics_compatible"]

@@ -1,0 +1,227 @@
+"""Aligning a claim's values and times with its evidence, role by role.
+
+A value of a claim is supported only by an evidence value that is equal (``91.0%`` == ``91%``,
+``15m`` == ``15 分钟``), in a role that can say what the claim says, for the same subject and
+attribute:
+
+========== ==========================================================================
+claim role evidence roles that support it
+========== ==========================================================================
+current    current, value, sample, used, count -- and the evidence value is the present one
+           (an alert's, or the newest sample of its series: an old sample is not current)
+value      any role but a limit (threshold, total): a bare number is a measured value
+sample     sample, current, value, used, count (a trend's samples in time order, oldest first)
+threshold  threshold             used   used       total   total
+duration   duration              window window     period  window, duration
+count      count, value, sample, current            average average
+========== ==========================================================================
+
+A claim's time (``11:17``) must be a time of its evidence; ``最新 / latest`` the newest of
+them, ``最早 / first`` the oldest. A value stated with a time (``11:05 为 86.2%``) must be a
+sample at that time. Each alignment is recorded (which binding, which span of its matched
+ref); each failure says what the evidence gives instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from core.contracts import FactSupport
+from core.verifier.evidence import Evidence, Item
+from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
+from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
+from core.verifier.text import fold
+
+_SUPPORTING: dict[Role, frozenset[Role]] = {
+    "current": frozenset({"current", "value", "sample", "used", "count"}),
+    "value": frozenset({"current", "value", "sample", "used", "count", "duration", "window",
+                        "period", "average"}),
+    "sample": frozenset({"sample", "current", "value", "used", "count"}),
+    "threshold": frozenset({"threshold"}),
+    "used": frozenset({"used"}),
+    "total": frozenset({"total"}),
+    "duration": frozenset({"duration"}),
+    "window": frozenset({"window"}),
+    "period": frozenset({"window", "duration", "period"}),
+    "count": frozenset({"count", "value", "sample", "current"}),
+    "average": frozenset({"average"}),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A fact of the claim that is not supported, and the rule it breaks."""
+
+    rule: VerifierRuleName
+    reason: str
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Supports of the claim's values and times, and what could not be supported."""
+
+    supports: tuple[FactSupport, ...]
+    findings: tuple[Finding, ...]
+
+
+def _words(text: str, fact: RoleFact) -> str:
+    return text[fact.cue_start:fact.end]
+
+
+def _subjects_ok(claim: RoleFact, evidence: RoleFact) -> bool:
+    return not claim.subjects or not evidence.subjects or bool(claim.subjects & evidence.subjects)
+
+
+def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence) -> str:
+    """Why ``evidence`` (equal in value) does not support ``claim`` ('' when it does)."""
+    if evidence.role not in _SUPPORTING[claim.role]:
+        return f"the evidence gives it as the {ROLE_NAMES[evidence.role]}"
+    if not _subjects_ok(claim, evidence):
+        return f"the evidence gives it for {', '.join(sorted(evidence.subjects))}"
+    if not topics_compatible(claim.topics, evidence.topics):
+        return (f"the evidence's value measures {', '.join(sorted(evidence.topics))}, "
+                f"not {', '.join(sorted(claim.topics))}")
+    if claim.time is not None and (evidence.time is None or not claim.time.matches(evidence.time)):
+        when = evidence.time.shown() if evidence.time else "no time"
+        return f"the evidence has it at {when}, not at {claim.time.shown()}"
+    if (claim.now or claim.role == "current") and not ledger.is_now(evidence):
+        when = evidence.time.shown() if evidence.time else "?"
+        return f"the evidence has it as an older sample ({when}), not the latest value"
+    return ""
+
+
+def _support(text: str, claim: RoleFact, item: Item, evidence: RoleFact) -> FactSupport:
+    start, end = evidence.cue_start, evidence.end
+    return FactSupport(fact=_words(text, claim), role=claim.role,
+                       claim_span=(claim.cue_start, claim.end), binding_index=item.binding_index,
+                       source="excerpt" if item.quotes(evidence.start, evidence.end) else "ref",
+                       span=(start, end), evidence=item.text[start:end])
+
+
+def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence[Item],
+          ledger: Evidence) -> Alignment:
+    """Support every value and time of ``reading`` (the claim ``text`` read) from ``items``."""
+    supports: list[FactSupport] = []
+    findings: list[Finding] = []
+    chosen: dict[int, list[tuple[RoleFact, list[RoleFact]]]] = {}
+    for fact in reading.facts:
+        if fact.quantity is None:
+            support, finding = _align_time(text, fact, items)
+        else:
+            support, finding, fitting = _align_value(text, fact, items, runbooks, ledger)
+            if fact.trend is not None and fitting:
+                chosen.setdefault(fact.trend, []).append((fact, fitting))
+        if support is not None:
+            supports.append(support)
+        if finding is not None:
+            findings.append(finding)
+    for members in chosen.values():
+        finding = _trend_order(text, members)
+        if finding is not None:
+            findings.append(finding)
+    return Alignment(tuple(supports), tuple(findings))
+
+
+def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Sequence[Item],
+                 ledger: Evidence) -> tuple[FactSupport | None, Finding | None, list[RoleFact]]:
+    assert fact.quantity is not None
+    equal = [(item, evidence) for item in items for evidence in item.reading.facts
+             if evidence.quantity is not None and evidence.quantity.same_value(fact.quantity)]
+    fitting = [(item, evidence) for item, evidence in equal if not _problem(fact, evidence, ledger)]
+    words = _words(text, fact)
+    if fitting:
+        fitting.sort(key=lambda pair: not pair[0].quotes(pair[1].start, pair[1].end))
+        item, evidence = fitting[0]
+        return _support(text, fact, item, evidence), None, [e for _, e in fitting]
+    if equal:
+        item, evidence = equal[0]
+        return None, Finding(WRONG_ROLE, (
+            f"'{words}' is stated as the {ROLE_NAMES[fact.role]}"
+            f"{' for ' + ', '.join(sorted(fact.subjects)) if fact.subjects else ''}; "
+            f"{_problem(fact, evidence, ledger)} (binding {item.binding_index}: "
+            f"'{item.text[evidence.cue_start:evidence.end]}')")), []
+    in_runbook = any(evidence.quantity is not None and evidence.quantity.same_value(fact.quantity)
+                     for item in runbooks for evidence in item.reading.facts)
+    if in_runbook:
+        return None, Finding(RUNBOOK_AS_FACT, f"'{words}' is stated only by runbook text"), []
+    return None, Finding(UNSUPPORTED_FACT,
+                         f"'{words}': {fact.quantity.shown()} is in no verified excerpt or ref"), []
+
+
+def _align_time(text: str, fact: RoleFact, items: Sequence[Item]) -> tuple[FactSupport | None, Finding | None]:
+    assert fact.time is not None
+    times = [(item, evidence) for item in items for evidence in item.reading.facts
+             if evidence.role == "time" and evidence.time is not None and _subjects_ok(fact, evidence)]
+    words = _words(text, fact)
+    matching = [(item, evidence) for item, evidence in times
+                if evidence.time is not None and fact.time.matches(evidence.time)]
+    if not matching:
+        return None, Finding(UNSUPPORTED_FACT, f"time '{words}' is in no verified excerpt or ref")
+    if fact.qualifier is not None:
+        ordered = sorted(times, key=lambda pair: pair[1].time.key() if pair[1].time else ("",))
+        edge = ordered[-1] if fact.qualifier == "latest" else ordered[0]
+        edge_time = edge[1].time
+        if edge_time is None or not fact.time.matches(edge_time):
+            shown = edge_time.shown() if edge_time else "?"
+            return None, Finding(WRONG_ROLE, f"'{words}' is stated as the {fact.qualifier} time; "
+                                             f"the {fact.qualifier} time of the evidence is {shown}")
+        matching = [edge]
+    item, evidence = matching[0]
+    return _support(text, fact, item, evidence), None
+
+
+def align_subjects(text: str, known: set[str], items: Sequence[Item]) -> list[FactSupport]:
+    """Whose the claim's facts are: each service it names, where its evidence says so -- the
+    quoted excerpt, the rest of the matched ref (a log line's prefix), or the query's argument."""
+    folded = fold(text)
+    supports: list[FactSupport] = []
+    for position, name in dict((name, (position, name)) for position, name in
+                               service_mentions(folded, known)).values():
+        pattern = re.compile(rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])")
+        found = _subject_support(pattern, items)
+        if found is None:
+            continue
+        item, source, span, evidence = found
+        supports.append(FactSupport(fact=text[position:position + len(name)], role="subject",
+                                    claim_span=(position, position + len(name)),
+                                    binding_index=item.binding_index, source=source, span=span,
+                                    evidence=evidence))
+    return supports
+
+
+Source = Literal["excerpt", "ref", "arguments"]
+
+
+def _subject_support(pattern: re.Pattern[str],
+                     items: Sequence[Item]) -> tuple[Item, Source, tuple[int, int], str] | None:
+    ranked: list[tuple[int, tuple[Item, Source, tuple[int, int], str]]] = []
+    for item in items:
+        for match in pattern.finditer(fold(item.text)):
+            source: Source = "excerpt" if item.quotes(match.start(), match.end()) else "ref"
+            ranked.append((0 if source == "excerpt" else 1,
+                           (item, source, match.span(), item.text[match.start():match.end()])))
+        for key, value in item.arguments.items():
+            rendered = f"{key}={value}"
+            in_argument = pattern.search(fold(rendered))
+            if in_argument is not None:
+                ranked.append((2, (item, "arguments", in_argument.span(), rendered)))
+    return min(ranked, key=lambda pair: pair[0])[1] if ranked else None
+
+
+def _trend_order(text: str, members: list[tuple[RoleFact, list[RoleFact]]]) -> Finding | None:
+    """A trend's samples must be supportable by samples in time order, oldest first."""
+    members.sort(key=lambda member: member[0].order or 0)
+    floor: tuple[str, int, int, int] | None = None
+    for fact, candidates in members:
+        timed = [c.time.key() for c in candidates if c.time is not None]
+        if len(timed) < len(candidates):
+            continue  # a value with no time fits anywhere
+        later = sorted(key for key in timed if floor is None or key >= floor)
+        if not later:
+            return Finding(WRONG_ROLE, f"the trend is not in time order: '{_words(text, fact)}' is "
+                                       "older than the sample before it")
+        floor = later[0]
+    return None

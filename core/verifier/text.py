@@ -1,0 +1,91 @@
+"""Text forms the verifier reads: a case fold that keeps offsets, clauses, content units.
+
+Spans the verifier records (which words of an excerpt support which fact) must point into the
+text as the executor or the recorder wrote it, so folding never changes a text's length:
+each character is NFKC-normalised and lower-cased only when that yields one character
+(full-width ``９１％`` reads as ``91%``; a ligature stays as it is).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from core.charclasses import HAN
+
+# Where one statement of a text ends and the next begins (a decimal point is not one).
+_CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
+_CJK_RUN_RE = re.compile(f"[{HAN}]+")
+_WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
+
+# Words that carry no checkable content of their own: what every claim says around its facts.
+GENERIC_EN: frozenset[str] = frozenset({
+    "the", "and", "for", "with", "from", "that", "this", "these", "those", "there", "their",
+    "its", "has", "have", "had", "was", "were", "are", "is", "be", "been", "being", "show",
+    "shows", "showed", "shown", "record", "records", "recorded", "log", "logs", "logged",
+    "line", "lines", "related", "about", "alert", "alerts", "firing", "current", "currently",
+    "threshold", "duration", "service", "services", "found", "find", "also", "which",
+    "while", "when", "where", "into", "onto", "over", "under", "between", "after", "before",
+    "since", "until", "during", "per", "each", "every", "some", "any", "all", "not", "none",
+    "only", "just", "still", "now", "value", "values", "level", "levels", "state", "status",
+    "message", "messages", "entry", "entries", "evidence", "query", "queries", "result",
+    "results", "returned", "return", "returns", "say", "says", "said", "see", "seen",
+    "seeing", "one", "two", "three", "more", "most", "less", "least", "than",
+    "then", "them", "they", "what", "who", "how", "why", "yes", "no", "latest", "first",
+    "last", "recent", "recently", "times", "time", "lasting", "lasted",
+})
+# CJK characters that, alone or paired, say nothing checkable (structure, not content).
+_GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
+                               "这该其此之等其它")
+
+
+def _fold_char(char: str) -> str:
+    folded = unicodedata.normalize("NFKC", char).lower()
+    return folded if len(folded) == 1 else char
+
+
+@lru_cache(maxsize=8192)
+def fold(text: str) -> str:
+    """NFKC + lower case, character by character: same length, same offsets as ``text``."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_fold_char(char) for char in text)
+
+
+def clause_bounds(text: str, position: int) -> tuple[int, int]:
+    """The ``[start, end)`` of the clause holding ``position`` (separators excluded)."""
+    start = 0
+    end = len(text)
+    for match in _CLAUSE_BREAK_RE.finditer(text):
+        if match.end() <= position:
+            start = match.end()
+        elif match.start() >= position:
+            end = match.start()
+            break
+    return start, end
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """Every non-empty clause of ``text`` as ``[start, end)`` spans."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _CLAUSE_BREAK_RE.finditer(text):
+        if text[start:match.start()].strip():
+            spans.append((start, match.start()))
+        start = match.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+def content_units(folded: str) -> set[str]:
+    """What a clause says beyond its structure: ASCII words (not generic) and CJK character
+    pairs (not made only of structural characters)."""
+    units = {word for word in _WORD_RE.findall(folded) if word not in GENERIC_EN}
+    for run in _CJK_RUN_RE.findall(folded):
+        for index in range(len(run) - 1):
+            pair = run[index:index + 2]
+            if not (pair[0] in _GENERIC_CJK_CHARS and pair[1] in _GENERIC_CJK_CHARS):
+                units.add(pair)
+    return units
