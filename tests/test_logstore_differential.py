@@ -174,6 +174,34 @@ def test_chinese_and_english_mixed(tmp_path: Path) -> None:
     _same_lines(pack, store, HAND_WRITTEN + chinese + _drawn(pack, 2, 150))
 
 
+SPACING_LINES = [
+    "upstream connection refused by 10.0.0.8",          # the phrase as written
+    "upstream connection  refused by 10.0.0.8",         # two spaces: the GLOB misses, the regex finds
+    "upstream connection\trefused by 10.0.0.8",         # a tab
+    "upstream connection-refused by 10.0.0.8",          # FTS5 proposes it; not the phrase
+    "upstream connection.refused by 10.0.0.8",
+    "xconnection refused",                              # not a whole word
+    "Connection Refused: job a*b?[c] failed",           # GLOB's own characters in the text
+    "job a*b?[c]x failed", "job [a*b?[c] failed", "连接 超时 connection refused 拒绝",
+    "连接  超时 twice spaced", "see /api/v1/*users* and /api/v1/users",
+]
+
+
+def test_phrases_whose_spacing_or_characters_defeat_the_glob(tmp_path: Path) -> None:
+    entries = [LogEntry(timestamp=f"2026-03-01T10:{minute:02d}:00+08:00", level="ERROR", service="edge",
+                        message=message) for minute, message in enumerate(SPACING_LINES)]
+    pack = _pack("spacing", entries, "2026-03-01T12:00:00+08:00", tmp_path)
+    store = LogStore.from_entries(pack.logs, UTC)
+    queries: list[dict[str, Any]] = [
+        {"terms": ["connection refused"]}, {"terms": ["connection  refused"]}, {"terms": ["refused by"]},
+        {"query": '"connection refused" 10.0.0.8'}, {"terms": ["a*b?[c]"]}, {"query": "a*b?[c]"},
+        {"terms": ["连接 超时"]}, {"query": "/api/v1/*users*"}, {"query": "/api/v1/users"},
+        {"exclude": ["connection refused"]}, {"terms": ["job"], "exclude": ["a*b?[c]"]},
+        {"terms": ["connection refused", "twice spaced"], "match": "any"},
+    ]
+    _same_lines(pack, store, queries)
+
+
 def test_loghub_samples(corpora_dir: Path, tmp_path: Path) -> None:
     pack = _loghub_pack(corpora_dir, tmp_path)
     assert len(pack.logs) == 10_000

@@ -122,6 +122,7 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     else:
         uri = Path(path).resolve().as_uri() + ("?mode=ro" if readonly else "")
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection.execute("PRAGMA temp_store = MEMORY")  # the per-query table of checked hits
     connection.create_function("sb_match", 7, _sb_match, deterministic=True)
     connection.create_function("sb_contains", 7, _sb_contains, deterministic=True)
     return connection
@@ -293,7 +294,9 @@ class LogStore:
         if not plan.checks_text:
             top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
             return top, run(plan.groups_sql, plan.params).fetchall()
-        run("DROP TABLE IF EXISTS temp.hits")
+        # One temporary table per connection, emptied after each use: creating and dropping
+        # it per query would change the schema and re-prepare every statement.
+        run("CREATE TEMP TABLE IF NOT EXISTS hits (id INTEGER, group_id INTEGER, ts_us INTEGER, score REAL)")
         try:
             run(plan.hits_sql, plan.lines_params)
             top = run("SELECT id, group_id FROM temp.hits ORDER BY score, ts_us DESC, id DESC LIMIT ?",
@@ -301,7 +304,7 @@ class LogStore:
             groups = run("SELECT group_id, count(*), min(ts_us), max(ts_us) FROM temp.hits "
                          "GROUP BY group_id").fetchall()
         finally:
-            run("DROP TABLE IF EXISTS temp.hits")
+            run("DELETE FROM temp.hits")
         return top, groups
 
     def _terms_containing(self, text: str) -> list[str]:
