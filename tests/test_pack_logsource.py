@@ -144,3 +144,16 @@ def test_a_pack_pointing_at_a_store_is_asked_like_any_pack(
     assert any(i["output"]["total"] and i["output"]["groups"] for i in logs)
     assert document["verifier_result"]["verdict"] == "PASS"
     assert "HikariPool-1 - Connection is not available" in document["composer_output"]["user_facing_answer"]
+
+
+@pytest.mark.usefixtures("every_file_is_big")
+def test_stores_of_deleted_files_and_killed_builds_are_cleared(pack_copy: Path, tmp_path: Path) -> None:
+    other = tmp_path / "packs" / "other"
+    shutil.copytree(pack_copy, other)
+    gone = _fresh_load(other).log_cache
+    assert gone is not None and gone.is_file()
+    shutil.rmtree(other)
+    abandoned = logcache.cache_folder() / ".x.db.999999999.tmp"  # no such process
+    abandoned.write_bytes(b"half a store")
+    kept = _fresh_load(pack_copy).log_cache
+    assert _cached_files() == [kept]  # the deleted pack's store and the dead build are gone

@@ -86,6 +86,7 @@ class CacheBuild:
         except OSError as error:
             raise LogStoreError(f"cannot create the log cache folder {folder}: {error.strerror}") from None
         self._temp = folder / f".{self.target.name}.{os.getpid()}.tmp"
+        _remove_abandoned(folder)
         self._started = time.perf_counter()
         try:
             self._connection = connect(self._temp)
@@ -142,6 +143,7 @@ class CacheBuild:
             if older != self.target:
                 with contextlib.suppress(OSError):
                     older.unlink()
+        _prune(self.target.parent)
         elapsed = time.perf_counter() - self._started
         if elapsed >= _PROGRESS_AFTER_S:
             print(f"superbiz: indexed {self._label} in {elapsed:.1f} s; cached in {self.target}",
@@ -153,3 +155,50 @@ class CacheBuild:
             self._connection.close()
         with contextlib.suppress(OSError):
             self._temp.unlink()
+
+
+def _source_of(store: Path) -> str | None:
+    """The log file a cached store was built from (None when it cannot be read)."""
+    try:
+        connection = connect(store, readonly=True)
+    except sqlite3.Error:
+        return None
+    try:
+        row = connection.execute("SELECT path FROM files ORDER BY id LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+    return str(row[0]) if row else None
+
+
+def _prune(folder: Path) -> None:
+    """Remove the stores of log files that no longer exist (a deleted pack, a temporary one)."""
+    for store in folder.glob("*.db"):
+        source = _source_of(store)
+        if source is not None and not Path(source).exists():
+            with contextlib.suppress(OSError):
+                store.unlink()
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Remove the temporary files of builds whose process is gone (killed mid-build)."""
+    for temp in folder.glob(".*.tmp"):
+        try:
+            pid = int(temp.name.rsplit(".", 2)[-2])
+        except ValueError:
+            continue
+        if pid == os.getpid() or _alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            temp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
