@@ -30,6 +30,7 @@ from types import TracebackType
 from core.contracts import LogEntry
 from core.errors import LogStoreError
 from core.logfields import zone_name
+from core.processes import pid_alive
 from core.settings import get_settings
 from core.sources.logstore import SCHEMA_VERSION, check_store, connect, create_indexes, lexicon_fingerprint
 from core.sources.logwriter import LogWriter, create_schema
@@ -188,17 +189,7 @@ def _remove_abandoned(folder: Path) -> None:
             pid = int(temp.name.rsplit(".", 2)[-2])
         except ValueError:
             continue
-        if pid == os.getpid() or _alive(pid):
+        if pid == os.getpid() or pid_alive(pid):
             continue
         with contextlib.suppress(OSError):
             temp.unlink()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
