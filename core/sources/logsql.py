@@ -32,6 +32,7 @@ GLOB_SQL = "(' ' || coalesce(e.folded, lower(e.message)) || ' ') GLOB ?"
 # Column weights of bm25: the message counts most; level/service/source/host and word parts less.
 BM25 = "bm25(lines_fts, 1.0, 0.5, 0.5)"
 _ORDER = "l.ts_us DESC, l.id DESC"
+_NO_SCORE = "0.0"  # every line scores alike: newest first
 _FTS_IN = "l.id IN (SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?)"
 
 
@@ -58,7 +59,7 @@ class QueryPlan:
     tables: str = "lines l"
     where: str = "1"
     params: tuple[Any, ...] = ()
-    score: str = "0.0"
+    score: str = _NO_SCORE
     rank_join: str = ""
     rank_params: tuple[Any, ...] = ()
     fts: str | None = None
@@ -68,8 +69,11 @@ class QueryPlan:
     @property
     def lines_sql(self) -> str:
         """Ids and group ids of the top lines; parameters: ``lines_params`` then the limit."""
+        # Without a score, newest first alone: a constant first term would keep SQLite from
+        # reading the (service, time) or time index in order and stopping at the limit.
+        order = _ORDER if self.score == _NO_SCORE else f"{self.score}, {_ORDER}"
         return (f"SELECT l.id, l.group_id FROM {self.tables} {self.rank_join} WHERE {self.where} "
-                f"ORDER BY {self.score}, {_ORDER} LIMIT ?")
+                f"ORDER BY {order} LIMIT ?")
 
     @property
     def lines_params(self) -> tuple[Any, ...]:
@@ -206,7 +210,7 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
             where.add(" AND ".join(clauses), *params)
         checks = checks or _checks_text(search)
     return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
-                     score=BM25 if fts is not None else "0.0", fts=fts, checks_text=checks)
+                     score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks)
 
 
 def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]],
