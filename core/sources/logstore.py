@@ -173,6 +173,7 @@ class LogStore:
         meta = read_meta(connection)
         self._zone = parse_zone(meta.get("timezone", "UTC"))
         self._services: list[str] | None = None
+        self._hits_table = False
         if meta.get("lexicon") != lexicon_fingerprint():
             from core.sources.logwriter import retag_topics
 
@@ -296,7 +297,9 @@ class LogStore:
             return top, run(plan.groups_sql, plan.params).fetchall()
         # One temporary table per connection, emptied after each use: creating and dropping
         # it per query would change the schema and re-prepare every statement.
-        run("CREATE TEMP TABLE IF NOT EXISTS hits (id INTEGER, group_id INTEGER, ts_us INTEGER, score REAL)")
+        if not self._hits_table:
+            run("CREATE TEMP TABLE IF NOT EXISTS hits (id INTEGER, group_id INTEGER, ts_us INTEGER, score REAL)")
+            self._hits_table = True
         try:
             run(plan.hits_sql, plan.lines_params)
             top = run("SELECT id, group_id FROM temp.hits ORDER BY score, ts_us DESC, id DESC LIMIT ?",
@@ -334,21 +337,32 @@ class LogStore:
         samples: dict[int, list[int]] = {}
         for index, group_id in enumerate(shown_groups):
             samples.setdefault(group_id, []).append(index)
+        stamps = self._timestamps([(row[0], us) for row in ordered for us in (row[2], row[3])])
         groups = []
         for group_id, count, first_us, last_us in ordered:
             template, service, level = described[group_id]
             groups.append(LogGroup(
                 template=template or "", count=count, service=service, level=level,
-                first_timestamp=self._timestamp_at(first_us, group_id),
-                last_timestamp=self._timestamp_at(last_us, group_id),
+                first_timestamp=stamps.get((group_id, first_us), ""),
+                last_timestamp=stamps.get((group_id, last_us), ""),
                 sample_indexes=samples.get(group_id, [])))
         return groups
 
-    def _timestamp_at(self, moment_us: int, group_id: int) -> str:
-        row = self._connection.execute(
-            "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id WHERE l.ts_us = ? AND l.group_id = ? "
-            "LIMIT 1", (moment_us, group_id)).fetchone()
-        return str(row[0]) if row else ""
+    def _timestamps(self, wanted: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """The timestamp text of the first line of each (group id, instant in µs), in one
+        statement (by the time index; the pairs are picked out here)."""
+        pairs = set(wanted)
+        moments = sorted({us for _, us in pairs})
+        group_ids = sorted({group_id for group_id, _ in pairs})
+        rows = self._connection.execute(
+            f"SELECT l.group_id, l.ts_us, e.ts FROM lines l JOIN entries e ON e.id = l.id "
+            f"WHERE l.ts_us IN ({', '.join('?' for _ in moments)}) "
+            f"AND l.group_id IN ({', '.join('?' for _ in group_ids)}) ORDER BY l.id", (*moments, *group_ids))
+        found: dict[tuple[int, int], str] = {}
+        for group_id, moment, text in rows:
+            if (group_id, moment) in pairs:
+                found.setdefault((group_id, moment), str(text))
+        return found
 
     def stats(self) -> dict[str, Any]:
         """What the store holds: lines, services, levels, time range, templates, files."""
