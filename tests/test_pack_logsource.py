@@ -153,7 +153,19 @@ def test_stores_of_deleted_files_and_killed_builds_are_cleared(pack_copy: Path, 
     gone = _fresh_load(other).log_cache
     assert gone is not None and gone.is_file()
     shutil.rmtree(other)
-    abandoned = logcache.cache_folder() / ".x.db.999999999.tmp"  # no such process
+    abandoned = logcache.cache_folder() / ".x.db.999999999.0123abcd.tmp"  # no such process
     abandoned.write_bytes(b"half a store")
     kept = _fresh_load(pack_copy).log_cache
     assert _cached_files() == [kept]  # the deleted pack's store and the dead build are gone
+
+
+@pytest.mark.usefixtures("every_file_is_big")
+def test_two_threads_loading_a_big_pack_at_once_both_get_its_store(pack_copy: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    packs._CACHE.clear()
+    with ThreadPoolExecutor(2) as pool:
+        loaded = list(pool.map(lambda _: packs._read_pack(pack_copy.resolve())[0], range(2)))
+    assert all(pack is not None and pack.log_lines == 36 for pack in loaded)
+    assert {pack.log_cache for pack in loaded if pack is not None} == set(_cached_files())
+    assert run_tool(_fresh_load(pack_copy), "query_logs", {"query": "HikariCP"})["total"] == 4

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import sys
 import time
+import uuid
 from datetime import UTC, tzinfo
 from pathlib import Path
 from types import TracebackType
@@ -86,7 +87,8 @@ class CacheBuild:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise LogStoreError(f"cannot create the log cache folder {folder}: {error.strerror}") from None
-        self._temp = folder / f".{self.target.name}.{os.getpid()}.tmp"
+        # pid (abandoned builds are found by it) and a token (two threads may build at once)
+        self._temp = folder / f".{self.target.name}.{os.getpid()}.{uuid.uuid4().hex[:12]}.tmp"
         _remove_abandoned(folder)
         self._started = time.perf_counter()
         try:
@@ -186,8 +188,8 @@ def _remove_abandoned(folder: Path) -> None:
     """Remove the temporary files of builds whose process is gone (killed mid-build)."""
     for temp in folder.glob(".*.tmp"):
         try:
-            pid = int(temp.name.rsplit(".", 2)[-2])
-        except ValueError:
+            pid = int(temp.name.rsplit(".", 3)[-3])
+        except (ValueError, IndexError):
             continue
         if pid == os.getpid() or pid_alive(pid):
             continue
