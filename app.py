@@ -11,10 +11,11 @@ import streamlit as st
 
 from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
-from core.errors import PackError, SuperbizError
-from core.packs import list_packs, load_pack
+from core.errors import StoredRowError, SuperbizError
+from core.packs import list_packs
+from core.redact import redact_text
 from core.settings import get_settings
-from core.store import repository
+from core.views import stored
 from core.views.choices import (
     default_pack_index,
     default_roles,
@@ -24,12 +25,13 @@ from core.views.choices import (
     fault_or_none,
     llm_availability,
 )
+from core.views.sources import choice_label, configured_servers, open_choice, world_choices
 from core.views.timeline import event_rows, load_view, parse_stored_events
 from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
-setup_page("Investigate", ":material/travel_explore:")
+setup_page("Investigate")
 store = get_store()
 
 # The current session: a link (?session=) wins over what this browser tab last looked at.
@@ -59,11 +61,11 @@ def _ask() -> None:
         return
     roles = {role: st.session_state.get(f"engine_{role}") or "rules" for role in ROLES}
     try:
-        started = start_run(store, question=question, pack=st.session_state["pack"],
+        started = start_run(store, question=question, pack=open_choice(st.session_state["pack"]),
                             roles=roles,
                             executor_fault=fault_or_none(st.session_state.get("fault")))
     except SuperbizError as exc:
-        st.session_state["ask_error"] = str(exc)
+        st.session_state["ask_error"] = redact_text(str(exc))
         return
     st.session_state["session_id"] = started.session_id
     st.query_params["session"] = started.session_id
@@ -72,17 +74,22 @@ def _ask() -> None:
 # ---------------------------------------------------------------- sidebar: pack, engines, fault
 
 pack_descriptions = dict(list_packs())
-pack_names = list(pack_descriptions)
+world_names = world_choices(list(pack_descriptions), get_settings().sources_files())
 with st.sidebar:
     st.header("Run settings", anchor=False)
-    if not pack_names:
+    if not world_names:
         folders = ", ".join(map(str, get_settings().pack_dirs()))
         st.error(escape_markdown(f"No scenario pack found in {folders}."))
         st.stop()
-    st.selectbox("Scenario pack", pack_names, key="pack", disabled=running,
-                 index=default_pack_index(pack_names),
-                 help="The world the tools see: alerts, metric series, logs and runbooks.")
+    st.selectbox("Scenario pack", world_names, key="pack", disabled=running,
+                 index=default_pack_index(world_names), format_func=choice_label,
+                 help="The world the tools see: a pack (alerts, metric series, logs and "
+                      "runbooks) or a sources file (SUPERBIZ_SOURCES). The Sources page shows "
+                      "what each source holds.")
     small_text(pack_descriptions.get(st.session_state["pack"], ""))
+    servers = configured_servers(get_settings())
+    if servers:
+        small_text("Live sources: " + "; ".join(servers))
     llm = llm_availability()
     st.markdown("**Engine per role**")
     for role, engine in default_roles().items():
@@ -103,18 +110,18 @@ st.title("Investigate", anchor=False)
 st.caption("Ask a narrow question. Every sentence of the answer is traced to a real tool "
            "output: the gatekeeper checks each citation, the verifier each claim.")
 try:
-    pack = load_pack(st.session_state["pack"])
-except PackError as exc:
+    world = open_choice(st.session_state["pack"])
+except SuperbizError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()
 st.text_area("Question", key="question", height=90, disabled=running,
              placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
                          "only confirm whether order-service has a HighMemoryUsage alert")
-if pack.example_questions:
+if world.example_questions:
     # Open while nothing has been asked; afterwards the session below matters more.
-    with st.expander(f"Example questions ({len(pack.example_questions)})",
+    with st.expander(f"Example questions ({len(world.example_questions)})",
                      expanded=not session_id, icon=":material/lightbulb:"):
-        st.pills("Pick one to fill the question box", list(pack.example_questions),
+        st.pills("Pick one to fill the question box", list(world.example_questions),
                  key="example", on_change=_use_example, disabled=running,
                  format_func=escape_markdown, label_visibility="collapsed")
 st.button("Ask", type="primary", icon=":material/send:", on_click=_ask, disabled=running,
@@ -133,15 +140,20 @@ def _session_view() -> None:
         empty_state("Nothing asked yet. Type a question above (or pick an example) and press "
                     "Ask. Past investigations are on the Sessions page.")
         return
-    events = parse_stored_events(repository.list_events(store, session_id=session_id))
-    document = repository.load_session_document(store, session_id=session_id)
+    events = parse_stored_events(stored.list_events(store, session_id=session_id))
+    try:
+        document = stored.load_session_document(store, session_id=session_id)
+    except StoredRowError as exc:  # a damaged row: say so, never a page error
+        st.error(escape_markdown(str(exc)), icon=":material/error:")
+        return
     if document is None and not events:
-        empty_state(f"No session {session_id} in this audit store. Pick one on the Sessions "
-                    "page, or ask a new question.", icon=":material/search_off:")
+        empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one on "
+                                    "the Sessions page, or ask a new question."),
+                    icon=":material/search_off:")
         return
     view = load_view(events, document)
     if handle is not None and handle.error:
-        st.error(escape_markdown(f"The run stopped unexpectedly: {handle.error}"),
+        st.error(escape_markdown(redact_text(f"The run stopped unexpectedly: {handle.error}")),
                  icon=":material/error:")
     if handle is None and view.status == "running":
         st.warning("This session is marked running but is not running in this console (it "

@@ -297,7 +297,12 @@ class TraceSummaryEntry(Contract):
     evidence_level: Literal["direct", "indirect", "none"]
     output_summary: str
     invocation_count: int
+    # Calls that succeeded and found nothing; failed calls are counted apart: a failure is
+    # evidence of nothing, not an absence.
     no_hit_invocation_count: int
+    failed_invocation_count: int = 0
+    # One line per failed call: ``<source>: <why>`` (a source down, a timeout, a bad answer).
+    failures: list[str] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------- verifier, composer

@@ -5,9 +5,15 @@
     ├── ToolError
     │   ├── UnknownToolError     no tool of that name
     │   ├── ToolArgumentError    arguments do not validate against the tool's model
-    │   └── SourceError          the world has no source for the tool, or its source failed
+    │   └── SourceError          the tool's source failed (server down, timeout, bad answer)
+    │       └── NoSourceError    the world has no source for the tool's capability
+    ├── SourcesConfigError   a sources file or source setting is malformed, or names a
+    │                        runbook folder or rule file that cannot be read
     ├── DocumentError        a session document or case file cannot be read or validated
+    ├── InputError           a file, document or text a user gave is refused: not a regular
+    │                        file, too large, not UTF-8, nested too deep, a lone surrogate...
     ├── StoreError           the audit store cannot be opened or written
+    │   └── StoredRowError       one stored row cannot be read back (reported, then skipped)
     ├── LogStoreError        a log store cannot be opened, read or written
     ├── LogImportError       a log file cannot be imported (names the file and, where known, the line)
     ├── EngineError          an agent engine failed (LLM transport, timeout, invalid output)
@@ -58,12 +64,41 @@ class SourceError(ToolError):
         super().__init__(message)
 
 
+class SourcesConfigError(SuperbizError):
+    """A world's sources cannot be set up: a malformed sources file or ``SUPERBIZ_*_URL``, or
+    a runbook folder or rule file it names that cannot be read. Credentials never appear in
+    the message."""
+
+
+class NoSourceError(SourceError):
+    """The world has no source for the tool's capability (a world of Prometheus alone has no
+    logs). Recorded as a failed call, but not as a source that failed: nothing was asked."""
+
+
 class DocumentError(SuperbizError):
     """A session document cannot be read or does not validate."""
 
 
+class InputError(SuperbizError):
+    """A file, document or text a user gave is refused (see ``core.inputs``): the message
+    names the source and, when known, the line."""
+
+    def __init__(self, source: str, problem: str, *, line: int | None = None,
+                 column: int | None = None) -> None:
+        self.source, self.problem, self.line, self.column = source, problem, line, column
+        where = source
+        if line is not None:
+            where += f": line {line}" + (f", column {column}" if column is not None else "")
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
 class StoreError(SuperbizError):
     """The audit store cannot be opened or written."""
+
+
+class StoredRowError(StoreError):
+    """One stored row cannot be read back (corrupt, or written by an incompatible version).
+    Listings and exports report it and go on with the other rows."""
 
 
 class LogStoreError(SuperbizError):

@@ -19,6 +19,8 @@ line, into a log store cached in the user's cache folder (``core.sources.logcach
 later loads find that store without reading a line. Either way the logs are searched by the
 log store (``core.sources.pack.PackLogs``).
     runbooks/        Markdown files (any depth); may be empty
+    rules/           optional: Prometheus alerting rule files (``.yml``/``.yaml``, rule files or
+                     PrometheusRule resources), searched by ``lookup_knowledge`` like runbooks
 
 A log entry's timestamp must be ISO 8601 with a date and a time (a timestamp without a zone is
 in the zone of ``now``) and its level a known one (``core.logfields``: TRACE, DEBUG, INFO, WARN,
@@ -31,6 +33,7 @@ first as ``PackError``. Loaded packs are cached by folder and file modification 
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -38,18 +41,22 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from core.contracts import Alert, LogEntry, MetricSeries
-from core.errors import LogStoreError, PackError
+from core.errors import InputError, LogStoreError, PackError
+from core.inputs.files import MiB, open_regular, read_text, resolve_within
+from core.inputs.text import check_text
+from core.inputs.yamldoc import parse_yaml
 from core.logfields import LEVEL_RANKS, canonical_level, parse_timestamp
 from core.settings import get_settings
+from core.sources.rulefiles import RuleFileError, RuleGroup, read_rules, rule_text
 
 PACK_FILE, ALERTS_FILE, SERIES_FILE = "pack.yaml", "alerts.yaml", "series.yaml"
 LOGS_JSONL, LOGS_YAML, RUNBOOKS_DIR = "logs.jsonl", "logs.yaml", "runbooks"
+RULES_DIR = "rules"
 
 
 # One lock for every pack's derived data (re-entrant: one index may be built from another).
@@ -85,6 +92,8 @@ class Pack(BaseModel):
     # A small log file's entries, read and checked at load (empty when a store serves the logs).
     logs: list[LogEntry] = Field(default_factory=list)
     runbooks: list[Runbook] = Field(default_factory=list)
+    # Alerting rules (rules/): one "runbook" per rule group, one section per rule.
+    rules: list[Runbook] = Field(default_factory=list)
     example_questions: list[str] = Field(default_factory=list)
     log_file: Path | None = None  # logs.jsonl or logs.yaml
     # A log store holding the pack's logs (``logs: {store: PATH}``), instead of a log file.
@@ -202,9 +211,11 @@ def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
     """
     found: dict[str, str] = {}
     for base in pack_dirs(packs_dir):
-        if not base.is_dir():
+        try:
+            folders = sorted(p for p in base.iterdir() if p.is_dir() and _present(p / PACK_FILE))
+        except OSError:  # no such folder, or one that cannot be read: no packs from it
             continue
-        for folder in sorted(p for p in base.iterdir() if (p / PACK_FILE).is_file()):
+        for folder in folders:
             if folder.name not in found:
                 meta, problems = _read_meta(folder)
                 found[folder.name] = meta.description if meta else f"(invalid: {problems[0]})"
@@ -216,45 +227,19 @@ def list_packs(packs_dir: Path | None = None) -> list[tuple[str, str]]:
 _MAX_PROBLEMS_PER_FILE = 20  # a million-line file with one systematic mistake is one message
 
 
-class _PackYamlLoader(yaml.SafeLoader):
-    """Safe YAML that keeps timestamps as text (contracts hold them as strings) and refuses
-    duplicate keys (PyYAML would silently keep the last: a duplicated series name would vanish)."""
+# Size limits of pack files (a pack is data a person wrote or generated; these are far above
+# any real pack and far below what would exhaust memory).
+MAX_YAML_BYTES = 64 * MiB
+MAX_LOG_FILE_BYTES = 1024 * MiB
+MAX_LOG_LINE_BYTES = 1 * MiB
+MAX_RUNBOOK_BYTES = 4 * MiB
+MAX_RUNBOOKS = 5000
 
 
-_PackYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _construct_unique_mapping(loader: _PackYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if not isinstance(key, str | int | float | bool):
-            continue  # unhashable keys are left to construct_mapping to reject
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_PackYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-                                _construct_unique_mapping)
-
-
-def _parse_yaml(text: str) -> Any:
-    """Parse YAML; raise ``ValueError((message, "line N"))`` on a syntax error."""
-    try:
-        return yaml.load(text, Loader=_PackYamlLoader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = f"line {mark.line + 1}" if mark else None
-        detail = " ".join(part for part in (error.context, error.problem) if part)
-        raise ValueError(f"invalid YAML: {detail or error}", line) from None
-    except yaml.YAMLError as error:
-        raise ValueError(f"invalid YAML: {error}", None) from None
+def _input_problem(file: str, error: InputError) -> PackProblem:
+    """A refused file as a pack problem: the file, the line when known, the reason."""
+    where = f"line {error.line}" if error.line is not None else None
+    return PackProblem(file, error.problem, where)
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -267,18 +252,16 @@ def _split_markdown(text: str, fallback_title: str) -> tuple[str, list[tuple[str
     The title is the first level-1 heading, else the front matter's ``title``, else
     ``fallback_title``. Sections split at level-2 headings; deeper headings stay in their
     section's content; text before the first section becomes a section named after the title.
-    Headings inside fenced code blocks are text.
+    Headings inside fenced code blocks are text. Front matter that is not acceptable YAML
+    raises ``InputError``.
     """
     front_title = None
     if text.startswith("---"):
         end = text.find("\n---", 3)
         if end != -1:
-            try:
-                front = yaml.safe_load(text[3:end])
-                if isinstance(front, dict) and front.get("title"):
-                    front_title = str(front["title"])
-            except yaml.YAMLError:
-                pass
+            front = parse_yaml(text[3:end], source="front matter")  # InputError: reported
+            if isinstance(front, dict) and front.get("title"):
+                front_title = str(front["title"])
             body = text.find("\n", end + 1)
             text = text[body + 1:] if body != -1 else ""
     title: str | None = None
@@ -335,15 +318,13 @@ def _read_meta(root: Path) -> tuple[PackMeta | None, list[PackProblem]]:
 def _yaml(root: Path, name: str, expected: type) -> tuple[Any, list[PackProblem]]:
     """Parse a YAML file of the pack; an empty file is an empty ``expected``."""
     path = root / name
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return None, [PackProblem(name, "required file is missing")]
     try:
-        data = _parse_yaml(path.read_text(encoding="utf-8"))
-    except ValueError as problem:
-        message, where = problem.args
-        return None, [PackProblem(name, message, where)]
-    except UnicodeDecodeError:
-        return None, [PackProblem(name, "not UTF-8 text")]
+        data = parse_yaml(read_text(path, source=name, max_bytes=MAX_YAML_BYTES, within=root),
+                          source=name)
+    except InputError as error:
+        return None, [_input_problem(name, error)]
     if data is None:
         return expected(), []
     if not isinstance(data, expected):
@@ -425,16 +406,18 @@ def _read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[_FoundLo
     or built now from one streaming pass when ``build`` (loading), else only checked
     (validating), so that no million entries are ever held."""
     jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
-    if jsonl.is_file() and yaml_file.is_file():
+    has_jsonl, has_yaml = (_present(jsonl), _present(yaml_file))
+    if has_jsonl and has_yaml:
         return _FoundLogs(), [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
-    if not jsonl.is_file() and not yaml_file.is_file():
+    if not has_jsonl and not has_yaml:
         return _FoundLogs(), [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
-    path = jsonl if jsonl.is_file() else yaml_file
+    path = jsonl if has_jsonl else yaml_file
     checker = _EntryChecker(path.name)
     from core.sources.logcache import SMALL_LOG_BYTES, CacheBuild, cached_store
 
-    if path.stat().st_size <= SMALL_LOG_BYTES:
-        entries = [entry for _, entry in _log_entries(path, checker)]
+    big = path.is_file() and not path.is_symlink() and path.stat().st_size > SMALL_LOG_BYTES
+    if not big:  # small, or not a plain file: reading it says what is wrong
+        entries = [entry for _, entry in _log_entries(root, path, checker)]
         services = list(dict.fromkeys(entry.service for entry in entries))
         return _FoundLogs(entries=entries, file=path, lines=len(entries), services=services), checker.problems
     zone = meta.now.tzinfo if meta is not None else None
@@ -445,14 +428,14 @@ def _read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[_FoundLo
     found = _FoundLogs(file=path)
     seen: dict[str, None] = {}
     if not build or meta is None:
-        for _, entry in _log_entries(path, checker):
+        for _, entry in _log_entries(root, path, checker):
             seen.setdefault(entry.service, None)
             found.lines += 1
         found.services = list(seen)
         return found, checker.problems
     try:
         with CacheBuild(path, zone, f"{meta.name}/{path.name}") as cache:
-            for number, entry in _log_entries(path, checker):
+            for number, entry in _log_entries(root, path, checker):
                 if not checker.problems:
                     cache.add(entry, number)
                     seen.setdefault(entry.service, None)
@@ -465,13 +448,13 @@ def _read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[_FoundLo
     return found, checker.problems
 
 
-def _log_entries(path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
+def _log_entries(root: Path, path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
     """(line number, entry) of each entry of a log file, checked by ``checker``, which
     collects the problems (reading stops after ``_MAX_PROBLEMS_PER_FILE``)."""
     if path.name == LOGS_JSONL:
-        yield from _jsonl_entries(path, checker)
+        yield from _jsonl_entries(root, path, checker)
         return
-    data, problems = _yaml(path.parent, LOGS_YAML, list)
+    data, problems = _yaml(root, LOGS_YAML, list)
     if problems:
         checker.problems += problems
         return
@@ -488,31 +471,57 @@ def _log_entries(path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogE
             return
 
 
-def _jsonl_entries(path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
-    """One ``LogEntry`` per non-blank line; problems name the line number."""
+def _present(path: Path) -> bool:
+    """Whether the pack has an entry of that name (a link or a special file counts: reading
+    it then says what is wrong, instead of calling it missing)."""
+    return path.exists() or path.is_symlink()
+
+
+def _jsonl_entries(root: Path, path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
+    """One ``LogEntry`` per non-blank line, streamed; problems name the line number."""
     problems = checker.problems
     try:
-        handle = path.open(encoding="utf-8")
-    except OSError as error:
-        problems.append(PackProblem(LOGS_JSONL, f"cannot read: {error.strerror}"))
+        handle = open_regular(path, source=LOGS_JSONL, max_bytes=MAX_LOG_FILE_BYTES, within=root)
+    except InputError as error:
+        problems.append(_input_problem(LOGS_JSONL, error))
         return
     with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    entry = LogEntry.model_validate_json(line)
-                except ValidationError as error:
-                    problems += _jsonl_problems(error, number)
-                else:
-                    checker.check(entry, f"line {number}")
-                    yield number, entry
-                if len(problems) >= _MAX_PROBLEMS_PER_FILE:
-                    problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
-                    return
-        except UnicodeDecodeError:
-            problems.append(PackProblem(LOGS_JSONL, "not UTF-8 text"))
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LOG_LINE_BYTES + 1), b""),
+                                     start=1):
+            if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
+                _skip_line(handle)  # the rest of an over-long line is not another line
+            entry = _jsonl_line(raw, number, checker)
+            if entry is not None:
+                yield number, entry
+            if len(problems) >= _MAX_PROBLEMS_PER_FILE:
+                problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
+                return
+
+
+def _skip_line(handle: IO[bytes]) -> None:
+    while (chunk := handle.readline(MAX_LOG_LINE_BYTES)) and not chunk.endswith(b"\n"):
+        pass
+
+
+def _jsonl_line(raw: bytes, number: int, checker: _EntryChecker) -> LogEntry | None:
+    """One line's entry (checked), or None: a blank line, or a bad one whose problems go to
+    ``checker.problems``."""
+    where = f"line {number}"
+    if len(raw) > MAX_LOG_LINE_BYTES:
+        checker.problems.append(
+            PackProblem(LOGS_JSONL, f"line longer than {MAX_LOG_LINE_BYTES:,} bytes", where))
+        return None
+    if not raw.strip():
+        return None
+    # pydantic's own JSON parser (fast, on bytes) already refuses invalid UTF-8, lone
+    # surrogates and deep nesting.
+    try:
+        entry = LogEntry.model_validate_json(raw)
+    except ValidationError as error:
+        checker.problems.extend(_jsonl_problems(error, number))
+        return None
+    checker.check(entry, where)
+    return entry
 
 
 class _EntryChecker:
@@ -556,23 +565,73 @@ def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
     return problems
 
 
-def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
-    folder = root / RUNBOOKS_DIR
-    if not folder.is_dir():
-        return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+def _runbook_files(folder: Path) -> Iterator[Path]:
+    """Every ``*.md`` under ``folder``, sorted, without following links to folders (a linked
+    folder could lead outside the pack or round in a loop)."""
+    for current, folders, files in os.walk(folder, followlinks=False):
+        folders.sort()
+        for name in sorted(files + [d for d in folders if d.endswith(".md")]):
+            if name.endswith(".md"):
+                yield Path(current) / name
+
+
+def read_markdown_runbooks(folder: Path, relative_to: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    """The Markdown runbooks under ``folder`` (any depth), each named by its path relative to
+    ``relative_to`` and read only from inside it: a link out of it, a special file, an oversized
+    or non-UTF-8 file is a problem, not a runbook."""
     runbooks, problems = [], []
-    for path in sorted(folder.rglob("*.md")):
-        source = path.relative_to(root).as_posix()
+    for count, path in enumerate(_runbook_files(folder)):
+        source = path.relative_to(relative_to).as_posix() if path.is_relative_to(relative_to) else str(path)
+        if count >= MAX_RUNBOOKS:
+            problems.append(PackProblem(RUNBOOKS_DIR + "/", f"more than {MAX_RUNBOOKS} runbooks"))
+            break
         try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            problems.append(PackProblem(source, "not UTF-8 text"))
+            text = read_text(path, source=source, max_bytes=MAX_RUNBOOK_BYTES, within=relative_to)
+            check_text(text, source=source)
+        except InputError as error:
+            problems.append(_input_problem(source, error))
             continue
-        title, sections = _split_markdown(text, fallback_title=path.stem)
+        try:
+            title, sections = _split_markdown(text, fallback_title=path.stem)
+        except InputError as error:
+            problems.append(PackProblem(source, f"front matter: {error.problem}"))
+            continue
         runbooks.append(Runbook(
             title=title, source=source,
             sections=[RunbookSection(title=t, content=c) for t, c in sections]))
     return runbooks, problems
+
+
+def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    folder = root / RUNBOOKS_DIR
+    if not _present(folder):
+        return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+    try:
+        real_folder = resolve_within(folder, root, source=RUNBOOKS_DIR + "/")
+    except InputError as error:
+        return [], [_input_problem(RUNBOOKS_DIR + "/", error)]
+    if not real_folder.is_dir():
+        return [], [PackProblem(RUNBOOKS_DIR + "/", "must be a folder")]
+    return read_markdown_runbooks(real_folder, root)
+
+
+def rule_runbooks(groups: list[RuleGroup]) -> list[Runbook]:
+    """Alerting rule groups as runbooks: titled by group, a section per rule (its name and
+    ``rule_text``), so ``lookup_knowledge`` ranks and cites them like any runbook section."""
+    return [Runbook(title=group.name, source=group.source,
+                    sections=[RunbookSection(title=rule.name, content=rule_text(rule))
+                              for rule in group.rules])
+            for group in groups]
+
+
+def _read_rules(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    folder = root / RULES_DIR
+    if not folder.is_dir():
+        return [], []  # optional
+    try:
+        return rule_runbooks(read_rules([folder], relative_to=root, within=root)), []
+    except RuleFileError as error:
+        return [], [PackProblem(RULES_DIR + "/", str(error))]
 
 
 # ---------------------------------------------------------------- validate and load
@@ -593,10 +652,12 @@ def _read_pack(root: Path, build: bool = True) -> tuple[Pack | None, list[PackPr
     problems += more
     runbooks, more = _read_runbooks(root)
     problems += more
+    rules, more = _read_rules(root)
+    problems += more
     if problems or meta is None:
         return None, problems
     pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
-                alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks,
+                alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks, rules=rules,
                 example_questions=meta.example_questions, log_file=logs.file, log_store=logs.store,
                 log_cache=logs.cache, log_lines=logs.lines, log_services=logs.services)
     return pack, []
@@ -622,9 +683,9 @@ def _signature(root: Path) -> tuple[Any, ...]:
     """What a cached pack depends on: every file's path, size and modification time."""
     files = [root / name for name in (PACK_FILE, ALERTS_FILE, SERIES_FILE, LOGS_JSONL, LOGS_YAML)]
     files += _store_files(root)
-    folder = root / RUNBOOKS_DIR
-    if folder.is_dir():
-        files += [folder, *sorted(folder.rglob("*"))]
+    for folder in (root / RUNBOOKS_DIR, root / RULES_DIR):
+        if folder.is_dir():
+            files += [folder, *sorted(folder.rglob("*"))]
     signature: list[tuple[str, int | None, int | None]] = []
     for path in files:
         try:
@@ -637,9 +698,10 @@ def _signature(root: Path) -> tuple[Any, ...]:
 
 def _store_files(root: Path) -> list[Path]:
     """The log store pack.yaml names, if any (a re-import must reload the pack)."""
-    try:
-        data = yaml.load((root / PACK_FILE).read_text(encoding="utf-8"), Loader=_PackYamlLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # the one bounded reader: pack.yaml may be a FIFO or a link to /dev/zero
+        data = parse_yaml(read_text(root / PACK_FILE, source=PACK_FILE, max_bytes=MAX_YAML_BYTES,
+                                    within=root), source=PACK_FILE)
+    except InputError:
         return []
     logs = data.get("logs") if isinstance(data, dict) else None
     store = logs.get("store") if isinstance(logs, dict) else None

@@ -20,13 +20,14 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.agents.base import ExecutorRun
 from core.agents.faults import FaultContext, FaultMode, get_fault
 from core.agents.registry import Engines, build_engines
+from core.agents.rules.composer import name_failed_sources
 from core.contracts import (
     ExecutorOutput,
     GatekeeperResult,
@@ -38,7 +39,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.errors import DocumentError, PackError, SuperbizError
+from core.errors import PackError, SuperbizError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -55,13 +56,15 @@ from core.events import (
     ToolReturned,
     VerdictReached,
 )
-from core.gatekeeper import check_citations
+from core.gatekeeper import StoredInvocations, check_citations
+from core.inputs.text import check_question
 from core.recorder import Recorder
+from core.redact import redact_text
 from core.sources.base import World
 from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
-from core.verdict import final_verdict, withdraw_pass
+from core.verdict import final_verdict, source_failures, withdraw_pass
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -71,7 +74,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ForeignLookup = Callable[[int], Invocation | None]
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Event)
 
@@ -94,11 +96,10 @@ def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo"
     ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
     ``store=None`` runs entirely in memory.
     """
-    if not question.strip():
-        raise DocumentError("the question is empty")
+    question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
     investigation = _Investigation(
-        question=question.strip(), world=load_world(pack), engines=engines or build_engines(),
+        question=question, world=load_world(pack), engines=engines or build_engines(),
         fault=fault, store=store, session_id=session_id or new_session_id())
     return investigation.events()
 
@@ -115,7 +116,7 @@ def ask(question: str, **options: Any) -> SessionDocument:
 
 
 def replay(document: SessionDocument, *, engines: Engines | None = None,
-           foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
+           stored_invocations: StoredInvocations | None = None) -> SessionDocument:
     """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
 
     No tool is called and no source is asked: the recorded outputs are what is checked, so a
@@ -134,12 +135,13 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
         session_id=document.session_id, invocations=document.invocations,
         executor_output=document.executor_output, parse_status=parse_status,
-        foreign_invocation=foreign_invocation))
+        stored_invocations=stored_invocations))
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
         gatekeeper_result, document.invocations))
-    composer_output = _timed(timings, "compose", lambda: engines.composer.compose(
-        plan, verifier_input, verifier_result))
+    composer_output = _timed(timings, "compose", lambda: name_failed_sources(
+        engines.composer.compose(plan, verifier_input, verifier_result),
+        verifier_input.tool_trace_summary))
     timings["total"] = _ms_since(started)
     return document.model_copy(update={
         "plan": plan, "status": "completed", "error": None,
@@ -164,19 +166,23 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
                            claim_ids=[claim.claim_id for claim in structured.claims])
     if plan.degraded:
         result = withdraw_pass(result, f"the plan is a fallback ({plan.degraded})")
+    failed = source_failures(invocations)
+    if failed:
+        result = withdraw_pass(result, "a source failed, so the answer is incomplete: "
+                               + "; ".join(failed))
     return verifier_input, result
 
 
-def store_lookup(store: Store | None) -> ForeignLookup | None:
-    """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
+def store_lookup(store: Store | None, *, recorded: Sequence[Invocation] = (),
+                 session_id: str | None = None) -> StoredInvocations | None:
+    """The gatekeeper's view of the audit store, if there is one: the stored invocation wins
+    over a document's copy. ``recorded``/``session_id``: the session this process is running
+    (its calls are known without asking the database)."""
     if store is None:
         return None
-    from core.store import repository
+    from core.store.lookup import StoreInvocations  # the repository loads only with a store
 
-    def lookup(invocation_id: int) -> Invocation | None:
-        return repository.get_invocation(store, invocation_id=invocation_id)
-
-    return lookup
+    return StoreInvocations(store, recorded=recorded, session_id=session_id)
 
 
 def _replay_world(document: SessionDocument) -> World:
@@ -284,8 +290,9 @@ class _Investigation:
 
             _pause_if_asked("compose")
             stage = "compose"
-            composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
-                plan, verifier_input, verifier_result))
+            composer_output = _timed(self.timings, "compose", lambda: name_failed_sources(
+                self.engines.composer.compose(plan, verifier_input, verifier_result),
+                verifier_input.tool_trace_summary))
             document.composer_output = composer_output
             closing: list[PipelineEvent] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":
@@ -340,7 +347,9 @@ class _Investigation:
     def _check(self, output: ExecutorOutput | None, parse_status: ParseStatus) -> GatekeeperResult:
         return check_citations(session_id=self.session_id, invocations=self.recorder.invocations,
                                executor_output=output, parse_status=parse_status,
-                               foreign_invocation=store_lookup(self.store))
+                               stored_invocations=store_lookup(
+                                   self.store, recorded=self.recorder.invocations,
+                                   session_id=self.session_id))
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -383,6 +392,7 @@ class _Investigation:
     def _fail(self, stage: str, exc: Exception) -> Iterator[PipelineEvent]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
+        message = redact_text(message)  # stored and exported: never a configured secret
         self.document.invocations = list(self.recorder.invocations)
         events: list[PipelineEvent] = []
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":

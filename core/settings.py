@@ -43,6 +43,20 @@ class Settings(BaseSettings):
     default_pack: str = "demo"
     engine: str = "rules"
     cache_dir: str = ""
+    # Live sources (docs/sources.md): a sources file (several joined by os.pathsep: the
+    # console lists each), or servers whose alerts replace the pack's metrics.
+    sources: str = ""
+    prometheus_url: str = ""
+    alertmanager_url: str = ""
+    prometheus_token: str = ""  # sent as "Authorization: Bearer ..."; never stored or shown
+    alertmanager_token: str = ""
+    source_timeout: str = ""  # seconds per HTTP call (default 5); read by core.sources.config
+    service_labels: str = ""  # comma-separated labels naming an alert's service, in order
+
+    def sources_files(self) -> list[Path]:
+        """The sources files ``SUPERBIZ_SOURCES`` names, in order."""
+        parts = (part.strip() for part in self.sources.split(os.pathsep))
+        return [Path(part).expanduser() for part in parts if part]
 
     def pack_dirs(self) -> list[Path]:
         """Every folder searched for a pack name, first match wins: ``SUPERBIZ_PACKS_DIR``'s
@@ -56,11 +70,11 @@ class Settings(BaseSettings):
         return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
 
     def database_url(self) -> str:
-        """The SQLAlchemy URL of the audit store."""
-        if "://" in self.db:
-            return self.db
-        path = Path(self.db) if self.db else default_data_dir() / "superbiz.db"
-        return f"sqlite:///{path.expanduser().resolve()}"
+        """The SQLAlchemy URL of the audit store (``StoreError`` when ``SUPERBIZ_DB`` is
+        malformed: see ``core.store.location``)."""
+        from core.store.location import store_url
+
+        return store_url(self.db or str(default_data_dir() / "superbiz.db"))
 
 
 @lru_cache(maxsize=1)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.store import repository
+from core.errors import StoredRowError
+from core.views import stored
 from core.views.badges import session_status_badge, severity_badge, verdict_badge
 from core.views.sessions import (
     SEVERITY_CHOICES,
@@ -33,7 +34,7 @@ PAGE_SIZE = 200
 EXPORT_LIMIT = 1000
 ANY = "any"
 
-setup_page("Sessions", ":material/history:")
+setup_page("Sessions")
 store = get_store()
 
 st.title("Sessions", anchor=False)
@@ -51,8 +52,8 @@ filters = SessionFilters(verdict=None if verdict == ANY else verdict,
                          severity=None if severity == ANY else severity,
                          rule=None if rule == ANY else rule, text=text)
 
-total = repository.count_sessions(store, **filters.as_query())
-summaries = repository.list_sessions(store, **filters.as_query(), limit=PAGE_SIZE)
+total = stored.count_sessions(store, **filters.as_query())
+summaries = stored.list_sessions(store, **filters.as_query(), limit=PAGE_SIZE)
 
 if not summaries:
     if filters.active:
@@ -79,10 +80,9 @@ table = st.dataframe(
 
 
 def _export_filtered() -> str:
-    ids = [s.session_id for s in repository.list_sessions(store, **filters.as_query(),
-                                                          limit=EXPORT_LIMIT)]
-    documents = (repository.load_session_document(store, session_id=i) for i in ids)
-    return documents_jsonl(d for d in documents if d is not None)
+    ids = [s.session_id for s in stored.list_sessions(store, **filters.as_query(),
+                                                      limit=EXPORT_LIMIT)]
+    return documents_jsonl(stored.documents_for_export(store, ids))
 
 
 exported = min(total, EXPORT_LIMIT)
@@ -96,13 +96,17 @@ if not selected_rows:
     st.stop()
 
 summary = summaries[selected_rows[0]]
-document = repository.load_session_document(store, session_id=summary.session_id)
+try:
+    document = stored.load_session_document(store, session_id=summary.session_id)
+except StoredRowError as exc:  # a damaged row: say so, never a page error
+    st.error(escape_markdown(str(exc)), icon=":material/error:")
+    st.stop()
 if document is None:
     st.warning("That session is gone from the store.")
     st.stop()
 
 st.divider()
-st.subheader(f"Session {document.session_id}", anchor=False)
+st.subheader(escape_markdown(f"Session {document.session_id}"), anchor=False)
 badges([verdict_badge(summary.verdict), severity_badge(summary.gatekeeper_severity),
         session_status_badge(summary.status)])
 st.text(document.question)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.contracts import TOOL_NAMES, EvidenceBinding, Invocation
+from core.contracts import TOOL_NAMES, EvidenceBinding
+from core.errors import StoredRowError
 from core.gatekeeper import GATEKEEPER_VERSION
-from core.store import repository
+from core.store.lookup import StoreInvocations
+from core.views import stored
 from core.views.badges import severity_badge, verdict_badge
 from core.views.inspector import (
     default_binding_index,
@@ -17,16 +19,16 @@ from core.views.inspector import (
 )
 from core.views.sessions import session_pick_label
 from ui.compare import LEGEND, render_side_by_side, render_verdict_line
-from ui.render import badges, empty_state, get_store, setup_page, small_text
+from ui.render import badges, empty_state, escape_markdown, get_store, setup_page, small_text
 
-setup_page("Binding inspector", ":material/manage_search:")
+setup_page("Binding inspector")
 store = get_store()
 
 st.title("Binding inspector", anchor=False)
 st.caption("Each citation the executor made, next to the evidence the gatekeeper found at that "
            "locator. Tamper with one below to see what the gatekeeper says.")
 
-recent = repository.list_sessions(store, limit=200)
+recent = stored.list_sessions(store, limit=200)
 if not recent:
     empty_state("No sessions yet. Ask a question on the Investigate page first; its bindings "
                 "show up here.")
@@ -36,8 +38,7 @@ if not recent:
 questions = {summary.session_id: summary for summary in recent}
 session_ids = list(questions)
 linked = st.query_params.get("session") or st.session_state.get("session_id")
-if linked and linked not in questions and repository.load_session_document(
-        store, session_id=linked) is not None:
+if linked and linked not in questions and stored.session_exists(store, session_id=linked):
     session_ids.insert(0, linked)
 
 
@@ -51,7 +52,11 @@ session_id = st.selectbox("Session (newest first)", session_ids, format_func=_se
                           key="inspect_session")
 if st.query_params.get("session") != session_id:
     st.query_params["session"] = session_id
-document = repository.load_session_document(store, session_id=session_id)
+try:
+    document = stored.load_session_document(store, session_id=session_id)
+except StoredRowError as exc:  # a damaged row: say so, never a page error
+    st.error(escape_markdown(str(exc)), icon=":material/error:")
+    st.stop()
 if document is None:
     st.warning("That session is gone from the store.")
     st.stop()
@@ -74,7 +79,7 @@ index = st.selectbox("Binding", range(len(items)), index=default_binding_index(i
                           "failing one is picked by default.")
 item = items[index]
 
-st.subheader(f"{item.key.owner_id} · binding #{item.key.index}", anchor=False)
+st.subheader(escape_markdown(f"{item.key.owner_id} · binding #{item.key.index}"), anchor=False)
 st.text(item.owner_text)
 render_verdict_line(item.checked)
 render_side_by_side(item.binding.evidence_excerpt, item.shown_ref_text, item.checked,
@@ -84,8 +89,9 @@ stored_version = gatekeeper.version if gatekeeper else "?"
 small_text(f"Checked by gatekeeper {stored_version} · current version {GATEKEEPER_VERSION}")
 
 if item.invocation is not None:
-    with st.expander(f"Raw output of invocation #{item.invocation.invocation_id} "
-                     f"({item.invocation.tool_name})", icon=":material/data_object:"):
+    with st.expander(escape_markdown(f"Raw output of invocation #{item.invocation.invocation_id} "
+                                     f"({item.invocation.tool_name})"),
+                     icon=":material/data_object:"):
         st.code(str(item.invocation.arguments), language=None)
         st.json(item.invocation.output, expanded=2)
 else:
@@ -120,11 +126,8 @@ replacement = EvidenceBinding(tool_name=tool_name, source_invocation_id=int(invo
 changed = replacement != binding
 
 
-def _foreign(invocation_id: int) -> Invocation | None:
-    return repository.get_invocation(store, invocation_id=invocation_id)
-
-
-recheck = recheck_binding(document, item.key, replacement, foreign_invocation=_foreign)
+# The stored invocation wins over the document's copy.
+recheck = recheck_binding(document, item.key, replacement, stored_invocations=StoreInvocations(store))
 with st.container(border=True):
     st.markdown("**Gatekeeper's answer for the citation above**" if changed else
                 "**Gatekeeper's answer (citation unchanged: the stored verdict, re-derived)**")
@@ -137,7 +140,7 @@ with st.container(border=True):
 
 with st.expander("Re-check the whole stored session under the current gatekeeper version",
                  icon=":material/update:"):
-    current = recheck_session(document, foreign_invocation=_foreign)
+    current = recheck_session(document, stored_invocations=StoreInvocations(store))
     before = f"{gatekeeper.status}/{gatekeeper.severity}" if gatekeeper else "not checked"
     small_text(f"stored ({stored_version}): {before} · now ({GATEKEEPER_VERSION}): "
                f"{current.status}/{current.severity}; failed rules now: "

@@ -9,7 +9,7 @@ from core.errors import SuperbizError
 from core.evals.cases import DEFAULT_SUITE_DIR, EvalCase, load_suite, select_by_tags
 from core.evals.results import CaseOutcome
 from core.evals.runner import run_cases
-from core.store import repository
+from core.views import stored
 from core.views.evals import (
     TONED_COLUMNS,
     case_matrix_rows,
@@ -25,7 +25,7 @@ from ui.render import empty_state, escape_markdown, get_store, setup_page, toned
 
 DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
 
-setup_page("Evals", ":material/science:")
+setup_page("Evals")
 store = get_store()
 st.title("Evals", anchor=False)
 st.caption("Each case asks one question of the real pipeline and states what a correct system "
@@ -53,7 +53,7 @@ if cases:
     chosen = st.multiselect("Only cases tagged", tags, key="eval_tags",
                             placeholder="all cases") if tags else []
     selected = select_by_tags(cases, chosen)
-    st.caption(f"{len(selected)} of {len(cases)} case(s) selected from {suite}.")
+    st.caption(escape_markdown(f"{len(selected)} of {len(cases)} case(s) selected from {suite}."))
     if st.button(f"Run {len(selected)} case(s)", type="primary", icon=":material/play_arrow:",
                  key="eval_run_button", disabled=not selected):
         progress = st.progress(0.0, text="Starting…")
@@ -72,7 +72,7 @@ if cases:
             (st.success if run.all_passed else st.warning)(message)
 
 st.divider()
-runs = repository.list_eval_runs(store)
+runs = stored.list_eval_runs(store)
 if not runs:
     empty_state("No eval runs yet. Pick the default suite (or upload a case file) and press "
                 "Run: the results matrix and the charts appear here.")
@@ -93,7 +93,7 @@ for column, (label, value) in zip(columns, headline(metrics).items(), strict=Tru
 
 st.subheader("Results matrix", anchor=False)
 only_failures = st.toggle("Only cases that did not pass", key="eval_only_failures")
-rows = case_matrix_rows(repository.list_case_results(store, run_id=run_id),
+rows = case_matrix_rows(stored.list_case_results(store, run_id=run_id),
                         only_failures=only_failures)
 if rows:
     st.dataframe(toned(pd.DataFrame(rows), TONED_COLUMNS, precision=1), hide_index=True,

@@ -19,7 +19,7 @@ from core.views.data import (
 )
 from ui.render import empty_state, escape_markdown, literal_text, setup_page, small_text
 
-setup_page("Data", ":material/database:")
+setup_page("Data")
 st.title("Data", anchor=False)
 st.caption("The scenario pack: the only world the tools can see. Runbooks say what to look "
            "for; they are never evidence of the current state.")

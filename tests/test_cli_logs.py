@@ -48,7 +48,7 @@ def test_import_reports_in_plain_text(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["logs", "import", "{tmp}/missing.log", "--store", "{tmp}/s.db"], "missing.log: no such file"),
+    (["logs", "import", "{tmp}/missing.log", "--store", "{tmp}/s.db"], "missing.log: cannot read: no such file"),
     (["logs", "import", "{tmp}/shop.log", "--store", "{tmp}/s.db", "--timezone", "Nowhere/Land"],
      "--timezone: unknown time zone"),
     (["logs", "import", "{tmp}/shop.log", "--store", "{tmp}/s.db", "--format", "regex"],
@@ -68,7 +68,5 @@ def test_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["logs", "--help"], ["logs", "import", "--help"], ["logs", "query", "--help"]):
-        with pytest.raises(SystemExit) as exit_code:
-            main(argv)
-        assert exit_code.value.code == 0
+        assert main(argv) == 0
     assert "--pattern" in capsys.readouterr().out

@@ -135,7 +135,7 @@ def test_the_wheel_carries_the_engine_console_packs_and_suite(installed: Install
     expected |= {f"core/{name}" for name in _checkout_files("core", "prompts/*.md")}
     expected |= {f"superbiz_console/{name}" for name in
                  {"app.py", ".streamlit/config.toml"} | _checkout_files(".", "pages/*.py")
-                 | _checkout_files(".", "ui/*.py")}
+                 | _checkout_files(".", "ui/*.py") | _checkout_files(".", "ui/assets/*")}
     expected |= {f"superbiz_mockdata/{name}" for name in
                  _checkout_files("mockdata", "demo/**/*") | _checkout_files("mockdata", "evals/*")}
     missing = sorted(expected - names)

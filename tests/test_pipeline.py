@@ -9,7 +9,7 @@ import pytest
 from core.agents.base import Composer, Executor, ExecutorRun, Planner
 from core.agents.registry import Engines, build_engines
 from core.contracts import ComposerOutput, Plan, VerifierInput, VerifierResult
-from core.errors import DocumentError, EngineError
+from core.errors import EngineError, InputError
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -197,8 +197,10 @@ def test_a_consumer_that_stops_at_the_last_event_leaves_it_completed(tmp_store: 
 def test_usage_errors_raise_before_any_session(tmp_store: Store) -> None:
     with pytest.raises(EngineError, match=r"valid faults: .*tamper_number"):
         run_investigation(QUESTION, executor_fault="no_such_fault", store=tmp_store)
-    with pytest.raises(DocumentError):
+    with pytest.raises(InputError, match=r"question: is empty"):
         run_investigation("   ", store=tmp_store)
+    with pytest.raises(InputError, match="lone surrogate"):
+        run_investigation("only confirm \ud800 CPU", store=tmp_store)
     assert repository.list_sessions(tmp_store) == []
 
 

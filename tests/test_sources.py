@@ -12,7 +12,7 @@ from core.errors import PackError
 from core.gatekeeper import check_citations
 from core.packs import Pack
 from core.pipeline import ask
-from core.recorder import Recorder
+from core.recorder import Recorder, extract_evidence_refs
 from core.sources.base import World
 from core.sources.pack import load_world, pack_world
 from core.store import Store
@@ -103,7 +103,8 @@ def test_a_world_without_a_source_records_a_failed_call_instead_of_raising() -> 
 def test_a_failing_source_is_recorded_with_what_was_asked() -> None:
     world = hadoop_world(metrics=FixedAlerts([], fail=True))
     invocation = Recorder(world=world, session_id="s-down").call("query_metrics", {"alert_name": "TargetDown"})
-    assert invocation.output == {"success": False, "error": "alertmanager: connection refused"}
+    assert invocation.output == {"success": False, "error": "alertmanager: connection refused",
+                                 "failure": "source"}
     assert invocation.source == "alertmanager:http://127.0.0.1:9093"
     assert invocation.request is not None and invocation.request["params"] == {"filter": "TargetDown"}
 
@@ -154,8 +155,10 @@ def test_a_query_that_found_only_groups_is_no_absence() -> None:
     invocation = Recorder(world=hadoop_world(logs=GroupedLogs(lines=[])), session_id="s-g").call(
         "query_logs", {"service": "hadoop-mapreduce"})
     assert invocation.output["logs"] == [] and invocation.output["groups"] == []  # nothing wanted
-    only_groups = invocation.model_copy(update={"output": {**invocation.output, "groups": [
-        GroupedLogs().groups[0].model_dump(mode="json")]}})
+    output = {**invocation.output, "groups": [GroupedLogs().groups[0].model_dump(mode="json")]}
+    # As the recorder records such a call (refs from its output; gk-3 rejects edited refs).
+    only_groups = invocation.model_copy(update={
+        "output": output, "retrieval_details": extract_evidence_refs("query_logs", output)})
     status, rule = _check(only_groups, "$.logs", "no ERROR lines", "negative_observation")
     assert (status, rule) == ("fail", "evidence.negative_mismatch")
     assert _check(invocation, "$.groups", "no ERROR lines", "negative_observation")[0] == "pass"

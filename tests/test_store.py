@@ -175,9 +175,9 @@ def test_an_older_store_gets_the_new_indexes(tmp_path: Path) -> None:
 @pytest.mark.parametrize("url", ["postgresql+nosuchdriver://auditor:s3cret@db.example/superbiz",
                                  "postgresql://auditor:s3cret@db.example/superbiz"])
 def test_an_unopenable_url_is_one_clear_error_without_its_password(url: str) -> None:
-    with pytest.raises(StoreError, match="cannot open audit store postgresql") as error:
+    with pytest.raises(StoreError, match=r"audit store '?postgresql") as error:
         open_store(url)
-    assert "s3cret" not in str(error.value) and "***" in str(error.value)
+    assert "s3cret" not in str(error.value) and "[REDACTED]" in str(error.value)
 
 
 def test_a_failing_write_is_a_store_error(any_store: Store) -> None:

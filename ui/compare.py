@@ -9,7 +9,7 @@ from core.contracts import CheckedBinding
 from core.views.badges import binding_badge
 from core.views.highlight import diff_segments, differing_text, segments_html
 from core.views.inspector import rule_description
-from ui.render import badges, small_text
+from ui.render import badges, escape_markdown, small_text
 
 LEGEND = ("Green underline: the span of the ref text the excerpt was aligned to. Red: characters "
           "that differ between the excerpt and that span (case, width and spacing are ignored, "
@@ -24,10 +24,11 @@ def render_verdict_line(checked: CheckedBinding | None) -> None:
         return
     score = f"{checked.score:.3f}" if checked.score is not None else "—"
     columns = st.columns([1, 2.6, 1, 1])  # rule names are long: give them room
-    columns[0].metric("Status", checked.status)
-    columns[1].metric("Rule", checked.rule or "—")
+    # Metric values are Markdown: every value from data is escaped.
+    columns[0].metric("Status", escape_markdown(checked.status))
+    columns[1].metric("Rule", escape_markdown(checked.rule or "—"))
     columns[2].metric("Score", score)
-    columns[3].metric("Match", checked.match_kind)
+    columns[3].metric("Match", escape_markdown(checked.match_kind))
     if checked.message:
         small_text(f"Gatekeeper: {checked.message}")
     description = rule_description(checked.rule)
@@ -44,7 +45,7 @@ def render_side_by_side(excerpt: str, ref_text: str | None, checked: CheckedBind
         left.markdown("**Executor excerpt**")
         with left:
             st.html(segments_html(diff_segments(excerpt, "", [])[0]))
-        right.markdown(f"**{ref_label}**")
+        right.markdown(f"**{escape_markdown(ref_label)}**")
         right.warning("Nothing to compare with: no evidence ref at that locator of that "
                       "invocation.", icon=":material/link_off:")
         return
@@ -56,7 +57,7 @@ def render_side_by_side(excerpt: str, ref_text: str | None, checked: CheckedBind
         small_text(f"Not in the ref text: {added}" if added else
                    "Every character of the excerpt is found in the ref text.")
     with right:
-        st.markdown(f"**{ref_label}**")
+        st.markdown(f"**{escape_markdown(ref_label)}**")  # holds the model's raw_path
         st.html(segments_html(ref_segments))
         dropped = differing_text(ref_segments)
         aligned = f"{len(spans)} aligned span(s)" if spans else "No aligned span"

@@ -2,7 +2,8 @@
 plan -> tool calls -> claims with their gatekeeper-checked bindings -> verifier -> answer.
 
 Everything shown here comes from ``core.views.timeline.InvestigationView``; data strings go
-through dataframes, ``st.json``, ``st.code`` or escaped HTML, never Markdown.
+through dataframes, ``st.json``, ``st.code`` or escaped HTML, and into a Markdown label or
+metric only through ``escape_markdown``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from core.views.badges import (
     severity_badge,
     verdict_badge,
 )
+from core.views.sources import failure_text, request_lines
 from core.views.timeline import InvestigationView, ToolCallView
 from ui.render import badge, badges, escape_markdown, literal_text, small_text, toned
 
@@ -54,7 +56,7 @@ def render_header(view: InvestigationView) -> None:
     passed = sum(1 for result in view.claim_results if result.entailed)
     groundedness = view.verifier.groundedness_score if view.verifier else None
     columns = st.columns(5)
-    columns[0].metric("Verdict", verdict or "…")
+    columns[0].metric("Verdict", escape_markdown(verdict or "…"))
     columns[1].metric("Groundedness", f"{groundedness:.2f}" if groundedness is not None else "…",
                       help="entailed claims / all claims")
     columns[2].metric("Claims entailed", f"{passed} / {len(view.claims)}")
@@ -68,8 +70,9 @@ def render_answer(view: InvestigationView) -> None:
     st.subheader("Answer", anchor=False)
     if view.composer is not None:
         literal_text(view.composer.user_facing_answer, answer=True)
-        st.caption(f"composer status: {view.composer.status} · language: "
-                   f"{view.composer.language} · built only from claims the verifier passed")
+        st.caption(escape_markdown(f"composer status: {view.composer.status} · language: "
+                                   f"{view.composer.language} · built only from claims the "
+                                   "verifier passed"))
     elif view.failure:
         st.error("The run failed; everything up to the failure is stored below.",
                  icon=":material/error:")
@@ -107,7 +110,7 @@ def _render_tool_call(number: int, call: ToolCallView) -> None:
         head = f"{number}. {call.tool_name}"
         if invocation is not None:
             head += f" · invocation #{invocation.invocation_id}"
-        st.markdown(f"**{head}**")  # tool names and ids are ours, not data
+        st.markdown(f"**{escape_markdown(head)}**")  # a model may name any tool
         status = evidence_status_badge(call.evidence_status)
         size = f"{len(call.evidence_refs)} refs · {call.result_bytes:,} bytes"
         if invocation is not None and invocation.duration_ms is not None:
@@ -117,13 +120,21 @@ def _render_tool_call(number: int, call: ToolCallView) -> None:
         badges([status])
         st.caption(size if call.returned else "waiting for the tool…")
         st.code(json.dumps(call.arguments, ensure_ascii=False), language="json")
-        if call.evidence_refs:
+        failed = failure_text(invocation) if invocation is not None else None
+        if failed is not None:
+            st.error("The call failed, so it says nothing about what the source holds: "
+                     + escape_markdown(failed), icon=":material/cloud_off:")
+        elif call.evidence_refs:
             st.dataframe(pd.DataFrame([{"raw_path": ref.raw_path, "text": ref.text}
                                        for ref in call.evidence_refs]),
                          hide_index=True, width="stretch")
         elif call.returned:
             st.caption("No evidence refs: the tool found nothing for these arguments.")
         if invocation is not None:
+            requested = request_lines(invocation)
+            if requested:
+                st.caption(f"Request sent to {escape_markdown(invocation.source or 'the source')}:")
+                st.code("\n".join(requested), language="text", wrap_lines=True)
             with st.popover("Raw output", icon=":material/data_object:"):
                 st.json(invocation.output, expanded=2)
 
@@ -159,7 +170,9 @@ def _binding_frame(view: InvestigationView, claim: Claim) -> pd.DataFrame:
 def _render_claim(view: InvestigationView, claim: Claim) -> None:
     with st.container(border=True):
         result = view.claim_result(claim.claim_id)
-        st.markdown(f"**{claim.claim_id}** · `{claim.claim_type}`")
+        # The claim id is the model's: never Markdown (an image link would be fetched).
+        claim_type = claim.claim_type or "no type"
+        st.markdown(f"**{escape_markdown(claim.claim_id)}** · {escape_markdown(claim_type)}")
         badges([claim_badge(result)])
         literal_text(claim.claim_text, prose=True)
         if claim.evidence_bindings:
@@ -176,7 +189,7 @@ def render_claims(view: InvestigationView) -> None:
     label = f"Claims ({len(view.claims)}) — citations, gatekeeper and verifier judgements"
     with st.expander(label, expanded=True, icon=":material/fact_check:"):
         if view.parse_status is not None and view.parse_status.status != "valid":
-            st.warning(f"Executor output parse status: {view.parse_status.status}",
+            st.warning(escape_markdown(f"Executor output parse status: {view.parse_status.status}"),
                        icon=":material/warning:")
             small_text(view.parse_status.detail)
         if view.executor_output is None:

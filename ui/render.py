@@ -1,8 +1,9 @@
 """Small rendering helpers: page setup and CSS, badges, escaped text, the cached store.
 
-Text that comes from tools, executors or users is never given to Markdown or to HTML unescaped:
-it goes through ``st.text`` / ``st.code`` / dataframes, or through ``core.views.highlight``
-(which escapes every fragment) into ``st.html``.
+Text that comes from tools, models, stored rows or users is never given to Markdown or to HTML
+unescaped: it goes through ``st.text`` / ``st.code`` / dataframes, through ``escape_markdown``
+into any element that renders Markdown, or through ``core.views.highlight`` (which escapes every
+fragment) into ``st.html``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import html
 import string
 from collections.abc import Hashable, Sequence
+from pathlib import Path
 from typing import Literal
 
 import pandas as pd
@@ -22,6 +24,7 @@ from core.store import Store, open_store
 from core.views.badges import Badge, Tone, cell_style
 from core.views.highlight import ALIGNED_CLASS, DIFF_CLASS, TEXT_CLASS, text_html
 
+FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BadgeColour = Literal["green", "orange", "red", "gray", "blue"]
 _STREAMLIT_COLORS: dict[Tone, BadgeColour] = {
     "green": "green", "amber": "orange", "red": "red", "gray": "gray", "blue": "blue"}
@@ -72,13 +75,18 @@ NAV_LINKS: tuple[tuple[str, str, str], ...] = (
     ("pages/2_Binding_inspector.py", "Binding inspector", ":material/manage_search:"),
     ("pages/3_Evals.py", "Evals", ":material/science:"),
     ("pages/4_Data.py", "Data", ":material/database:"),
+    ("pages/5_Sources.py", "Sources", ":material/hub:"),
 )
 
 
-def setup_page(title: str, icon: str) -> None:
-    """Page config (wide layout), the stylesheet and the sidebar navigation; call first."""
+def setup_page(title: str) -> None:
+    """Page config (wide layout, the local favicon), the stylesheet and the sidebar navigation;
+    call first."""
     keep_logs_on_stderr()  # warnings (a crashed run thread, a failing store) on the server's stderr
-    st.set_page_config(page_title=f"{title} · Evidence Console", page_icon=icon, layout="wide")
+    # A file, served by this server: an emoji or a :material/...: page icon makes the browser
+    # fetch the favicon from a CDN, and the console makes no request off the machine.
+    st.set_page_config(page_title=f"{title} · Evidence Console",
+                       page_icon=str(FAVICON) if FAVICON.is_file() else None, layout="wide")
     st.html(_CSS)
     with st.sidebar:
         st.markdown("### :material/verified: Evidence Console")
@@ -100,7 +108,8 @@ def get_store() -> Store:
 
 def badge(item: Badge) -> None:
     """A coloured badge."""
-    st.badge(item.label, icon=f":material/{item.icon}:", color=_STREAMLIT_COLORS[item.tone])
+    st.badge(escape_markdown(item.label), icon=f":material/{item.icon}:",
+             color=_STREAMLIT_COLORS[item.tone])
 
 
 def badges(items: Sequence[Badge]) -> None:
@@ -139,7 +148,14 @@ def small_text(text: str) -> None:
 
 
 def escape_markdown(text: str) -> str:
-    """Data made safe for widgets whose labels are Markdown (pills, radio options)."""
+    """Data made safe for anything Streamlit renders as Markdown: captions, headings, alerts,
+    expander titles, metric labels and values, badges, pills and radio options.
+
+    The one escaping helper of the console: every ASCII punctuation character gets a backslash,
+    so no link, image (a model-controlled ``![b](http://host/beacon.png)`` would make the
+    viewer's browser fetch it), HTML, emphasis, ``:colour[...]`` directive or ``$math$`` in
+    data is ever interpreted; the text reads exactly as written.
+    """
     return text.translate(_MARKDOWN_ESCAPES)
 
 

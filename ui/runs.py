@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.agents.registry import build_engines
 from core.pipeline import new_session_id, run_investigation
+from core.sources.base import World
 from core.store import Store
 
 logger = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def _registry() -> dict[str, RunHandle]:
     return {}
 
 
-def start_run(store: Store, *, question: str, pack: str, roles: dict[str, str],
+def start_run(store: Store, *, question: str, pack: str | World, roles: dict[str, str],
               executor_fault: str | None) -> RunHandle:
     """Validate the inputs here (errors raise at once), then drive the pipeline in a thread."""
     engines = build_engines(roles)

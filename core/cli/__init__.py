@@ -1,8 +1,10 @@
 """``superbiz``: the command line. Each command lives in its own module with ``register``.
 
 Every command takes ``--help``; ``--json`` prints one JSON document on stdout and nothing else;
-errors are one line on stderr with a non-zero exit code, never a traceback. ``--verbose``
-(before the command) also shows the failures the product logs and survives, on stderr.
+errors are one line on stderr with a non-zero exit code, never a traceback. Bad input (usage,
+files, documents, text; see ``core.inputs`` and docs/bad-input.md) exits 2 having stored
+nothing. ``--verbose`` (before the command) also shows the failures the product logs and
+survives, on stderr.
 
 Building the parser imports every command module, so their top levels import only what the
 parser needs; each handler imports the rest (the pipeline, the store, the llm engine).
@@ -11,9 +13,14 @@ parser needs; each handler imports the rest (the pipeline, the store, the llm en
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
+from types import FrameType
+from typing import NoReturn, cast
 
 from core.cli import (
     ask_cmd,
@@ -26,10 +33,12 @@ from core.cli import (
     schema_cmd,
     serve_cmd,
     sessions_cmd,
+    sources_cmd,
     tools_cmd,
 )
-from core.cli.common import fail
+from core.cli.common import fail, one_line
 from core.errors import SuperbizError
+from core.inputs.text import text_problem
 from core.log import logs_on_stderr
 
 Subparsers = argparse._SubParsersAction  # argparse's type of ``add_subparsers()``' result
@@ -56,6 +65,7 @@ COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
     replay_cmd.register,
     gatekeeper_cmd.register,
     tools_cmd.register,
+    sources_cmd.register,
     packs_cmd.register,
     sessions_cmd.register,
     eval_cmd.register,
@@ -66,9 +76,28 @@ COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr, exit code 2 (argparse's
+    own print the whole usage first). Subcommand parsers inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("superbiz").strip()
+        where = f"{command}: " if command else ""
+        self.exit(2, f"superbiz: error: {one_line(where + message)} (see {self.prog} --help)\n")
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so a running pipeline records ``incomplete``
+    and the command ends with one line instead of dying silently mid-write."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="superbiz",
         description="Evidence Console: ask narrow questions of an SRE diagnosis agent and audit "
                     "every citation behind its answer.")
@@ -77,16 +106,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also print the failures the product logs and survives (a store "
                              "write that failed, a model call that failed) on stderr")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Subcommand parsers are _Parser too (one-line usage errors); typed as argparse's own.
+    subparsers = cast("Subparsers[argparse.ArgumentParser]",
+                      parser.add_subparsers(dest="command", metavar="COMMAND"))
     for register in COMMANDS:
         register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``superbiz`` console script."""
+    """Entry point of the ``superbiz`` console script (``argv=None``) and of in-process callers:
+    always returns the exit code (0 ok, 1 a check failed, 2 bad input, 130/143 interrupted,
+    70 a bug), never raises, never prints a traceback (``SUPERBIZ_DEBUG=1`` re-raises bugs)."""
+    console = argv is None
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if console:
+        _console_streams()
+    # The edge: text that is not valid Unicode (bytes the locale could not decode arrive as
+    # lone surrogates) is refused before anything reads it, stores it or prints it.
+    for position, argument in enumerate(arguments, start=1):
+        problem = text_problem(argument)
+        if problem:
+            return fail(f"argument {position} {problem}")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exited:  # --help, --version, or a usage error already printed
+        return exited.code if isinstance(exited.code, int) else 0 if exited.code is None else 2
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
@@ -96,11 +142,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(handler(args) or 0)
         except SuperbizError as exc:
             return fail(str(exc))
+        except _Terminated:
+            return fail("terminated", code=143)
         except KeyboardInterrupt:
             return fail("interrupted", code=130)
         except BrokenPipeError:
+            if console:  # the reader left (`| head`): nothing more to say, nowhere to say it
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+        except RecursionError:
+            return fail("input nested too deeply to process")
+        except Exception as exc:  # a bug: still one line, and an exit code that says so
+            if os.environ.get("SUPERBIZ_DEBUG"):
+                raise
+            return fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug -- "
+                        "SUPERBIZ_DEBUG=1 shows the traceback", code=70)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def _console_streams() -> None:
+    """For the real console script: SIGTERM becomes ``_Terminated``; output that cannot be
+    encoded is replaced rather than crashing half-way through a listing."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")

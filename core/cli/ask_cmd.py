@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, TextIO, assert_never
 from core.agents.base import ROLES
 from core.agents.faults import FAULT_MODES
 from core.agents.registry import ENGINE_NAMES, build_engines
-from core.cli.common import add_db_option, open_cli_store, print_json
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.events import (
     AnswerReady,
     BindingChecked,
@@ -48,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("question", help="the question, in Chinese or English")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,
                         help="scenario pack (default: demo)")
+    add_sources_option(parser)
     parser.add_argument("--engine", choices=ENGINE_NAMES, default=None,
                         help="engine for every role (default: rules, offline)")
     for role in ROLES:
@@ -75,12 +82,15 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
+    from core.inputs.text import check_question
     from core.pipeline import run_investigation
-    from core.settings import get_settings
 
+    # Everything the user gave is checked before the store is opened: bad input stores nothing.
+    question = check_question(args.question)
+    world = open_cli_world(args)
+    engines = build_engines(roles_from_args(args))
     store = None if args.no_store else open_cli_store(args)
-    events = run_investigation(args.question, pack=args.pack or get_settings().default_pack,
-                               engines=build_engines(roles_from_args(args)),
+    events = run_investigation(question, pack=world, engines=engines,
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None
     for event in events:

@@ -1,4 +1,5 @@
-"""``superbiz eval [CASES...] [--pack P] [--tag T] [--json] [--junit FILE] [--workers N]``.
+"""``superbiz eval [CASES...] [--pack P | --sources FILE] [--tag T] [--json] [--junit FILE]
+[--workers N]``.
 
 Runs eval case files (default: the suite in ``mockdata/evals/``) through the pipeline, stores
 the run and every case result, prints a table (or one JSON document with ``--json``), and
@@ -12,7 +13,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    count_type,
+    fail,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.evals import DEFAULT_WORKERS
 
 if TYPE_CHECKING:
@@ -21,6 +30,7 @@ if TYPE_CHECKING:
 EXIT_ALL_PASSED = 0
 EXIT_SOME_FAILED = 1
 DEFAULT_SUITE_LABEL = "default"
+MAX_WORKERS = 64
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,26 +44,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="case files or folders of *.yaml (default: mockdata/evals)")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,
                         help="pack for cases that name none (default: demo)")
+    add_sources_option(parser)
     parser.add_argument("--tag", action="append", metavar="T", default=None,
                         help="only cases with this tag (repeatable: any of them)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON document (run, metrics, cases) on stdout")
     parser.add_argument("--junit", metavar="FILE", default=None,
                         help="also write JUnit XML to FILE for CI systems")
-    parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
+    parser.add_argument("--workers", type=count_type(MAX_WORKERS), default=DEFAULT_WORKERS,
+                        metavar="N",
                         help=f"cases run at once, on threads (default: {DEFAULT_WORKERS}; more "
                              "threads do not finish sooner, see README)")
     parser.add_argument("--engine", choices=("rules", "llm"), default=None,
                         help="engine for every role (default: rules)")
     add_db_option(parser)
     parser.set_defaults(handler=run_eval)
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
@@ -69,8 +74,17 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.evals.junit import write_junit
     from core.evals.report import render_report
     from core.evals.runner import run_cases
+    from core.outputs import check_output_target
 
-    cases = with_default_pack(load_suite(args.cases or None), args.pack)
+    if args.junit:
+        check_output_target(args.junit, make_folders=True)  # refused before anything runs
+    worlds = None
+    if args.sources:  # cases that name no pack run against the sources file's world
+        world = open_cli_world(args)
+        worlds = {world.name: world}
+        cases = with_default_pack(load_suite(args.cases or None), world.name)
+    else:
+        cases = with_default_pack(load_suite(args.cases or None), args.pack)
     cases = select_by_tags(cases, args.tag)
     if not cases:
         return fail(f"no case has tag {' or '.join(args.tag)}" if args.tag else "no cases")
@@ -82,14 +96,11 @@ def run_eval(args: argparse.Namespace) -> int:
     suite = ", ".join(args.cases) if args.cases else DEFAULT_SUITE_LABEL
     store = open_cli_store(args)
     run = run_cases(cases, store=store, suite=suite, engines=engines, workers=args.workers,
-                    on_result=_progress)
+                    on_result=_progress, worlds=worlds)
     if args.json:
         print_json(run.to_json())
     else:
         print(render_report(run))
     if args.junit:
-        try:
-            write_junit(run, args.junit)
-        except OSError as exc:
-            return fail(f"{args.junit}: cannot write JUnit XML: {exc.strerror or exc}")
+        write_junit(run, args.junit)
     return EXIT_ALL_PASSED if run.all_passed else EXIT_SOME_FAILED

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.common import print_json
+from core.cli.common import one_line, print_json
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,7 +51,7 @@ def _validate(args: argparse.Namespace) -> int:
                                       "message": p.message} for p in problems]})
         # Every problem on its own line, so a pack author fixes them in one pass.
         for problem in problems:
-            print(f"superbiz: error: {problem}", file=sys.stderr)
+            print(f"superbiz: error: {one_line(str(problem))}", file=sys.stderr)
         return 2
     summary = {"name": pack.name, "valid": True, "now": pack.now.isoformat(),
                "alerts": len(pack.alerts), "series": len(pack.series), "logs": pack.log_lines,

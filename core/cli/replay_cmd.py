@@ -1,8 +1,9 @@
 """``superbiz replay SESSION.json``: gatekeeper, verifier and composer again on a document.
 
-The document may be edited (tamper with an excerpt and watch it be caught). No tool is called.
-With ``--db`` the store is consulted for invocations of other sessions, so a citation into
-another session is reported as such; without it, it is an unknown invocation (also REJECT).
+The document may be edited (tamper with an excerpt and watch it be caught). No tool is called;
+each cited invocation's refs are recomputed from its raw output. With ``--db`` the store's copy
+of each invocation wins over the document's, and a citation into another stored session is
+reported as such; without it, it is an unknown invocation (also REJECT).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ def run_replay(args: argparse.Namespace) -> int:
     from core.pipeline import replay, store_lookup
 
     document = read_session_document(args.document)
-    lookup = store_lookup(open_cli_store(args) if args.db else None)
-    replayed = replay(document, engines=build_engines(args.engine), foreign_invocation=lookup)
+    lookup = store_lookup(open_cli_store(args) if args.db is not None else None)
+    replayed = replay(document, engines=build_engines(args.engine), stored_invocations=lookup)
     if args.json:
         print_json(replayed)
         return 0

@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
-from core.contracts import SessionDocument
+from core.cli.common import (
+    MAX_LIMIT,
+    add_db_option,
+    count_type,
+    fail,
+    open_cli_store,
+    print_json,
+    shown,
+    warn,
+)
+from core.errors import StoredRowError
+from core.inputs.text import text_problem
+from core.outputs import check_output_target, write_atomically
 
 if TYPE_CHECKING:
+    from core.contracts import SessionDocument
     from core.store.repository import SessionQuery
 
 
@@ -23,7 +34,8 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rule", metavar="RULE", help="a failed gatekeeper rule, e.g. evidence.raw_path")
     parser.add_argument("--status", choices=["running", "completed", "error", "incomplete"])
     parser.add_argument("--text", metavar="TEXT", help="substring of the question or session id")
-    parser.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
+    parser.add_argument("--limit", type=count_type(MAX_LIMIT), default=50,
+                        help="at most this many (default: 50)")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,7 +82,7 @@ def _list(args: argparse.Namespace) -> int:
         print("no sessions yet — try: superbiz ask \"只确认 payment-service 当前是否存在 CPU 使用率过高告警\"")
         return 0
     for row in rows:
-        question = row.question if len(row.question) <= 60 else row.question[:57] + "..."
+        question = shown(row.question if len(row.question) <= 60 else row.question[:57] + "...")
         print(f"{row.session_id:<28} {row.created_at:%Y-%m-%d %H:%M:%S}  "
               f"{(row.verdict or row.status):<10} {question}")
     return 0
@@ -93,8 +105,8 @@ def _show(args: argparse.Namespace) -> int:
         print_json(document)
         return 0
     print(f"session   {document.session_id}  ({document.status})")
-    print(f"question  {document.question}")
-    print(f"pack      {document.pack}   engines {json.dumps(document.engines)}")
+    print(f"question  {shown(document.question)}")
+    print(f"pack      {shown(document.pack)}   engines {json.dumps(document.engines)}")
     gate = document.gatekeeper_result
     if gate is not None:
         rules = ", ".join(gate.failed_rules) or "-"
@@ -104,32 +116,44 @@ def _show(args: argparse.Namespace) -> int:
               f"groundedness {document.verifier_result.groundedness_score:.2f}")
     print(f"invocations {len(document.invocations)}")
     if document.composer_output is not None:
-        print("\n" + document.composer_output.user_facing_answer)
+        print("\n" + shown(document.composer_output.user_facing_answer))
     if document.error:
-        print(f"\nerror: {document.error}")
+        print(f"\nerror: {shown(document.error)}")
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
+    """One document per line; a stored row that cannot be read back is reported on stderr and
+    skipped (exit 1), never the end of the export."""
     from core.store.repository import list_sessions, load_session_document
 
+    target = check_output_target(args.output) if args.output else None  # before any work
     store = open_cli_store(args)
     rows = list_sessions(store, limit=args.limit, **_filters(args))
-    lines = (document.model_dump_json() + "\n"
-             for row in rows
-             if (document := load_session_document(store, session_id=row.session_id)) is not None)
-    if not args.output:
-        sys.stdout.writelines(lines)
-        return 0
-    # Write beside the target and rename, so an interrupted export leaves no half file.
-    target = Path(args.output)
-    partial = target.with_name(target.name + ".partial")
-    try:
-        with partial.open("w", encoding="utf-8") as out:
-            out.writelines(lines)
-        os.replace(partial, target)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        return fail(f"cannot write {target}: {exc.strerror or exc}")
-    print(f"exported {len(rows)} sessions to {target}", file=sys.stderr)
-    return 0
+    skipped: list[str] = []
+
+    def lines() -> Iterator[bytes]:
+        for row in rows:
+            try:
+                document = load_session_document(store, session_id=row.session_id)
+            except StoredRowError as exc:
+                warn(f"{exc}; skipped")
+                skipped.append(row.session_id)
+                continue
+            if document is None:
+                continue
+            data = document.model_dump(mode="json")
+            line = json.dumps(data, ensure_ascii=False)
+            if text_problem(line):  # a lone surrogate an older store kept: escaped, reported
+                warn(f"session {row.session_id}: stored text is not valid Unicode (a lone "
+                     "surrogate); exported with \\u escapes")
+                line = json.dumps(data, ensure_ascii=True)
+            yield (line + "\n").encode("utf-8")
+
+    if target is None:
+        for line in lines():
+            sys.stdout.write(line.decode("utf-8"))
+    else:
+        write_atomically(target, lines())
+        print(f"exported {len(rows) - len(skipped)} sessions to {target}", file=sys.stderr)
+    return 1 if skipped else 0

@@ -7,8 +7,18 @@ import json
 import uuid
 from typing import Any
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    fail,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.contracts import TOOL_NAMES, Invocation
+from core.inputs.documents import parse_json
+
+MAX_ARGS_CHARS = 64 * 1024  # a tool call's arguments are a few filters
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     call.add_argument("--args", dest="tool_args", default="{}", metavar="JSON",
                       help="the tool's arguments as a JSON object (default: {})")
     call.add_argument("--pack", default=None, metavar="NAME|PATH", help="scenario pack (default: demo)")
+    add_sources_option(call)
     call.add_argument("--json", action="store_true", help="print the invocation as JSON only")
     call.add_argument("--no-store", action="store_true", help="do not record the call")
     add_db_option(call)
@@ -38,19 +49,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _call(args: argparse.Namespace) -> int:
     from core.recorder import Recorder
-    from core.settings import get_settings
-    from core.sources.pack import load_world
     from core.tools.spec import validate_arguments
 
-    try:
-        arguments = json.loads(args.tool_args)
-    except json.JSONDecodeError as exc:
-        return fail(f"--args is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    if len(args.tool_args) > MAX_ARGS_CHARS:
+        return fail(f"--args is {len(args.tool_args):,} characters long (at most {MAX_ARGS_CHARS:,})")
+    arguments = parse_json(args.tool_args, source="--args")
     if not isinstance(arguments, dict):
         return fail("--args must be a JSON object, e.g. '{\"service\": \"order-service\"}'")
     # Validate before opening anything, so a bad call writes nothing.
     validate_arguments(args.tool, arguments)
-    world = load_world(args.pack or get_settings().default_pack)
+    world = open_cli_world(args)
     store = None if args.no_store else open_cli_store(args)
     session_id = f"cli-{uuid.uuid4().hex[:12]}"
     if store is not None:
@@ -81,8 +89,15 @@ def _print_human(invocation: Invocation) -> None:
     status = details.evidence_status if details else "?"
     print(f"invocation {invocation.invocation_id}  {invocation.tool_name} "
           f"{json.dumps(invocation.arguments, ensure_ascii=False)}  (source {invocation.source})")
-    print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
-          f"{invocation.output.get('message', '')}")
+    if invocation.output.get("success") is False:
+        print(f"evidence_status: {status}   FAILED: {invocation.output.get('error', '')}")
+    else:
+        print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
+              f"{invocation.output.get('message', '')}")
+    from core.views.sources import request_lines
+
+    for line in request_lines(invocation):
+        print(f"request: {line}")
     for ref in details.evidence_refs if details else []:
         first_line = ref.text.splitlines()[0] if ref.text else ""
         print(f"  {ref.raw_path:<22} {first_line}")

@@ -23,7 +23,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -35,14 +34,16 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from core.contracts import ClaimType, EvidenceStatus, GateSeverity, GateStatus, ToolName, Verdict
-from core.errors import EvalCaseError
+from core.errors import EvalCaseError, InputError
+from core.inputs.files import MiB, read_text
+from core.inputs.text import check_question
+from core.inputs.yamldoc import parse_yaml
 from core.resources import default_suite_dir
 
 DEFAULT_PACK = "demo"
 DEFAULT_SUITE_DIR = default_suite_dir()  # mockdata/evals/, shipped in the package
 CASE_FILE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
-# libyaml's loader when the wheel has it: a 1,000-case file loads in milliseconds, not seconds.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_CASE_FILE_BYTES = 16 * MiB
 
 def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
@@ -164,6 +165,15 @@ class EvalCase(BaseModel):
             raise ValueError("must not be blank")
         return value.strip()
 
+    @field_validator("question", mode="after")
+    @classmethod
+    def _a_question(cls, value: str) -> str:
+        # The limits every question meets (CLI, console, cases): one rule, in core.inputs.
+        try:
+            return check_question(value)
+        except InputError as exc:
+            raise ValueError(exc.problem) from None
+
     @field_validator("executor_fault", mode="after")
     @classmethod
     def _known_fault(cls, value: str | None) -> str | None:
@@ -252,23 +262,30 @@ def parse_cases(data: Any, *, source: str, folder: Path) -> list[EvalCase]:
 def parse_case_text(text: str, *, source: str, folder: Path) -> list[EvalCase]:
     """Cases of a case file's text; a YAML error names the file, line and column."""
     try:
-        data = yaml.load(text, Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise EvalCaseError(f"{source}: not valid YAML{where}: {problem}") from exc
+        data = parse_yaml(text, source=source)
+    except InputError as exc:
+        raise EvalCaseError(_input_message(exc)) from None
     return parse_cases(data, source=source, folder=folder)
 
 
+def _input_message(error: InputError) -> str:
+    """``cases.yaml: not valid YAML at line 3, column 1: ...`` (the form case files always used)."""
+    syntax = error.problem.removeprefix("invalid YAML: ")
+    if syntax != error.problem:
+        where = f" at line {error.line}" if error.line is not None else ""
+        where += f", column {error.column}" if where and error.column is not None else ""
+        return f"{error.source}: not valid YAML{where}: {syntax}"
+    return str(error)
+
+
 def load_case_file(path: str | Path) -> list[EvalCase]:
-    """Read and validate one YAML case file."""
+    """Read and validate one YAML case file (a regular file of at most ``MAX_CASE_FILE_BYTES``)."""
     file = Path(path)
     source = str(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise EvalCaseError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+        text = read_text(file, source=source, max_bytes=MAX_CASE_FILE_BYTES)
+    except InputError as exc:
+        raise EvalCaseError(_input_message(exc)) from None
     return parse_case_text(text, source=source, folder=file.resolve().parent)
 
 

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from core.evals.results import CaseOutcome, EvalRun
+from core.outputs import write_atomically
 
 SUITES_NAME = "superbiz-eval"
 # Characters XML 1.0 cannot carry at all; a tool output holding one must not break the file.
@@ -96,9 +97,9 @@ def junit_tree(run: EvalRun) -> ET.ElementTree:
 
 
 def write_junit(run: EvalRun, path: str | Path) -> Path:
-    """Write the run's JUnit XML (UTF-8, with declaration) to ``path``; returns the path."""
-    target = Path(path)
-    if target.parent != Path():
-        target.parent.mkdir(parents=True, exist_ok=True)
-    junit_tree(run).write(target, encoding="utf-8", xml_declaration=True)
-    return target
+    """Write the run's JUnit XML (UTF-8, with declaration) to ``path``, creating its folder;
+    only a new or regular file, replaced whole (``core.outputs``). Returns the path."""
+    root = junit_tree(run).getroot()
+    assert root is not None  # junit_tree always builds a <testsuites> root
+    document = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return write_atomically(path, [document], make_folders=True)

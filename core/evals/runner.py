@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING
 
@@ -38,18 +38,21 @@ def new_run_id() -> str:
     return f"run-{uuid.uuid4().hex[:12]}"
 
 
-def load_case_worlds(cases: Sequence[EvalCase]) -> dict[str, World]:
-    """Open the world of every pack the cases name, once; an unknown pack is a case-file error
-    (exit 2)."""
-    from core.sources.pack import load_world
+def load_case_worlds(cases: Sequence[EvalCase],
+                     opened: Mapping[str, World] | None = None) -> dict[str, World]:
+    """Open the world of every pack the cases name, once (``opened``: worlds already open, by
+    the name cases use for them, e.g. a sources file's); an unknown pack is a case-file error
+    (exit 2). ``SUPERBIZ_PROMETHEUS_URL`` / ``SUPERBIZ_ALERTMANAGER_URL`` replace the packs'
+    metrics, as for ``ask``."""
+    from core.sources.config import open_world
 
-    worlds: dict[str, World] = {}
+    worlds: dict[str, World] = dict(opened or {})
     for case in cases:
         name = case.pack or DEFAULT_PACK
         if name in worlds:
             continue
         try:
-            worlds[name] = load_world(name)
+            worlds[name] = open_world(name)
         except PackError as exc:
             raise EvalCaseError(f"{case.source}: case {case.id!r}: pack: {exc}") from exc
     return worlds
@@ -90,15 +93,17 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
 
 def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = "",
               engines: Engines | None = None, workers: int = DEFAULT_WORKERS,
-              on_result: ProgressCallback | None = None) -> EvalRun:
+              on_result: ProgressCallback | None = None,
+              worlds: Mapping[str, World] | None = None) -> EvalRun:
     """Run ``cases`` and return the run with its metrics; stored when ``store`` is given.
+    ``worlds``: worlds already open, by the pack name cases give them (``eval --sources``).
 
     ``on_result(done, total, outcome)`` is called as each case finishes (completion order).
     Outcomes in the returned run keep the cases' order.
     """
     if not cases:
         raise EvalCaseError("no cases to run")
-    worlds = load_case_worlds(cases)
+    opened = load_case_worlds(cases, worlds)
     if engines is None:
         from core.agents.registry import build_engines
 
@@ -109,7 +114,7 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
         repository.create_eval_run(store, run_id=run_id, suite=suite, total=len(cases))
     outcomes: list[CaseOutcome | None] = [None] * len(cases)
     try:
-        _run_pool(cases, worlds, engines, store, run_id, workers, outcomes, on_result)
+        _run_pool(cases, opened, engines, store, run_id, workers, outcomes, on_result)
     except BaseException:
         # Interrupted (Ctrl-C) or the store failed: close the run honestly with what finished.
         if store is not None:

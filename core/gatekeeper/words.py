@@ -8,7 +8,8 @@ are aligned with the ref region's tokens and every difference must be one of:
 
 * tokenisation only: the differing runs are equal once joined (``3.4 gb/4 gb`` vs
   ``3.4gb/4gb``, CJK split by punctuation the quote left out);
-* a stop-word added or dropped (``the``, ``a``, ``of`` ...);
+* a stop-word added or dropped (``the``, ``a``, ``of`` ...) -- added *or* dropped: one put in
+  place of another (``was`` for ``is``, ``a`` for ``the``) is a changed word;
 * at the edges of the quote, a partial first or last word (the quote starts mid-word).
 
 Anything else -- a CJK word changed, a word replaced or misspelt (one letter turns ``passed``
@@ -73,8 +74,8 @@ def changed_words(fragment: str, region: str) -> str:
             continue
         if _edge_partial(quoted_run, real_run, q1 == 0, q2 == len(quoted)):
             continue
-        if all(word in STOP_WORDS for word in quoted_run + real_run):
-            continue
+        if (not quoted_run or not real_run) and all(word in STOP_WORDS for word in quoted_run + real_run):
+            continue  # a stop-word added or dropped; one substituted for another is a change
         problems.append(f"'{' '.join(quoted_run) or '(nothing)'}' where the ref has "
                         f"'{' '.join(real_run) or '(nothing)'}'")
     return "changed words: " + "; ".join(problems) if problems else ""

@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from core.inputs.patterns import regex_problem
+
 MONTHS = {name: number for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
 _LEVEL = (r"(?P<level>(?i:TRACE|DEBUG|INFO|NOTICE|WARNING|WARN|ERROR|ERR|FATAL|CRITICAL|CRIT"
@@ -317,6 +319,9 @@ def regex_parser(pattern: str) -> LineParser:
         compiled = re.compile(pattern)
     except re.error as error:
         raise ValueError(f"--pattern is not a valid regular expression: {error}") from None
+    problem = regex_problem(pattern)  # re has no time limit: no catastrophic backtracking
+    if problem:
+        raise ValueError(f"--pattern is refused: {problem}")
     missing = [name for name in ("timestamp", "message") if name not in compiled.groupindex]
     if missing:
         raise ValueError(f"--pattern needs the named groups (?P<timestamp>...) and (?P<message>...); "

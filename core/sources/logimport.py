@@ -26,13 +26,15 @@ import os
 import re
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import IO, cast
 
-from core.errors import LogImportError, LogStoreError
+from core.errors import InputError, LogImportError, LogStoreError
+from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
@@ -40,6 +42,7 @@ from core.sources.logstore import check_store, connect, create_indexes, read_met
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
 MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
+MAX_LOG_FILE_BYTES = 1 << 40  # files are streamed; this only refuses the absurd
 MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (and counted)
 DETECT_LINES = 200  # lines read to recognise a layout
 SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
@@ -82,28 +85,43 @@ class ImportReport:
 
 
 def _open(path: Path) -> IO[bytes]:
-    if not path.exists():
-        raise LogImportError(f"{path}: no such file")
-    if path.is_dir():
-        raise LogImportError(f"{path}: is a folder, not a log file")
-    if not path.is_file():
-        raise LogImportError(f"{path}: not a regular file")
+    """The file opened for reading, decompressed when it is gzip: a regular file only (never a
+    FIFO, a device or a folder: ``core.inputs.open_regular``)."""
     try:
-        with path.open("rb") as probe:
-            head = probe.read(2)
-        # The caller closes what is returned. Rotated logs are often compressed.
-        if head == b"\x1f\x8b":
-            return cast(IO[bytes], gzip.open(path, "rb"))
-        return path.open("rb")
+        handle = open_regular(path, max_bytes=MAX_LOG_FILE_BYTES)
+    except InputError as error:
+        raise LogImportError(str(error)) from None
+    try:
+        head = handle.read(2)
+        handle.seek(0)
     except OSError as error:
+        handle.close()
         raise LogImportError(f"{path}: cannot read: {error.strerror or error}") from None
+    # The caller closes what is returned. Rotated logs are often compressed.
+    if head == b"\x1f\x8b":
+        return cast(IO[bytes], _GzipOwningFile(handle))
+    return handle
+
+
+class _GzipOwningFile(gzip.GzipFile):
+    """A gzip reader that closes the file it reads when it is closed."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 def _check_text(path: Path) -> None:
     with _open(path) as handle:
         try:
             head = handle.read(8192)
-        except (OSError, EOFError) as error:
+        except (OSError, EOFError, zlib.error) as error:  # a damaged .gz among them
             raise LogImportError(f"{path}: cannot read: {error}") from None
     if b"\x00" in head:
         raise LogImportError(f"{path}: a binary file, not a text log")
@@ -119,7 +137,7 @@ def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
         while True:
             try:
                 raw = handle.readline(MAX_LINE_BYTES + 1)
-            except (OSError, EOFError) as error:
+            except (OSError, EOFError, zlib.error) as error:
                 raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
             if not raw:
                 return

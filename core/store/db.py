@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event, inspect, make_url
 from sqlalchemy.engine import Connection, Engine
@@ -14,9 +16,11 @@ from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
+from core.redact import redact_text, redact_url
 from core.settings import get_settings
 from core.store import models  # noqa: F401  (registers the tables)
 from core.store.dialects import configure_text_escape, default_postgres_driver, json_dumps
+from core.store.location import store_url
 from core.store.migrate import add_missing_columns
 
 
@@ -28,8 +32,8 @@ class Store:
 
     @property
     def url(self) -> str:
-        """The store's URL with any password hidden."""
-        return self.engine.url.render_as_string(hide_password=True)
+        """The store's URL with its userinfo and query values redacted (``core.redact``)."""
+        return redact_url(self.engine.url.render_as_string(hide_password=False))
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -54,7 +58,18 @@ class Store:
         try:
             yield
         except SQLAlchemyError as exc:
-            raise StoreError(f"audit store {self.url}: {exc.__class__.__name__}: {exc}") from exc
+            raise StoreError(redact_text(f"audit store {self.url}: {exc.__class__.__name__}: {exc}")) \
+                from exc
+
+
+def _lenient_json(text: str) -> Any:
+    """A stored JSON value, read back defensively: JSON that does not parse (a row damaged by
+    another program) reads as ``None`` instead of failing the whole query, so one bad row never
+    breaks a listing or an export; a row that then fails validation is reported by its reader."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
@@ -64,20 +79,6 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()
-
-
-def _hide_password(url: str) -> str:
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except SQLAlchemyError:
-        return url
-
-
-def normalise_url(target: str) -> str:
-    """A plain file path becomes a SQLite URL; anything with ``://`` is kept."""
-    if "://" in target:
-        return target
-    return f"sqlite:///{Path(target).expanduser().resolve()}"
 
 
 def _create_missing_indexes(engine: Engine) -> None:
@@ -94,12 +95,13 @@ def _create_missing_indexes(engine: Engine) -> None:
 
 def open_store(target: str | None = None) -> Store:
     """Open (creating tables if needed) the store at ``target``, or the one settings name."""
-    url = normalise_url(target) if target else get_settings().database_url()
+    url = store_url(target) if target is not None else get_settings().database_url()
     try:
-        if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        database = make_url(url).database
+        if url.startswith("sqlite") and database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
         url = default_postgres_driver(url)
-        engine = create_engine(url, json_serializer=json_dumps,
+        engine = create_engine(url, json_serializer=json_dumps, json_deserializer=_lenient_json,
                                connect_args={"check_same_thread": False}
                                if url.startswith("sqlite") else {})
         if url.startswith("sqlite"):
@@ -109,11 +111,11 @@ def open_store(target: str | None = None) -> Store:
         add_missing_columns(engine)  # before the indexes: an index may name a new column
         _create_missing_indexes(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
-        raise StoreError(f"cannot open audit store {_hide_password(url)}: database driver missing "
+        raise StoreError(f"cannot open audit store {redact_url(url)}: database driver missing "
                          f"({exc.name or exc}); install it into the environment, e.g. "
                          f"`.venv/bin/pip install psycopg[binary]` for PostgreSQL") from None
-    except (SQLAlchemyError, OSError) as exc:
-        raise StoreError(f"cannot open audit store {_hide_password(url)}: {exc}") from None
+    except (SQLAlchemyError, OSError, TypeError) as exc:  # TypeError: an unknown ?option=
+        raise StoreError(redact_text(f"cannot open audit store {redact_url(url)}: {exc}")) from None
     store = Store(engine)
     from core.store.repository import recover_abandoned  # the repository imports this module
 

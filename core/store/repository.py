@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypedDict, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlalchemy import Select, and_, func, insert, or_, text, update
 from sqlalchemy import select as select_columns
 from sqlalchemy.engine import Connection
@@ -31,7 +31,7 @@ from core.contracts import (
     TraceSummaryEntry,
     VerifierResult,
 )
-from core.errors import StoreError
+from core.errors import StoredRowError, StoreError, first_error
 from core.store.db import Store
 from core.store.journal import resolve_payload
 from core.store.leases import (
@@ -389,16 +389,31 @@ _SUMMARY_COLUMNS = tuple(col(column) for column in (
 
 def _summary(values: Sequence[Any]) -> SessionSummary:
     """A summary from one row of ``_SUMMARY_COLUMNS`` (straight from the tuple: building a
-    ``SessionRow`` first cost more than the query itself)."""
+    ``SessionRow`` first cost more than the query itself). Read defensively: a value of the
+    wrong type (a corrupt row, an older version's) becomes empty instead of failing the list."""
     (session_id, created_at, question, pack, engines, executor_fault, status, verdict,
      groundedness, gatekeeper_severity, failed_rules, duration_ms) = values
     if status != "completed" and verdict == "PASS":  # a verdict is final only at completion
         verdict = None
     return SessionSummary(
-        session_id=session_id, created_at=created_at, question=question, pack=pack,
-        engines=engines or {}, executor_fault=executor_fault, status=status, verdict=verdict,
-        groundedness=groundedness, gatekeeper_severity=gatekeeper_severity,
-        failed_rules=_unwrap_rules(failed_rules or ""), duration_ms=duration_ms)
+        session_id=str(session_id), created_at=created_at if isinstance(created_at, datetime)
+        else _EPOCH, question=_text(question), pack=_text(pack),
+        engines=engines if isinstance(engines, dict) else {},
+        executor_fault=_text(executor_fault) or None, status=_text(status) or "unknown",
+        verdict=_text(verdict) or None, groundedness=_number(groundedness),
+        gatekeeper_severity=_text(gatekeeper_severity) or None,
+        failed_rules=_unwrap_rules(_text(failed_rules)), duration_ms=_number(duration_ms))
+
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
@@ -457,6 +472,12 @@ def latest_session_id(store: Store) -> str | None:
                        .limit(1)).first()
 
 
+def session_exists(store: Store, *, session_id: str) -> bool:
+    """Whether the store holds this session (the gatekeeper then trusts only its invocations)."""
+    with store.session() as db:
+        return db.get(SessionRow, session_id) is not None
+
+
 def load_session_document(store: Store, *, session_id: str) -> SessionDocument | None:
     """The session document (docs/design.md §9), rebuilt from the stored rows.
 
@@ -472,22 +493,27 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
         gatekeeper = _with_checked_bindings(db, session_id, evaluation.get("gatekeeper_result"))
     if row.status == "running" and _recover_sessions(store, [_lease_of(row)]):
         row.status, row.error = "incomplete", row.error or INCOMPLETE_REASON
-    verifier_result = evaluation.get("verifier_result")
-    if verifier_result is not None and row.status != "completed":
-        verifier_result = withdraw_pass(VerifierResult.model_validate(verifier_result),
-                                        f"the session did not complete ({row.status})")
-    return SessionDocument(
-        session_id=row.id, question=row.question, pack=row.pack, status=row.status,
-        engines=row.engines or {}, executor_fault=row.executor_fault,
-        created_at=_as_utc(row.created_at).isoformat(), plan=row.plan,
-        invocations=invocations,
-        executor_output=row.executor_output,
-        executor_output_parse_status=row.parse_status,
-        gatekeeper_result=gatekeeper,
-        tool_trace_summary=evaluation.get("tool_trace_summary") or [],
-        verifier_result=verifier_result,
-        composer_output=row.composer_output,
-        timings_ms=row.timings_ms or {}, error=row.error)
+    try:
+        verifier_result = evaluation.get("verifier_result")
+        if verifier_result is not None and row.status != "completed":
+            verifier_result = withdraw_pass(VerifierResult.model_validate(verifier_result),
+                                            f"the session did not complete ({row.status})")
+        return SessionDocument(
+            session_id=row.id, question=row.question, pack=row.pack, status=row.status,
+            engines=row.engines or {}, executor_fault=row.executor_fault,
+            created_at=_as_utc(row.created_at).isoformat(), plan=row.plan,
+            invocations=invocations,
+            executor_output=row.executor_output,
+            executor_output_parse_status=row.parse_status,
+            gatekeeper_result=gatekeeper,
+            tool_trace_summary=evaluation.get("tool_trace_summary") or [],
+            verifier_result=verifier_result,
+            composer_output=row.composer_output,
+            timings_ms=row.timings_ms or {}, error=row.error)
+    except (ValidationError, AttributeError, TypeError) as exc:  # a corrupt or foreign row
+        detail = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        raise StoredRowError(f"session {session_id}: the stored row cannot be read back "
+                             f"({detail})") from None
 
 
 # ---------------------------------------------------------------- recovery
@@ -640,7 +666,11 @@ def list_invocations(store: Store, *, session_id: str) -> list[Invocation]:
 def _session_invocations(db: Session, session_id: str) -> list[Invocation]:
     rows = db.exec(select(InvocationRow).where(InvocationRow.session_id == session_id)
                    .order_by(col(InvocationRow.id))).all()
-    return [_invocation(row) for row in rows]
+    try:
+        return [_invocation(row) for row in rows]
+    except ValidationError as exc:
+        raise StoredRowError(f"session {session_id}: a stored invocation cannot be read back "
+                             f"({first_error(exc)})") from None
 
 
 def list_checked_bindings(store: Store, *, session_id: str | None = None, rule: str | None = None,

@@ -33,8 +33,12 @@ class QueryMetricsArgs(ToolArgs):
     service: str | None = Field(None, description="Service name, exact match, case-insensitive.")
     alert_name: str | None = Field(None, description="Alert name such as HighCPUUsage.")
     state: str | None = Field(None, description="Alert state such as firing or resolved.")
+    metric: str | None = Field(
+        None, pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$",
+        description="Metric name such as cpu_usage_percent: its series (of the service, if given) "
+                    "and only the alerts about it.")
 
-    _clean = field_validator("service", "alert_name", "state", mode="before")(_blank_to_none)
+    _clean = field_validator("service", "alert_name", "state", "metric", mode="before")(_blank_to_none)
 
 
 class QueryLogsArgs(ToolArgs):

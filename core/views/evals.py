@@ -13,8 +13,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from core.errors import EvalCaseError
-from core.evals.cases import EvalCase, parse_case_text
+from core.errors import EvalCaseError, InputError
+from core.evals.cases import MAX_CASE_FILE_BYTES, EvalCase, parse_case_text
+from core.inputs.text import decode_utf8
 from core.store.models import CaseResultRow, EvalRunRow
 from core.views.badges import gate_label
 
@@ -163,8 +164,11 @@ def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:
     Relative pack paths in an upload resolve against the folder the console was started in
     (the upload has no folder of its own).
     """
+    if len(content) > MAX_CASE_FILE_BYTES:
+        raise EvalCaseError(f"{file_name}: too large ({len(content):,} bytes; the limit is "
+                            f"{MAX_CASE_FILE_BYTES:,})")
     try:
-        text = content.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise EvalCaseError(f"{file_name}: not UTF-8 text") from exc
+        text = decode_utf8(content, source=file_name)
+    except InputError as exc:
+        raise EvalCaseError(str(exc)) from None
     return parse_case_text(text, source=file_name, folder=Path.cwd())

@@ -2,7 +2,9 @@
 
 Asks a seed question on Investigate, waits for the verdict, opens every other page, screenshots
 each one (into a temp dir, and into ``$SUPERBIZ_SCREENSHOTS_DIR`` when set, which is how
-``docs/screenshots/`` is produced) and fails on any Streamlit exception box.
+``docs/screenshots/`` is produced) and fails on any Streamlit exception box. Every request the
+pages make is recorded: a request to any host that is not loopback fails the test (a favicon
+from a CDN, usage statistics, or a beacon in data rendered as Markdown).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import pytest
 
-from tests.console.console_helpers import REPO_ROOT, SEED_QUESTION
+from core.store import open_store
+from tests.console.console_helpers import BEACON, REPO_ROOT, SEED_QUESTION, store_hostile_session
 from tests.streamlit_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 VIEWPORT: ViewportSize = {"width": 1440, "height": 1000}
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 @pytest.fixture
@@ -44,7 +49,7 @@ def console_url(tmp_path: Path) -> Iterator[str]:
     require_chromium()
     port = free_port()
     log = tmp_path / "streamlit.log"
-    env = {**os.environ, "SUPERBIZ_DB": str(tmp_path / "browser.db")}
+    env = {**os.environ, "SUPERBIZ_DB": str(_browser_db(tmp_path))}
     streamlit = Path(sys.executable).with_name("streamlit")
     with log.open("wb") as log_file:
         server = subprocess.Popen(
@@ -58,6 +63,16 @@ def console_url(tmp_path: Path) -> Iterator[str]:
             yield url
         finally:
             stop(server)
+
+
+def _browser_db(tmp_path: Path) -> Path:
+    return tmp_path / "browser.db"
+
+
+def _off_machine(urls: list[str]) -> list[str]:
+    """The recorded requests to a host that is not loopback (data: and blob: stay local)."""
+    return [url for url in urls if urlsplit(url).scheme not in ("data", "blob", "about")
+            and (urlsplit(url).hostname or "") not in LOOPBACK]
 
 
 def _check_and_shoot(page: Page, name: str, shots: list[Path]) -> None:
@@ -84,10 +99,15 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
     shots = [tmp_path / "screenshots"]
     if os.environ.get("SUPERBIZ_SCREENSHOTS_DIR"):
         shots.append(Path(os.environ["SUPERBIZ_SCREENSHOTS_DIR"]))
+    # A session whose model-controlled strings are image beacons, read by the same store.
+    hostile = store_hostile_session(open_store(str(_browser_db(tmp_path)))).session_id
+    requests: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport=VIEWPORT)
+            context = browser.new_context(viewport=VIEWPORT)
+            context.on("request", lambda request: requests.append(request.url))
+            page = context.new_page()
             page.set_default_timeout(WAIT_MS)
 
             page.goto(console_url)
@@ -145,8 +165,20 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             page.goto(f"{console_url}/Data")
             expect(page.locator(".js-plotly-plot").first).to_be_visible()
             _check_and_shoot(page, "data", shots)
+
+            # Data as text: the hostile session on the pages that show it, and a hostile link.
+            for path in (f"/?session={hostile}", f"/Binding_inspector?session={hostile}",
+                         f"/?session={BEACON}"):
+                page.goto(console_url + path)
+                settle(page)
+                exceptions = page.locator('[data-testid="stException"]')
+                assert exceptions.count() == 0, f"{path}: {exceptions.first.inner_text()}"
+                expect(page.get_by_text("beacon.invalid").first).to_be_visible()  # as text
+                assert page.locator('img[src*="beacon"]').count() == 0
         finally:
             browser.close()
+    assert requests, "the request recorder saw the pages load"
+    assert not _off_machine(requests), f"requests left the machine: {_off_machine(requests)}"
     for name in ("investigate", "binding_inspector", "sessions", "evals", "data"):
         assert (shots[0] / f"{name}.png").stat().st_size > 10_000
     shutil.rmtree(shots[0], ignore_errors=True)

@@ -15,6 +15,7 @@ from core.views.inspector import (
     session_bindings,
     shown_ref_text,
 )
+from tests.console.console_helpers import as_read
 
 INSPECTOR = "pages/2_Binding_inspector.py"
 
@@ -101,7 +102,7 @@ def test_inspector_opens_the_latest_session_and_rechecks_a_tampered_excerpt(
     excerpt_box.input(_tamper_number(excerpt_box.value or "")).run()
     assert not app.exception
     statuses = [m.value for m in app.metric if m.label == "Status"]
-    rules = [m.value for m in app.metric if m.label == "Rule"]
+    rules = [as_read(m.value) for m in app.metric if m.label == "Rule"]
     assert statuses == ["pass", "fail"]
     assert rules[1] == "evidence.excerpt_mismatch"
     html = "\n".join(element.value for element in app.html)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
 from core.store import Store, repository
-from tests.console.console_helpers import SEED_QUESTION, XSS_LOG, wait_until_finished
+from tests.console.console_helpers import SEED_QUESTION, XSS_LOG, as_read, wait_until_finished
 
 
 def _metrics(app: AppTest) -> dict[str, str]:
@@ -112,7 +112,7 @@ def test_a_session_link_reads_the_stored_session_back(
 def test_unknown_session_link_says_what_to_do(open_app: Callable[..., AppTest]) -> None:
     app = open_app(query={"session": "s-nope"})
     assert not app.exception
-    assert any("No session s-nope" in info.value for info in app.info)
+    assert any("No session s-nope" in as_read(info.value) for info in app.info)
 
 
 def test_empty_question_is_refused_without_a_session(

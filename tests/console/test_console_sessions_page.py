@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
+from tests.console.console_helpers import as_read
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +49,7 @@ def test_history_table_filters_and_row_selection(
     app.session_state["sessions_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     app.run()
     assert not app.exception
-    assert any(header.value == f"Session {rejected.session_id}" for header in app.subheader)
+    assert any(as_read(header.value) == f"Session {rejected.session_id}" for header in app.subheader)
     labels = [button.label for button in app.get("download_button")]
     assert "Session document (JSON)" in labels
 

@@ -124,6 +124,4 @@ def test_unknown_pack_unmatched_tag_and_bad_option_exit_two(
     assert "case 'x': pack:" in capsys.readouterr().err
     assert main(["eval", str(cases), "--tag", "memory"]) == 2
     assert "no case has tag memory" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exited:
-        main(["eval", "--workers", "0"])
-    assert exited.value.code == 2
+    assert main(["eval", "--workers", "0"]) == 2

@@ -18,6 +18,7 @@ from typing import Literal
 
 from core.contracts import TOOL_NAMES, Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
 from core.tools.spec import RAW_PATH_PREFIXES
+from tests.gatekeeper.redteam_gk3 import benign_quote_edits, document_edits, forged_quote_edits, negative_text_swaps
 
 Grade = Literal["pass", "low_confid", "reject"]
 
@@ -68,12 +69,13 @@ _UNIT_SWAPS = {"%": "ms", "ms": "s", "GB": "MB", "s": "ms"}
 
 @dataclass(frozen=True)
 class Mutation:
-    """One tampered binding and the grade it must get."""
+    """One tampered binding (in a tampered document, if given) and the grade it must get."""
 
     name: str
     grade: Grade
     binding: EvidenceBinding
     claim_type: str = "observation"
+    document: SessionDocument | None = None
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,8 @@ def excerpt_mutations(binding: EvidenceBinding, ref_text: str) -> Iterator[Mutat
     seen: set[str] = set()
     for base_name, base in (("excerpt", binding.evidence_excerpt), ("ref", ref_text)):
         graded: tuple[tuple[Grade, Callable[[str], Iterator[tuple[str, str]]]], ...] = (
-            ("pass", benign_edits), ("reject", forged_edits))
+            ("pass", benign_edits), ("reject", forged_edits),
+            ("pass", benign_quote_edits), ("reject", forged_quote_edits))
         for grade, edits in graded:
             for name, text in edits(base):
                 if text in seen or text == base:
@@ -274,6 +277,10 @@ def citation_mutations(binding: EvidenceBinding, document: SessionDocument, ref_
         yield Mutation("low.short_number", "low_confid", _with(binding, evidence_excerpt=short_number.group()))
     if first_of_invocation:
         yield from _locator_edits(binding, document, invocation, ref_text, len(refs))
+        others = [other for _, other in documents() if other.session_id != document.session_id]
+        for name, edited, invocation_id, excerpt in document_edits(document, invocation, raw_path, others[:1]):
+            yield Mutation(name, "reject", _with(binding, source_invocation_id=invocation_id,
+                                                 evidence_excerpt=excerpt), document=edited)
 
 
 def _locator_edits(binding: EvidenceBinding, document: SessionDocument, invocation: Invocation,
@@ -353,7 +360,7 @@ def build_cases() -> list[Case]:
                 for mutation in negative_mutations(claim, document):
                     cases.append(Case(f"{label}/{claim.claim_id}/{mutation.name}", document,
                                       _claim_for(claim, mutation), mutation.grade))
-                for name, swapped in negative_subject_swaps(claim, document):
+                for name, swapped in [*negative_subject_swaps(claim, document), *negative_text_swaps(claim)]:
                     cases.append(Case(f"{label}/{claim.claim_id}/{name}", document, swapped, "reject"))
                 continue
             for number, binding in enumerate(claim.evidence_bindings):
@@ -367,6 +374,6 @@ def build_cases() -> list[Case]:
                 mutations = [*excerpt_mutations(binding, ref_text),
                              *citation_mutations(binding, document, ref_text, first_of_invocation)]
                 for mutation in mutations:
-                    cases.append(Case(f"{label}/{claim.claim_id}.{number}/{mutation.name}", document,
-                                      _claim_for(claim, mutation), mutation.grade))
+                    cases.append(Case(f"{label}/{claim.claim_id}.{number}/{mutation.name}",
+                                      mutation.document or document, _claim_for(claim, mutation), mutation.grade))
     return cases

@@ -21,6 +21,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.inputs.text import repair_tree
+
 # How much of an unexpected body an error message quotes.
 _QUOTE_CHARS = 200
 
@@ -62,7 +64,21 @@ def turn_from_body(text: str, content_type: str | None = None) -> ChatTurn:
     except (json.JSONDecodeError, TypeError):
         kind = f" ({content_type})" if content_type else ""
         raise CompletionFormatError(f"the body{kind} is not JSON: {_quote(text)}") from None
-    return turn_from_completion(body)
+    except RecursionError:
+        raise CompletionFormatError("the body is JSON nested too deeply to read") from None
+    return turn_from_completion(repair_model_json(body, text))
+
+
+def repair_model_json(value: Any, text: str) -> Any:
+    """A model's JSON with lone surrogates (``\\ud800`` escapes) replaced by U+FFFD: model output
+    is data to record, not input to refuse, but a lone surrogate would break every printer,
+    export and page that meets it (``core.inputs``). ``text`` is the JSON it was parsed from."""
+    if "\\u" not in text:
+        return value  # no escape, so nothing to repair: the common case costs one search
+    try:
+        return repair_tree(value)
+    except RecursionError:
+        raise CompletionFormatError("the JSON is nested too deeply to read") from None
 
 
 def turn_from_completion(body: Any) -> ChatTurn:

@@ -2,16 +2,19 @@
 
 Every failure of the ``llm`` engine is an ``LLMCallError`` (an ``EngineError``) with a ``kind``
 an auditor can filter on. The pipeline stores its message on the session, so messages are
-scrubbed of the configured key and of anything shaped like a key before they are built.
+scrubbed (``core.redact``) of the configured key, of the base URL's userinfo and query values,
+of every other configured secret and of anything shaped like a key before they are built.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from core.errors import EngineError
+from core.redact import REDACTED, configured_secrets, redact_text
+
+__all__ = ["REDACTED", "FaultKind", "LLMCallError", "redact"]
 
 FaultKind = Literal[
     "timeout",            # no answer within the configured timeout
@@ -24,23 +27,10 @@ FaultKind = Literal[
     "config",             # the engine is not usable as configured
 ]
 
-REDACTED = "[REDACTED]"
-# Shapes of bearer secrets: OpenAI-style keys and Authorization header values.
-_KEY_SHAPES = (
-    re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{6,}"),
-    re.compile(r"(?i)(api[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-~+/=]{6,}"),
-)
-
-
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every given secret and every key-shaped token replaced by ``[REDACTED]``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    for shape in _KEY_SHAPES:
-        text = shape.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, text)
-    return text
+    """``text`` with the given secrets, every secret the environment configures, every URL's
+    userinfo and query values, and every key-shaped token replaced (``core.redact``)."""
+    return redact_text(text, [*secrets, *configured_secrets()])
 
 
 class LLMCallError(EngineError):

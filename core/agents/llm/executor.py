@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from core.agents.base import ExecutorRun
 from core.agents.llm import wire
 from core.agents.llm.client import ChatTurn, ToolCallRequest
+from core.agents.llm.completion import repair_model_json
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
@@ -128,4 +129,8 @@ def decode_arguments(arguments_json: str) -> tuple[dict[str, Any], str]:
     if not isinstance(value, dict):
         return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
                 f"arguments must be a JSON object, got {type(value).__name__}")
+    try:
+        value = repair_model_json(value, text)
+    except ValueError as exc:
+        return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json}, str(exc))
     return value, ""

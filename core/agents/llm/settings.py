@@ -7,12 +7,11 @@ honours (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``). The API key
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
-
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import EngineError, first_error
+from core.redact import public_url, url_secrets
 
 
 def _env(name: str, *fallbacks: str) -> AliasChoices:
@@ -48,18 +47,17 @@ class LLMSettings(BaseSettings):
         return bool(self.base_url) or self.api_key is not None
 
     def secret_values(self) -> list[str]:
-        """Every configured secret, so error messages can be scrubbed of them."""
+        """Every configured secret (the key; the base URL's userinfo and query values), so
+        error messages can be scrubbed of them."""
         key = self.api_key.get_secret_value() if self.api_key else ""
-        return [key] if key else []
+        return [*([key] if key else []), *(url_secrets(self.base_url) if self.base_url else [])]
 
     def public_base_url(self) -> str:
-        """The base URL without any ``user:password@`` part, safe to show and store."""
+        """The base URL without its ``user:password@`` part and query string, safe to show
+        and store."""
         if not self.base_url:
             return "https://api.openai.com/v1"
-        parts = urlsplit(self.base_url)
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        return public_url(self.base_url)
 
 
 def load_llm_settings() -> LLMSettings:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.agents.llm.completion import ChatTurn
+from core.agents.llm.completion import ChatTurn, repair_model_json
 from core.agents.llm.profiles import ModelProfile
 from core.contracts import Invocation
 
@@ -136,7 +136,11 @@ _DECODER = json.JSONDecoder()
 def parse_json_answer(content: str | None) -> Any:
     """The JSON value in a model's answer: bare; inside a Markdown code fence, with prose
     around it or not; or the object opening at the first ``{`` of a chattier answer. Raises
-    ``ValueError`` saying what is wrong."""
+    ``ValueError`` saying what is wrong. Lone surrogates and NULs become U+FFFD."""
+    return repair_model_json(_json_in_answer(content), content or "")
+
+
+def _json_in_answer(content: str | None) -> Any:
     text = (content or "").strip()
     if not text:
         raise ValueError("the answer is empty")

@@ -247,6 +247,8 @@ def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> N
 
 
 def _add_unknown_services(output: ExecutorOutput, plan: Plan, world: World) -> None:
+    if world.vocabulary.unavailable:
+        return  # a source could not say its names: a name missing from them is not unknown
     for service in plan.services:
         if world.vocabulary.knows_service(service):
             continue

@@ -60,7 +60,7 @@ class RulesPlanner:
     def plan(self, question: str, world: World) -> Plan:
         """The plan of ``question`` against ``world``'s vocabulary."""
         known_services = list(world.vocabulary.services)
-        known_alerts = list(world.vocabulary.alert_names)
+        known_alerts = list(world.vocabulary.known_alert_names)  # firing or only a rule
         clauses = exclusion_clauses(question)
         exclusions = self._exclusions([item for c in clauses for item in c.items],
                                       known_services, known_alerts)
