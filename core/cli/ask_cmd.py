@@ -27,6 +27,8 @@ from core.events import (
     GatekeeperFinished,
     PipelineFailed,
     PlanMade,
+    RepairFinished,
+    RepairRequested,
     SessionFinished,
     SessionStarted,
     ToolReturned,
@@ -123,6 +125,17 @@ def event_lines(event: Event) -> list[tuple[str, str]]:
     if isinstance(event, VerdictReached):
         return [("verdict", f"{event.result.verdict}  groundedness "
                             f"{event.result.groundedness_score:.2f}")]
+    if isinstance(event, RepairRequested):
+        feedback = event.feedback
+        return [("repair", f"attempt {feedback.attempt} {feedback.verdict}: the executor is "
+                           f"asked once more, told {len(feedback.findings)} finding(s)"),
+                *(("", f"  {finding.claim_id or finding.action_id or '-'}"
+                       f"{'' if finding.binding_index is None else f'[{finding.binding_index}]'}"
+                       f" {finding.rule}") for finding in feedback.findings)]
+    if isinstance(event, RepairFinished):
+        outcome = "repaired" if event.repaired else "still failing"
+        return [("repair", f"attempt {event.attempt} checked from scratch: {event.verdict} "
+                           f"({outcome}; attempt 1 was {event.previous_verdict})")]
     if isinstance(event, AnswerReady):
         answer = event.composer_output.user_facing_answer.splitlines() or [""]
         return [("answer", f"[{event.composer_output.status}]"),
@@ -185,6 +198,8 @@ def checked_line(checked: CheckedBinding) -> str:
     if checked.status == "pass":
         score = f" {checked.score:.2f}" if checked.score is not None else ""
         return f"{owner}[{checked.binding_index}] {where}  pass ({checked.match_kind}{score})"
+    if checked.severity == "none":  # graded down to a warning: not counted, not a failure
+        return f"{owner}[{checked.binding_index}] {where}  not counted ({checked.rule}): {checked.message}"
     return f"{owner}[{checked.binding_index}] {where}  FAIL {checked.rule}: {checked.message}"
 
 
