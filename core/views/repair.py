@@ -41,6 +41,7 @@ def repair_summary(view: InvestigationView) -> RepairSummary | None:
     count = len(view.attempts)
     attempts = [_failures(attempt) for attempt in view.attempts]
     verdict = view.verdict
+    tone: Tone
     if verdict == "PASS":
         headline, tone = f"repaired after {count} attempt{'s' * (count > 1)}", "green"
     elif verdict is None:

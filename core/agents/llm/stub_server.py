@@ -4,7 +4,8 @@
                                           [--log-requests FILE.jsonl]
 
 prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``POST /v1/chat/completions`` and
-``GET /v1/models`` until interrupted. Point the ``llm`` engine at it with
+``GET /v1/models`` until interrupted (``python -m core.agents.llm.simulated`` serves the
+simulated model the same way). Point the ``llm`` engine at it with
 ``SUPERBIZ_LLM_BASE_URL=http://127.0.0.1:PORT/v1``. The turn that answers a request is picked
 from the request alone (see ``transcript``), so any number of sessions can run against one
 server (a ``sequence`` transcript, answered in arrival order, is for one session). Fault turns
@@ -25,7 +26,7 @@ import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from core.agents.llm.transcript import (
     ScriptedTurn,
@@ -57,12 +58,24 @@ class StubResponse(NamedTuple):
     headers: dict[str, str] = {}
 
 
-class StubServer:
-    """The server object: start it in a thread (tests) or ``serve_forever`` (the CLI)."""
+class ModelDouble(Protocol):
+    """A model that answers a request by reading it (``simulated.SimulatedModel``)."""
 
-    def __init__(self, transcript: Transcript, *, port: int = 0, api_key: str | None = None,
-                 model: str = DEFAULT_MODEL, log_requests: Path | None = None) -> None:
-        self.transcript = transcript
+    def reply(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+              response_format: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+
+class StubServer:
+    """The server object: start it in a thread (tests) or ``serve_forever`` (the CLI). It
+    replays a ``transcript``, or lets a ``double`` answer each request."""
+
+    def __init__(self, transcript: Transcript | None = None, *, double: ModelDouble | None = None,
+                 port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
+                 log_requests: Path | None = None) -> None:
+        if (transcript is None) == (double is None):
+            raise ValueError("a stub server serves a transcript or a model double, one of them")
+        self.transcript = transcript or Transcript()
+        self.double = double
         self.api_key = api_key
         self.model = model
         self.log_requests = log_requests
@@ -112,6 +125,12 @@ class StubServer:
         self._log(body)
         with self._log_lock:
             arrival, self._arrivals = self._arrivals, self._arrivals + 1
+        if self.double is not None:
+            try:
+                reply = self.double.reply(messages, body.get("tools"), body.get("response_format"))
+            except TranscriptError as exc:
+                return StubResponse(400, _error(str(exc), "invalid_request_error"))
+            return StubResponse(200, self._completion(body, reply, ScriptedTurn()))
         try:
             turn = pick_turn(self.transcript, messages, arrival)
             if turn.fault is not None:
