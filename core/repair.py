@@ -28,6 +28,7 @@ from core.contracts import (
     RetryFinding,
     VerifierResult,
 )
+from core.gatekeeper import negative
 from core.gatekeeper import rules as gate
 from core.gatekeeper.matching import match_excerpt
 from core.verifier import rules as verifier
@@ -98,11 +99,14 @@ def _binding_finding(output: ExecutorOutput, checked: CheckedBinding,
     if invocation is not None and cited.raw_path and invocation.retrieval_details is not None:
         ref_text = next((ref.text for ref in invocation.retrieval_details.evidence_refs
                          if ref.raw_path == cited.raw_path), ref_text)
+    negative = any(claim.claim_id == checked.claim_id and claim.claim_type == "negative_observation"
+                   for claim in output.claims)
     return RetryFinding(
         claim_id=checked.claim_id, action_id=checked.action_id,
         binding_index=checked.binding_index, rule=checked.rule or gate.EXCERPT_MISMATCH,
         message=checked.message, claim_text=_claim_text(output, checked.claim_id),
-        cited=cited, ref_text=ref_text, found_at=_found_at(cited, invocations))
+        cited=cited, ref_text=ref_text,
+        found_at=_no_hits_named(cited, invocations) if negative else _found_at(cited, invocations))
 
 
 def _cited(output: ExecutorOutput, checked: CheckedBinding) -> EvidenceBinding:
@@ -137,6 +141,23 @@ def _found_at(cited: EvidenceBinding, invocations: Sequence[Invocation]) -> list
                 if len(found) >= _MAX_FOUND_AT:
                     return found
     return found
+
+
+def _no_hits_named(cited: EvidenceBinding,
+                   invocations: Sequence[Invocation]) -> list[EvidenceBinding]:
+    """For a negative observation: the session's no-hit queries whose every argument the cited
+    excerpt names (``query_logs(service=…, query=HikariCP)`` cited under a wrong id)."""
+    found: list[EvidenceBinding] = []
+    for invocation in invocations:
+        arguments = [f"{key}={value}" for key, value in invocation.arguments.items()]
+        if (invocation.invocation_id == cited.source_invocation_id or not arguments
+                or invocation.retrieval_details is None or negative.evidence_problem(invocation)
+                or not all(argument in cited.evidence_excerpt for argument in arguments)):
+            continue
+        found.append(EvidenceBinding(tool_name=invocation.tool_name,
+                                     source_invocation_id=invocation.invocation_id,
+                                     raw_path=None, evidence_excerpt=negative.describe(invocation)))
+    return found[:_MAX_FOUND_AT]
 
 
 def _claim_finding(output: ExecutorOutput, claim_result: ClaimResult,
