@@ -142,3 +142,32 @@ def test_an_honest_nothing_found_with_an_error_only_query_passes_with_a_warning(
     assert [w.rule for w in gatekeeper.warnings] == ["evidence.negative_redundant"]
     graded = [c for c in gatekeeper.checked_bindings if c.rule == "evidence.negative_redundant"]
     assert len(graded) == 1 and graded[0].status == "fail" and graded[0].severity == "none"
+
+
+def test_a_failed_call_in_the_repair_turn_ends_in_error_and_keeps_the_first_attempt(
+        tmp_store: Store) -> None:
+    from core.agents.llm.testing import ScriptedChatClient
+
+    answer = {"claims": [{"claim_id": "claim-1", "claim_type": "observation",
+                          "claim_text": "order-service 的 HikariCP 连接池已满：active=50/50",
+                          "evidence_bindings": [{
+                              "tool_name": "query_logs", "source_invocation_id": "{{inv:0}}",
+                              "raw_path": "$.logs[3]",  # the pool-stats line is $.logs[0]
+                              "evidence_excerpt": "HikariCP pool stats: active=50/50"}]}]}
+    client = ScriptedChatClient.from_turns([], executor=[
+        {"tool_calls": [{"name": "query_logs",
+                         "arguments": {"service": "order-service", "query": "HikariCP"}}]},
+        {"content": answer}, {"fault": "http_500"}])
+    executor = LLMExecutor(client, PROFILES["stub"])
+    document = ask(SEED_QUESTIONS[3], store=tmp_store,
+                   engines=Engines(RulesPlanner(), executor, RulesVerifier(), RulesComposer()))
+    assert document.status == "error" and document.error is not None
+    assert document.error.startswith("repair: llm executor step failed (http_error)")
+    assert len(document.attempts) == 1 and document.attempts[0].feedback is not None
+    assert document.verifier_result is not None and document.verifier_result.verdict == "REJECT"
+    stored = load_session_document(tmp_store, session_id=document.session_id)
+    assert stored is not None and stored.status == "error" and stored.attempts == document.attempts
+    # The re-ask named the binding, the rule and what the ref there says.
+    reask = client.requests[-1].messages[-1]["content"]
+    assert "claim-1, binding 0" in reask and "evidence.excerpt_mismatch" in reask
+    assert "Your quote is found at: tool_name query_logs" in reask

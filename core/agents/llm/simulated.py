@@ -188,15 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     model = SimulatedModel(style=args.style, error=args.error, fixes=not args.stubborn,
                            seed=args.seed)
-    server = StubServer(double=model, port=args.port)
-    print(f"listening on {server.base_url}", flush=True)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stopping.set()
-        server.httpd.server_close()
+    StubServer(double=model, port=args.port).serve_until_interrupted()
     return 0
 
 

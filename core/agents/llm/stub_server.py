@@ -105,6 +105,17 @@ class StubServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
+    def serve_until_interrupted(self) -> None:
+        """Say where it listens, then serve in this thread until Ctrl-C (the CLI way)."""
+        print(f"listening on {self.base_url}", flush=True)
+        try:
+            self.httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stopping.set()
+            self.httpd.server_close()
+
     def __enter__(self) -> StubServer:
         return self.start()
 
@@ -278,14 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TranscriptError, OSError) as exc:
         print(f"stub_server: error: {exc}", file=sys.stderr)
         return 2
-    print(f"listening on {server.base_url}", flush=True)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stopping.set()
-        server.httpd.server_close()
+    server.serve_until_interrupted()
     return 0
 
 
