@@ -11,8 +11,8 @@ import streamlit as st
 
 from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
-from core.errors import PackError, SuperbizError
-from core.packs import list_packs, load_pack
+from core.errors import SuperbizError
+from core.packs import list_packs
 from core.settings import get_settings
 from core.store import repository
 from core.views.choices import (
@@ -24,6 +24,7 @@ from core.views.choices import (
     fault_or_none,
     llm_availability,
 )
+from core.views.sources import choice_label, configured_servers, open_choice, world_choices
 from core.views.timeline import event_rows, load_view, parse_stored_events
 from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
@@ -59,7 +60,7 @@ def _ask() -> None:
         return
     roles = {role: st.session_state.get(f"engine_{role}") or "rules" for role in ROLES}
     try:
-        started = start_run(store, question=question, pack=st.session_state["pack"],
+        started = start_run(store, question=question, pack=open_choice(st.session_state["pack"]),
                             roles=roles,
                             executor_fault=fault_or_none(st.session_state.get("fault")))
     except SuperbizError as exc:
@@ -72,17 +73,22 @@ def _ask() -> None:
 # ---------------------------------------------------------------- sidebar: pack, engines, fault
 
 pack_descriptions = dict(list_packs())
-pack_names = list(pack_descriptions)
+world_names = world_choices(list(pack_descriptions), get_settings().sources_files())
 with st.sidebar:
     st.header("Run settings", anchor=False)
-    if not pack_names:
+    if not world_names:
         folders = ", ".join(map(str, get_settings().pack_dirs()))
         st.error(escape_markdown(f"No scenario pack found in {folders}."))
         st.stop()
-    st.selectbox("Scenario pack", pack_names, key="pack", disabled=running,
-                 index=default_pack_index(pack_names),
-                 help="The world the tools see: alerts, metric series, logs and runbooks.")
+    st.selectbox("Scenario pack", world_names, key="pack", disabled=running,
+                 index=default_pack_index(world_names), format_func=choice_label,
+                 help="The world the tools see: a pack (alerts, metric series, logs and "
+                      "runbooks) or a sources file (SUPERBIZ_SOURCES). The Sources page shows "
+                      "what each source holds.")
     small_text(pack_descriptions.get(st.session_state["pack"], ""))
+    servers = configured_servers(get_settings())
+    if servers:
+        small_text("Live sources: " + "; ".join(servers))
     llm = llm_availability()
     st.markdown("**Engine per role**")
     for role, engine in default_roles().items():
@@ -103,18 +109,18 @@ st.title("Investigate", anchor=False)
 st.caption("Ask a narrow question. Every sentence of the answer is traced to a real tool "
            "output: the gatekeeper checks each citation, the verifier each claim.")
 try:
-    pack = load_pack(st.session_state["pack"])
-except PackError as exc:
+    world = open_choice(st.session_state["pack"])
+except SuperbizError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()
 st.text_area("Question", key="question", height=90, disabled=running,
              placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
                          "only confirm whether order-service has a HighMemoryUsage alert")
-if pack.example_questions:
+if world.example_questions:
     # Open while nothing has been asked; afterwards the session below matters more.
-    with st.expander(f"Example questions ({len(pack.example_questions)})",
+    with st.expander(f"Example questions ({len(world.example_questions)})",
                      expanded=not session_id, icon=":material/lightbulb:"):
-        st.pills("Pick one to fill the question box", list(pack.example_questions),
+        st.pills("Pick one to fill the question box", list(world.example_questions),
                  key="example", on_change=_use_example, disabled=running,
                  format_func=escape_markdown, label_visibility="collapsed")
 st.button("Ask", type="primary", icon=":material/send:", on_click=_ask, disabled=running,

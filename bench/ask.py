@@ -1,7 +1,7 @@
 """Benchmark: offline ``ask`` end to end (rules engine, demo pack), without and with the store.
 
-Runs the seed's questions (DESIGN.md section 9 wants "tens of milliseconds" offline), each in
-Chinese and English, ``--rounds`` times, after one warm-up pass (pack loading and index
+Runs the acceptance matrix's questions (docs/design.md §10; §11 wants "tens of milliseconds"
+offline), each in Chinese and English, ``--rounds`` times, after one warm-up pass (pack loading and index
 building happen once per process, as in the console). Prints, per mode, the median, p95 and
 max latency of a whole ``ask`` and the median time of each stage; "store" writes every event
 and stage result to a fresh SQLite file, as ``superbiz ask`` does. No assertions.

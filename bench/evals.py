@@ -1,15 +1,20 @@
-"""Benchmark: an eval of 1,000 generated cases, timed (DESIGN.md section 9: well under a minute).
+"""Benchmark: an eval of 1,000 generated cases, timed (docs/design.md §11: well under a minute).
 
 Generates a YAML case file (questions over the demo pack's services and topics, in Chinese and
 English, every fault mode in turn), loads it through the real loader, runs it through the real
 pipeline into a fresh SQLite store with the default worker count, and prints the figures.
 
-    .venv/bin/python bench/evals.py [--cases 1000] [--workers 2]
+    .venv/bin/python bench/evals.py [--cases 1000] [--workers N] [--sweep 1,2,4]
+
+``--sweep`` instead runs the same cases once per worker count, stored and in memory, in turn
+for ``--rounds`` rounds, and prints the median wall time, process CPU time and per-case latency
+of each: the figures behind the default worker count (``core.evals.DEFAULT_WORKERS``).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -20,9 +25,10 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.agents.faults import FAULT_MODES
+from core.evals import DEFAULT_WORKERS
 from core.evals.cases import load_case_file, with_default_pack
 from core.evals.results import EvalRun
-from core.evals.runner import DEFAULT_WORKERS, run_cases
+from core.evals.runner import run_cases
 from core.store import open_store
 
 QUESTIONS: tuple[tuple[str, str], ...] = (
@@ -63,7 +69,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
+    parser.add_argument("--sweep", metavar="N,N,...", default=None,
+                        help="compare these worker counts instead (e.g. 1,2,4)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --sweep (default: 3)")
     args = parser.parse_args()
+    if args.sweep:
+        return sweep(args.cases, [int(n) for n in args.sweep.split(",")], args.rounds)
 
     with tempfile.TemporaryDirectory(prefix="superbiz-bench-") as folder:
         case_file = Path(folder) / "generated.yaml"
@@ -89,8 +100,47 @@ def main() -> int:
     _print_run("stored (SQLite, as CLI)", run, run_seconds)
     _print_run("in memory (no store)", in_memory, memory_seconds)
     verdict = "ok" if run_seconds < 60 else "MISSED"
-    print(f"  target (DESIGN.md: 1,000 cases well under 60 s, stored): {run.total} cases in "
+    print(f"  target (docs/design.md: 1,000 cases well under 60 s, stored): {run.total} cases in "
           f"{run_seconds:.1f} s: {verdict}")
+    return 0
+
+
+def sweep(count: int, worker_counts: list[int], rounds: int) -> int:
+    """The same cases once per worker count per round, stored and in memory (in turn, so load
+    changes hit every count alike): median wall and CPU seconds and per-case latency."""
+    modes = ("stored", "in memory")
+    walls: dict[tuple[str, int], list[float]] = {}
+    cpus: dict[tuple[str, int], list[float]] = {}
+    latencies: dict[tuple[str, int], list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="superbiz-bench-") as folder:
+        case_file = Path(folder) / "generated.yaml"
+        case_file.write_text(yaml.safe_dump(generate_cases(count), allow_unicode=True),
+                             encoding="utf-8")
+        cases = with_default_pack(load_case_file(case_file), None)
+        run_cases(cases[:20], store=None, suite="warm-up", workers=1)  # packs, indexes, imports
+        for round_number in range(rounds):
+            for mode in modes:
+                for workers in worker_counts:
+                    store = (open_store(str(Path(folder) / f"sweep-{round_number}-{workers}.db"))
+                             if mode == "stored" else None)
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    run = run_cases(cases, store=store, suite="sweep", workers=workers)
+                    key = (mode, workers)
+                    walls.setdefault(key, []).append(time.perf_counter() - wall)
+                    cpus.setdefault(key, []).append(time.process_time() - cpu)
+                    latencies.setdefault(key, []).append(run.metrics.latency_ms.median or 0)
+                    if store is not None:
+                        store.engine.dispose()
+    print(f"eval of {count} generated cases, median of {rounds} rounds per worker count")
+    print(f"  {'mode':<10} {'workers':>7} {'wall':>8} {'cpu':>8} {'speed-up':>9} "
+          f"{'case latency (median)':>22}")
+    for mode in modes:
+        base = statistics.median(walls[(mode, worker_counts[0])])
+        for workers in worker_counts:
+            wall = statistics.median(walls[(mode, workers)])
+            print(f"  {mode:<10} {workers:>7} {wall:7.2f}s "
+                  f"{statistics.median(cpus[(mode, workers)]):7.2f}s {base / wall:8.2f}x "
+                  f"{statistics.median(latencies[(mode, workers)]):19.1f} ms")
     return 0
 
 

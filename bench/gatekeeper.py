@@ -12,7 +12,7 @@ dropped). Every matcher sees the same bindings. Prints bindings/second for:
        best ``ratio()``) over the normalised texts, threshold 0.90;
   (c)  the floor: NFKC + case-fold + whitespace, then ``in``;
 
-the ratios (DESIGN.md section 9: ours >= 20x difflib, within 3x of the floor) and, for each,
+the ratios (docs/design.md §11: ours >= 20x difflib, within 3x of the floor) and, for each,
 how many forged bindings passed and how many true ones were rejected. The three matchers are
 timed in CPU time (``time.process_time``), chunk by chunk in turn (fast ones best of 5), so
 the ratios hold on a busy machine.
@@ -39,13 +39,13 @@ import _common  # noqa: F401
 from core.contracts import (
     Claim,
     EvidenceBinding,
-    EvidenceRef,
     ExecutorOutput,
     Invocation,
-    RetrievalDetails,
 )
 from core.gatekeeper import GATEKEEPER_VERSION, check_citations, clear_caches, match_excerpt
 from core.gatekeeper.normalize import normalize_text
+from core.recorder import extract_evidence_refs
+from core.tools.spec import RAW_PATH_PREFIXES
 
 SERVICES = ("order-service", "payment-service", "user-service", "inventory-service",
             "gateway-service", "notification-service", "search-service", "billing-service")
@@ -78,43 +78,64 @@ class Sample:
 # ---------------------------------------------------------------- ref texts
 
 
-def _alert(rng: random.Random) -> str:
+def _alert(rng: random.Random) -> tuple[str, dict[str, object]]:
     service, alert = rng.choice(SERVICES), rng.choice(ALERTS)
     current = rng.randint(81, 99)
-    text = (f"{alert} firing, service={service}, current={current}%, threshold={rng.choice((80, 85, 90))}%, "
-            f"duration={rng.randint(5, 45)}m, pod=pod-{service}-{rng.randrange(16**9):09x}-x2k4m, "
-            f"namespace=production")
+    entry: dict[str, object] = {
+        "alert_name": alert, "state": "firing", "service": service, "current": f"{current}%",
+        "threshold": f"{rng.choice((80, 85, 90))}%", "duration": f"{rng.randint(5, 45)}m",
+        "pod": f"pod-{service}-{rng.randrange(16**9):09x}-x2k4m", "namespace": "production", "details": []}
     if alert == "HighMemoryUsage":
-        text += f"; JVM heap {rng.randint(30, 39) / 10}GB/4GB"
+        entry["details"] = [f"JVM heap {rng.randint(30, 39) / 10}GB/4GB"]
     if alert == "SlowResponse":
-        text += f"; P99 latency {rng.randint(31, 60) / 10}s on {rng.choice(ENDPOINTS)}"
-    return text
+        entry["details"] = [f"P99 latency {rng.randint(31, 60) / 10}s on {rng.choice(ENDPOINTS)}"]
+    return "query_metrics", entry
 
 
-def _log(rng: random.Random) -> str:
+def _log(rng: random.Random) -> tuple[str, dict[str, object]]:
     service = rng.choice(SERVICES)
-    stamp = f"[2026-07-08 11:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}]"
+    stamp = f"2026-07-08 11:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
     templates = (
-        f"[WARN][{service}] 内存使用率过高: {rng.randint(850, 990) / 10}%, JVM堆内存: {rng.randint(30, 39) / 10}GB/4GB, GC次数: {rng.randint(50, 200)}",
-        f"[ERROR][{service}] HikariPool-1 - Connection is not available, request timed out after 30000ms",
-        f"[WARN][{service}] HikariCP pool stats: active=50/50, idle=0, waiting={rng.randint(5, 40)}",
-        f"[WARN][{service}] Slow request: GET {rng.choice(ENDPOINTS)} took {rng.randint(3100, 5000)}ms (threshold 3000ms)",
-        f"[WARN][{service}] Full GC 频繁: 10分钟内 {rng.randint(5, 20)} 次 Full GC, 平均耗时 {rng.randint(300, 900)}ms",
-        f"[ERROR][{service}] Redis command timed out after {rng.randint(1, 5) * 1000}ms, host=redis-cluster-01:6379",
-        f"[ERROR][{service}] 数据库连接未释放, 连接池无可用连接, 等待线程数: {rng.randint(5, 40)}",
-        f"[WARN][{service}] Message backlog on order-process-queue: {rng.randint(1000, 20000)} messages not consumed",
+        ("WARN", f"内存使用率过高: {rng.randint(850, 990) / 10}%, "
+                 f"JVM堆内存: {rng.randint(30, 39) / 10}GB/4GB, GC次数: {rng.randint(50, 200)}"),
+        ("ERROR", "HikariPool-1 - Connection is not available, request timed out after 30000ms"),
+        ("WARN", f"HikariCP pool stats: active=50/50, idle=0, waiting={rng.randint(5, 40)}"),
+        ("WARN", f"Slow request: GET {rng.choice(ENDPOINTS)} took {rng.randint(3100, 5000)}ms "
+                 "(threshold 3000ms)"),
+        ("WARN", f"Full GC 频繁: 10分钟内 {rng.randint(5, 20)} 次 Full GC, 平均耗时 {rng.randint(300, 900)}ms"),
+        ("ERROR", f"Redis command timed out after {rng.randint(1, 5) * 1000}ms, host=redis-cluster-01:6379"),
+        ("ERROR", f"数据库连接未释放, 连接池无可用连接, 等待线程数: {rng.randint(5, 40)}"),
+        ("WARN", f"Message backlog on order-process-queue: {rng.randint(1000, 20000)} messages not consumed"),
     )
-    return stamp + rng.choice(templates)
+    level, message = rng.choice(templates)
+    return "query_logs", {"timestamp": stamp, "level": level, "service": service, "message": message}
 
 
-def _block(rng: random.Random) -> str:
+def _block(rng: random.Random) -> tuple[str, dict[str, object]]:
     sentences = rng.sample(RUNBOOK_SENTENCES, k=rng.randint(3, 6))
-    return f"{rng.choice(('High memory usage', 'Connection pool exhaustion', 'Slow response'))} (runbooks/x.md): " + " ".join(sentences)
+    title = rng.choice(("High memory usage", "Connection pool exhaustion", "Slow response"))
+    return "lookup_knowledge", {"title": title, "source": "runbooks/x.md", "content": " ".join(sentences)}
 
 
-def make_refs(rng: random.Random, count: int) -> list[str]:
+@dataclass(frozen=True)
+class RefEntry:
+    """One tool-output entry and the ref text the recorder's recipe makes of it."""
+
+    tool_name: str
+    output: dict[str, object]
+    text: str
+
+
+def make_refs(rng: random.Random, count: int) -> list[RefEntry]:
+    """Real-looking tool outputs of one entry each, and their ref texts (the recorder's recipe)."""
     makers = (_alert, _log, _log, _block)
-    return [rng.choice(makers)(rng) for _ in range(count)]
+    refs = []
+    for _ in range(count):
+        tool_name, entry = rng.choice(makers)(rng)
+        output = {"success": True, "total": 1, RAW_PATH_PREFIXES[tool_name][0].removeprefix("$."): [entry]}
+        (ref,) = extract_evidence_refs(tool_name, output).evidence_refs
+        refs.append(RefEntry(tool_name, output, ref.text))
+    return refs
 
 
 # ---------------------------------------------------------------- excerpts
@@ -145,21 +166,29 @@ _DRIFTS: tuple[Callable[[random.Random, str], str], ...] = (
 
 
 def _truncate(quote: str) -> str:
+    """The first three and last three words, or one more so that the kept tail starts with a
+    word: an ellipsis may not bind the head's last label to a number (gk-3 ``labels``)."""
     words = quote.split(" ")
     if len(words) < 7:
         return quote + "…"
-    return " ".join(words[:3]) + " … " + " ".join(words[-3:])
+    tail = 3 if not words[-3][:1].isdigit() else 4
+    return " ".join(words[:3]) + " … " + " ".join(words[-tail:])
 
 
 def _forge(rng: random.Random, quote: str) -> str | None:
     """A changed fact in a true quote, or None if this quote offers none of the chosen kind."""
     digits = [i for i, c in enumerate(quote) if c.isdigit() and (i == 0 or not quote[i - 1].isalpha())]
     choices: list[Callable[[], str | None]] = [
-        lambda: (lambda i: quote[:i] + str((int(quote[i]) + rng.randint(1, 8)) % 10) + quote[i + 1:])(rng.choice(digits)) if digits else None,
-        lambda: quote.replace("GB", "MB", 1) if "GB" in quote else quote.replace("ms", "s", 1) if "ms" in quote else None,
-        lambda: next((quote.replace(s, rng.choice([o for o in SERVICES if o != s]), 1) for s in SERVICES if s in quote), None),
-        lambda: next((quote.replace(a, rng.choice([o for o in ALERTS if o != a]), 1) for a in ALERTS if a in quote), None),
-        lambda: quote.replace(" is not ", " is ", 1) if " is not " in quote else quote.replace("未", "已", 1) if "未" in quote else None,
+        lambda: (lambda i: quote[:i] + str((int(quote[i]) + rng.randint(1, 8)) % 10) + quote[i + 1:])(
+            rng.choice(digits)) if digits else None,
+        lambda: quote.replace("GB", "MB", 1) if "GB" in quote
+        else quote.replace("ms", "s", 1) if "ms" in quote else None,
+        lambda: next((quote.replace(s, rng.choice([o for o in SERVICES if o != s]), 1)
+                      for s in SERVICES if s in quote), None),
+        lambda: next((quote.replace(a, rng.choice([o for o in ALERTS if o != a]), 1)
+                      for a in ALERTS if a in quote), None),
+        lambda: quote.replace(" is not ", " is ", 1) if " is not " in quote
+        else quote.replace("未", "已", 1) if "未" in quote else None,
         lambda: quote.replace(" firing", " not firing", 1) if " firing" in quote else None,
     ]
     rng.shuffle(choices)
@@ -249,8 +278,8 @@ def _verdicts(matcher: Callable[[str, str], bool], samples: list[Sample],
 
 
 def _figures(name: str, seconds: float, samples: list[Sample], verdicts: list[bool]) -> Figures:
-    forged_passed = sum(1 for s, ok in zip(samples, verdicts) if ok and not s.true)
-    true_rejected = sum(1 for s, ok in zip(samples, verdicts) if not ok and s.true)
+    forged_passed = sum(1 for s, ok in zip(samples, verdicts, strict=True) if ok and not s.true)
+    true_rejected = sum(1 for s, ok in zip(samples, verdicts, strict=True) if not ok and s.true)
     return Figures(name, seconds, len(samples), forged_passed, true_rejected)
 
 
@@ -269,27 +298,32 @@ def measure_interleaved(matchers: dict[str, tuple[Callable[[str, str], bool], in
     return [_figures(name, seconds[name], samples, verdicts[name]) for name in matchers]
 
 
-def measure_check_citations(samples: list[Sample]) -> Figures:
-    """The whole gatekeeper path: one session, one invocation per ref, one binding each."""
+def measure_check_citations(samples: list[Sample], refs: list[RefEntry]) -> Figures:
+    """The whole gatekeeper path: one session, one invocation per ref (its real output; the
+    refs are recomputed from it and compared), one binding each."""
+    by_text = {ref.text: ref for ref in refs}
     ref_ids: dict[str, int] = {}
     invocations: list[Invocation] = []
     for sample in samples:
         if sample.ref not in ref_ids:
             ref_ids[sample.ref] = 1000 + len(ref_ids)
+            entry = by_text[sample.ref]
             invocations.append(Invocation(
-                invocation_id=ref_ids[sample.ref], session_id="bench", tool_name="query_logs",
-                retrieval_details=RetrievalDetails(evidence_status="supported", evidence_refs=[
-                    EvidenceRef(raw_path="$.logs[0]", text=sample.ref)])))
+                invocation_id=ref_ids[sample.ref], session_id="bench", tool_name=entry.tool_name,
+                output=entry.output, retrieval_details=extract_evidence_refs(entry.tool_name, entry.output)))
+    tools = {ref.text: ref.tool_name for ref in refs}
     claims = [Claim(claim_id=f"c{i}", claim_text="bench", evidence_bindings=[EvidenceBinding(
-        tool_name="query_logs", source_invocation_id=ref_ids[s.ref], raw_path="$.logs[0]",
-        evidence_excerpt=s.excerpt)]) for i, s in enumerate(samples)]
+        tool_name=tools[s.ref], source_invocation_id=ref_ids[s.ref],
+        raw_path=f"{RAW_PATH_PREFIXES[tools[s.ref]][0]}[0]", evidence_excerpt=s.excerpt)])
+        for i, s in enumerate(samples)]
     output = ExecutorOutput(claims=claims)
     started = time.process_time()
     result = check_citations(session_id="bench", invocations=invocations, executor_output=output)
     seconds = time.process_time() - started
-    forged_passed = sum(1 for s, b in zip(samples, result.checked_bindings) if b.status == "pass" and not s.true)
+    checked = list(zip(samples, result.checked_bindings, strict=True))  # one result per binding
+    forged_passed = sum(1 for s, b in checked if b.status == "pass" and not s.true)
     # A true binding graded low_confid (too short or generic) is not a rejection.
-    true_rejected = sum(1 for s, b in zip(samples, result.checked_bindings) if b.severity == "reject" and s.true)
+    true_rejected = sum(1 for s, b in checked if b.severity == "reject" and s.true)
     return Figures("(a) ours, full check_citations", seconds, len(samples), forged_passed, true_rejected)
 
 
@@ -302,7 +336,7 @@ def main() -> int:
 
     rng = random.Random(args.seed)
     refs = make_refs(rng, args.refs)
-    samples = make_corpus(rng, refs, args.bindings)
+    samples = make_corpus(rng, [ref.text for ref in refs], args.bindings)
     kinds = {kind: sum(1 for s in samples if s.kind == kind) for kind in ("exact", "drift", "forged")}
     print(f"gatekeeper {GATEKEEPER_VERSION}")
     print(f"corpus: {len(samples)} bindings over {len(refs)} ref texts "
@@ -316,7 +350,7 @@ def main() -> int:
     }, samples)
     cold_seconds, cold_verdicts = _verdicts(ours_match, samples, clear_caches)
     cold = _figures("(a) ours, every ref cold", cold_seconds, samples, cold_verdicts)
-    full = measure_check_citations(samples)
+    full = measure_check_citations(samples, refs)
     print(f"\n{'matcher':36} {'bindings/s':>12} {'seconds':>8} {'forged passed':>14} {'true rejected':>14}")
     for figures in (ours, cold, full, difflib_figures, floor):
         print(f"{figures.name:36} {figures.per_second:12,.0f} {figures.seconds:8.2f} "

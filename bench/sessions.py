@@ -30,7 +30,7 @@ import random
 import sqlite3
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -44,6 +44,7 @@ from core.agents.faults import FAULT_MODES
 from core.contracts import SessionDocument
 from core.pipeline import ask
 from core.store import Store, open_store, repository
+from core.store.repository import SessionQuery
 
 SERVICES = ("order-service", "payment-service", "user-service", "inventory-service",
             "gateway-service")
@@ -204,7 +205,7 @@ class PageFilter:
     """One filter of the Sessions page: repository keyword arguments and the raw WHERE clause."""
 
     label: str
-    query: dict[str, str]
+    query: SessionQuery
     where: str = ""
     params: tuple[str, ...] = ()
 
@@ -238,19 +239,26 @@ class FilterFigures:
     raw_listing: Timing
 
 
+def _filter_operations(store: Store, raw: sqlite3.Connection,
+                       page_filter: PageFilter) -> list[Callable[[], object]]:
+    """The four operations of one filter: repository and raw count, repository and raw page."""
+    where, params, query = page_filter.where, page_filter.params, page_filter.query
+    return [
+        lambda: repository.count_sessions(store, **query),
+        lambda: raw.execute(f"SELECT count(*) FROM sessions {where}", params).fetchone(),
+        lambda: repository.list_sessions(store, limit=200, **query),
+        lambda: raw.execute(f"SELECT id, created_at, question, verdict FROM sessions {where} "
+                            "ORDER BY created_at DESC LIMIT 200", params).fetchall(),
+    ]
+
+
 def measure_filters(store: Store, raw: sqlite3.Connection, filters: list[PageFilter],
                     runs: int) -> list[FilterFigures]:
     """Each filter: its four operations timed in turn, ``runs`` rounds (see ``interleaved``)."""
     figures = []
     for page_filter in filters:
-        where, params = page_filter.where, page_filter.params
-        count, raw_count, listing, raw_listing = interleaved([
-            lambda: repository.count_sessions(store, **page_filter.query),
-            lambda: raw.execute(f"SELECT count(*) FROM sessions {where}", params).fetchone(),
-            lambda: repository.list_sessions(store, limit=200, **page_filter.query),
-            lambda: raw.execute(f"SELECT id, created_at, question, verdict FROM sessions {where} "
-                                "ORDER BY created_at DESC LIMIT 200", params).fetchall(),
-        ], runs)
+        count, raw_count, listing, raw_listing = interleaved(
+            _filter_operations(store, raw, page_filter), runs)
         matches = repository.count_sessions(store, **page_filter.query)
         figures.append(FilterFigures(page_filter, matches, count, raw_count, listing,
                                      raw_listing))

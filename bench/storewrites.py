@@ -1,6 +1,6 @@
 """Benchmark: what one ``ask`` writes to the audit store — transactions and bytes per session.
 
-Runs the seed's questions (offline rules engine, demo pack; the same twelve as ``bench/ask.py``)
+Runs the acceptance matrix's questions (offline rules engine, demo pack; the same twelve as ``bench/ask.py``)
 against a fresh SQLite file and, where the server binaries and driver are installed, a
 throwaway PostgreSQL cluster. Per ask it counts the transactions the store's engine began
 (SQLAlchemy ``begin`` events; ``writing`` = those that ran an INSERT/UPDATE/DELETE) and the
@@ -25,11 +25,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ask import QUESTIONS  # a sibling script, by bare name like _common (bench/ is on sys.path)
 from sqlalchemy import LargeBinary, Text, cast, event, func, select
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
-from bench.ask import QUESTIONS
 from core.agents.registry import build_engines
 from core.pipeline import ask
 from core.store import Store, open_store

@@ -61,9 +61,9 @@ def _end_to_end(dataset: str, folder: Path) -> list[object]:
 
 def _drain3(masked: bool) -> Callable[[list[str]], list[object]] | None:
     try:
-        from drain3 import TemplateMiner as Drain3Miner  # type: ignore[import-untyped]
-        from drain3.masking import MaskingInstruction  # type: ignore[import-untyped]
-        from drain3.template_miner_config import TemplateMinerConfig  # type: ignore[import-untyped]
+        from drain3 import TemplateMiner as Drain3Miner
+        from drain3.masking import MaskingInstruction
+        from drain3.template_miner_config import TemplateMinerConfig
     except ImportError:
         return None
 

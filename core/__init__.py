@@ -6,7 +6,13 @@ both consume this package's event stream.
 
 from __future__ import annotations
 
+import logging
+
 DISTRIBUTION = "superbiz"
+
+# A library stays quiet unless its application asks (core/log.py): without this, Python would
+# print our warnings to stderr through its last-resort handler.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str) -> str:

@@ -1,6 +1,6 @@
 """Pydantic models of every JSON shape the chain exchanges.
 
-These are the wire contracts of the seed design (ISS-007) and DESIGN.md: tool results and their
+These are the wire contracts of docs/design.md (§2-§9): tool results and their
 evidence refs, the executor's structured output, the gatekeeper result, the trace summary, the
 verifier's input and result, the composer's output and the session document that ties them
 together. Storage tables live in ``core.store``; these models are what crosses stage boundaries,
@@ -23,7 +23,7 @@ Verdict = Literal["PASS", "LOW_CONFID", "REJECT"]
 GateStatus = Literal["pass", "fail"]
 GateSeverity = Literal["none", "low_confid", "reject"]
 Language = Literal["zh", "en"]
-# What an answer found, as a person reads it (DESIGN.md section 10): verified evidence answers the
+# What an answer found, as a person reads it (docs/design.md §12): verified evidence answers the
 # question; a query that covered the question's terms returned nothing; the service or alert is
 # not in the data; the question names nothing searchable. Only found and absent can PASS.
 Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
@@ -226,7 +226,7 @@ class RecommendedAction(Contract):
 
 
 class ExecutorOutput(Contract):
-    """The executor's structured output (seed section 2)."""
+    """The executor's structured output (docs/design.md §3)."""
 
     claims: list[Claim] = Field(default_factory=list)
     hypotheses: list[Hypothesis] = Field(default_factory=list)
@@ -235,7 +235,7 @@ class ExecutorOutput(Contract):
 
 
 class ParseStatus(Contract):
-    """Whether the executor's output parsed into the contract (seed executor_output_parse_status)."""
+    """Whether the executor's output parsed into the contract (docs/design.md §3)."""
 
     status: Literal["valid", "repaired", "invalid", "missing"] = "valid"
     detail: str = ""
@@ -277,7 +277,7 @@ class CheckedBinding(Contract):
 
 
 class GatekeeperResult(Contract):
-    """Seed section 3: deterministic citation check, graded REJECT / LOW_CONFID."""
+    """The deterministic citation check, graded REJECT / LOW_CONFID (docs/design.md §4)."""
 
     status: GateStatus
     severity: GateSeverity
@@ -289,7 +289,7 @@ class GatekeeperResult(Contract):
 
 
 class TraceSummaryEntry(Contract):
-    """Seed section 5: a navigation summary of one tool's invocations; never evidence."""
+    """A navigation summary of one tool's invocations; never evidence (docs/design.md §7)."""
 
     trace_ref: str
     tool_name: str
@@ -297,7 +297,12 @@ class TraceSummaryEntry(Contract):
     evidence_level: Literal["direct", "indirect", "none"]
     output_summary: str
     invocation_count: int
+    # Calls that succeeded and found nothing; failed calls are counted apart: a failure is
+    # evidence of nothing, not an absence.
     no_hit_invocation_count: int
+    failed_invocation_count: int = 0
+    # One line per failed call: ``<source>: <why>`` (a source down, a timeout, a bad answer).
+    failures: list[str] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------- verifier, composer
@@ -336,7 +341,7 @@ class RetryContext(Contract):
 
 
 class VerifierInput(Contract):
-    """Seed section 4: everything the verifier may read, and nothing else."""
+    """Everything the verifier may read, and nothing else (docs/design.md §5)."""
 
     original_query: str
     executor_structured_output: ExecutorOutput
@@ -472,7 +477,7 @@ SessionStatus = Literal["running", "completed", "error", "incomplete"]
 
 
 class SessionDocument(Contract):
-    """The unit of exchange (DESIGN.md section 7): one whole investigation, replayable."""
+    """The unit of exchange (docs/design.md §9): one whole investigation, replayable."""
 
     session_id: str
     question: str

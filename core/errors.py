@@ -5,7 +5,10 @@
     ├── ToolError
     │   ├── UnknownToolError     no tool of that name
     │   ├── ToolArgumentError    arguments do not validate against the tool's model
-    │   └── SourceError          the world has no source for the tool, or its source failed
+    │   └── SourceError          the tool's source failed (server down, timeout, bad answer)
+    │       └── NoSourceError    the world has no source for the tool's capability
+    ├── SourcesConfigError   a sources file or source setting is malformed, or names a
+    │                        runbook folder or rule file that cannot be read
     ├── DocumentError        a session document or case file cannot be read or validated
     ├── StoreError           the audit store cannot be opened or written
     ├── LogStoreError        a log store cannot be opened, read or written
@@ -56,6 +59,17 @@ class SourceError(ToolError):
                  request: dict[str, Any] | None = None) -> None:
         self.source, self.request = source, request
         super().__init__(message)
+
+
+class SourcesConfigError(SuperbizError):
+    """A world's sources cannot be set up: a malformed sources file or ``SUPERBIZ_*_URL``, or
+    a runbook folder or rule file it names that cannot be read. Credentials never appear in
+    the message."""
+
+
+class NoSourceError(SourceError):
+    """The world has no source for the tool's capability (a world of Prometheus alone has no
+    logs). Recorded as a failed call, but not as a source that failed: nothing was asked."""
 
 
 class DocumentError(SuperbizError):

@@ -6,7 +6,7 @@ Every event carries the ``session_id`` and its ``seq`` (0, 1, 2, ... within the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeAlias, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -144,17 +144,21 @@ class SessionFinished(Event):
     document: SessionDocument
 
 
-AnyEvent = Annotated[
+# Every event the pipeline yields. Consumers dispatch with ``match`` over this union and end
+# with ``assert_never``, so mypy names every consumer a new event class is missing from.
+PipelineEvent: TypeAlias = (
     SessionStarted | PlanMade | ToolCalled | ToolReturned | ClaimsProduced | BindingChecked
     | GatekeeperFinished | ClaimJudged | VerdictReached | RepairRequested | RepairFinished
-    | AnswerReady | PipelineFailed | SessionFinished,
-    Field(discriminator="kind"),
-]
+    | AnswerReady | PipelineFailed | SessionFinished)
+# What an executor yields while it runs (the pipeline stamps and forwards them).
+ToolEvent: TypeAlias = ToolCalled | ToolReturned
+
+AnyEvent = Annotated[PipelineEvent, Field(discriminator="kind")]
 # Derived from the union, so a new event class is listed once.
-EVENT_TYPES: tuple[type[Event], ...] = get_args(get_args(AnyEvent)[0])
-event_adapter: TypeAdapter[AnyEvent] = TypeAdapter(AnyEvent)
+EVENT_TYPES: tuple[type[Event], ...] = get_args(PipelineEvent)
+event_adapter: TypeAdapter[PipelineEvent] = TypeAdapter(AnyEvent)
 
 
-def parse_event(payload: dict[str, Any]) -> Event:
+def parse_event(payload: dict[str, Any]) -> PipelineEvent:
     """Rebuild a typed event from its stored JSON."""
     return event_adapter.validate_python(payload)

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.charclasses import HAN
+
 
 @dataclass(frozen=True)
 class Topic:
@@ -109,15 +111,15 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 
 _ASCII_WORD = "a-z0-9"
-# CJK ideographs (unified, extension A, compatibility): the characters Chinese words are made of.
-CJK_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Separators between the words of a synonym: "connection pool" = "connection-pool" =
 # "connection_pool" (but not "connectionpool"). Where ASCII meets Chinese the separator is
 # optional: "CPU 使用率" = "CPU使用率".
 _SEPARATOR_CHARS = r"\s_\-"
 _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the synonym trie
+# A node of the synonym trie: each edge character leads to the next node; "" marks a word end.
+_Trie = dict[str, "_Trie"]
 _SCRIPT_CHANGE = re.compile(
-    f"(?<=[{_ASCII_WORD}])(?=[{CJK_CHARS}])|(?<=[{CJK_CHARS}])(?=[{_ASCII_WORD}])")
+    f"(?<=[{_ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{_ASCII_WORD}])")
 _LINE_MARK = "\x1e"  # joins lines for a corpus scan
 
 
@@ -158,14 +160,14 @@ def _trie_regex(synonyms: Iterable[str]) -> str:
     that to seconds. Longer continuations are tried before a word may end, so the longest
     synonym at a position wins. An ASCII word end must not be followed by a letter or digit.
     """
-    root: dict[str, dict] = {}
+    root: _Trie = {}
     for synonym in synonyms:
         node = root
         for ch in _trie_path(synonym):
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict[str, dict], last_char: str) -> str:
+    def emit(node: _Trie, last_char: str) -> str:
         branches = []
         for ch in sorted(k for k in node if k):
             edge = {_REQUIRED_SEP: f"[{_SEPARATOR_CHARS}]+",
@@ -237,8 +239,8 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     found: dict[str, set[int]] = {}
     for scan, group in ((_WORD_SCAN, 1), (_OTHER_SCAN, 0)):
         for match in scan.finditer(joined):
-            line = bisect_right(starts, match.start(group)) - 1
-            found.setdefault(topic_of_synonym(match.group(group)), set()).add(line)
+            line_index = bisect_right(starts, match.start(group)) - 1
+            found.setdefault(topic_of_synonym(match.group(group)), set()).add(line_index)
     return {topic: sorted(ids) for topic, ids in found.items()}
 
 

@@ -14,6 +14,8 @@ A pack folder holds::
                      or neither, when pack.yaml points at a log store (``superbiz logs import``,
                      the path relative to the pack folder)
     runbooks/        Markdown files (any depth); may be empty
+    rules/           optional: Prometheus alerting rule files (``.yml``/``.yaml``, rule files or
+                     PrometheusRule resources), searched by ``lookup_knowledge`` like runbooks
 
 A log entry's timestamp must be ISO 8601 with a date and a time (a timestamp without a zone is
 in the zone of ``now``) and its level a known one (``core.logfields``: TRACE, DEBUG, INFO, WARN,
@@ -28,10 +30,11 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
@@ -40,14 +43,17 @@ from core.contracts import Alert, LogEntry, MetricSeries
 from core.errors import PackError
 from core.logfields import LEVEL_RANKS, canonical_level, parse_timestamp
 from core.settings import get_settings
+from core.sources.rulefiles import RuleFileError, RuleGroup, read_rules, rule_text
 
 PACK_FILE, ALERTS_FILE, SERIES_FILE = "pack.yaml", "alerts.yaml", "series.yaml"
 LOGS_JSONL, LOGS_YAML, RUNBOOKS_DIR = "logs.jsonl", "logs.yaml", "runbooks"
+RULES_DIR = "rules"
 
 
 # One lock for every pack's derived data (re-entrant: one index may be built from another).
 # Not a per-pack lock, so that a Pack stays picklable.
 _DERIVED_LOCK = threading.RLock()
+_T = TypeVar("_T")
 
 
 class RunbookSection(BaseModel):
@@ -76,6 +82,8 @@ class Pack(BaseModel):
     series: dict[str, MetricSeries] = Field(default_factory=dict)
     logs: list[LogEntry] = Field(default_factory=list)
     runbooks: list[Runbook] = Field(default_factory=list)
+    # Alerting rules (rules/): one "runbook" per rule group, one section per rule.
+    rules: list[Runbook] = Field(default_factory=list)
     example_questions: list[str] = Field(default_factory=list)
     # A log store holding the pack's logs (``logs: {store: PATH}``), instead of ``logs``.
     log_store: Path | None = None
@@ -98,13 +106,16 @@ class Pack(BaseModel):
             seen.setdefault(entry.service, None)
         return list(seen)
 
-    def derived(self, key: str, build: Any) -> Any:
-        """Return the value cached under ``key``, building it once with ``build()`` (thread-safe)."""
+    def derived(self, key: str, build: Callable[[], _T]) -> _T:
+        """Return the value cached under ``key``, building it once with ``build()`` (thread-safe).
+
+        Each key has one builder, so the cached value is of the type that builder returns."""
         if key not in self._derived:
             with _DERIVED_LOCK:
                 if key not in self._derived:
                     self._derived[key] = build()
-        return self._derived[key]
+        value: _T = self._derived[key]
+        return value
 
 
 class PackLogs(BaseModel):
@@ -462,23 +473,51 @@ def _jsonl_problems(error: ValidationError, number: int) -> list[PackProblem]:
     return problems
 
 
-def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
-    folder = root / RUNBOOKS_DIR
-    if not folder.is_dir():
-        return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+def read_markdown_runbooks(folder: Path, relative_to: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    """The Markdown runbooks under ``folder`` (any depth), each named by its path relative to
+    ``relative_to``; a file that is not UTF-8 is a problem, not a runbook."""
     runbooks, problems = [], []
     for path in sorted(folder.rglob("*.md")):
-        source = path.relative_to(root).as_posix()
+        source = path.relative_to(relative_to).as_posix() if path.is_relative_to(relative_to) else str(path)
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             problems.append(PackProblem(source, "not UTF-8 text"))
+            continue
+        except OSError as error:
+            problems.append(PackProblem(source, f"cannot read: {error.strerror or error}"))
             continue
         title, sections = _split_markdown(text, fallback_title=path.stem)
         runbooks.append(Runbook(
             title=title, source=source,
             sections=[RunbookSection(title=t, content=c) for t, c in sections]))
     return runbooks, problems
+
+
+def _read_runbooks(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    folder = root / RUNBOOKS_DIR
+    if not folder.is_dir():
+        return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+    return read_markdown_runbooks(folder, root)
+
+
+def rule_runbooks(groups: list[RuleGroup]) -> list[Runbook]:
+    """Alerting rule groups as runbooks: titled by group, a section per rule (its name and
+    ``rule_text``), so ``lookup_knowledge`` ranks and cites them like any runbook section."""
+    return [Runbook(title=group.name, source=group.source,
+                    sections=[RunbookSection(title=rule.name, content=rule_text(rule))
+                              for rule in group.rules])
+            for group in groups]
+
+
+def _read_rules(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
+    folder = root / RULES_DIR
+    if not folder.is_dir():
+        return [], []  # optional
+    try:
+        return rule_runbooks(read_rules([folder], relative_to=root)), []
+    except RuleFileError as error:
+        return [], [PackProblem(RULES_DIR + "/", str(error))]
 
 
 # ---------------------------------------------------------------- validate and load
@@ -499,10 +538,12 @@ def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
     problems += more
     runbooks, more = _read_runbooks(root)
     problems += more
+    rules, more = _read_rules(root)
+    problems += more
     if problems or meta is None:
         return None, problems
     pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
-                alerts=alerts, series=series, logs=logs, runbooks=runbooks,
+                alerts=alerts, series=series, logs=logs, runbooks=runbooks, rules=rules,
                 example_questions=meta.example_questions, log_store=store)
     return pack, []
 
@@ -521,10 +562,10 @@ def _signature(root: Path) -> tuple[Any, ...]:
     """What a cached pack depends on: every file's path, size and modification time."""
     files = [root / name for name in (PACK_FILE, ALERTS_FILE, SERIES_FILE, LOGS_JSONL, LOGS_YAML)]
     files += _store_files(root)
-    folder = root / RUNBOOKS_DIR
-    if folder.is_dir():
-        files += [folder, *sorted(folder.rglob("*"))]
-    signature = []
+    for folder in (root / RUNBOOKS_DIR, root / RULES_DIR):
+        if folder.is_dir():
+            files += [folder, *sorted(folder.rglob("*"))]
+    signature: list[tuple[str, int | None, int | None]] = []
     for path in files:
         try:
             stat = path.stat()

@@ -9,20 +9,25 @@ iterating leaves it ``incomplete``, and so does a killed process (the store's le
 
 ``ask`` consumes the stream and returns the session document; ``replay`` re-runs gatekeeper,
 verifier and composer on a document's own invocations without calling any tool.
+
+The audit store's SQLAlchemy is imported only by a run that has a store (the journal imports
+the repository when it writes): ``ask --no-store`` and ``replay`` without ``--db`` never load it.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.agents.base import ExecutorRun, can_repair
 from core.agents.faults import FaultContext, FaultMode, get_fault
 from core.agents.registry import Engines, build_engines
+from core.agents.rules.composer import name_failed_sources
 from core.contracts import (
     ExecutorAttempt,
     ExecutorOutput,
@@ -32,6 +37,7 @@ from core.contracts import (
     Plan,
     RetryContext,
     SessionDocument,
+    SessionStatus,
     VerifierInput,
     VerifierResult,
 )
@@ -43,6 +49,7 @@ from core.events import (
     ClaimsProduced,
     Event,
     GatekeeperFinished,
+    PipelineEvent,
     PipelineFailed,
     PlanMade,
     RepairFinished,
@@ -53,15 +60,14 @@ from core.events import (
     ToolReturned,
     VerdictReached,
 )
-from core.gatekeeper import check_citations
+from core.gatekeeper import StoredInvocations, check_citations
 from core.recorder import Recorder
 from core.repair import retry_context
 from core.sources.base import World
 from core.sources.pack import load_world
-from core.store import repository
 from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
-from core.verdict import final_verdict, withdraw_pass
+from core.verdict import final_verdict, source_failures, withdraw_pass
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -69,8 +75,10 @@ if TYPE_CHECKING:
     from core.packs import Pack
     from core.store import Store
 
-ForeignLookup = Callable[[int], Invocation | None]
+logger = logging.getLogger(__name__)
+
 _T = TypeVar("_T")
+_E = TypeVar("_E", bound=Event)
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -81,7 +89,8 @@ def new_session_id(now: datetime | None = None) -> str:
 
 def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo",
                       engines: Engines | None = None, executor_fault: str | None = None,
-                      store: Store | None = None, session_id: str | None = None) -> Iterator[Event]:
+                      store: Store | None = None,
+                      session_id: str | None = None) -> Generator[PipelineEvent, None, None]:
     """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
     ``World``), yielding each event as it happens.
 
@@ -111,7 +120,7 @@ def ask(question: str, **options: Any) -> SessionDocument:
 
 
 def replay(document: SessionDocument, *, engines: Engines | None = None,
-           foreign_invocation: ForeignLookup | None = None) -> SessionDocument:
+           stored_invocations: StoredInvocations | None = None) -> SessionDocument:
     """Gatekeeper, verifier and composer again on ``document``'s own invocations and output.
 
     No tool is called and no source is asked: the recorded outputs are what is checked, so a
@@ -130,14 +139,15 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
         session_id=document.session_id, invocations=document.invocations,
         executor_output=document.executor_output, parse_status=parse_status,
-        foreign_invocation=foreign_invocation))
+        stored_invocations=stored_invocations))
     feedback = document.attempts[-1].feedback if document.attempts else None
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
         gatekeeper_result, document.invocations, retry_context=feedback,
         repairs=len(document.attempts)))
-    composer_output = _timed(timings, "compose", lambda: engines.composer.compose(
-        plan, verifier_input, verifier_result))
+    composer_output = _timed(timings, "compose", lambda: name_failed_sources(
+        engines.composer.compose(plan, verifier_input, verifier_result),
+        verifier_input.tool_trace_summary))
     timings["total"] = _ms_since(started)
     return document.model_copy(update={
         "plan": plan, "status": "completed", "error": None,
@@ -151,7 +161,7 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
                  parse_status: ParseStatus, gatekeeper_result: GatekeeperResult,
                  invocations: list[Invocation], *, retry_context: RetryContext | None = None,
                  repairs: int = 0) -> tuple[VerifierInput, VerifierResult]:
-    """Build the seed's verifier input, run the verifier, enforce the verdict rule.
+    """Build the verifier input (docs/design.md §5), run the verifier, enforce the verdict rule.
     ``retry_context``: what the executor was told before this (repaired) attempt."""
     structured = output if output is not None else ExecutorOutput()
     verifier_input = VerifierInput(
@@ -164,18 +174,23 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
                            claim_ids=[claim.claim_id for claim in structured.claims])
     if plan.degraded:
         result = withdraw_pass(result, f"the plan is a fallback ({plan.degraded})")
+    failed = source_failures(invocations)
+    if failed:
+        result = withdraw_pass(result, "a source failed, so the answer is incomplete: "
+                               + "; ".join(failed))
     return verifier_input, result.model_copy(update={"repairs": repairs})
 
 
-def store_lookup(store: Store | None) -> ForeignLookup | None:
-    """The gatekeeper's view of invocations outside the session: the store's, if there is one."""
+def store_lookup(store: Store | None, *, recorded: Sequence[Invocation] = (),
+                 session_id: str | None = None) -> StoredInvocations | None:
+    """The gatekeeper's view of the audit store, if there is one: the stored invocation wins
+    over a document's copy. ``recorded``/``session_id``: the session this process is running
+    (its calls are known without asking the database)."""
     if store is None:
         return None
+    from core.store.lookup import StoreInvocations  # the repository loads only with a store
 
-    def lookup(invocation_id: int) -> Invocation | None:
-        return repository.get_invocation(store, invocation_id=invocation_id)
-
-    return lookup
+    return StoreInvocations(store, recorded=recorded, session_id=session_id)
 
 
 def _replay_world(document: SessionDocument) -> World:
@@ -229,7 +244,7 @@ class _Investigation:
 
     # ------------------------------------------------------------ the stages
 
-    def events(self) -> Iterator[Event]:
+    def events(self) -> Generator[PipelineEvent, None, None]:
         """The event stream (see ``run_investigation``). Each stage's results and events are
         stored in one batch before they are yielded (the executor's tool events are yielded as
         they happen and stored with its output)."""
@@ -261,10 +276,11 @@ class _Investigation:
 
             _pause_if_asked("compose")
             self.stage = "compose"
-            composer_output = _timed(self.timings, "compose", lambda: self.engines.composer.compose(
-                plan, verifier_input, verifier_result))
+            composer_output = _timed(self.timings, "compose", lambda: name_failed_sources(
+                self.engines.composer.compose(plan, verifier_input, verifier_result),
+                verifier_input.tool_trace_summary))
             document.composer_output = composer_output
-            closing: list[Event] = []
+            closing: list[PipelineEvent] = []
             if composer_output.degraded and verifier_result.verdict == "PASS":
                 closing.append(self._withdraw_pass("compose", composer_output.degraded))
             closing.append(AnswerReady(composer_output=composer_output))
@@ -282,11 +298,14 @@ class _Investigation:
                 self._flush_quietly()
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
+            # The events carry the message; an unexpected error's traceback is for --verbose.
+            logger.warning("session %s: stage %s failed: %s", self.session_id, self.stage, exc,
+                           exc_info=None if isinstance(exc, SuperbizError) else exc)
             yield from self._fail(self.stage, exc)
 
     def _judge(self, plan: Plan, output: ExecutorOutput | None, parse_status: ParseStatus, *,
-               retry: RetryContext | None = None,
-               suffix: str = "") -> Generator[Event, None, tuple[VerifierInput, VerifierResult]]:
+               retry: RetryContext | None = None, suffix: str = ""
+               ) -> Generator[PipelineEvent, None, tuple[VerifierInput, VerifierResult]]:
         """Gatekeeper and verifier on one executor attempt: stored, then yielded."""
         document, journal = self.document, self.journal
         document.executor_output, document.executor_output_parse_status = output, parse_status
@@ -320,7 +339,7 @@ class _Investigation:
         return verifier_input, verifier_result
 
     def _repair(self, plan: Plan, verifier_input: VerifierInput, verifier_result: VerifierResult
-                ) -> Generator[Event, None, tuple[VerifierInput, VerifierResult]]:
+                ) -> Generator[PipelineEvent, None, tuple[VerifierInput, VerifierResult]]:
         """One repair turn when the attempt failed only in ways the executor can fix
         (``core.repair``); never for an executor without one, nor under an injected fault (the
         fault wraps the one answer, which is judged once, as without a repair turn)."""
@@ -349,7 +368,8 @@ class _Investigation:
         return repaired_input, repaired
 
     def _execute(self, run: ExecutorRun, timing: str, *, fault: FaultMode | None = None,
-                 plan: Plan | None = None) -> ExecutorRun:
+                 plan: Plan | None = None
+                 ) -> Generator[PipelineEvent, None, tuple[ExecutorOutput | None, ParseStatus]]:
         """Drive an executor run, stamping its tool events; then apply the fault, if any."""
         elapsed = 0.0
         while True:
@@ -378,18 +398,20 @@ class _Investigation:
     def _check(self, output: ExecutorOutput | None, parse_status: ParseStatus) -> GatekeeperResult:
         return check_citations(session_id=self.session_id, invocations=self.recorder.invocations,
                                executor_output=output, parse_status=parse_status,
-                               foreign_invocation=store_lookup(self.store))
+                               stored_invocations=store_lookup(
+                                   self.store, recorded=self.recorder.invocations,
+                                   session_id=self.session_id))
 
     # ------------------------------------------------------------ bookkeeping
 
-    def _emit(self, event: Event) -> Event:
+    def _emit(self, event: _E) -> _E:
         """Stamp the event and hand it to the journal (stored by the next flush)."""
         stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
         self.journal.event(stamped)
         self.seq += 1
         return stamped
 
-    def _stored(self, *events: Event) -> list[Event]:
+    def _stored(self, *events: PipelineEvent) -> list[PipelineEvent]:
         """Stamp ``events`` (those not stamped yet) and store the batch; the caller yields them."""
         stamped = [event if event.session_id else self._emit(event) for event in events]
         self.journal.flush()
@@ -401,10 +423,10 @@ class _Investigation:
         self.document.invocations = list(self.recorder.invocations)
         return self.document.model_copy()
 
-    def _close(self, status: str, *, error: str | None = None) -> None:
+    def _close(self, status: SessionStatus, *, error: str | None = None) -> None:
         """Close the session in memory and in the journal (written by the next flush)."""
         self.timings["total"] = _ms_since(self.started)
-        self.document.status = status  # type: ignore[assignment]
+        self.document.status = status
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
         self.journal.finish(self.document)
@@ -414,13 +436,15 @@ class _Investigation:
         try:
             self.journal.flush()
         except Exception:
+            logger.warning("session %s: the audit store failed; the rest of the session is kept "
+                           "in memory only", self.session_id, exc_info=True)
             self.store = self.journal.store = None
 
-    def _fail(self, stage: str, exc: Exception) -> Iterator[Event]:
+    def _fail(self, stage: str, exc: Exception) -> Iterator[PipelineEvent]:
         """Report a failed stage: store everything first, then yield, so closing is harmless."""
         message = f"{type(exc).__name__}: {exc}" if not isinstance(exc, SuperbizError) else str(exc)
         self.document.invocations = list(self.recorder.invocations)
-        events: list[Event] = []
+        events: list[PipelineEvent] = []
         if self.document.verifier_result and self.document.verifier_result.verdict == "PASS":
             events.append(self._emit(self._withdraw_pass(stage, message)))
         events.append(self._emit(PipelineFailed(stage=stage, message=message)))

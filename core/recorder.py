@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from core.contracts import EvidenceRef, Invocation, RetrievalDetails
-from core.errors import SourceError, ToolError
+from core.errors import NoSourceError, SourceError, ToolError
 from core.tools.spec import call_tool, find_spec
 
 if TYPE_CHECKING:
@@ -59,6 +59,9 @@ class Recorder:
         ``record_failure``: then the failure is recorded as an ``error`` invocation (an LLM's
         invalid call is part of the audit trail). A source that cannot answer (``SourceError``)
         is always recorded as an ``error`` invocation: the call was valid, the world failed it.
+        The output's ``failure`` says which: ``source`` (a source failed: the session cannot
+        PASS, ``core.verdict.source_failures``), ``no_source`` (the world has no source for the
+        tool) or ``call`` (the call itself was invalid).
         """
         started = time.perf_counter()
         source: str | None = None
@@ -67,12 +70,13 @@ class Recorder:
             answer = call_tool(self.world, tool_name, arguments)
             output, source, request = answer.output, answer.source, answer.request
         except SourceError as exc:
-            output = {"success": False, "error": str(exc)}
+            kind = "no_source" if isinstance(exc, NoSourceError) else "source"
+            output = {"success": False, "error": str(exc), "failure": kind}
             source, request = exc.source, exc.request
         except ToolError as exc:
             if not record_failure:
                 raise
-            output = {"success": False, "error": str(exc)}
+            output = {"success": False, "error": str(exc), "failure": "call"}
         duration_ms = (time.perf_counter() - started) * 1000
         invocation = self._persist(tool_name, dict(arguments), output,
                                    extract_evidence_refs(tool_name, output), duration_ms,

@@ -34,6 +34,20 @@ class Settings(BaseSettings):
     packs_dir: str = ""
     default_pack: str = "demo"
     engine: str = "rules"
+    # Live sources (docs/sources.md): a sources file (several joined by os.pathsep: the
+    # console lists each), or servers whose alerts replace the pack's metrics.
+    sources: str = ""
+    prometheus_url: str = ""
+    alertmanager_url: str = ""
+    prometheus_token: str = ""  # sent as "Authorization: Bearer ..."; never stored or shown
+    alertmanager_token: str = ""
+    source_timeout: str = ""  # seconds per HTTP call (default 5); read by core.sources.config
+    service_labels: str = ""  # comma-separated labels naming an alert's service, in order
+
+    def sources_files(self) -> list[Path]:
+        """The sources files ``SUPERBIZ_SOURCES`` names, in order."""
+        parts = (part.strip() for part in self.sources.split(os.pathsep))
+        return [Path(part).expanduser() for part in parts if part]
 
     def pack_dirs(self) -> list[Path]:
         """Every folder searched for a pack name, first match wins: ``SUPERBIZ_PACKS_DIR``'s

@@ -1,4 +1,4 @@
-"""The final verdict rule (DESIGN.md section 5), enforced in code after any verifier.
+"""The final verdict rule (docs/design.md §6), enforced in code after any verifier.
 
 A verifier (rules or llm) judges claims; this module decides what those judgements are worth:
 
@@ -10,10 +10,13 @@ A verifier (rules or llm) judges claims; this module decides what those judgemen
   stated something the question excluded (``verifier.scope``), presented runbook text as
   current fact (``verifier.runbook_as_fact``) or recommended a repair where only evidence
   gathering is allowed (``verifier.repair_action``). That is contamination of the answer, the
-  same grade the seed gives forged evidence;
+  same grade forged evidence gets;
 - any other failed claim or step (a fact not entailed or in the wrong role, a root cause
   without direct evidence, an action that does not follow, a gap that concludes) ->
-  LOW_CONFID: the output over-reached, but nothing was forged.
+  LOW_CONFID: the output over-reached, but nothing was forged;
+- a source that failed during the session (a server down, a timeout, a partial answer:
+  ``source_failures``) -> never PASS: what it would have said is unknown, so no answer that
+  needed it is complete (``withdraw_pass``, applied by the pipeline after the verifier).
 
 ``groundedness_score`` = entailed claims / all claims (0.0 without claims). The verdict is the
 stricter of this rule and the verifier's own verdict: a verifier may be stricter than the rule,
@@ -24,7 +27,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.contracts import ClaimResult, GatekeeperResult, StepResult, Verdict, VerifierResult
+from core.contracts import (
+    ClaimResult,
+    GatekeeperResult,
+    Invocation,
+    StepResult,
+    Verdict,
+    VerifierResult,
+)
 from core.verifier.rules import grade, not_judged
 
 _STRICTNESS: dict[str, int] = {"PASS": 0, "LOW_CONFID": 1, "REJECT": 2}
@@ -93,6 +103,21 @@ def final_verdict(gatekeeper: GatekeeperResult, verifier: VerifierResult, *,
 
 def _rules_text(gatekeeper: GatekeeperResult) -> str:
     return ", ".join(gatekeeper.failed_rules) or gatekeeper.severity
+
+
+def source_failures(invocations: Sequence[Invocation]) -> list[str]:
+    """``<source>: <why>`` of every call whose source failed. Invalid calls (``failure:
+    call``) and tools the world has no source for (``no_source``) are not source failures."""
+    lines: list[str] = []
+    for invocation in invocations:
+        output, details = invocation.output, invocation.retrieval_details
+        failed = output.get("success") is False or (details is not None
+                                                    and details.evidence_status == "error")
+        if not failed or output.get("failure") in ("call", "no_source"):
+            continue
+        reason = " ".join(str(output.get("error") or "the call failed").split())
+        lines.append(f"{invocation.source or 'unknown source'}: {reason}")
+    return list(dict.fromkeys(lines))
 
 
 def withdraw_pass(result: VerifierResult, why: str) -> VerifierResult:

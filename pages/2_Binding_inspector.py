@@ -8,6 +8,7 @@ import streamlit as st
 from core.contracts import TOOL_NAMES, EvidenceBinding
 from core.gatekeeper import GATEKEEPER_VERSION
 from core.store import repository
+from core.store.lookup import StoreInvocations
 from core.views.badges import severity_badge, verdict_badge
 from core.views.inspector import (
     default_binding_index,
@@ -120,11 +121,8 @@ replacement = EvidenceBinding(tool_name=tool_name, source_invocation_id=int(invo
 changed = replacement != binding
 
 
-def _foreign(invocation_id: int):  # type: ignore[no-untyped-def]
-    return repository.get_invocation(store, invocation_id=invocation_id)
-
-
-recheck = recheck_binding(document, item.key, replacement, foreign_invocation=_foreign)
+stored = StoreInvocations(store)  # the stored invocation wins over the document's copy
+recheck = recheck_binding(document, item.key, replacement, stored_invocations=stored)
 with st.container(border=True):
     st.markdown("**Gatekeeper's answer for the citation above**" if changed else
                 "**Gatekeeper's answer (citation unchanged: the stored verdict, re-derived)**")
@@ -137,7 +135,7 @@ with st.container(border=True):
 
 with st.expander("Re-check the whole stored session under the current gatekeeper version",
                  icon=":material/update:"):
-    current = recheck_session(document, foreign_invocation=_foreign)
+    current = recheck_session(document, stored_invocations=stored)
     before = f"{gatekeeper.status}/{gatekeeper.severity}" if gatekeeper else "not checked"
     small_text(f"stored ({stored_version}): {before} · now ({GATEKEEPER_VERSION}): "
                f"{current.status}/{current.severity}; failed rules now: "

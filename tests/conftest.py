@@ -6,11 +6,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from core.settings import get_settings
 from core.store import Store, open_store
+
+if TYPE_CHECKING:
+    from core.packs import Pack
+    from core.sources.base import World
+    from core.store.testing import TempPostgres
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
@@ -33,7 +39,7 @@ def tmp_store(_isolated_store: Path) -> Store:
 
 
 @pytest.fixture
-def demo_pack():  # type: ignore[no-untyped-def]
+def demo_pack() -> Pack:
     """The default demo pack."""
     from core.packs import load_pack
 
@@ -41,7 +47,7 @@ def demo_pack():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def demo_world():  # type: ignore[no-untyped-def]
+def demo_world() -> World:
     """The demo pack's world (what planners, executors and the recorder receive)."""
     from core.sources.pack import load_world
 
@@ -58,7 +64,7 @@ def corpora_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[object]:
+def postgres_server() -> Iterator[TempPostgres]:
     """A throwaway PostgreSQL cluster for the whole run (``core.store.testing``), stopped by PID
     at the end. Skipped where the server binaries or the driver are missing; with
     ``SUPERBIZ_REQUIRE_POSTGRES`` set (CI), that is a failure instead."""
@@ -77,7 +83,7 @@ def postgres_server() -> Iterator[object]:
 
 
 @pytest.fixture
-def postgres_url(postgres_server) -> str:  # type: ignore[no-untyped-def]
+def postgres_url(postgres_server: TempPostgres) -> str:
     """The URL of a new, empty database on the test PostgreSQL."""
     return str(postgres_server.new_database())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ HIKARI_SYNONYMS = ["HikariCP", "HikariPool", "connection pool", "数据库连接
                    "active=50/50", "waiting", "request timed out after 30000ms"]
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
     assert main(list(argv)) == 0
     captured = capsys.readouterr()
     return json.loads(captured.out)  # exactly one JSON document on stdout

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import update
@@ -15,7 +17,7 @@ from core.store.models import SessionRow
 QUESTION = "确认 order-service 是否存在 HikariCP 连接池耗尽"
 
 
-def _ask_document(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> tuple[dict, Path]:
+def _ask_document(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> tuple[dict[str, Any], Path]:
     assert main(["ask", QUESTION, "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     path = tmp_path / "session.json"
@@ -23,13 +25,13 @@ def _ask_document(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> tuple[d
     return document, path
 
 
-def _first_log_binding(document: dict) -> dict:
+def _first_log_binding(document: dict[str, Any]) -> dict[str, Any]:
     return next(binding for claim in document["executor_output"]["claims"]
                 for binding in claim["evidence_bindings"]
                 if (binding.get("raw_path") or "").startswith("$.logs["))
 
 
-def test_check_passes_an_untouched_document(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_check_passes_an_untouched_document(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     _, path = _ask_document(capsys, tmp_path)
     assert main(["gatekeeper", "check", str(path), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -45,7 +47,8 @@ def test_check_passes_an_untouched_document(capsys, tmp_path) -> None:  # type: 
     (lambda b: b.update(source_invocation_id=987654321), "evidence.invocation_ref"),
     (lambda b: b.update(tool_name="query_metrics"), "evidence.tool_mismatch"),
 ])
-def test_check_rejects_a_tampered_citation(capsys, tmp_path, tamper, rule) -> None:  # type: ignore[no-untyped-def]
+def test_check_rejects_a_tampered_citation(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                           tamper: Callable[[dict[str, Any]], None], rule: str) -> None:
     document, path = _ask_document(capsys, tmp_path)
     tamper(_first_log_binding(document))
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -55,7 +58,7 @@ def test_check_rejects_a_tampered_citation(capsys, tmp_path, tamper, rule) -> No
     assert rule in result["failed_rules"]
 
 
-def test_check_human_output_and_bad_input(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_check_human_output_and_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     document, path = _ask_document(capsys, tmp_path)
     _first_log_binding(document)["raw_path"] = None
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -71,7 +74,7 @@ def test_check_human_output_and_bad_input(capsys, tmp_path) -> None:  # type: ig
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_recheck_all_reports_changed_verdicts(capsys, tmp_store: Store) -> None:  # type: ignore[no-untyped-def]
+def test_recheck_all_reports_changed_verdicts(capsys: pytest.CaptureFixture[str], tmp_store: Store) -> None:
     assert main(["ask", QUESTION, "--json"]) == 0
     session_id = json.loads(capsys.readouterr().out)["session_id"]
     assert main(["gatekeeper", "recheck", "--all", "--json"]) == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from core.agents.rules.composer import RulesComposer
 from core.contracts import (
@@ -29,7 +30,7 @@ ABSENT = "未检索到 inventory-service 的数据库连接池相关记录：que
 
 
 def _claim(claim_id: str, text: str, claim_type: str = "observation") -> Claim:
-    return Claim(claim_id=claim_id, claim_type=claim_type, claim_text=text,  # type: ignore[arg-type]
+    return Claim(claim_id=claim_id, claim_type=claim_type, claim_text=text,
                  evidence_bindings=[EvidenceBinding(tool_name="query_metrics",
                                                     source_invocation_id=1, raw_path="$.alerts[0]",
                                                     evidence_excerpt="x")])
@@ -38,7 +39,7 @@ def _claim(claim_id: str, text: str, claim_type: str = "observation") -> Claim:
 def _compose(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "PASS",
              gate_severity: str = "none", language: str = "zh",
              exclusions: Exclusions | None = None,
-             output_extra: dict | None = None,  # type: ignore[type-arg]
+             output_extra: dict[str, Any] | None = None,
              failed_steps: frozenset[str] = frozenset(), question: str = "q") -> str:
     composed = _composed(claims, entailed, verdict=verdict, gate_severity=gate_severity,
                          language=language, exclusions=exclusions, output_extra=output_extra,
@@ -49,16 +50,16 @@ def _compose(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "
 def _composed(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = "PASS",
               gate_severity: str = "none", language: str = "zh",
               exclusions: Exclusions | None = None,
-              output_extra: dict | None = None,  # type: ignore[type-arg]
+              output_extra: dict[str, Any] | None = None,
               failed_steps: frozenset[str] = frozenset(), question: str = "q") -> ComposerOutput:
     """The rules composer's output; every next step passed the verifier unless named in
     ``failed_steps``."""
-    plan = Plan(question=question, language=language, exclusions=exclusions or Exclusions())  # type: ignore[arg-type]
+    plan = Plan(question=question, language=language, exclusions=exclusions or Exclusions())
     output = ExecutorOutput(claims=claims, **(output_extra or {}))
     checked = [CheckedBinding(claim_id=c.claim_id, tool_name="query_metrics",
                               source_invocation_id=1, status="pass") for c in claims]
     gatekeeper = GatekeeperResult(status="pass" if gate_severity == "none" else "fail",
-                                  severity=gate_severity,  # type: ignore[arg-type]
+                                  severity=gate_severity,
                                   checked_bindings=checked,
                                   failed_rules=[] if gate_severity == "none" else ["evidence.raw_path"])
     trace = [TraceSummaryEntry(trace_ref="trace-1", tool_name="query_logs", source_invocation_ids=[1],
@@ -74,7 +75,7 @@ def _composed(claims: list[Claim], entailed: dict[str, bool], *, verdict: str = 
     steps += [StepResult(step_id=action.action_id, kind="action", passed=action.action_id not in failed_steps,
                          rule="verifier.repair_action" if action.action_id in failed_steps else None)
               for action in output.recommended_actions]
-    verifier_result = VerifierResult(verdict=verdict, groundedness_score=0.5,  # type: ignore[arg-type]
+    verifier_result = VerifierResult(verdict=verdict, groundedness_score=0.5,
                                      claim_results=results, step_results=steps)
     composed = RulesComposer().compose(plan, verifier_input, verifier_result)
     assert composed.language == language

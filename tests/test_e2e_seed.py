@@ -1,4 +1,4 @@
-"""The seed's acceptance matrix (ISS-007 "最小 eval / E2E 覆盖矩阵"), end to end on the demo
+"""The acceptance matrix (docs/design.md §10), end to end on the demo
 pack with a real SQLite store, in Chinese and in English."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from core.contracts import SessionDocument
 from core.pipeline import ask
-from core.store import repository
+from core.store import Store, repository
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def _texts(document: SessionDocument) -> list[str]:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_seed_matrix(tmp_store, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_seed_matrix(tmp_store: Store, name: str) -> None:
     case = CASES[name]
     document = ask(case.question, store=tmp_store)
     assert document.status == "completed"
@@ -123,14 +123,14 @@ def test_seed_matrix(tmp_store, name: str) -> None:  # type: ignore[no-untyped-d
     assert stored is not None and stored.verifier_result == document.verifier_result
 
 
-def test_negative_case_cites_only_the_empty_queries(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_negative_case_cites_only_the_empty_queries(tmp_store: Store) -> None:
     document = ask(CASES["hikari-negative-zh"].question, store=tmp_store)
     logs_calls = [inv for inv in document.invocations if inv.tool_name == "query_logs"]
     assert logs_calls
     assert all(inv.retrieval_details and inv.retrieval_details.evidence_status == "no_evidence"
                and inv.output["logs"] == [] for inv in logs_calls)
     no_hit_ids = {inv.invocation_id for inv in logs_calls}
-    for claim in document.executor_output.claims:  # type: ignore[union-attr]
+    for claim in document.executor_output.claims:
         assert claim.evidence_bindings
         assert all(binding.raw_path is None and binding.source_invocation_id in no_hit_ids
                    for binding in claim.evidence_bindings)
@@ -157,14 +157,14 @@ OTHER_SUBJECTS = [
 
 
 @pytest.mark.parametrize("question, claim_type, includes, forbidden", OTHER_SUBJECTS)
-def test_other_subjects(tmp_store, question: str, claim_type: str, includes: tuple[str, ...],  # type: ignore[no-untyped-def]
+def test_other_subjects(tmp_store: Store, question: str, claim_type: str, includes: tuple[str, ...],
                         forbidden: tuple[str, ...]) -> None:
     document = ask(question, store=tmp_store)
     assert document.gatekeeper_result is not None and document.gatekeeper_result.status == "pass"
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
-    claims = document.executor_output.claims  # type: ignore[union-attr]
+    claims = document.executor_output.claims
     assert claims and {claim.claim_type for claim in claims} == {claim_type}
-    answer = document.composer_output.user_facing_answer  # type: ignore[union-attr]
+    answer = document.composer_output.user_facing_answer
     assert all(needle in answer for needle in includes)
     for text in _texts(document):
         assert not any(word.casefold() in text.casefold() for word in forbidden), text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -12,13 +13,14 @@ from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
 from core.events import Event, ToolCalled, ToolReturned
 from core.lexicon import services_in, topics_in
 from core.recorder import Recorder
+from core.sources.base import World
 from core.verifier import facts
 
 
 class Run:
     """One executor run: its plan, events, output and the invocations it made."""
 
-    def __init__(self, question: str, world) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, question: str, world: World) -> None:
         self.plan: Plan = RulesPlanner().plan(question, world)
         recorder = Recorder(world=world, session_id="s-test-executor")
         self.events: list[Event] = []
@@ -43,11 +45,11 @@ class Run:
 
 
 @pytest.fixture
-def run(demo_world):  # type: ignore[no-untyped-def]
+def run(demo_world: World) -> Callable[[str], Run]:
     return lambda question: Run(question, demo_world)
 
 
-def test_memory_question_gives_one_claim_with_alert_log_and_trend_bindings(run) -> None:  # type: ignore[no-untyped-def]
+def test_memory_question_gives_one_claim_with_alert_log_and_trend_bindings(run: Callable[[str], Run]) -> None:
     result = run("请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。")
     assert result.parse_status.status == "valid"
     [claim] = result.output.claims
@@ -69,7 +71,8 @@ def test_memory_question_gives_one_claim_with_alert_log_and_trend_bindings(run) 
     "只确认 log-collector 的 /data 磁盘使用率是否过高。",
     "mysql 有慢查询吗",
 ])
-def test_every_excerpt_quotes_its_ref_and_every_claim_fact_is_in_its_excerpts(run, question) -> None:  # type: ignore[no-untyped-def]
+def test_every_excerpt_quotes_its_ref_and_every_claim_fact_is_in_its_excerpts(run: Callable[[str], Run],
+                                                                              question: str) -> None:
     result = run(question)
     assert result.output.claims
     for claim in result.output.claims:
@@ -82,7 +85,7 @@ def test_every_excerpt_quotes_its_ref_and_every_claim_fact_is_in_its_excerpts(ru
         assert facts.missing(claim.claim_text, excerpts) == []
 
 
-def test_tool_events_come_in_called_returned_pairs(run) -> None:  # type: ignore[no-untyped-def]
+def test_tool_events_come_in_called_returned_pairs(run: Callable[[str], Run]) -> None:
     result = run("只确认 payment-service 当前是否存在 CPU 使用率过高告警")
     kinds = [type(event) for event in result.events]
     assert kinds == [ToolCalled, ToolReturned] * len(result.invocations)
@@ -90,7 +93,7 @@ def test_tool_events_come_in_called_returned_pairs(run) -> None:  # type: ignore
     assert returned == result.invocations
 
 
-def test_absent_subject_is_a_negative_observation_citing_the_empty_queries(run) -> None:  # type: ignore[no-untyped-def]
+def test_absent_subject_is_a_negative_observation_citing_the_empty_queries(run: Callable[[str], Run]) -> None:
     result = run("确认 inventory-service 是否存在 HikariCP 连接池耗尽")
     [claim] = result.output.claims
     assert claim.claim_type == "negative_observation"
@@ -107,7 +110,7 @@ def test_absent_subject_is_a_negative_observation_citing_the_empty_queries(run) 
     assert any("inventory-service" in info.description for info in result.output.missing_info)
 
 
-def test_alert_named_alone_finds_its_service_through_the_metrics_call(run) -> None:  # type: ignore[no-untyped-def]
+def test_alert_named_alone_finds_its_service_through_the_metrics_call(run: Callable[[str], Run]) -> None:
     result = run("只确认 HighCPUUsage 告警")
     first, *rest = result.invocations
     assert first.tool_name == "query_metrics" and first.arguments == {"alert_name": "HighCPUUsage"}
@@ -116,13 +119,13 @@ def test_alert_named_alone_finds_its_service_through_the_metrics_call(run) -> No
                               for inv in logs_calls)
 
 
-def test_exclusions_are_never_queried_nor_cited(run) -> None:  # type: ignore[no-untyped-def]
+def test_exclusions_are_never_queried_nor_cited(run: Callable[[str], Run]) -> None:
     result = run("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service")
     for invocation in result.invocations:
         arguments = " ".join(str(value) for value in invocation.arguments.values())
         assert "user-service" not in arguments
-        assert not {"oom", "slow_query", "connection_pool"} & set(topics_in(arguments) + [
-            str(invocation.arguments.get("topic"))])
+        assert not {"oom", "slow_query", "connection_pool"} & {
+            *topics_in(arguments), str(invocation.arguments.get("topic"))}
     for claim in result.output.claims:
         for binding in claim.evidence_bindings:
             assert "user-service" not in services_in(binding.evidence_excerpt)
@@ -131,7 +134,7 @@ def test_exclusions_are_never_queried_nor_cited(run) -> None:  # type: ignore[no
     assert [claim.subject_services for claim in result.output.claims] == [["payment-service"]]
 
 
-def test_runbooks_feed_actions_never_claims(run) -> None:  # type: ignore[no-untyped-def]
+def test_runbooks_feed_actions_never_claims(run: Callable[[str], Run]) -> None:
     result = run("确认 order-service 是否存在 HikariCP 连接池耗尽")
     assert any(inv.tool_name == "lookup_knowledge" for inv in result.invocations)
     for claim in result.output.claims:
@@ -144,7 +147,7 @@ def test_runbooks_feed_actions_never_claims(run) -> None:  # type: ignore[no-unt
                              re.IGNORECASE)
 
 
-def test_broad_question_adds_hypotheses_based_on_claims(run) -> None:  # type: ignore[no-untyped-def]
+def test_broad_question_adds_hypotheses_based_on_claims(run: Callable[[str], Run]) -> None:
     result = run("payment-service 现在有什么问题？")
     assert not result.plan.narrow
     claim_ids = {claim.claim_id for claim in result.output.claims}
@@ -155,13 +158,13 @@ def test_broad_question_adds_hypotheses_based_on_claims(run) -> None:  # type: i
     assert all(claim.claim_type == "observation" for claim in result.output.claims)
 
 
-def test_narrow_question_keeps_at_most_two_claims(run) -> None:  # type: ignore[no-untyped-def]
+def test_narrow_question_keeps_at_most_two_claims(run: Callable[[str], Run]) -> None:
     result = run("只确认 order-service 的内存、连接池和消息队列")
     assert len(result.plan.topics) == 3
     assert 1 <= len(result.output.claims) <= 2
 
 
-def test_events_from_other_sources_about_the_service_are_found(run) -> None:  # type: ignore[no-untyped-def]
+def test_events_from_other_sources_about_the_service_are_found(run: Callable[[str], Run]) -> None:
     result = run("只确认 order-service 的 Pod 是否因为 OOMKilled 被重启。")
     texts = " ".join(claim.claim_text for claim in result.output.claims)
     assert "OOMKilled" in texts

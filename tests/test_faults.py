@@ -13,7 +13,8 @@ from core.contracts import SessionDocument
 from core.errors import EngineError
 from core.pipeline import ask
 from core.recorder import Recorder
-from core.store import repository
+from core.sources.base import World
+from core.store import Store, repository
 
 MEMORY_ZH = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
 SLOW_EN = "Only confirm whether user-service has a SlowResponse alert and slow request logs."
@@ -53,7 +54,7 @@ def _injected_texts(clean: SessionDocument, faulty: SessionDocument) -> list[str
 
 
 @pytest.mark.parametrize("fault, question", CASES)
-def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) -> None:  # type: ignore[no-untyped-def]
+def test_fault_is_caught_with_its_grade(tmp_store: Store, fault: str, question: str) -> None:
     mode = FAULT_MODES[fault]
     clean = _clean(question)
     faulty = ask(question, store=tmp_store, executor_fault=fault)
@@ -81,23 +82,23 @@ def test_fault_is_caught_with_its_grade(tmp_store, fault: str, question: str) ->
         assert text not in answer
 
 
-def test_cross_session_cites_a_real_decoy_session_in_the_store(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_cross_session_cites_a_real_decoy_session_in_the_store(tmp_store: Store) -> None:
     faulty = ask(MEMORY_ZH, store=tmp_store, executor_fault="cross_session")
-    assert "evidence.invocation_session" in faulty.gatekeeper_result.failed_rules  # type: ignore[union-attr]
+    assert "evidence.invocation_session" in faulty.gatekeeper_result.failed_rules
     decoy = repository.load_session_document(tmp_store, session_id=f"{faulty.session_id}-decoy")
     assert decoy is not None and decoy.invocations
-    cited = {b.source_invocation_id for c in faulty.executor_output.claims  # type: ignore[union-attr]
+    cited = {b.source_invocation_id for c in faulty.executor_output.claims
              for b in c.evidence_bindings}
     assert cited & {inv.invocation_id for inv in decoy.invocations}
 
 
-def test_drop_bindings_on_a_negative_observation_is_low_confidence(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_drop_bindings_on_a_negative_observation_is_low_confidence(tmp_store: Store) -> None:
     faulty = ask(NEGATIVE_ZH, store=tmp_store, executor_fault="drop_bindings")
-    assert faulty.gatekeeper_result.severity == "low_confid"  # type: ignore[union-attr]
-    assert faulty.verifier_result.verdict == "LOW_CONFID"  # type: ignore[union-attr]
+    assert faulty.gatekeeper_result.severity == "low_confid"
+    assert faulty.verifier_result.verdict == "LOW_CONFID"
 
 
-def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_faults_never_mutate_the_real_output_and_record_what_they_inject(demo_world: World) -> None:
     plan = RulesPlanner().plan(MEMORY_ZH, demo_world)
     recorder = Recorder(world=demo_world, session_id="s-test-faults")
     generator = RulesExecutor().run(plan, recorder)

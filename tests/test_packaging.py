@@ -3,7 +3,7 @@
 Builds the wheel from a copy of the checkout (``pip wheel --no-deps --no-build-isolation``,
 offline), installs it into a temporary venv that borrows the dev venv's dependencies but not
 its editable superbiz, and runs the CLI and the console from a temporary folder: ``--version``,
-``ask`` (the seed question answers PASS), ``eval --tag``, ``packs list`` (built-in and
+``ask`` (a question of the acceptance matrix answers PASS), ``eval --tag``, ``packs list`` (built-in and
 SUPERBIZ_PACKS_DIR packs), ``tools call`` and ``serve`` (health endpoint, every page in a real
 browser, no traceback in the server log). ``-m packaging`` selects these tests.
 """
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from streamlit_server import (
+
+from tests.streamlit_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
     WAIT_MS,

@@ -1,4 +1,5 @@
-"""Scenario packs: the demo pack holds the seed's world; broken packs fail with one clear line."""
+"""Scenario packs: the demo pack holds the acceptance matrix's world (docs/design.md §10);
+broken packs fail with one clear line."""
 
 from __future__ import annotations
 
@@ -136,7 +137,7 @@ def test_resolve_by_name_or_path_and_list(pack_copy: Path) -> None:
     assert resolve_pack("broken", packs_dir) == pack_copy.resolve()
     assert resolve_pack(str(pack_copy)) == pack_copy.resolve()
     assert list_packs(packs_dir)[0][0] == "broken"
-    with pytest.raises(PackError, match="pack not found: 'nope'.*broken"):
+    with pytest.raises(PackError, match=r"pack not found: 'nope'.*broken"):
         resolve_pack("nope", packs_dir)
     (packs_dir / "unfinished").mkdir()
     (packs_dir / "unfinished" / "pack.yaml").write_text("name: unfinished\n", encoding="utf-8")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
 
 import pytest
 
+from core.agents.base import Composer, Executor, ExecutorRun, Planner
 from core.agents.registry import Engines, build_engines
-from core.contracts import ExecutorOutput, ParseStatus, Plan, SessionDocument
+from core.contracts import ComposerOutput, Plan, VerifierInput, VerifierResult
 from core.errors import DocumentError, EngineError
 from core.events import (
     AnswerReady,
@@ -28,7 +28,8 @@ from core.events import (
 )
 from core.pipeline import ask, new_session_id, replay, run_investigation
 from core.recorder import Recorder
-from core.store import repository
+from core.sources.base import World
+from core.store import Store, repository
 
 QUESTION = "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。"
 
@@ -38,7 +39,7 @@ class CrashingExecutor:
 
     engine = "crashing"
 
-    def run(self, plan: Plan, recorder: Recorder) -> Generator[Event, None, tuple[ExecutorOutput | None, ParseStatus]]:
+    def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun:
         yield ToolCalled(tool_name="query_metrics", arguments={"service": "order-service"})
         invocation = recorder.call("query_metrics", {"service": "order-service"})
         yield ToolReturned(invocation=invocation)
@@ -48,14 +49,15 @@ class CrashingExecutor:
 class CrashingPlanner:
     engine = "crashing"
 
-    def plan(self, question: str, pack) -> Plan:  # type: ignore[no-untyped-def]
+    def plan(self, question: str, world: World) -> Plan:
         raise ValueError("cannot plan")
 
 
 class CrashingComposer:
     engine = "crashing"
 
-    def compose(self, plan, verifier_input, verifier_result):  # type: ignore[no-untyped-def]
+    def compose(self, plan: Plan, verifier_input: VerifierInput,
+                verifier_result: VerifierResult) -> ComposerOutput:
         raise RuntimeError("composer model timed out")
 
 
@@ -64,26 +66,28 @@ class FallbackComposer:
 
     engine = "fallback"
 
-    def compose(self, plan, verifier_input, verifier_result):  # type: ignore[no-untyped-def]
+    def compose(self, plan: Plan, verifier_input: VerifierInput,
+                verifier_result: VerifierResult) -> ComposerOutput:
         from core.agents.rules.composer import RulesComposer
 
         answer = RulesComposer().compose(plan, verifier_input, verifier_result)
         return answer.model_copy(update={"degraded": "the model's answer leaked a blocked claim"})
 
 
-def _engines(**replace: object) -> Engines:
+def _engines(*, planner: Planner | None = None, executor: Executor | None = None,
+             composer: Composer | None = None) -> Engines:
     rules = build_engines("rules")
-    return Engines(**{role: replace.get(role, getattr(rules, role))  # type: ignore[arg-type]
-                      for role in ("planner", "executor", "verifier", "composer")})
+    return Engines(planner=planner or rules.planner, executor=executor or rules.executor,
+                   verifier=rules.verifier, composer=composer or rules.composer)
 
 
-def test_events_in_order_with_seq_and_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_events_in_order_with_seq_and_session(tmp_store: Store) -> None:
     events = list(run_investigation(QUESTION, store=tmp_store))
-    kinds = [type(event) for event in events]
+    kinds: list[type[Event]] = [type(event) for event in events]
     assert kinds[:2] == [SessionStarted, PlanMade]
-    assert kinds[-3:] == [VerdictReached, AnswerReady, SessionFinished]
-    order = [SessionStarted, PlanMade, ToolCalled, ClaimsProduced, BindingChecked, GatekeeperFinished,
-             ClaimJudged, VerdictReached, AnswerReady, SessionFinished]
+    assert tuple(kinds[-3:]) == (VerdictReached, AnswerReady, SessionFinished)
+    order: list[type[Event]] = [SessionStarted, PlanMade, ToolCalled, ClaimsProduced, BindingChecked,
+                                GatekeeperFinished, ClaimJudged, VerdictReached, AnswerReady, SessionFinished]
     firsts = [kinds.index(kind) for kind in order]
     assert firsts == sorted(firsts)
     session_id = events[0].session_id
@@ -91,16 +95,18 @@ def test_events_in_order_with_seq_and_session(tmp_store) -> None:  # type: ignor
     assert [event.seq for event in events] == list(range(len(events)))
     assert {event.session_id for event in events} == {session_id}
 
-    document = events[-1].document  # type: ignore[attr-defined]
+    assert isinstance(events[-1], SessionFinished)
+    document = events[-1].document
     gatekeeper = document.gatekeeper_result
     assert kinds.count(BindingChecked) == len(gatekeeper.checked_bindings)
     assert kinds.count(ClaimJudged) == len(document.executor_output.claims)
     assert kinds.count(ToolReturned) == len(document.invocations)
 
 
-def test_every_event_and_stage_result_is_in_the_store(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_every_event_and_stage_result_is_in_the_store(tmp_store: Store) -> None:
     events = list(run_investigation(QUESTION, store=tmp_store))
-    document: SessionDocument = events[-1].document  # type: ignore[attr-defined]
+    assert isinstance(events[-1], SessionFinished)
+    document = events[-1].document
     stored_events = repository.list_events(tmp_store, session_id=document.session_id)
     assert [row.seq for row in stored_events] == [event.seq for event in events]
     assert [parse_event(row.payload) for row in stored_events] == events
@@ -114,13 +120,13 @@ def test_every_event_and_stage_result_is_in_the_store(tmp_store) -> None:  # typ
     assert set(document.timings_ms) >= {"plan", "execute", "gatekeeper", "verify", "compose", "total"}
 
 
-def test_in_memory_run_writes_nothing(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_in_memory_run_writes_nothing(tmp_store: Store) -> None:
     document = ask(QUESTION, store=None)
     assert document.status == "completed" and document.composer_output is not None
     assert repository.list_sessions(tmp_store) == []
 
 
-def test_crash_leaves_an_error_session_with_everything_before_it(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_crash_leaves_an_error_session_with_everything_before_it(tmp_store: Store) -> None:
     events = list(run_investigation(QUESTION, store=tmp_store,
                                     engines=_engines(executor=CrashingExecutor())))
     failed = [event for event in events if isinstance(event, PipelineFailed)]
@@ -138,12 +144,12 @@ def test_crash_leaves_an_error_session_with_everything_before_it(tmp_store) -> N
     assert kinds[-2:] == ["pipeline_failed", "session_finished"]
 
 
-def test_a_planner_crash_is_reported_as_the_plan_stage(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_planner_crash_is_reported_as_the_plan_stage(tmp_store: Store) -> None:
     document = ask(QUESTION, store=tmp_store, engines=_engines(planner=CrashingPlanner()))
     assert document.status == "error" and (document.error or "").startswith("plan:")
 
 
-def test_a_composer_crash_never_leaves_a_pass(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_composer_crash_never_leaves_a_pass(tmp_store: Store) -> None:
     document = ask(QUESTION, store=tmp_store, engines=_engines(composer=CrashingComposer()))
     assert document.status == "error" and (document.error or "").startswith("compose:")
     assert document.verifier_result is not None and document.verifier_result.verdict == "LOW_CONFID"
@@ -154,7 +160,7 @@ def test_a_composer_crash_never_leaves_a_pass(tmp_store) -> None:  # type: ignor
     assert summary.verdict == "LOW_CONFID" and summary.status == "error"
 
 
-def test_a_replaced_answer_withdraws_a_pass(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_replaced_answer_withdraws_a_pass(tmp_store: Store) -> None:
     events = list(run_investigation(QUESTION, store=tmp_store,
                                     engines=_engines(composer=FallbackComposer())))
     verdicts = [event.result.verdict for event in events if isinstance(event, VerdictReached)]
@@ -166,30 +172,30 @@ def test_a_replaced_answer_withdraws_a_pass(tmp_store) -> None:  # type: ignore[
     assert stored.verifier_result.verdict == "LOW_CONFID"
 
 
-def test_a_consumer_that_stops_leaves_an_incomplete_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_consumer_that_stops_leaves_an_incomplete_session(tmp_store: Store) -> None:
     events = run_investigation(QUESTION, store=tmp_store)
     session_id = ""
     for event in events:
         session_id = event.session_id
         if isinstance(event, ToolReturned):
             break
-    events.close()  # type: ignore[attr-defined]
+    events.close()
     stored = repository.load_session_document(tmp_store, session_id=session_id)
     assert stored is not None and stored.status == "incomplete"
     assert len(stored.invocations) == 1
 
 
-def test_a_consumer_that_stops_at_the_last_event_leaves_it_completed(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_consumer_that_stops_at_the_last_event_leaves_it_completed(tmp_store: Store) -> None:
     events = run_investigation(QUESTION, store=tmp_store)
     finished = next(event for event in events if isinstance(event, SessionFinished))
-    events.close()  # type: ignore[attr-defined]
+    events.close()
     assert finished.document.status == "completed"
     stored = repository.load_session_document(tmp_store, session_id=finished.session_id)
     assert stored is not None and stored.status == "completed" and stored.error is None
 
 
-def test_usage_errors_raise_before_any_session(tmp_store) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(EngineError, match="valid faults: .*tamper_number"):
+def test_usage_errors_raise_before_any_session(tmp_store: Store) -> None:
+    with pytest.raises(EngineError, match=r"valid faults: .*tamper_number"):
         run_investigation(QUESTION, executor_fault="no_such_fault", store=tmp_store)
     with pytest.raises(DocumentError):
         run_investigation("   ", store=tmp_store)
@@ -200,7 +206,7 @@ def test_session_ids_are_unique() -> None:
     assert len({new_session_id() for _ in range(200)}) == 200
 
 
-def test_replay_catches_a_tampered_excerpt_without_calling_tools(tmp_store) -> None:  # type: ignore[no-untyped-def]
+def test_replay_catches_a_tampered_excerpt_without_calling_tools(tmp_store: Store) -> None:
     original = ask(QUESTION, store=tmp_store)
     assert original.verifier_result.verdict == "PASS"
     calls_before = len(repository.list_invocations(tmp_store, session_id=original.session_id))

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from core.agents.rules.planner import RulesPlanner, question_language
 from core.agents.rules.scope import exclusion_clauses, narrow_markers
 from core.contracts import Plan
+from core.sources.base import World
+
+PlanOf = Callable[[str], Plan]  # the plan_of fixture: a question -> its plan on the demo world
 
 
 @pytest.fixture
-def plan_of(demo_world):  # type: ignore[no-untyped-def]
+def plan_of(demo_world: World) -> PlanOf:
     planner = RulesPlanner()
 
     def plan(question: str) -> Plan:
@@ -35,14 +40,15 @@ def plan_of(demo_world):  # type: ignore[no-untyped-def]
      ["log-collector"], ["disk"], []),
     ("payment-service 有没有 Redis 超时？", ["payment-service"], ["redis"], []),
 ])
-def test_subjects_of_paraphrases(plan_of, question, services, topics, alerts) -> None:  # type: ignore[no-untyped-def]
+def test_subjects_of_paraphrases(plan_of: PlanOf, question: str, services: list[str],
+                                 topics: list[str], alerts: list[str]) -> None:
     plan = plan_of(question)
     assert plan.services == services
     assert plan.topics == topics
     assert plan.alert_names == alerts
 
 
-def test_alert_named_without_service_maps_to_its_topic_and_leaves_services_empty(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_alert_named_without_service_maps_to_its_topic_and_leaves_services_empty(plan_of: PlanOf) -> None:
     plan = plan_of("只确认 HighCPUUsage 告警")
     assert plan.alert_names == ["HighCPUUsage"]
     assert plan.topics == ["cpu"]
@@ -55,7 +61,7 @@ def test_alert_named_without_service_maps_to_its_topic_and_leaves_services_empty
     "Only confirm HighCPUUsage; do not analyse order 123, OOM, database slow queries, "
     "the connection pool or user-service.",
 ])
-def test_seed_exclusions_in_both_languages(plan_of, question) -> None:  # type: ignore[no-untyped-def]
+def test_seed_exclusions_in_both_languages(plan_of: PlanOf, question: str) -> None:
     plan = plan_of(question)
     excluded = plan.exclusions
     assert excluded.services == ["user-service"]
@@ -68,21 +74,21 @@ def test_seed_exclusions_in_both_languages(plan_of, question) -> None:  # type: 
     assert plan.narrow
 
 
-def test_exclusion_clause_ends_where_the_question_turns_back(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_exclusion_clause_ends_where_the_question_turns_back(plan_of: PlanOf) -> None:
     plan = plan_of("不要分析连接池，只确认 order-service 的内存告警")
     assert plan.exclusions.topics == ["connection_pool"]
     assert plan.services == ["order-service"]
     assert plan.topics == ["memory"]
 
 
-def test_besides_clause_closes_at_zhiwai(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_besides_clause_closes_at_zhiwai(plan_of: PlanOf) -> None:
     plan = plan_of("除了 user-service 之外，还有哪些服务有告警？")
     assert plan.exclusions.services == ["user-service"]
     assert plan.services == []
     assert "query_metrics" in plan.tools
 
 
-def test_excluded_subject_never_becomes_a_target(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_excluded_subject_never_becomes_a_target(plan_of: PlanOf) -> None:
     plan = plan_of("Only confirm order-service's HighMemoryUsage alert. "
                    "Do not analyse the message queue or OOM.")
     assert plan.services == ["order-service"]
@@ -90,7 +96,7 @@ def test_excluded_subject_never_becomes_a_target(plan_of) -> None:  # type: igno
     assert "mq" not in plan.topics and "oom" not in plan.topics
 
 
-def test_unknown_term_in_an_exclusion_is_kept_as_a_forbidden_term(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_term_in_an_exclusion_is_kept_as_a_forbidden_term(plan_of: PlanOf) -> None:
     plan = plan_of("只看 order-service 的内存告警，不要分析原因。")
     assert "原因" in plan.exclusions.terms
     assert plan.topics == ["memory"]
@@ -105,7 +111,7 @@ def test_unknown_term_in_an_exclusion_is_kept_as_a_forbidden_term(plan_of) -> No
     ("排查 order-service 的内存问题", False),
     ("What is wrong with payment-service?", False),
 ])
-def test_narrow_markers(plan_of, question, narrow) -> None:  # type: ignore[no-untyped-def]
+def test_narrow_markers(plan_of: PlanOf, question: str, narrow: bool) -> None:
     plan = plan_of(question)
     assert plan.narrow is narrow
     assert bool(plan.scope_markers) is narrow
@@ -116,7 +122,7 @@ def test_language_follows_the_question() -> None:
     assert question_language("Only confirm CPU") == "en"
 
 
-def test_tools_follow_topics(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_tools_follow_topics(plan_of: PlanOf) -> None:
     assert plan_of("确认 order-service 是否存在 HikariCP 连接池耗尽").tools == [
         "query_logs", "lookup_knowledge"]
     assert plan_of("只确认 payment-service 的 CPU 告警").tools == [
@@ -125,7 +131,7 @@ def test_tools_follow_topics(plan_of) -> None:  # type: ignore[no-untyped-def]
     assert plan_of("What alerts are firing right now?").tools == ["query_metrics"]
 
 
-def test_unknown_service_is_planned_and_noted(plan_of) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_service_is_planned_and_noted(plan_of: PlanOf) -> None:
     plan = plan_of("Only confirm whether billing-service has a HighMemoryUsage alert.")
     assert plan.services == ["billing-service"]
     assert any("billing-service" in note for note in plan.notes)
@@ -143,7 +149,7 @@ def test_scope_helpers_directly() -> None:
      {"slow_query", "http_error"}),
     ("Check order-service memory, excluding GC and OOM.", {"gc", "oom"}),
 ])
-def test_colloquial_exclusions_narrow_the_question(plan_of, question, excluded_topics) -> None:  # type: ignore[no-untyped-def]
+def test_colloquial_exclusions_narrow_the_question(plan_of: PlanOf, question: str, excluded_topics: set[str]) -> None:
     plan = plan_of(question)
     assert set(plan.exclusions.topics) == excluded_topics
     assert not set(plan.topics) & excluded_topics

@@ -7,6 +7,7 @@ import pytest
 from core.contracts import Invocation, RetrievalDetails
 from core.errors import ToolArgumentError, UnknownToolError
 from core.recorder import Recorder, extract_evidence_refs
+from core.sources.base import World
 from core.store import Store
 from core.store import repository as repo
 from core.trace import build_trace_summary
@@ -60,7 +61,7 @@ def test_failed_call_is_error_and_malformed_entries_yield_no_ref() -> None:
     assert details.evidence_status == "no_evidence"  # no invented timestamp/level/service
 
 
-def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_world) -> None:
+def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_world: World) -> None:
     repo.create_session(tmp_store, session_id="s-r", question="q", pack="demo", engines={})
     recorder = Recorder(world=demo_world, session_id="s-r", store=tmp_store)
     hit = recorder.call("query_logs", {"service": "order-service", "query": "HikariCP"})
@@ -73,7 +74,7 @@ def test_recorder_persists_calls_with_store_wide_ids(tmp_store: Store, demo_worl
     assert len({i.invocation_id for i in stored}) == 2
 
 
-def test_recorder_rejects_bad_calls_without_recording(tmp_store: Store, demo_world) -> None:
+def test_recorder_rejects_bad_calls_without_recording(tmp_store: Store, demo_world: World) -> None:
     recorder = Recorder(world=demo_world, session_id="s-bad", store=tmp_store)
     with pytest.raises(UnknownToolError):
         recorder.call("query_everything", {})

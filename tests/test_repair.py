@@ -88,7 +88,7 @@ def test_a_repaired_session_streams_stores_and_folds_both_attempts(tmp_store: St
         assert parse_event(event.model_dump(mode="json")) == event
     finished = next(e for e in events if isinstance(e, RepairFinished))
     assert finished.repaired and finished.previous_verdict == "REJECT"
-    document = events[-1].document  # type: ignore[attr-defined]
+    document = events[-1].document
     assert document.verifier_result.repairs == 1 and len(document.attempts) == 1
     stored = load_session_document(tmp_store, session_id=document.session_id)
     assert stored is not None and stored.attempts == document.attempts
@@ -113,7 +113,7 @@ def test_a_session_that_stays_wrong_says_so_and_keeps_what_held() -> None:
     summary = repair_summary(view_from_document(document))
     assert summary is not None and summary.headline == "repair tried after 1 attempt: still REJECT"
     # Verified on their own: entailed, and no binding of theirs failed.
-    failed = {c.claim_id for c in document.gatekeeper_result.checked_bindings  # type: ignore[union-attr]
+    failed = {c.claim_id for c in document.gatekeeper_result.checked_bindings
               if c.status == "fail"}
     assert document.composer_output.passed_claim_ids
     assert not failed & set(document.composer_output.passed_claim_ids)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hand_sources import RM_GROUP_TEXT, FixedAlerts, GroupedLogs, hadoop_world
 
 from core.agents.rules.planner import RulesPlanner
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput, Invocation
@@ -13,12 +12,13 @@ from core.errors import PackError
 from core.gatekeeper import check_citations
 from core.packs import Pack
 from core.pipeline import ask
-from core.recorder import Recorder
+from core.recorder import Recorder, extract_evidence_refs
 from core.sources.base import World
 from core.sources.pack import load_world, pack_world
 from core.store import Store
 from core.store import repository as repo
 from core.trace import build_trace_summary
+from tests.hand_sources import RM_GROUP_TEXT, FixedAlerts, GroupedLogs, hadoop_world
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,7 +101,8 @@ def test_a_world_without_a_source_records_a_failed_call_instead_of_raising() -> 
 def test_a_failing_source_is_recorded_with_what_was_asked() -> None:
     world = hadoop_world(metrics=FixedAlerts([], fail=True))
     invocation = Recorder(world=world, session_id="s-down").call("query_metrics", {"alert_name": "TargetDown"})
-    assert invocation.output == {"success": False, "error": "alertmanager: connection refused"}
+    assert invocation.output == {"success": False, "error": "alertmanager: connection refused",
+                                 "failure": "source"}
     assert invocation.source == "alertmanager:http://127.0.0.1:9093"
     assert invocation.request is not None and invocation.request["params"] == {"filter": "TargetDown"}
 
@@ -152,8 +153,10 @@ def test_a_query_that_found_only_groups_is_no_absence() -> None:
     invocation = Recorder(world=hadoop_world(logs=GroupedLogs(lines=[])), session_id="s-g").call(
         "query_logs", {"service": "hadoop-mapreduce"})
     assert invocation.output["logs"] == [] and invocation.output["groups"] == []  # nothing wanted
-    only_groups = invocation.model_copy(update={"output": {**invocation.output, "groups": [
-        GroupedLogs().groups[0].model_dump(mode="json")]}})
+    output = {**invocation.output, "groups": [GroupedLogs().groups[0].model_dump(mode="json")]}
+    # As the recorder records such a call (refs from its output; gk-3 rejects edited refs).
+    only_groups = invocation.model_copy(update={
+        "output": output, "retrieval_details": extract_evidence_refs("query_logs", output)})
     status, rule = _check(only_groups, "$.logs", "no ERROR lines", "negative_observation")
     assert (status, rule) == ("fail", "evidence.negative_mismatch")
     assert _check(invocation, "$.groups", "no ERROR lines", "negative_observation")[0] == "pass"

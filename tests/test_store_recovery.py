@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from core.contracts import ComposerOutput, VerifierResult
 from core.store import Store, open_store
@@ -40,7 +40,7 @@ def _running_session_with_pass(store: Store, session_id: str) -> None:
 def _set(store: Store, table: type[SessionRow] | type[EvalRunRow], row_id: str,
          **values: object) -> None:
     with store.engine.begin() as connection:
-        connection.execute(update(table).where(table.id == row_id).values(**values))  # type: ignore[arg-type]
+        connection.execute(update(table).where(col(table.id) == row_id).values(**values))
 
 
 def _status(store: Store, session_id: str) -> str:

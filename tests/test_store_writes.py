@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, text
 
-from core.contracts import ComposerOutput, VerifierResult
+from core.contracts import ComposerOutput, Plan, VerifierInput, VerifierResult
 from core.events import VerdictReached, parse_event
 from core.packs import load_pack
 from core.pipeline import ask, run_investigation
@@ -34,7 +34,7 @@ def test_an_ask_is_five_transactions_and_its_events_read_back_whole(any_store: S
     begun = _count_transactions(any_store)
     events = list(run_investigation(MEMORY, store=any_store))
     assert len(begun) <= 5
-    document = events[-1].document  # type: ignore[attr-defined]
+    document = events[-1].document
     assert document.status == "completed" and document.verifier_result.verdict == "PASS"
 
     rows = repo.list_events(any_store, session_id=document.session_id)
@@ -60,7 +60,8 @@ def test_a_withdrawn_pass_keeps_the_first_verdict_event_as_it_was(any_store: Sto
     class FallbackComposer:
         engine = "fallback"
 
-        def compose(self, plan, verifier_input, verifier_result):  # type: ignore[no-untyped-def]
+        def compose(self, plan: Plan, verifier_input: VerifierInput,
+                    verifier_result: VerifierResult) -> ComposerOutput:
             answer = RulesComposer().compose(plan, verifier_input, verifier_result)
             return answer.model_copy(update={"degraded": "the model's answer was unusable"})
 
@@ -85,7 +86,7 @@ def test_a_crash_in_a_stage_keeps_every_stage_before_it(any_store: Store) -> Non
     class CrashingVerifier:
         engine = "crashing"
 
-        def verify(self, verifier_input, plan):  # type: ignore[no-untyped-def]
+        def verify(self, verifier_input: VerifierInput, plan: Plan) -> VerifierResult:
             raise RuntimeError("verifier model went away")
 
     rules = build_engines("rules")
@@ -115,7 +116,7 @@ def test_an_ask_whose_tool_output_holds_nul_completes_and_is_stored(
         any_store: Store, tmp_path: Path) -> None:
     pack = load_pack(str(_pack_with_nul(tmp_path)))
     events = list(run_investigation(HIKARI, pack=pack, store=any_store))
-    document = events[-1].document  # type: ignore[attr-defined]
+    document = events[-1].document
     assert document.status == "completed", document.error
     outputs = json.dumps([i.output for i in document.invocations])
     assert "\\u0000" in outputs  # the tool really returned a NUL

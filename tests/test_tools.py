@@ -7,6 +7,7 @@ import re
 import shutil
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -32,11 +33,11 @@ SEED_POOL_SYNONYMS = ["HikariCP", "HikariPool", "connection pool", "数据库连
                       "active=50/50", "waiting", "request timed out after 30000ms"]
 
 
-def logs(pack: Pack, **arguments: object) -> dict:
+def logs(pack: Pack, **arguments: object) -> dict[str, Any]:
     return run_tool(pack, "query_logs", dict(arguments))
 
 
-def messages(result: dict) -> list[str]:
+def messages(result: dict[str, Any]) -> list[str]:
     return [entry["message"] for entry in result["logs"]]
 
 
@@ -225,7 +226,8 @@ def test_tool_tables_cover_exactly_the_three_tools() -> None:
     ("query_logs", {"limit": 0}, "query_logs: limit: must be >= 1 (got 0)"),
     ("query_logs", {"limit": "many"}, 'query_logs: limit: must be an integer (got "many")'),
     ("query_logs", {"servce": "x"},
-     "query_logs: servce: unknown argument (allowed: service, query, terms, match, level, exclude, since, until, topic, limit)"),
+     "query_logs: servce: unknown argument (allowed: service, query, terms, match, level, exclude, "
+     "since, until, topic, limit)"),
     ("query_logs", {"topic": "weather"}, 'query_logs: topic: unknown topic (known: cpu, memory'),
     ("lookup_knowledge", {}, "lookup_knowledge: query: required"),
     ("lookup_knowledge", {"query": "  "}, 'lookup_knowledge: query: must not be empty (got "  ")'),
@@ -233,9 +235,9 @@ def test_tool_tables_cover_exactly_the_three_tools() -> None:
     ("query_metrics", {"service": 3}, "query_metrics: service: must be a string (got 3)"),
     ("query_metrics", ["service"], 'query_metrics: arguments must be a JSON object, got ["service"]'),
 ])
-def test_bad_arguments_fail_with_one_clear_line(tool: str, arguments: object, message: str) -> None:
+def test_bad_arguments_fail_with_one_clear_line(tool: str, arguments: Any, message: str) -> None:
     with pytest.raises(ToolArgumentError) as caught:
-        validate_arguments(tool, arguments)  # type: ignore[arg-type]
+        validate_arguments(tool, arguments)
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
 

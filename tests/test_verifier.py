@@ -21,6 +21,7 @@ from core.contracts import (
 )
 from core.gatekeeper import check_citations
 from core.recorder import Recorder
+from core.sources.base import World
 from core.trace import build_trace_summary
 from core.verdict import final_verdict
 
@@ -30,7 +31,7 @@ SESSION = "s-test-verifier"
 class Case:
     """A question run through planner and executor; claims can then be edited and re-judged."""
 
-    def __init__(self, question: str, world) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, question: str, world: World) -> None:
         self.plan: Plan = RulesPlanner().plan(question, world)
         self.recorder = Recorder(world=world, session_id=SESSION)
         generator = RulesExecutor().run(self.plan, self.recorder)
@@ -69,7 +70,7 @@ class Case:
 
 
 @pytest.fixture
-def memory_case(demo_world) -> Case:  # type: ignore[no-untyped-def]
+def memory_case(demo_world: World) -> Case:
     return Case("只确认 order-service 是否存在 HighMemoryUsage 告警。", demo_world)
 
 
@@ -148,7 +149,7 @@ def test_diagnosis_words_in_an_observation_need_evidence_too(memory_case: Case) 
     assert _result(verifier, "claim-9").rule == "verifier.unsupported_root_cause"
 
 
-def test_claims_about_excluded_subjects_fail_scope(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_claims_about_excluded_subjects_fail_scope(demo_world: World) -> None:
     case = Case("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service", demo_world)
     leak_invocation = case.recorder.call("query_metrics", {"service": "user-service"})
     assert leak_invocation.retrieval_details is not None
@@ -192,7 +193,7 @@ def test_only_bindings_that_passed_the_gatekeeper_count(memory_case: Case) -> No
     assert verifier.verdict == "REJECT"
 
 
-def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world: World) -> None:
     case = Case("确认 inventory-service 是否存在 HikariCP 连接池耗尽", demo_world)
     gatekeeper, verifier = case.judge()
     assert gatekeeper.status == "pass"
@@ -200,7 +201,7 @@ def test_negative_observation_is_entailed_by_its_verified_no_hit(demo_world) -> 
     assert verifier.verdict == "PASS"
 
 
-def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_world) -> None:  # type: ignore[no-untyped-def]
+def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_world: World) -> None:
     case = Case("确认 order-service 是否存在 HikariCP 连接池耗尽", demo_world)
     hit = next(inv for inv in case.invocations if inv.tool_name == "query_logs")
     claim = Claim(claim_id="claim-9", claim_type="negative_observation",
@@ -220,11 +221,11 @@ def test_negative_observation_citing_a_query_that_found_evidence_fails(demo_worl
 
 def _gate(severity: str) -> GatekeeperResult:
     return GatekeeperResult(status="pass" if severity == "none" else "fail",
-                            severity=severity, failed_rules=[] if severity == "none" else ["x"])  # type: ignore[arg-type]
+                            severity=severity, failed_rules=[] if severity == "none" else ["x"])
 
 
 def _claimed(verdict: str, *entailed: bool) -> VerifierResult:
-    return VerifierResult(verdict=verdict, groundedness_score=1.0,  # type: ignore[arg-type]
+    return VerifierResult(verdict=verdict, groundedness_score=1.0,
                           claim_results=[ClaimResult(claim_id=f"claim-{i}", entailed=value)
                                          for i, value in enumerate(entailed, start=1)])
 

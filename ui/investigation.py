@@ -23,6 +23,7 @@ from core.views.badges import (
     verdict_badge,
 )
 from core.views.repair import repair_summary
+from core.views.sources import failure_text, request_lines
 from core.views.timeline import InvestigationView, ToolCallView
 from ui.render import badge, badges, escape_markdown, literal_text, small_text, toned
 
@@ -135,13 +136,21 @@ def _render_tool_call(number: int, call: ToolCallView) -> None:
         badges([status])
         st.caption(size if call.returned else "waiting for the tool…")
         st.code(json.dumps(call.arguments, ensure_ascii=False), language="json")
-        if call.evidence_refs:
+        failed = failure_text(invocation) if invocation is not None else None
+        if failed is not None:
+            st.error("The call failed, so it says nothing about what the source holds: "
+                     + escape_markdown(failed), icon=":material/cloud_off:")
+        elif call.evidence_refs:
             st.dataframe(pd.DataFrame([{"raw_path": ref.raw_path, "text": ref.text}
                                        for ref in call.evidence_refs]),
                          hide_index=True, width="stretch")
         elif call.returned:
             st.caption("No evidence refs: the tool found nothing for these arguments.")
         if invocation is not None:
+            requested = request_lines(invocation)
+            if requested:
+                st.caption(f"Request sent to {escape_markdown(invocation.source or 'the source')}:")
+                st.code("\n".join(requested), language="text", wrap_lines=True)
             with st.popover("Raw output", icon=":material/data_object:"):
                 st.json(invocation.output, expanded=2)
 

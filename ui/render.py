@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import html
 import string
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Literal
 
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from core.log import keep_logs_on_stderr
 from core.settings import get_settings
 from core.store import Store, open_store
 from core.views.badges import Badge, Tone, cell_style
@@ -71,11 +72,13 @@ NAV_LINKS: tuple[tuple[str, str, str], ...] = (
     ("pages/2_Binding_inspector.py", "Binding inspector", ":material/manage_search:"),
     ("pages/3_Evals.py", "Evals", ":material/science:"),
     ("pages/4_Data.py", "Data", ":material/database:"),
+    ("pages/5_Sources.py", "Sources", ":material/hub:"),
 )
 
 
 def setup_page(title: str, icon: str) -> None:
     """Page config (wide layout), the stylesheet and the sidebar navigation; call first."""
+    keep_logs_on_stderr()  # warnings (a crashed run thread, a failing store) on the server's stderr
     st.set_page_config(page_title=f"{title} · Evidence Console", page_icon=icon, layout="wide")
     st.html(_CSS)
     with st.sidebar:
@@ -115,7 +118,7 @@ def toned(frame: pd.DataFrame, columns: Sequence[str], *, precision: int = 3) ->
 
     A Styler formats every float itself (column_config formats are ignored), hence ``precision``.
     """
-    present = [column for column in columns if column in frame.columns]
+    present: list[Hashable] = [column for column in columns if column in frame.columns]
     return frame.style.map(cell_style, subset=present).format(precision=precision, na_rep="")
 
 

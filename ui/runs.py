@@ -8,6 +8,7 @@ back from the store by id, polling while the run is alive.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 
@@ -15,7 +16,10 @@ import streamlit as st
 
 from core.agents.registry import build_engines
 from core.pipeline import new_session_id, run_investigation
+from core.sources.base import World
 from core.store import Store
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -39,7 +43,7 @@ def _registry() -> dict[str, RunHandle]:
     return {}
 
 
-def start_run(store: Store, *, question: str, pack: str, roles: dict[str, str],
+def start_run(store: Store, *, question: str, pack: str | World, roles: dict[str, str],
               executor_fault: str | None) -> RunHandle:
     """Validate the inputs here (errors raise at once), then drive the pipeline in a thread."""
     engines = build_engines(roles)
@@ -54,6 +58,7 @@ def start_run(store: Store, *, question: str, pack: str, roles: dict[str, str],
             for _event in events:  # the pipeline writes each event to the store itself
                 pass
         except Exception as exc:  # the pipeline reports stage failures as events; this is a bug
+            logger.exception("investigation %s: the run thread crashed", session_id)
             handle.error = f"{type(exc).__name__}: {exc}"
         finally:
             handle.done.set()

@@ -15,7 +15,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.events import Event
+from core.events import ToolEvent
 
 if TYPE_CHECKING:
     from core.recorder import Recorder
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 ROLES: tuple[str, ...] = ("planner", "executor", "verifier", "composer")
 
 # The executor yields ToolCalled / ToolReturned events while it works and returns its output.
-ExecutorRun = Generator[Event, None, tuple[ExecutorOutput | None, ParseStatus]]
+ExecutorRun = Generator[ToolEvent, None, tuple[ExecutorOutput | None, ParseStatus]]
 
 
 class Planner(Protocol):

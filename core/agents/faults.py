@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Literal
 from core.agents.role_faults import ROLE_FAULTS
 from core.contracts import (
     Claim,
+    ClaimType,
     EvidenceBinding,
     EvidenceRef,
     ExecutorOutput,
@@ -151,13 +152,13 @@ def _anchor(output: ExecutorOutput, invocations: list[Invocation], context: Faul
 
 
 def _add_claim(output: ExecutorOutput, context: FaultContext, *, text: str,
-               invocation: Invocation, ref: EvidenceRef, claim_type: str = "observation",
+               invocation: Invocation, ref: EvidenceRef, claim_type: ClaimType = "observation",
                services: list[str] | None = None,
                topics: list[str] | None = None) -> tuple[Claim, EvidenceBinding]:
     binding = EvidenceBinding(tool_name=invocation.tool_name,
                               source_invocation_id=invocation.invocation_id,
                               raw_path=ref.raw_path, evidence_excerpt=ref.text)
-    claim = Claim(claim_id=_next_claim_id(output), claim_type=claim_type,  # type: ignore[arg-type]
+    claim = Claim(claim_id=_next_claim_id(output), claim_type=claim_type,
                   claim_text=text, evidence_bindings=[binding],
                   subject_services=services if services is not None else list(context.plan.services),
                   subject_topics=topics if topics is not None else list(context.plan.topics))

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +16,6 @@ from core.errors import EngineError
 
 ENGINE_NAMES: tuple[str, ...] = ("rules", "llm")
 DEFAULT_ENGINE = "rules"
-
-_LLM_CLASSES: dict[str, str] = {"planner": "LLMPlanner", "executor": "LLMExecutor",
-                                "verifier": "LLMVerifier", "composer": "LLMComposer"}
-
 
 @dataclass(frozen=True)
 class Engines:
@@ -70,9 +65,10 @@ def _build_rules(role: str) -> Any:
 
 
 def _build_llm(role: str, llm_options: dict[str, Any]) -> Any:
-    try:
-        module = importlib.import_module("core.agents.llm")
-        engine_class = getattr(module, _LLM_CLASSES[role])
-    except (ImportError, AttributeError) as exc:
+    try:  # imported here: the offline path never loads the llm engine
+        from core.agents.llm import LLMComposer, LLMExecutor, LLMPlanner, LLMVerifier
+    except ImportError as exc:  # a package it needs is missing: one line, not a traceback
         raise EngineError(f"llm engine not available: {exc}") from exc
-    return engine_class(**llm_options)
+    classes = {"planner": LLMPlanner, "executor": LLMExecutor,
+               "verifier": LLMVerifier, "composer": LLMComposer}
+    return classes[role](**llm_options)

@@ -11,36 +11,50 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, assert_never
 
 from core.agents.base import ROLES
 from core.agents.faults import FAULT_MODES
 from core.agents.registry import ENGINE_NAMES, build_engines
-from core.cli.common import add_db_option, open_cli_store, print_json
-from core.contracts import CheckedBinding, ExecutorOutput, Invocation, Plan, SessionDocument
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.events import (
     AnswerReady,
     BindingChecked,
     ClaimJudged,
     ClaimsProduced,
-    Event,
     GatekeeperFinished,
+    PipelineEvent,
     PipelineFailed,
     PlanMade,
     RepairFinished,
     RepairRequested,
     SessionFinished,
     SessionStarted,
+    ToolCalled,
     ToolReturned,
     VerdictReached,
 )
-from core.pipeline import run_investigation
-from core.settings import get_settings
+
+if TYPE_CHECKING:
+    from core.contracts import (
+        CheckedBinding,
+        ExecutorOutput,
+        Invocation,
+        Plan,
+        RetryContext,
+        SessionDocument,
+    )
 
 _LABEL_WIDTH = 9
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``ask`` command."""
     parser = subparsers.add_parser(
         "ask", help="investigate a question and print every stage and the answer",
@@ -49,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("question", help="the question, in Chinese or English")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,
                         help="scenario pack (default: demo)")
+    add_sources_option(parser)
     parser.add_argument("--engine", choices=ENGINE_NAMES, default=None,
                         help="engine for every role (default: rules, offline)")
     for role in ROLES:
@@ -67,14 +82,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
     """Each role's engine: its own option, else ``--engine``, else the settings' default."""
+    from core.settings import get_settings
+
     default = getattr(args, "engine", None) or get_settings().engine
     return {role: getattr(args, role, None) or default for role in ROLES}
 
 
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
+    # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
+    from core.pipeline import run_investigation
+
+    world = open_cli_world(args)
     store = None if args.no_store else open_cli_store(args)
-    events = run_investigation(args.question, pack=args.pack or get_settings().default_pack,
+    events = run_investigation(args.question, pack=world,
                                engines=build_engines(roles_from_args(args)),
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None
@@ -94,59 +115,70 @@ def run_ask(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- readable output
 
 
-def print_event(event: Event, out: TextIO) -> None:
+def print_event(event: PipelineEvent, out: TextIO) -> None:
     """Print one event as readable lines (never JSON)."""
     for label, text in event_lines(event):
         out.write(f"{label:<{_LABEL_WIDTH}}{text}\n")
 
 
-def event_lines(event: Event) -> list[tuple[str, str]]:
+def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
     """``(label, text)`` lines describing an event; an empty list for silent events."""
-    if isinstance(event, SessionStarted):
-        engines = " ".join(f"{role}={name}" for role, name in event.engines.items())
-        fault = f", executor fault {event.executor_fault}" if event.executor_fault else ""
-        return [("session", f"{event.session_id} (pack {event.pack}; {engines}{fault})")]
-    if isinstance(event, PlanMade):
-        return plan_lines(event.plan)
-    if isinstance(event, ToolReturned):
-        return [("tool", invocation_line(event.invocation))]
-    if isinstance(event, ClaimsProduced):
-        return claims_lines(event.executor_output, event.parse_status.status)
-    if isinstance(event, BindingChecked):
-        return [("gate", checked_line(event.checked))]
-    if isinstance(event, GatekeeperFinished):
-        rules = f" ({', '.join(event.result.failed_rules)})" if event.result.failed_rules else ""
-        return [("gate", f"result {event.result.status}, severity {event.result.severity}{rules}")]
-    if isinstance(event, ClaimJudged):
-        result = event.claim_result
-        judged = "entailed" if result.entailed else f"NOT entailed [{result.rule}]"
-        reasons = f": {'; '.join(result.reasons)}" if result.reasons else ""
-        return [("verify", f"{result.claim_id} {judged}{reasons}")]
-    if isinstance(event, VerdictReached):
-        return [("verdict", f"{event.result.verdict}  groundedness "
-                            f"{event.result.groundedness_score:.2f}")]
-    if isinstance(event, RepairRequested):
-        feedback = event.feedback
-        return [("repair", f"attempt {feedback.attempt} {feedback.verdict}: the executor is "
-                           f"asked once more, told {len(feedback.findings)} finding(s)"),
-                *(("", f"  {finding.claim_id or finding.action_id or '-'}"
-                       f"{'' if finding.binding_index is None else f'[{finding.binding_index}]'}"
-                       f" {finding.rule}") for finding in feedback.findings)]
-    if isinstance(event, RepairFinished):
-        outcome = "repaired" if event.repaired else "still failing"
-        return [("repair", f"attempt {event.attempt} checked from scratch: {event.verdict} "
-                           f"({outcome}; attempt 1 was {event.previous_verdict})")]
-    if isinstance(event, AnswerReady):
-        answer = event.composer_output.user_facing_answer.splitlines() or [""]
-        return [("answer", f"[{event.composer_output.status}]"),
-                *(("", f"  {line}") for line in answer)]
-    if isinstance(event, PipelineFailed):
-        return [("error", f"stage {event.stage} failed: {event.message}")]
-    if isinstance(event, SessionFinished):
-        total = event.document.timings_ms.get("total")
-        took = f" in {total:.0f} ms" if total is not None else ""
-        return [("done", f"session {event.document.status}{took}")]
-    return []
+    match event:
+        case SessionStarted():
+            engines = " ".join(f"{role}={name}" for role, name in event.engines.items())
+            fault = f", executor fault {event.executor_fault}" if event.executor_fault else ""
+            return [("session", f"{event.session_id} (pack {event.pack}; {engines}{fault})")]
+        case PlanMade():
+            return plan_lines(event.plan)
+        case ToolCalled():
+            return []  # printed when it returns, with its evidence status
+        case ToolReturned():
+            return [("tool", invocation_line(event.invocation))]
+        case ClaimsProduced():
+            return claims_lines(event.executor_output, event.parse_status.status)
+        case BindingChecked():
+            return [("gate", checked_line(event.checked))]
+        case GatekeeperFinished():
+            rules = f" ({', '.join(event.result.failed_rules)})" if event.result.failed_rules else ""
+            return [("gate", f"result {event.result.status}, severity {event.result.severity}{rules}")]
+        case ClaimJudged():
+            result = event.claim_result
+            judged = "entailed" if result.entailed else f"NOT entailed [{result.rule}]"
+            reasons = f": {'; '.join(result.reasons)}" if result.reasons else ""
+            return [("verify", f"{result.claim_id} {judged}{reasons}")]
+        case VerdictReached():
+            return [("verdict", f"{event.result.verdict}  groundedness "
+                                f"{event.result.groundedness_score:.2f}")]
+        case RepairRequested():
+            return repair_lines(event.feedback)
+        case RepairFinished():
+            outcome = "repaired" if event.repaired else "still failing"
+            return [("repair", f"attempt {event.attempt} checked from scratch: {event.verdict} "
+                               f"({outcome}; attempt 1 was {event.previous_verdict})")]
+        case AnswerReady():
+            answer = event.composer_output.user_facing_answer.splitlines() or [""]
+            return [("answer", f"[{event.composer_output.status}]"),
+                    *(("", f"  {line}") for line in answer)]
+        case PipelineFailed():
+            return [("error", f"stage {event.stage} failed: {event.message}")]
+        case SessionFinished():
+            total = event.document.timings_ms.get("total")
+            took = f" in {total:.0f} ms" if total is not None else ""
+            return [("done", f"session {event.document.status}{took}")]
+        case _:
+            assert_never(event)
+
+
+def repair_lines(feedback: RetryContext) -> list[tuple[str, str]]:
+    """The repair turn: the failed attempt's verdict and each finding the executor is told."""
+    lines = [("repair", f"attempt {feedback.attempt} {feedback.verdict}: the executor is asked "
+                        f"once more, told {len(feedback.findings)} finding(s)")]
+    for finding in feedback.findings:
+        where = finding.claim_id or finding.action_id or "-"
+        if finding.binding_index is not None:
+            where += f"[{finding.binding_index}]"
+        lines.append(("", f"  {where} {finding.rule}"))
+    return lines
 
 
 def plan_lines(plan: Plan) -> list[tuple[str, str]]:

@@ -1,4 +1,9 @@
-"""Helpers every CLI command shares: JSON output, one-line errors, opening the store."""
+"""Helpers every CLI command shares: JSON output, one-line errors, opening the store.
+
+Every command module is imported to build the parser, so this module (like the top of each
+command module) imports only what parsing needs; the store, the pipeline and the contracts a
+command uses are imported by its handler (see bench/startup.py).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.contracts import SessionDocument
 from core.errors import DocumentError, first_error
-from core.store import Store, open_store
+
+if TYPE_CHECKING:
+    from core.contracts import SessionDocument
+    from core.store import Store
+
+if TYPE_CHECKING:
+    from core.sources.base import World
+
+SOURCES_HELP = ("a sources file (YAML: Prometheus/Alertmanager URLs, log store, runbook and "
+                "rule folders; see docs/sources.md) instead of a pack")
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -45,13 +58,35 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
                              "(default: $SUPERBIZ_DB, else the user's data directory)")
 
 
+def add_sources_option(parser: argparse.ArgumentParser) -> None:
+    """``--sources FILE``: investigate the world a sources file describes."""
+    parser.add_argument("--sources", metavar="FILE", default=None, help=SOURCES_HELP)
+
+
+def open_cli_world(args: argparse.Namespace) -> World:
+    """The world of ``--sources`` or ``--pack`` (not both), else ``SUPERBIZ_SOURCES``, else
+    the default pack; ``SUPERBIZ_PROMETHEUS_URL`` / ``SUPERBIZ_ALERTMANAGER_URL`` replace a
+    pack's metrics (``core.sources.config.open_world``)."""
+    from core.errors import SourcesConfigError
+    from core.sources.config import open_world
+
+    pack, sources = getattr(args, "pack", None), getattr(args, "sources", None)
+    if pack and sources:
+        raise SourcesConfigError("give --pack or --sources, not both")
+    return open_world(pack, sources=sources)
+
+
 def open_cli_store(args: argparse.Namespace) -> Store:
     """Open the store named by ``--db`` or the settings."""
+    from core.store import open_store  # SQLAlchemy: only commands that use the store load it
+
     return open_store(getattr(args, "db", None))
 
 
 def read_session_document(path: str) -> SessionDocument:
     """Read a session document (``-`` for stdin); errors name the file and the field."""
+    from core.contracts import SessionDocument
+
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:

@@ -7,7 +7,7 @@ import argparse
 from core.cli.common import add_db_option, open_cli_store
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``db`` and its ``init`` subcommand."""
     db = subparsers.add_parser("db", help="the audit store", description="Manage the audit store.")
     commands = db.add_subparsers(dest="db_command", metavar="SUBCOMMAND", required=True)

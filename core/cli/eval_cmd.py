@@ -1,4 +1,5 @@
-"""``superbiz eval [CASES...] [--pack P] [--tag T] [--json] [--junit FILE] [--workers N]``.
+"""``superbiz eval [CASES...] [--pack P | --sources FILE] [--tag T] [--json] [--junit FILE]
+[--workers N]``.
 
 Runs eval case files (default: the suite in ``mockdata/evals/``) through the pipeline, stores
 the run and every case result, prints a table (or one JSON document with ``--json``), and
@@ -10,20 +11,27 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
-from core.evals.cases import load_suite, select_by_tags, with_default_pack
-from core.evals.junit import write_junit
-from core.evals.report import RESULT_LABEL, render_report
-from core.evals.results import CaseOutcome
-from core.evals.runner import DEFAULT_WORKERS, run_cases
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    fail,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
+from core.evals import DEFAULT_WORKERS
+
+if TYPE_CHECKING:
+    from core.evals.results import CaseOutcome
 
 EXIT_ALL_PASSED = 0
 EXIT_SOME_FAILED = 1
 DEFAULT_SUITE_LABEL = "default"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` command."""
     parser = subparsers.add_parser(
         "eval", help="run eval case files and report citation-level metrics",
@@ -34,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="case files or folders of *.yaml (default: mockdata/evals)")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,
                         help="pack for cases that name none (default: demo)")
+    add_sources_option(parser)
     parser.add_argument("--tag", action="append", metavar="T", default=None,
                         help="only cases with this tag (repeatable: any of them)")
     parser.add_argument("--json", action="store_true",
@@ -41,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--junit", metavar="FILE", default=None,
                         help="also write JUnit XML to FILE for CI systems")
     parser.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
-                        help=f"cases run in parallel (default: {DEFAULT_WORKERS})")
+                        help=f"cases run at once, on threads (default: {DEFAULT_WORKERS}; more "
+                             "threads do not finish sooner, see README)")
     parser.add_argument("--engine", choices=("rules", "llm"), default=None,
                         help="engine for every role (default: rules)")
     add_db_option(parser)
@@ -56,13 +66,26 @@ def _positive_int(text: str) -> int:
 
 
 def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
+    from core.evals.report import RESULT_LABEL
+
     print(f"[{done}/{total}] {outcome.case_id} {RESULT_LABEL[outcome.outcome]} "
           f"({outcome.duration_ms:.0f} ms)", file=sys.stderr, flush=True)
 
 
 def run_eval(args: argparse.Namespace) -> int:
     """Load, filter, run, store, report; the exit code says whether every case passed."""
-    cases = with_default_pack(load_suite(args.cases or None), args.pack)
+    from core.evals.cases import load_suite, select_by_tags, with_default_pack
+    from core.evals.junit import write_junit
+    from core.evals.report import render_report
+    from core.evals.runner import run_cases
+
+    worlds = None
+    if args.sources:  # cases that name no pack run against the sources file's world
+        world = open_cli_world(args)
+        worlds = {world.name: world}
+        cases = with_default_pack(load_suite(args.cases or None), world.name)
+    else:
+        cases = with_default_pack(load_suite(args.cases or None), args.pack)
     cases = select_by_tags(cases, args.tag)
     if not cases:
         return fail(f"no case has tag {' or '.join(args.tag)}" if args.tag else "no cases")
@@ -74,7 +97,7 @@ def run_eval(args: argparse.Namespace) -> int:
     suite = ", ".join(args.cases) if args.cases else DEFAULT_SUITE_LABEL
     store = open_cli_store(args)
     run = run_cases(cases, store=store, suite=suite, engines=engines, workers=args.workers,
-                    on_result=_progress)
+                    on_result=_progress, worlds=worlds)
     if args.json:
         print_json(run.to_json())
     else:

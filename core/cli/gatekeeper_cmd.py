@@ -1,19 +1,24 @@
 """``superbiz gatekeeper check|recheck``: re-run the deterministic citation check.
 
 ``check`` takes any session document (as ``sessions show --json`` or ``ask --json`` print it,
-edited or not) and checks its executor output against the invocations inside it. Exit code 0
-when the gatekeeper passes, 1 when it fails, 2 on bad input — so scripts can gate on it.
+edited or not) and checks its executor output against the invocations inside it -- their refs
+recomputed from their raw output -- or, with ``--db``, against the store's copy of each
+invocation, which wins. Exit code 0 when the gatekeeper passes, 1 when it fails, 2 on bad
+input — so scripts can gate on it.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
-from core.contracts import GatekeeperResult
+
+if TYPE_CHECKING:
+    from core.contracts import GatekeeperResult
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``gatekeeper`` and its subcommands."""
     gatekeeper = subparsers.add_parser("gatekeeper", help="re-check citations deterministically",
                                        description="The gatekeeper checks that every citation is "
@@ -23,9 +28,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     check = commands.add_parser("check", help="check a session document's citations",
                                 description="Re-check SESSION.json ('-' for stdin) against the "
-                                            "invocations inside it. Exit 0 pass, 1 fail, 2 bad input.")
+                                            "invocations inside it (their refs recomputed from "
+                                            "their raw output), or with --db against the "
+                                            "store's copy of each invocation, which wins. "
+                                            "Exit 0 pass, 1 fail, 2 bad input.")
     check.add_argument("document", metavar="SESSION.json")
     check.add_argument("--json", action="store_true", help="print the gatekeeper result only")
+    check.add_argument("--db", metavar="PATH|URL", default=None,
+                       help="also check against this audit store: its invocations win over the "
+                            "document's, and citations into its other sessions are rejected")
     check.set_defaults(handler=_check)
 
     recheck = commands.add_parser("recheck", help="re-run the current version over stored sessions",
@@ -44,9 +55,15 @@ def _check(args: argparse.Namespace) -> int:
     from core.gatekeeper import check_citations
 
     document = read_session_document(args.document)
+    stored = None
+    if args.db:
+        from core.store.lookup import StoreInvocations
+
+        stored = StoreInvocations(open_cli_store(args))
     result = check_citations(session_id=document.session_id, invocations=document.invocations,
                              executor_output=document.executor_output,
-                             parse_status=document.executor_output_parse_status)
+                             parse_status=document.executor_output_parse_status,
+                             stored_invocations=stored)
     if args.json:
         print_json(result)
     else:
@@ -70,11 +87,12 @@ def print_gatekeeper_result(result: GatekeeperResult) -> None:
 
 
 def _recheck(args: argparse.Namespace) -> int:
-    from core.pipeline import replay
+    from core.pipeline import replay, store_lookup
     from core.store.repository import list_sessions, load_session_document
 
     store = open_cli_store(args)
-    changed: list[dict] = []
+    stored = store_lookup(store)
+    changed: list[dict[str, Any]] = []
     checked = 0
     for row in list_sessions(store, limit=args.limit):
         document = load_session_document(store, session_id=row.session_id)
@@ -83,7 +101,7 @@ def _recheck(args: argparse.Namespace) -> int:
         checked += 1
         before_gate = document.gatekeeper_result
         before_verdict = document.verifier_result.verdict if document.verifier_result else None
-        after = replay(document)
+        after = replay(document, stored_invocations=stored)
         after_verdict = after.verifier_result.verdict if after.verifier_result else None
         after_gate = after.gatekeeper_result
         if (before_verdict != after_verdict

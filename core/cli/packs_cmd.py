@@ -8,7 +8,7 @@ import sys
 from core.cli.common import print_json
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``packs`` and its subcommands."""
     packs = subparsers.add_parser("packs", help="list and validate scenario packs",
                                   description="Scenario packs are folders of data under mockdata/.")

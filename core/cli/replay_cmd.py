@@ -1,8 +1,9 @@
 """``superbiz replay SESSION.json``: gatekeeper, verifier and composer again on a document.
 
-The document may be edited (tamper with an excerpt and watch it be caught). No tool is called.
-With ``--db`` the store is consulted for invocations of other sessions, so a citation into
-another session is reported as such; without it, it is an unknown invocation (also REJECT).
+The document may be edited (tamper with an excerpt and watch it be caught). No tool is called;
+each cited invocation's refs are recomputed from its raw output. With ``--db`` the store's copy
+of each invocation wins over the document's, and a citation into another stored session is
+reported as such; without it, it is an unknown invocation (also REJECT).
 """
 
 from __future__ import annotations
@@ -12,13 +13,18 @@ import sys
 
 from core.agents.registry import ENGINE_NAMES, build_engines
 from core.cli.ask_cmd import event_lines, print_event
-from core.cli.common import add_db_option, print_json, read_session_document
-from core.events import AnswerReady, BindingChecked, ClaimJudged, GatekeeperFinished, VerdictReached
-from core.pipeline import replay, store_lookup
-from core.store import open_store
+from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
+from core.events import (
+    AnswerReady,
+    BindingChecked,
+    ClaimJudged,
+    GatekeeperFinished,
+    PipelineEvent,
+    VerdictReached,
+)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``replay`` command."""
     parser = subparsers.add_parser(
         "replay", help="re-run gatekeeper, verifier and composer on a session document",
@@ -34,15 +40,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_replay(args: argparse.Namespace) -> int:
     """Handler of ``superbiz replay``."""
+    from core.pipeline import replay, store_lookup
+
     document = read_session_document(args.document)
-    lookup = store_lookup(open_store(args.db) if args.db else None)
-    replayed = replay(document, engines=build_engines(args.engine), foreign_invocation=lookup)
+    lookup = store_lookup(open_cli_store(args) if args.db else None)
+    replayed = replay(document, engines=build_engines(args.engine), stored_invocations=lookup)
     if args.json:
         print_json(replayed)
         return 0
     session = replayed.session_id
     assert replayed.gatekeeper_result is not None  # replay always re-runs the gatekeeper
-    stages = [*(BindingChecked(session_id=session, checked=checked)
+    stages: list[PipelineEvent] = [*(BindingChecked(session_id=session, checked=checked)
                 for checked in replayed.gatekeeper_result.checked_bindings),
               GatekeeperFinished(session_id=session, result=replayed.gatekeeper_result)]
     if replayed.verifier_result is not None:

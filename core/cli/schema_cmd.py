@@ -8,7 +8,7 @@ from core.cli.common import print_json
 from core.contracts import SessionDocument
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``schema``."""
     schema = subparsers.add_parser(
         "schema", help="print the JSON Schema of the session document",

@@ -29,7 +29,7 @@ from core.resources import console_app
 DEFAULT_PORT = 8501
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``serve``."""
     serve = subparsers.add_parser(
         "serve", help="start the console (Streamlit)",

@@ -7,9 +7,13 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.cli.common import add_db_option, fail, open_cli_store, print_json
 from core.contracts import SessionDocument
+
+if TYPE_CHECKING:
+    from core.store.repository import SessionQuery
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +26,7 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``sessions`` and its subcommands."""
     sessions = subparsers.add_parser("sessions", help="list, show and export stored sessions",
                                      description="Read the audit store's sessions.")
@@ -50,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(handler=_export)
 
 
-def _filters(args: argparse.Namespace) -> dict:
+def _filters(args: argparse.Namespace) -> SessionQuery:
     return {"verdict": args.verdict, "severity": args.severity, "rule": args.rule,
             "status": args.status, "text": args.text}
 

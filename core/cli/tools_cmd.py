@@ -5,12 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import uuid
+from typing import Any
 
-from core.cli.common import add_db_option, fail, open_cli_store, print_json
+from core.cli.common import (
+    add_db_option,
+    add_sources_option,
+    fail,
+    open_cli_store,
+    open_cli_world,
+    print_json,
+)
 from core.contracts import TOOL_NAMES, Invocation
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``tools`` and its ``call`` / ``list`` subcommands."""
     tools = subparsers.add_parser("tools", help="call the three tools directly",
                                   description="Call a tool on a pack and record the call.")
@@ -25,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     call.add_argument("--args", dest="tool_args", default="{}", metavar="JSON",
                       help="the tool's arguments as a JSON object (default: {})")
     call.add_argument("--pack", default=None, metavar="NAME|PATH", help="scenario pack (default: demo)")
+    add_sources_option(call)
     call.add_argument("--json", action="store_true", help="print the invocation as JSON only")
     call.add_argument("--no-store", action="store_true", help="do not record the call")
     add_db_option(call)
@@ -37,8 +46,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _call(args: argparse.Namespace) -> int:
     from core.recorder import Recorder
-    from core.settings import get_settings
-    from core.sources.pack import load_world
     from core.tools.spec import validate_arguments
 
     try:
@@ -49,7 +56,7 @@ def _call(args: argparse.Namespace) -> int:
         return fail("--args must be a JSON object, e.g. '{\"service\": \"order-service\"}'")
     # Validate before opening anything, so a bad call writes nothing.
     validate_arguments(args.tool, arguments)
-    world = load_world(args.pack or get_settings().default_pack)
+    world = open_cli_world(args)
     store = None if args.no_store else open_cli_store(args)
     session_id = f"cli-{uuid.uuid4().hex[:12]}"
     if store is not None:
@@ -68,7 +75,7 @@ def _call(args: argparse.Namespace) -> int:
     return 0
 
 
-def _document_view(invocation: Invocation) -> dict:
+def _document_view(invocation: Invocation) -> dict[str, Any]:
     """The invocation as a session document lists it (no session-internal fields)."""
     return invocation.model_dump(mode="json", include={
         "invocation_id", "tool_name", "arguments", "output", "retrieval_details", "source",
@@ -80,8 +87,15 @@ def _print_human(invocation: Invocation) -> None:
     status = details.evidence_status if details else "?"
     print(f"invocation {invocation.invocation_id}  {invocation.tool_name} "
           f"{json.dumps(invocation.arguments, ensure_ascii=False)}  (source {invocation.source})")
-    print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
-          f"{invocation.output.get('message', '')}")
+    if invocation.output.get("success") is False:
+        print(f"evidence_status: {status}   FAILED: {invocation.output.get('error', '')}")
+    else:
+        print(f"evidence_status: {status}   total: {invocation.output.get('total', '?')}   "
+              f"{invocation.output.get('message', '')}")
+    from core.views.sources import request_lines
+
+    for line in request_lines(invocation):
+        print(f"request: {line}")
     for ref in details.evidence_refs if details else []:
         first_line = ref.text.splitlines()[0] if ref.text else ""
         print(f"  {ref.raw_path:<22} {first_line}")
@@ -90,8 +104,9 @@ def _print_human(invocation: Invocation) -> None:
 def _list(args: argparse.Namespace) -> int:
     from core.tools.spec import TOOL_SPECS
 
-    tools = [{"name": spec.name, "description": spec.description,
-              "arguments": spec.args.model_json_schema()} for spec in TOOL_SPECS.values()]
+    tools: list[dict[str, Any]] = [
+        {"name": spec.name, "description": spec.description,
+         "arguments": spec.args.model_json_schema()} for spec in TOOL_SPECS.values()]
     if args.json:
         print_json(tools)
         return 0

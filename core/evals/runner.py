@@ -8,14 +8,15 @@ short transactions for the sessions, which SQLite in WAL mode serialises without
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from core.errors import EvalCaseError, PackError, SuperbizError
+from core.evals import DEFAULT_WORKERS
 from core.evals.cases import DEFAULT_PACK, EvalCase
 from core.evals.matching import check_expectations, observe
 from core.evals.metrics import compute_metrics
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
     from core.sources.base import World
     from core.store import Store
 
-DEFAULT_WORKERS = 2
+logger = logging.getLogger(__name__)
+
 ProgressCallback = Callable[[int, int, CaseOutcome], None]
 
 
@@ -36,18 +38,21 @@ def new_run_id() -> str:
     return f"run-{uuid.uuid4().hex[:12]}"
 
 
-def load_case_worlds(cases: Sequence[EvalCase]) -> dict[str, World]:
-    """Open the world of every pack the cases name, once; an unknown pack is a case-file error
-    (exit 2)."""
-    from core.sources.pack import load_world
+def load_case_worlds(cases: Sequence[EvalCase],
+                     opened: Mapping[str, World] | None = None) -> dict[str, World]:
+    """Open the world of every pack the cases name, once (``opened``: worlds already open, by
+    the name cases use for them, e.g. a sources file's); an unknown pack is a case-file error
+    (exit 2). ``SUPERBIZ_PROMETHEUS_URL`` / ``SUPERBIZ_ALERTMANAGER_URL`` replace the packs'
+    metrics, as for ``ask``."""
+    from core.sources.config import open_world
 
-    worlds: dict[str, World] = {}
+    worlds: dict[str, World] = dict(opened or {})
     for case in cases:
         name = case.pack or DEFAULT_PACK
         if name in worlds:
             continue
         try:
-            worlds[name] = load_world(name)
+            worlds[name] = open_world(name)
         except PackError as exc:
             raise EvalCaseError(f"{case.source}: case {case.id!r}: pack: {exc}") from exc
     return worlds
@@ -70,6 +75,7 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
         return CaseOutcome.for_case(case, outcome="error", error=str(exc),
                                     duration_ms=_ms_since(started))
     except Exception as exc:  # a bug in the system under test is a result, not a crash of the run
+        logger.warning("case %s: the pipeline raised", case.id, exc_info=exc)
         return CaseOutcome.for_case(case, outcome="error", error=f"{type(exc).__name__}: {exc}",
                                     duration_ms=_ms_since(started))
     duration_ms = _ms_since(started)
@@ -87,15 +93,17 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
 
 def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = "",
               engines: Engines | None = None, workers: int = DEFAULT_WORKERS,
-              on_result: ProgressCallback | None = None) -> EvalRun:
+              on_result: ProgressCallback | None = None,
+              worlds: Mapping[str, World] | None = None) -> EvalRun:
     """Run ``cases`` and return the run with its metrics; stored when ``store`` is given.
+    ``worlds``: worlds already open, by the pack name cases give them (``eval --sources``).
 
     ``on_result(done, total, outcome)`` is called as each case finishes (completion order).
     Outcomes in the returned run keep the cases' order.
     """
     if not cases:
         raise EvalCaseError("no cases to run")
-    worlds = load_case_worlds(cases)
+    opened = load_case_worlds(cases, worlds)
     if engines is None:
         from core.agents.registry import build_engines
 
@@ -106,16 +114,19 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
         repository.create_eval_run(store, run_id=run_id, suite=suite, total=len(cases))
     outcomes: list[CaseOutcome | None] = [None] * len(cases)
     try:
-        _run_pool(cases, worlds, engines, store, run_id, workers, outcomes, on_result)
+        _run_pool(cases, opened, engines, store, run_id, workers, outcomes, on_result)
     except BaseException:
         # Interrupted (Ctrl-C) or the store failed: close the run honestly with what finished.
         if store is not None:
             done = [outcome for outcome in outcomes if outcome is not None]
-            with suppress(Exception):  # the original error matters more than this one
+            try:
                 repository.finish_eval_run(
                     store, run_id=run_id, passed=sum(o.passed for o in done),
                     duration_ms=_ms_since(started),
                     metrics=compute_metrics(done).model_dump(mode="json"), status="interrupted")
+            except Exception:  # the original error matters more than this one: it is raised
+                logger.warning("eval run %s: could not be closed as interrupted", run_id,
+                               exc_info=True)
         raise
     finished = [outcome for outcome in outcomes if outcome is not None]
     metrics = compute_metrics(finished)

@@ -3,6 +3,7 @@
 Public surface::
 
     check_citations(...)  -> GatekeeperResult   grade every binding REJECT / LOW_CONFID / pass
+    StoredInvocations                           what the audit store knows (its copy wins)
     match_excerpt(excerpt, ref_text) -> ExcerptMatch   the excerpt matcher, spans in ref offsets
     RULES: dict[str, Rule]                      every rule it can report, with its grade
     GATEKEEPER_VERSION                          rules / normaliser / thresholds, stored per result
@@ -13,6 +14,7 @@ Rules are documented in ``docs/gatekeeper-rules.md``.
 from core.gatekeeper.check import check_citations, raw_path_problem
 from core.gatekeeper.matching import ExcerptMatch, MatchKind, clear_caches, match_excerpt
 from core.gatekeeper.normalize import NORMALIZER_VERSION, normalize_text
+from core.gatekeeper.resolve import StoredInvocations
 from core.gatekeeper.rules import RULES, Rule, RuleSeverity
 from core.gatekeeper.version import GATEKEEPER_VERSION
 
@@ -24,6 +26,7 @@ __all__ = [
     "MatchKind",
     "Rule",
     "RuleSeverity",
+    "StoredInvocations",
     "check_citations",
     "clear_caches",
     "match_excerpt",

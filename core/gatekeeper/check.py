@@ -1,8 +1,10 @@
 """``check_citations``: the gatekeeper. Pure code, deterministic, no model.
 
 For each binding of each claim and recommended action, in this order (first failure decides):
-resolve the invocation (back-filling a missing id only from a unique candidate), check it is
-this session's and of the binding's tool, then either the negative-observation checks or:
+resolve the invocation (back-filling a missing id only from a unique candidate; with
+``stored_invocations`` the store's copy wins), check it is this session's and of the binding's
+tool, that its refs are what the recorder makes of its raw output, then either the
+negative-observation checks or:
 raw_path well-formed with the tool's prefix, refs present, raw_path among the refs, excerpt
 supported by that ref's text. The overall grade is the worst binding's: any reject -> fail /
 reject, else any low_confid -> fail / low_confid, else pass / none.
@@ -29,7 +31,7 @@ from core.contracts import (
 from core.gatekeeper import negative, redundant
 from core.gatekeeper import rules as R
 from core.gatekeeper.matching import ExcerptMatch, match_excerpt
-from core.gatekeeper.resolve import ForeignLookup, SessionInvocations
+from core.gatekeeper.resolve import SessionInvocations, StoredInvocations
 from core.gatekeeper.version import GATEKEEPER_VERSION
 from core.tools.spec import RAW_PATH_PREFIXES, find_spec, parse_raw_path
 
@@ -61,9 +63,13 @@ class _Collector:
 def check_citations(*, session_id: str | None, invocations: Sequence[Invocation],
                     executor_output: ExecutorOutput | None,
                     parse_status: ParseStatus | None = None,
-                    foreign_invocation: ForeignLookup | None = None) -> GatekeeperResult:
-    """Check every citation of ``executor_output`` against the session's invocations."""
-    session = SessionInvocations(session_id, invocations, foreign_invocation)
+                    stored_invocations: StoredInvocations | None = None) -> GatekeeperResult:
+    """Check every citation of ``executor_output`` against the session's invocations.
+
+    ``invocations`` are the document's; ``stored_invocations`` (the audit store, when the
+    document is checked against one) wins over them: see ``resolve``.
+    """
+    session = SessionInvocations(session_id, invocations, stored_invocations)
     out = _Collector()
     if executor_output is None or (parse_status is not None and parse_status.status in ("invalid", "missing")):
         detail = "no executor output" if executor_output is None else (
@@ -84,11 +90,22 @@ def check_citations(*, session_id: str | None, invocations: Sequence[Invocation]
         for action in executor_output.recommended_actions:
             for index, binding in enumerate(action.evidence_bindings):
                 _record(out, _check_binding(session, binding, index, _Owner(action_id=action.action_id), out))
+    _report_uncited_tampering(session, out)
     severity = _overall_severity(out)
     return GatekeeperResult(
         status="pass" if severity == "none" else "fail", severity=severity,
         checked_bindings=out.checked, failed_rules=out.failed_rules,
         warnings=out.warnings, errors=out.errors, version=GATEKEEPER_VERSION)
+
+
+def _report_uncited_tampering(session: SessionInvocations, out: _Collector) -> None:
+    """A document whose refs disagree with its raw output is rejected even where no binding
+    cites the edited invocation: its refs still reach the verifier (the tool trace summary)."""
+    reported = {checked.source_invocation_id for checked in out.checked if checked.rule == R.REFS_TAMPERED}
+    for invocation in session.listed():
+        if invocation.invocation_id not in reported and (problem := session.refs_problem(invocation)):
+            out.errors.append(GateIssue(rule=R.REFS_TAMPERED, message=f"{problem} (no binding cites it)"))
+            out.fail_rule(R.REFS_TAMPERED)
 
 
 def _overall_severity(out: _Collector) -> GateSeverity:
@@ -158,13 +175,17 @@ def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index:
         return verdict.fail(resolved.rule, resolved.message)
     invocation = resolved.invocation
     if find_spec(invocation.tool_name) is None:
-        return verdict.fail(R.TOOL_MISMATCH, f"invocation {invocation_id} is of {invocation.tool_name}, not an evidence tool")
+        return verdict.fail(R.TOOL_MISMATCH,
+                            f"invocation {invocation_id} is of {invocation.tool_name}, not an evidence tool")
     if binding.tool_name is not None and binding.tool_name != invocation.tool_name:
         return verdict.fail(R.TOOL_MISMATCH, (
             f"binding says tool {binding.tool_name}, invocation {invocation_id} is {invocation.tool_name}"))
     verdict.fields["tool_name"] = invocation.tool_name
+    if problem := session.refs_problem(invocation):
+        return verdict.fail(R.REFS_TAMPERED, problem)
     if owner.claim is not None and owner.claim.claim_type == "negative_observation":
-        checked = _check_negative(verdict, binding, invocation, owner.claim)
+        queries = _claim_queries(session, owner.claim, invocation)
+        checked = _check_negative(verdict, binding, invocation, owner.claim, queries)
     else:
         checked = _check_positive(verdict, binding, invocation)
     if backfilled and checked.status == "pass":
@@ -225,7 +246,8 @@ def _check_without_raw_path(verdict: _Verdict, binding: EvidenceBinding,
         if best is not None:
             verdict.with_match(*best)
         reason = best[1].reason if best else "the invocation has no evidence refs"
-        return verdict.fail(R.EXCERPT_MISMATCH, f"raw_path missing and the excerpt matches no ref of the invocation: {reason}")
+        return verdict.fail(R.EXCERPT_MISMATCH,
+                            f"raw_path missing and the excerpt matches no ref of the invocation: {reason}")
     verdict.with_match(*best)
     return verdict.fail(R.RAW_PATH_MISSING, (
         f"raw_path missing (the excerpt is found in {best[0].raw_path}, but a citation must name it)"))
@@ -239,8 +261,20 @@ def _found_elsewhere(excerpt: str, refs: list[EvidenceRef], cited: str) -> str:
     return ""
 
 
+def _claim_queries(session: SessionInvocations, claim: Claim, invocation: Invocation) -> list[Invocation]:
+    """The invocations the claim's bindings cite (resolved in this session), this one first."""
+    queries = [invocation]
+    for other in claim.evidence_bindings:
+        if other.source_invocation_id is None or other.source_invocation_id == invocation.invocation_id:
+            continue
+        resolved = session.resolve(other.source_invocation_id).invocation
+        if resolved is not None and all(resolved.invocation_id != seen.invocation_id for seen in queries):
+            queries.append(resolved)
+    return queries
+
+
 def _check_negative(verdict: _Verdict, binding: EvidenceBinding, invocation: Invocation,
-                    claim: Claim) -> CheckedBinding:
+                    claim: Claim, claim_queries: list[Invocation]) -> CheckedBinding:
     verdict.fields.update(matched_text=negative.describe(invocation), match_kind="negative")
     if problem := negative.evidence_problem(invocation):
         return verdict.fail(R.NEGATIVE_MISMATCH, problem)
@@ -250,7 +284,7 @@ def _check_negative(verdict: _Verdict, binding: EvidenceBinding, invocation: Inv
         return verdict.fail(R.RAW_PATH, (
             f"raw_path {binding.raw_path} of a negative observation: the invocation returned no "
             f"entries, so only {lists} (an empty list) or no raw_path can be cited"))
-    if problem := negative.coverage_problem(claim, invocation):
+    if problem := negative.coverage_problem(claim, invocation, claim_queries):
         return verdict.fail(R.NEGATIVE_MISMATCH, problem)
     if invocation.retrieval_details is None:
         return verdict.fail(R.REFS_MISSING, (

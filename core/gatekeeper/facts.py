@@ -5,8 +5,10 @@ A fact is a number with its unit (``91%``, ``3.8gb``, ``850ms``, ``exit code 137
 ``/api/v1/users/profile``, ``pod-...``, ``redis-cluster-01:6379``), a state or level word
 (``firing``, ``error``) or a negation (``not``, ``never``, ``未``, ``没有``). Numbers are compared
 by value and unit, so ``91%`` equals ``91.0%`` but never ``191%`` or ``19%``, and ``3.8gb`` is
-not ``3.8mb``. All functions take text already in the canonical normal form (see
-``normalize``), except ``camel_case_identifiers`` which needs the case the author wrote.
+not ``3.8mb``; the comparison, sign or approximation marks in front of a number are part of
+it (``<91%``, ``-91%``, ``≈91%`` are not ``91%``: see ``signs``). All functions take text
+already in the canonical normal form (see ``normalize``), except ``camel_case_identifiers``
+which needs the case the author wrote.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from core.charclasses import DENSE_SCRIPT
+from core.gatekeeper.signs import qualifier
 
 # A token: a run of ASCII word characters and the separators that live inside identifiers
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
@@ -28,7 +33,8 @@ _TOKEN_TRAILING = ".:-/+"
 _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
 UNIT_WORDS: frozenset[str] = frozenset(
-    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d", "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
+    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
+     "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -55,15 +61,27 @@ GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
 })
 _SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
 _HAS_DIGIT_RE = re.compile(r"\d")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_DENSE_SCRIPT_RE = re.compile(f"[{DENSE_SCRIPT}]")
 
 Number = tuple[float, str]
+# A number with the marks in front of it: ("<", 91.0, "%"); "" when nothing qualifies it.
+QualifiedNumber = tuple[str, float, str]
 
 
 def tokens(text: str) -> list[str]:
     """Word-like tokens of a normalised text, trailing separators stripped."""
     stripped = (token.rstrip(_TOKEN_TRAILING) for token in _TOKEN_RE.findall(text))
     return [token for token in stripped if token]
+
+
+def token_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, token)`` of every token of a normalised text (as ``tokens`` gives them)."""
+    spans: list[tuple[int, int, str]] = []
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group().rstrip(_TOKEN_TRAILING)
+        if token:
+            spans.append((match.start(), match.start() + len(token), token))
+    return spans
 
 
 def has_token(normalized: str) -> bool:
@@ -127,10 +145,13 @@ class Facts:
     identifiers: frozenset[str] = frozenset()
     states: frozenset[str] = frozenset()
     negations: Counter[str] = field(default_factory=Counter)
+    # ``numbers`` with the marks in front of each (a ratio's or date's marks go to its first).
+    qualified: tuple[QualifiedNumber, ...] = ()
 
 
 # One fact where it occurs: (start, end, kind, value); kind is number | ratio | identifier |
-# state | negation. A number or ratio's value is a tuple of Numbers, the others' a string.
+# state | negation. A number or ratio's value is ``(qualifier, tuple of Numbers)``, the others'
+# a string.
 FactItem = tuple[int, int, str, Any]
 
 
@@ -149,15 +170,16 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
         end = start + len(token)
         if is_number_token(token):
             parsed = parse_number_token(token)
-            if parsed is None:
-                items.append((start, end, "identifier", token))
+            if parsed is None:  # a digit-led name (``2026-07-08t11:17:00+08:00``) keeps its marks too
+                items.append((start, end, "identifier", qualifier(normalized, start)[1] + token))
                 continue
             values, is_ratio = parsed
             next_start, following = found[index + 1] if index + 1 < len(found) else (end, "")
             if not values[-1][1] and following in UNIT_WORDS:
                 values[-1] = (values[-1][0], following)
                 end, skip_next = next_start + len(following), True
-            items.append((start, end, "ratio" if is_ratio else "number", tuple(values)))
+            marks = qualifier(normalized, start)[1]
+            items.append((start, end, "ratio" if is_ratio else "number", (marks, tuple(values))))
         elif token in STATE_WORDS:
             items.append((start, end, "state", token))
         elif token in EN_NEGATIONS:
@@ -187,6 +209,7 @@ def facts_in(items: tuple[FactItem, ...], start: int, end: int, original: str | 
     of the original that occur in ``text`` are identifiers too (``HighMemoryUsage``).
     """
     numbers: list[Number] = []
+    qualified: list[QualifiedNumber] = []
     ratios: set[tuple[Number, ...]] = set()
     identifiers: set[str] = set()
     states: set[str] = set()
@@ -195,9 +218,12 @@ def facts_in(items: tuple[FactItem, ...], start: int, end: int, original: str | 
         if item_start < start or item_end > end:
             continue
         if kind == "number" or kind == "ratio":
-            numbers.extend(value)
+            marks, values = value
+            numbers.extend(values)
+            qualified.extend((marks if index == 0 else "", number, unit)
+                             for index, (number, unit) in enumerate(values))
             if kind == "ratio":
-                ratios.add(value)
+                ratios.add(values)
         elif kind == "identifier":
             identifiers.add(value)
         elif kind == "state":
@@ -207,7 +233,7 @@ def facts_in(items: tuple[FactItem, ...], start: int, end: int, original: str | 
     if original is not None and not original.islower():
         identifiers |= {name for name in camel_case_identifiers(original) if name in text}
     return Facts(tuple(numbers), frozenset(ratios), frozenset(identifiers), frozenset(states),
-                 negation_counts)
+                 negation_counts, tuple(qualified))
 
 
 def extract_facts(normalized: str, original: str | None = None) -> Facts:
@@ -215,7 +241,8 @@ def extract_facts(normalized: str, original: str | None = None) -> Facts:
     return facts_in(fact_items(normalized), 0, len(normalized), original, normalized)
 
 
-def _first_out_of_order(needles: tuple[Number, ...], haystack: tuple[Number, ...]) -> Number | None:
+def _first_out_of_order(needles: tuple[QualifiedNumber, ...],
+                        haystack: tuple[QualifiedNumber, ...]) -> QualifiedNumber | None:
     """The first needle that cannot be matched, in order, in the haystack (None: all can).
 
     Order matters: ``current=90%, threshold=90%`` is not supported by ``current=99%,
@@ -250,16 +277,16 @@ def contains_identifier(text: str, name: str) -> bool:
 def missing_facts(excerpt: Facts, region: Facts, region_text: str) -> list[str]:
     """Facts of the excerpt that the (normalised) ref region does not hold, for a person.
 
-    Numbers are compared by value and unit, in order; ratios as a whole; identifiers must occur
+    Numbers are compared by qualifier, value and unit, in order; ratios as a whole; identifiers must occur
     in the region with non-word characters (or the text's ends) on both sides, so
     ``order-service`` is found inside ``pod-order-service-5c7d8e9f1-m3n2p`` but
     ``payment-service`` is not found inside ``repayment-service``; state words must be there.
     """
     missing: list[str] = []
-    unplaced = _first_out_of_order(excerpt.numbers, region.numbers)
+    unplaced = _first_out_of_order(excerpt.qualified, region.qualified)
     if unplaced is not None:
-        where = "in this order" if unplaced in region.numbers else "in the ref text"
-        missing.append(f"number {_show(unplaced)} not {where}")
+        where = "in this order" if unplaced in region.qualified else "in the ref text"
+        missing.append(f"number {_show_qualified(unplaced)} not {where}")
     missing += [f"ratio {'/'.join(_show(v) for v in r)} not in the ref text"
                 for r in sorted(excerpt.ratios - region.ratios)]
     missing += [f"identifier '{name}' not in the ref text" for name in sorted(excerpt.identifiers)
@@ -271,6 +298,11 @@ def missing_facts(excerpt: Facts, region: Facts, region_text: str) -> list[str]:
 def _show(value: Number) -> str:
     number, unit = value
     return f"{number:g}{unit}"
+
+
+def _show_qualified(value: QualifiedNumber) -> str:
+    marks, number, unit = value
+    return f"{marks}{number:g}{unit}"
 
 
 def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
@@ -285,8 +317,9 @@ def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
 
 
 def informative_length(normalized: str) -> int:
-    """Length for the too-short test: a CJK character counts double (it carries a word)."""
-    return len(normalized) + len(_CJK_RE.findall(normalized))
+    """Length for the too-short test: a character of a dense script (Chinese, Japanese, Korean:
+    ``core.charclasses.DENSE_SCRIPT``) counts double, since it carries a syllable or a word."""
+    return len(normalized) + len(_DENSE_SCRIPT_RE.findall(normalized))
 
 
 def is_generic(normalized: str) -> bool:

@@ -1,6 +1,6 @@
 """Does an excerpt quote a ref text? Exact, truncated or drifted -- but never with a changed fact.
 
-Order of attempts, cheapest first (DESIGN.md section 4):
+Order of attempts, cheapest first (docs/design.md §4):
 
 1. exact: the normalised excerpt is a substring of the normalised ref (score 1.0);
 2. truncated: the excerpt has ``...`` / ``…`` / ``……``; each fragment is found in order;
@@ -8,11 +8,15 @@ Order of attempts, cheapest first (DESIGN.md section 4):
 4. fuzzy: a rapidfuzz partial-ratio alignment at or above ``FUZZY_THRESHOLD``, computed on
    the texts' skeletons (spaces and punctuation between words removed): it only locates.
 
+Before any of them, an excerpt holding look-alike letters (``confusables``) or hidden
+characters (``invisible``: bidi controls, tags, private use ...) that the ref lacks is rejected.
 Whatever the path, a quote may not cut a number or identifier in half, may not sit right after
-a negation it leaves out, and (paths 2-4) every fact of the excerpt -- numbers with units,
-identifiers, state words, negations -- must be present in the aligned region of the ref, no
-negation of that region may be dropped, and no word may be changed (``words``: formatting
-drifts, words do not). Spans are returned in ORIGINAL ref offsets.
+a negation it leaves out or drop the sign or comparison in front of its first number, and
+(paths 2-4) every fact of the excerpt -- numbers with their units and the marks in front of
+them (``signs``), identifiers, state words, negations -- must be present in the aligned region
+of the ref, no negation of that region may be dropped, and no word may be changed (``words``:
+formatting drifts, words do not). Across an ellipsis a number keeps its label (``labels``).
+Spans are returned in ORIGINAL ref offsets.
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ from typing import Literal, NamedTuple
 
 from rapidfuzz import fuzz
 
-from core.gatekeeper import facts
+from core.gatekeeper import facts, signs
 from core.gatekeeper.confusables import foreign_lookalikes
+from core.gatekeeper.invisible import forged_invisible
+from core.gatekeeper.labels import spliced_label
 from core.gatekeeper.normalize import NormalizedText, normalize_text, normalize_with_offsets
 from core.gatekeeper.version import (
     FUZZY_THRESHOLD,
@@ -82,6 +88,10 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
     if lookalikes:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"look-alike characters: {' '.join(lookalikes)} (quote, do not retype)")
+    hidden = forged_invisible(excerpt, ref_text)
+    if hidden:
+        return ExcerptMatch(False, 0.0, "none",
+                            reason=f"hidden characters the ref text does not hold: {', '.join(hidden)}")
     quote = normalize_text(excerpt)
     ref = normalize_with_offsets(ref_text)
     if not facts.has_token(quote):
@@ -129,7 +139,8 @@ def _locate_exact(fragment: str, ref: NormalizedText, cursor: int) -> _Located:
     position = ref.text.find(fragment, cursor)
     while position != -1:
         end = position + len(fragment)
-        problem = _edge_problem(ref, position, end) or _negation_before(ref.text, position, fragment)
+        problem = (_edge_problem(ref, position, end) or _negation_before(ref.text, position, fragment)
+                   or _qualifier_cut(ref.text, position))
         if not problem:
             return _Located(position, end, 1.0, "exact")
         position = ref.text.find(fragment, position + 1)
@@ -162,11 +173,12 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
         start = index_map[offset + dest_start]
         end = index_map[offset + max(dest_start, dest_end - 1)] + 1
         if score < FUZZY_THRESHOLD:
-            return _Located(start, end, score / 100, problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
+            return _Located(start, end, score / 100,
+                            problem=f"excerpt not found in the ref text (best similarity {score:.0f})")
     if found and _NUMBER_RUN_RE.findall(fragment) == _NUMBER_RUN_RE.findall(ref.text[start:end]):
         # Equal but for spaces, and no number split or joined by them (``91 %`` is ``91%``,
         # ``9 1%`` is not): the same facts, unless the quote cuts a number or identifier.
-        problem = _edge_problem(ref, start, end)
+        problem = _edge_problem(ref, start, end) or _qualifier_cut(ref.text, start)
         start, end = _snap_to_tokens(ref.text, start, end)
     else:
         problem = _facts_problem(fragment, original, ref.text, start, end)
@@ -205,12 +217,16 @@ def _skeleton(text: str) -> tuple[str, tuple[int, ...]]:
 
 def _match_fragments(fragments: list[str], original: str, ref: NormalizedText) -> ExcerptMatch:
     """A truncated quote: every fragment found, in order, none overlapping the previous one."""
-    cursor, spans, scores = 0, [], []
+    cursor = 0
+    spans: list[tuple[int, int]] = []
+    scores: list[float] = []
     for fragment in fragments:
         located = _locate_exact(fragment, ref, cursor)
         if not located.found and not located.problem and (
                 facts.informative_length(fragment) >= MIN_FRAGMENT_CHARS):
             located = _locate_drifted(fragment, original, ref, cursor)
+        if located.found and spans:
+            located = located._replace(problem=spliced_label(ref.text, cursor, located.start, located.end))
         if not located.found:
             reason = located.problem or "fragment too short to place and not found verbatim"
             return ExcerptMatch(False, located.score, "none", tuple(spans), f"fragment '{fragment}': {reason}")
@@ -292,6 +308,22 @@ def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
             if _is_fact_token(ref, token_start, token_end):
                 return f"quote cuts '{text[token_start:token_end]}' in the ref text"
     return ""
+
+
+def _qualifier_cut(text: str, start: int) -> str:
+    """A quote that starts at (or inside the marks in front of) a number must read the same
+    comparison or sign as the ref: ``91%`` of ``current=-91%`` or ``=91%`` of ``current<=91%``
+    drops it."""
+    digit = signs.reaches_before(text, start)
+    if digit < 0 or (digit == start and digit > 0 and facts.token_class(text[digit - 1]) == "ascii"
+                     and text[digit - 1] not in "+-"):
+        return ""  # no number at the quote's start, or one cut in half (``_edge_problem``)
+    in_ref = signs.qualifier(text, digit)[1]
+    quoted = signs.qualifier(text[start:digit + 1], digit - start)[1]
+    if in_ref == quoted:
+        return ""
+    return f"quote drops the '{in_ref}' in front of a number it quotes" if in_ref else (
+        f"quote reads '{quoted}' in front of a number the ref does not qualify")
 
 
 def _negation_before(text: str, start: int, fragment: str) -> str:

@@ -1,43 +1,24 @@
 """Negative observations: "no HikariCP logs for inventory-service" is a citation too.
 
 It must cite an invocation that really returned nothing (``no_evidence``, no refs, empty
-result list) and whose arguments covered the claim's subject: the same service (when the claim
-names one and the query was filtered by service) and every subject topic found in the query
-arguments (when the query was filtered by keywords). The claim's subject comes from
-``Claim.subject_services`` / ``subject_topics``, or, when those are empty, from the claim text
-through ``core.lexicon``. No particular excerpt text is required.
+result list), no narrower (``level``/``state``) than the claim, and whose arguments -- with the
+claim's other cited queries -- cover every service and topic the claim names, in its subject
+fields or its text (``coverage``). No particular excerpt text is required.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
-from core import lexicon
 from core.contracts import Claim, Invocation
+from core.gatekeeper import coverage
 from core.tools.spec import EVIDENCE_KEYS, find_spec
 
 # Evidence lists of every tool's output (alerts, logs, groups, evidence_blocks); any non-empty
 # one of the invocation's own tool means the invocation returned evidence.
 RESULT_KEYS: tuple[str, ...] = EVIDENCE_KEYS
-SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
 # Filters that narrow a query to a level or state: a negative claim must be as narrow.
 NARROWING_ARGS: tuple[str, ...] = ("level", "state")
-# Arguments that restrict what a query looks for (its topic).
-TOPIC_ARGS: tuple[str, ...] = (
-    "query", "q", "keyword", "keywords", "topic", "topics", "alert_name", "alertname",
-    "metric", "pattern", "search",
-)
-
-
-def _values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
-    values: list[str] = []
-    for key in keys:
-        value = arguments.get(key)
-        if isinstance(value, (list, tuple)):
-            values += [str(item) for item in value if str(item).strip()]
-        elif value is not None and str(value).strip():
-            values.append(str(value))
-    return values
 
 
 def result_keys(tool_name: str) -> tuple[str, ...]:
@@ -65,15 +46,12 @@ def evidence_problem(invocation: Invocation) -> str:
     return ""
 
 
-def subject_of(claim: Claim) -> tuple[list[str], list[str]]:
-    """The claim's subject services and topics (declared, else found in its text)."""
-    services = claim.subject_services or lexicon.services_in(claim.claim_text)
-    topics = claim.subject_topics or lexicon.topics_in(claim.claim_text)
-    return [service.casefold() for service in services], list(topics)
+def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequence[Invocation]) -> str:
+    """Why the invocation's arguments do not cover the claim's subject ('' when they do).
 
-
-def coverage_problem(claim: Claim, invocation: Invocation) -> str:
-    """Why the invocation's arguments do not cover the claim's subject ('' when they do)."""
+    ``claim_queries`` are the invocations all of the claim's bindings cite (this one included):
+    together they must cover every service and topic the claim names (``coverage``).
+    """
     for key in NARROWING_ARGS:
         value = invocation.arguments.get(key)
         if isinstance(value, str) and value.strip() and value.strip().casefold() not in claim.claim_text.casefold():
@@ -81,23 +59,7 @@ def coverage_problem(claim: Claim, invocation: Invocation) -> str:
             # itself is only about ERROR lines.
             return (f"the cited query only looked at {key}={value}; the claim does not say so, "
                     f"so it claims more than the query covered")
-    services, topics = subject_of(claim)
-    queried_services = [value.casefold() for value in _values(invocation.arguments, SERVICE_ARGS)]
-    if services and queried_services and not set(queried_services) & set(services):
-        return (f"the cited query is about service {', '.join(queried_services)}, "
-                f"the claim is about {', '.join(services)}")
-    filters = _values(invocation.arguments, TOPIC_ARGS)
-    query_text = " ".join(filters)
-    if topics and query_text:
-        # A filter may be a topic name itself (``topic=connection_pool``) or free text.
-        named = [value.lower() for value in filters if value.lower() in lexicon.TOPICS]
-        uncovered = [topic for topic in topics if topic in lexicon.TOPICS
-                     and not lexicon.topic_matches(topic, query_text)
-                     and not set(named) & set(lexicon.expand_topics([topic]))]
-        if uncovered:
-            return (f"the cited query ({query_text}) does not look for topic(s) "
-                    f"{', '.join(uncovered)} of the claim")
-    return ""
+    return coverage.coverage_problem(claim, invocation, claim_queries)
 
 
 def describe(invocation: Invocation) -> str:

@@ -5,8 +5,10 @@ One canonical normal form, applied to both the executor's excerpt and the ref te
 1. NFKC (full-width letters, digits and ASCII punctuation become half-width, ``…`` -> ``...``);
 2. case-fold;
 3. CJK and typographic punctuation mapped to ASCII (``、`` -> ``,``, ``。`` -> ``.``,
-   ``【】`` -> ``[]``, curly quotes -> straight, dash and minus variants -> ``-``) and invisible
-   characters (zero-width, bidi controls, soft hyphen, BOM) removed;
+   ``【】`` -> ``[]``, curly quotes -> straight, dash and minus variants -> ``-``) and the
+   benign invisible characters (zero-width space and joiners, word joiner, soft hyphen, BOM)
+   removed -- the other invisible characters (bidi controls, tags, private use ...) are kept:
+   an excerpt that holds one the ref lacks is a forgery (``invisible``), not noise;
 4. every whitespace run collapsed to one space, ends stripped.
 
 ``normalize_text`` is the fast path (C-level string operations, used for excerpts);
@@ -23,17 +25,14 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-NORMALIZER_VERSION = "norm-1"
+from core.gatekeeper.invisible import BENIGN_INVISIBLE
 
-# Invisible characters: an excerpt that carries them is the same text once they are stripped.
-INVISIBLE_CHARS: frozenset[str] = frozenset(
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e"
-    "\u200b\u200c\u200d\u200e\u200f"
-    "\u202a\u202b\u202c\u202d\u202e"
-    "\u2060\u2061\u2062\u2063\u2064"
-    "\u2066\u2067\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f"
-    "\ufeff"
-)
+# norm-2: only the benign invisible characters are stripped (bidi controls, tags and the
+# other hidden characters stay, for ``invisible`` to judge).
+NORMALIZER_VERSION = "norm-2"
+
+# Invisible characters an excerpt may carry: it is the same text once they are stripped.
+INVISIBLE_CHARS: frozenset[str] = BENIGN_INVISIBLE
 
 # Punctuation NFKC leaves alone but that is the same mark as an ASCII one for quoting purposes.
 PUNCTUATION_TO_ASCII: dict[str, str] = {

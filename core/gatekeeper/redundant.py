@@ -24,29 +24,35 @@ Lookup = Callable[[int], Invocation | None]
 def regrade(claim: Claim, checked: Sequence[CheckedBinding], lookup: Lookup) -> list[CheckedBinding]:
     """``checked`` (the claim's bindings, in order) with each redundant narrower negative
     binding graded down to a warning."""
-    passed = [item.binding_index for item in checked if item.status == "pass"]
-    if claim.claim_type != "negative_observation" or not passed:
+    passed = [item for item in checked if item.status == "pass"]
+    queries = [found for item in passed if item.source_invocation_id is not None
+               and (found := lookup(item.source_invocation_id)) is not None]
+    # The passed queries must cover the claim by themselves (every service/topic it names).
+    if (claim.claim_type != "negative_observation" or not queries
+            or negative.coverage_problem(claim, queries[0], queries)):
         return list(checked)
     regraded: list[CheckedBinding] = []
     for item in checked:
         invocation = (lookup(item.source_invocation_id)
                       if item.source_invocation_id is not None else None)
         if (item.status == "fail" and item.rule == R.NEGATIVE_MISMATCH and invocation is not None
-                and _narrowed_cover(claim, invocation)):
+                and _narrowed_cover(claim, invocation, queries)):
             item = item.model_copy(update={
                 "severity": "none", "rule": R.NEGATIVE_REDUNDANT,
                 "message": (f"not counted as support: {item.message}; the claim's absence is "
-                            f"covered by its binding(s) {', '.join(map(str, passed))}, and this "
-                            f"query is the same search narrowed by a filter")})
+                            f"covered by its binding(s) "
+                            f"{', '.join(str(p.binding_index) for p in passed)}, and this query "
+                            f"is the same search narrowed by a filter")})
         regraded.append(item)
     return regraded
 
 
-def _narrowed_cover(claim: Claim, invocation: Invocation) -> bool:
-    """The invocation returned nothing, has a narrowing filter, and covers the claim without it."""
+def _narrowed_cover(claim: Claim, invocation: Invocation, queries: Sequence[Invocation]) -> bool:
+    """The invocation returned nothing, has a narrowing filter, and without it is a query about
+    the claim's subject (next to the passed ``queries``)."""
     narrowing = [key for key in negative.NARROWING_ARGS if invocation.arguments.get(key)]
     if not narrowing or negative.evidence_problem(invocation):
         return False
     broad = invocation.model_copy(update={"arguments": {
         key: value for key, value in invocation.arguments.items() if key not in narrowing}})
-    return not negative.coverage_problem(claim, broad)
+    return not negative.coverage_problem(claim, broad, [broad, *queries])

@@ -1,19 +1,42 @@
-"""Which invocation a binding cites: lookup in the session, the store, or a unique candidate.
+"""Which invocation a binding cites, and whether its refs are what its raw output says.
 
-Back-fill (seed "收紧 VerifierInputHook 自动回填"): a binding without ``source_invocation_id``
+Lookup: the document's own invocations, or -- when the gatekeeper is given the audit store
+(``StoredInvocations``) -- the store's, which win: a stored invocation replaces the document's
+copy (output and refs), an invocation the store recorded for another session is rejected
+whatever the document says (its ``session_id`` nulled or rewritten), and an id the store does
+not hold is rejected when the store holds the document's session (the document lists an
+invocation that session never made).
+
+Refs: the refs of a cited invocation are recomputed from its raw ``output`` with the recorder's
+own recipe (``core.recorder.extract_evidence_refs``); a document whose refs disagree has been
+edited (``evidence.refs_tampered``).
+
+Back-fill (docs/design.md §4, kept for compatibility): a binding without ``source_invocation_id``
 gets one only when the session holds exactly one invocation of the binding's tool; raw_path is
 never back-filled, and the caller must never let a back-filled binding pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from core.contracts import Invocation
+from core.contracts import Invocation, RetrievalDetails
 from core.gatekeeper.rules import INVOCATION_REF, INVOCATION_SESSION
+from core.recorder import extract_evidence_refs
 
-ForeignLookup = Callable[[int], Invocation | None]
+
+class StoredInvocations(Protocol):
+    """What the audit store knows about invocations (``core.pipeline.store_lookup``)."""
+
+    def invocation(self, invocation_id: int) -> Invocation | None:
+        """The stored invocation with this id, whatever its session (None: not stored)."""
+        ...
+
+    def holds_session(self, session_id: str) -> bool:
+        """Whether the store recorded this session (then it knows all its invocations)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -26,37 +49,65 @@ class Resolved:
 
 
 class SessionInvocations:
-    """The current session's invocations, indexed for citation checks."""
+    """The current session's invocations, indexed for citation checks (lookups cached)."""
 
     def __init__(self, session_id: str | None, invocations: Sequence[Invocation],
-                 foreign_invocation: ForeignLookup | None = None) -> None:
+                 stored: StoredInvocations | None = None) -> None:
         self.session_id = session_id
-        self.foreign_invocation = foreign_invocation
+        self.stored = stored
         self.by_id: dict[int, Invocation] = {}
         for invocation in invocations:
             self.by_id.setdefault(invocation.invocation_id, invocation)
+        self._resolved: dict[int, Resolved] = {}
+        self._refs_problems: dict[int, str] = {}
+        self._session_stored: bool | None = None
 
     def _is_foreign(self, invocation: Invocation) -> bool:
-        return bool(self.session_id and invocation.session_id and invocation.session_id != self.session_id)
+        return bool(self.session_id) and invocation.session_id != self.session_id
 
     def resolve(self, invocation_id: int) -> Resolved:
         """The invocation a binding names, if it is real and this session's."""
-        invocation = self.by_id.get(invocation_id)
-        if invocation is None and self.foreign_invocation is not None:
-            invocation = self.foreign_invocation(invocation_id)
-            if invocation is not None and not (self.session_id and invocation.session_id == self.session_id):
-                return Resolved(rule=INVOCATION_SESSION, message=(
-                    f"source_invocation_id {invocation_id} belongs to session "
-                    f"{invocation.session_id or '(unknown)'}, not {self.session_id or '(this session)'}"))
-        if invocation is None:
-            where = "in this session or anywhere in the store" if self.foreign_invocation else "of this session"
+        if invocation_id not in self._resolved:
+            self._resolved[invocation_id] = self._resolve(invocation_id)
+        return self._resolved[invocation_id]
+
+    def _resolve(self, invocation_id: int) -> Resolved:
+        listed = self.by_id.get(invocation_id)
+        if self.stored is not None:
+            stored = self.stored.invocation(invocation_id)
+            if stored is not None:
+                if not (self.session_id and stored.session_id == self.session_id):
+                    return Resolved(rule=INVOCATION_SESSION, message=(
+                        f"source_invocation_id {invocation_id} belongs to session "
+                        f"{stored.session_id or '(unknown)'} in the store, not "
+                        f"{self.session_id or '(the document names no session)'}"))
+                return Resolved(invocation=stored)
+            if self._holds_session():
+                return Resolved(rule=INVOCATION_REF, message=(
+                    f"source_invocation_id {invocation_id} is not an invocation the store recorded "
+                    f"for session {self.session_id}" + (" (the document lists one it never made)" if listed else "")))
+            if listed is None:
+                return Resolved(rule=INVOCATION_REF, message=(
+                    f"source_invocation_id {invocation_id} is not a recorded invocation in this "
+                    "session or anywhere in the store"))
+        if listed is None:
             return Resolved(rule=INVOCATION_REF, message=(
-                f"source_invocation_id {invocation_id} is not a recorded invocation {where}"))
-        if self._is_foreign(invocation):
+                f"source_invocation_id {invocation_id} is not a recorded invocation of this session"))
+        if self._is_foreign(listed):
             return Resolved(rule=INVOCATION_SESSION, message=(
-                f"source_invocation_id {invocation_id} belongs to session {invocation.session_id}, "
-                f"not {self.session_id}"))
-        return Resolved(invocation=invocation)
+                f"source_invocation_id {invocation_id} belongs to session "
+                f"{listed.session_id or '(none: its session_id is empty)'}, not {self.session_id}"))
+        return Resolved(invocation=listed)
+
+    def _holds_session(self) -> bool:
+        if self._session_stored is None:
+            self._session_stored = bool(self.session_id and self.stored is not None
+                                        and self.stored.holds_session(self.session_id))
+        return self._session_stored
+
+    def listed(self) -> list[Invocation]:
+        """The document's own invocations, in order."""
+        return list(self.by_id.values())
 
     def candidates(self, tool_name: str | None) -> list[Invocation]:
         """This session's invocations of ``tool_name`` (back-fill candidates)."""
@@ -64,3 +115,40 @@ class SessionInvocations:
             return []
         return [inv for inv in self.by_id.values()
                 if inv.tool_name == tool_name and not self._is_foreign(inv)]
+
+    def refs_problem(self, invocation: Invocation) -> str:
+        """Why the invocation's refs are not the recorder's reading of its raw output ('' when
+        they are, or when it is a legacy record without refs: ``refs_missing`` says so)."""
+        key = invocation.invocation_id
+        if key not in self._refs_problems:
+            self._refs_problems[key] = refs_disagreement(invocation)
+        return self._refs_problems[key]
+
+
+def refs_disagreement(invocation: Invocation) -> str:
+    """How ``invocation.retrieval_details`` differ from ``extract_evidence_refs`` of its output."""
+    details = invocation.retrieval_details
+    if details is None or (details.evidence_status == "supported" and not details.evidence_refs):
+        return ""
+    recomputed = extract_evidence_refs(invocation.tool_name, invocation.output)
+    if recomputed == details:
+        return ""
+    return (f"retrieval_details of invocation {invocation.invocation_id} are not what the "
+            f"recorder makes of its raw output: {_difference(details, recomputed)}")
+
+
+def _difference(recorded: RetrievalDetails, recomputed: RetrievalDetails) -> str:
+    if recorded.evidence_status != recomputed.evidence_status:
+        return (f"evidence_status {recorded.evidence_status}, the output gives "
+                f"{recomputed.evidence_status}")
+    real = {ref.raw_path: ref.text for ref in recomputed.evidence_refs}
+    listed = {ref.raw_path: ref.text for ref in recorded.evidence_refs}
+    for path, text in listed.items():
+        if path not in real:
+            return f"{path} is not an entry of the output"
+        if real[path] != text:
+            return f"{path} reads {text!r}, the output gives {real[path]!r}"
+    missing = [path for path in real if path not in listed]
+    if missing:
+        return f"{missing[0]} of the output is missing from the refs"
+    return "the refs are out of order or repeated"

@@ -1,8 +1,9 @@
-"""Every rule the gatekeeper can report, with its grade (seed "Gatekeeper 校验失败分级").
+"""Every rule the gatekeeper can report, with its grade (docs/design.md §4).
 
 Forged or misattributed citations are ``reject``; missing or incomplete ones ``low_confid``;
 the compatibility back-fill and a redundant narrower negative citation are ``warning``;
-``evidence.ok`` (``none``) names a passing binding. ``docs/gatekeeper-rules.md`` documents each one (a test keeps the two in step).
+``evidence.ok`` (``none``) names a passing binding. ``docs/gatekeeper-rules.md`` documents
+each one (a test keeps the two in step).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ OK = "evidence.ok"
 INVOCATION_REF = "evidence.invocation_ref"
 INVOCATION_SESSION = "evidence.invocation_session"
 TOOL_MISMATCH = "evidence.tool_mismatch"
+REFS_TAMPERED = "evidence.refs_tampered"
 RAW_PATH = "evidence.raw_path"
 EXCERPT_MISMATCH = "evidence.excerpt_mismatch"
 NEGATIVE_MISMATCH = "evidence.negative_mismatch"
@@ -42,9 +44,12 @@ _ALL: tuple[Rule, ...] = (
     Rule(OK, "none", "The citation is real: the invocation is this session's, the tool and "
          "raw_path agree with it and the excerpt is supported by the ref text."),
     Rule(INVOCATION_REF, "reject", "source_invocation_id names no recorded invocation."),
-    Rule(INVOCATION_SESSION, "reject", "source_invocation_id names an invocation of another session."),
+    Rule(INVOCATION_SESSION, "reject", "source_invocation_id names an invocation of another session "
+         "(with a store, the stored session wins over the document's session_id)."),
     Rule(TOOL_MISMATCH, "reject", "The binding's tool_name differs from the invocation's, or the "
          "invocation is not of an evidence tool."),
+    Rule(REFS_TAMPERED, "reject", "An invocation's retrieval_details are not what the recorder's "
+         "recipe makes of its raw output (refs or output edited), cited or not."),
     Rule(RAW_PATH, "reject", "raw_path is malformed, has the wrong prefix for the tool, or is not "
          "among the invocation's evidence_refs."),
     Rule(EXCERPT_MISMATCH, "reject", "The excerpt is not supported by the ref text: a changed "

@@ -12,7 +12,12 @@ from core.gatekeeper.normalize import NORMALIZER_VERSION
 # gk-2: changed words are rejected on the drift paths (core.gatekeeper.words); fuzzy alignment
 # ignores spaces and punctuation between words; a quote may start or end at a separator inside
 # an identifier (``OutOfMemoryError`` of ``java.lang.OutOfMemoryError``).
-RULES_VERSION = "gk-2"
+# gk-3: comparison / sign / approximation marks are part of a number; an ellipsis may not splice
+# a label onto another field's number; hidden characters the ref lacks (bidi controls, tags,
+# private use ...) reject; a stop-word substituted for another is a changed word; cited refs
+# must be what the recorder's recipe makes of the raw output (evidence.refs_tampered); a
+# negative observation's subject is read from its text as well as its subject fields.
+RULES_VERSION = "gk-3"
 # rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
 FUZZY_THRESHOLD = 90.0
 # Below this informative length (CJK counts double) an excerpt is too short to check.

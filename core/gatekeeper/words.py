@@ -8,7 +8,8 @@ are aligned with the ref region's tokens and every difference must be one of:
 
 * tokenisation only: the differing runs are equal once joined (``3.4 gb/4 gb`` vs
   ``3.4gb/4gb``, CJK split by punctuation the quote left out);
-* a stop-word added or dropped (``the``, ``a``, ``of`` ...);
+* a stop-word added or dropped (``the``, ``a``, ``of`` ...) -- added *or* dropped: one put in
+  place of another (``was`` for ``is``, ``a`` for ``the``) is a changed word;
 * at the edges of the quote, a partial first or last word (the quote starts mid-word).
 
 Anything else -- a CJK word changed, a word replaced or misspelt (one letter turns ``passed``
@@ -24,7 +25,8 @@ from core.gatekeeper import facts
 
 # Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
 # what is said.
-STOP_WORDS: frozenset[str] = frozenset(["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
+STOP_WORDS: frozenset[str] = frozenset(
+    ["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
 
 
 def _edge_partial(quoted: list[str], real: list[str], at_start: bool, at_end: bool) -> bool:
@@ -49,8 +51,8 @@ def _differing_blocks(quoted: list[str], real: list[str]) -> list[tuple[int, int
     blocks: list[tuple[int, int, int, int]] = []
     keys_quoted, keys_real = [_token_key(t) for t in quoted], [_token_key(t) for t in real]
     for opcode in Levenshtein.opcodes(keys_quoted, keys_real):
-        tag, q1, q2, r1, r2 = tuple(opcode)
-        if tag == "equal":
+        q1, q2, r1, r2 = opcode.src_start, opcode.src_end, opcode.dest_start, opcode.dest_end
+        if opcode.tag == "equal":
             continue
         if blocks and blocks[-1][1] == q1 and blocks[-1][3] == r1:
             blocks[-1] = (blocks[-1][0], q2, blocks[-1][2], r2)
@@ -72,8 +74,8 @@ def changed_words(fragment: str, region: str) -> str:
             continue
         if _edge_partial(quoted_run, real_run, q1 == 0, q2 == len(quoted)):
             continue
-        if all(word in STOP_WORDS for word in quoted_run + real_run):
-            continue
+        if (not quoted_run or not real_run) and all(word in STOP_WORDS for word in quoted_run + real_run):
+            continue  # a stop-word added or dropped; one substituted for another is a change
         problems.append(f"'{' '.join(quoted_run) or '(nothing)'}' where the ref has "
                         f"'{' '.join(real_run) or '(nothing)'}'")
     return "changed words: " + "; ".join(problems) if problems else ""

@@ -41,13 +41,20 @@ class Vocabulary:
     """The names a world's data uses, as the data spells them, in order of first appearance.
 
     ``services`` holds every service any source knows; ``log_services`` those with log lines;
-    ``alert_names`` the alerts' names; ``metrics`` the metric names of the series.
+    ``alert_names`` the names of alerts present in the data (firing, pending, suppressed);
+    ``metrics`` the metric names of the series; ``rule_names`` the alert names of alerting
+    rules the world knows (a Prometheus server's rules, rule files), firing or not: a question
+    naming one asks about a real alert, and "not firing" is an answer, not an unknown subject.
     """
 
     services: tuple[str, ...] = ()
     alert_names: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ()
     log_services: tuple[str, ...] = ()
+    rule_names: tuple[str, ...] = ()
+    # Sources whose names could not be read (a server down when the world opened): the
+    # vocabulary is incomplete, so a name missing from it is not known to be absent.
+    unavailable: tuple[str, ...] = ()
 
     @classmethod
     def merge(cls, parts: Iterable[Vocabulary]) -> Vocabulary:
@@ -56,7 +63,14 @@ class Vocabulary:
         return cls(services=_unique(name for part in listed for name in part.services),
                    alert_names=_unique(name for part in listed for name in part.alert_names),
                    metrics=_unique(name for part in listed for name in part.metrics),
-                   log_services=_unique(name for part in listed for name in part.log_services))
+                   log_services=_unique(name for part in listed for name in part.log_services),
+                   rule_names=_unique(name for part in listed for name in part.rule_names),
+                   unavailable=_unique(name for part in listed for name in part.unavailable))
+
+    @property
+    def known_alert_names(self) -> tuple[str, ...]:
+        """Every alert name a question may name: present alerts first, then rules' names."""
+        return _unique([*self.alert_names, *self.rule_names])
 
     def knows_service(self, name: str) -> bool:
         """Whether ``name`` is one of the services (case-insensitive)."""
@@ -76,6 +90,9 @@ class SourceDescription:
     capability: Capability
     holds: Mapping[str, int] = field(default_factory=dict)
     location: str = ""
+    # Why the source could not say what it holds (a server down, a store unreadable); None
+    # when it answered.
+    problem: str | None = None
 
 
 class Source(Protocol):

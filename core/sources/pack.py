@@ -92,16 +92,21 @@ class PackLogs(_PackPart):
 
 
 class PackKnowledge(_PackPart):
-    """The pack's runbooks (``lookup_knowledge``); they name no services of their own."""
+    """The pack's runbooks and alerting rules (``lookup_knowledge``)."""
 
     def describe(self) -> SourceDescription:
         sections = sum(len(runbook.sections) for runbook in self.pack.runbooks)
+        rules = sum(len(group.sections) for group in self.pack.rules)
+        holds = {"runbooks": len(self.pack.runbooks), "sections": sections}
+        if rules:
+            holds["rules"] = rules
         return SourceDescription(kind=self.kind, source_id=self.source_id, capability="knowledge",
-                                 holds={"runbooks": len(self.pack.runbooks), "sections": sections},
-                                 location=str(self.pack.root))
+                                 holds=holds, location=str(self.pack.root))
 
     def vocabulary(self) -> Vocabulary:
-        return Vocabulary()
+        """The alert names of the pack's alerting rules (runbooks name no services)."""
+        return Vocabulary(rule_names=tuple(dict.fromkeys(
+            section.title for group in self.pack.rules for section in group.sections)))
 
     def lookup_knowledge(self, args: LookupKnowledgeArgs) -> tuple[KnowledgeResult, Request]:
         return lookup_knowledge(self.pack, args), _request(args)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from sqlalchemy import event, inspect, make_url
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, SQLModel, create_engine
 
 from core.errors import StoreError
@@ -55,7 +57,7 @@ class Store:
             raise StoreError(f"audit store {self.url}: {exc.__class__.__name__}: {exc}") from exc
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets the console read while a pipeline writes; NORMAL sync is safe with WAL.
     cursor.execute("PRAGMA journal_mode=WAL")

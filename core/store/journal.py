@@ -65,7 +65,8 @@ def _root(address: str) -> str:
 class Journal:
     """Buffers one session's writes and flushes them in one transaction per call of ``flush``.
 
-    With ``store=None`` nothing is written and ``next_invocation_id`` returns None.
+    With ``store=None`` nothing is written (nor computed: an in-memory run never imports the
+    repository) and ``next_invocation_id`` returns None.
     """
 
     def __init__(self, store: Store | None, session_id: str) -> None:
@@ -90,6 +91,8 @@ class Journal:
 
     def open(self, document: SessionDocument) -> None:
         """The session row, written by the next flush (lease included)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import new_session_values
 
         self._create = new_session_values(document)
@@ -100,6 +103,8 @@ class Journal:
 
     def save_plan(self, plan: Plan) -> None:
         """The planner's plan."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import plan_values
 
         self._set("plan", plan, plan_values(plan))
@@ -116,6 +121,8 @@ class Journal:
     def save_executor_output(self, output: ExecutorOutput | None,
                              parse_status: ParseStatus) -> None:
         """The executor's structured output and how it parsed."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import executor_values
 
         self._values.update(executor_values(output, parse_status))
@@ -125,6 +132,8 @@ class Journal:
     def save_gatekeeper_result(self, result: GatekeeperResult, *, attempt: int = 1) -> None:
         """The gatekeeper result and one row per checked binding (of executor ``attempt``: a
         repaired session has rows of both attempts, its result those of the last)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import binding_rows, gatekeeper_values
 
         self._evaluation = {**self._evaluation, "gatekeeper_result": result}
@@ -136,6 +145,8 @@ class Journal:
     def save_attempts(self, attempts: list[ExecutorAttempt]) -> None:
         """Executor attempts a repair turn superseded, with the feedback after each (kept in
         the session's evaluation, whole: later stage results replace the session's own)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import verification_values
 
         self._evaluation = {**self._evaluation, "attempts": list(attempts)}
@@ -145,6 +156,8 @@ class Journal:
                           verifier_result: VerifierResult) -> None:
         """The verifier's result and the trace summary it was given (the verdict column is
         written only when the session completes: a verdict is not final before)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import verification_values
 
         self._evaluation = {**self._evaluation, "tool_trace_summary": trace_summary,
@@ -157,6 +170,8 @@ class Journal:
 
     def finish(self, document: SessionDocument) -> None:
         """Close the session as ``document`` says (status, answer, verdict, timings, error)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
         from core.store.repository import finish_values
 
         self._values.update(finish_values(

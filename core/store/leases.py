@@ -18,6 +18,7 @@ is gone are marked ``incomplete``:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import threading
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 DEFAULT_LEASE_TIMEOUT_S = 300.0
 INCOMPLETE_REASON = "the process running it ended before it finished (found by the lease check)"
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,11 @@ class Heartbeat:
                     store_id, table, row_id = key
                     by_store.setdefault(store_id, (store, []))[1].append((table, row_id))
             for store, rows in by_store.values():
-                with contextlib.suppress(Exception):  # a failing store: the next beat retries
+                try:
                     refresh_heartbeats(store, rows=rows, now=utcnow())
+                except Exception:  # a failing store: the next beat retries (INFO: once a beat)
+                    logger.info("heartbeat of %d run(s) failed; retrying at the next beat",
+                                len(rows), exc_info=True)
 
 
 heartbeat = Heartbeat(interval_s=max(1.0, lease_timeout_s() / 5))

@@ -9,7 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text
+from sqlalchemy import JSON, Column, Index, Table, Text
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.sql.ddl import BaseDDLElement
+from sqlalchemy.sql.schema import SchemaItem
 from sqlmodel import Field, SQLModel
 
 
@@ -18,9 +21,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _not_sqlite(ddl: Any, target: Any, bind: Any, **kw: Any) -> bool:
+def _not_sqlite(ddl: BaseDDLElement, target: SchemaItem | str, bind: Connection | None,
+                tables: list[Table] | None = None, state: Any = None, *, dialect: Dialect,
+                **kw: Any) -> bool:
     """``Index.ddl_if`` test: create the index on every dialect but SQLite."""
-    return bool(kw["dialect"].name != "sqlite")
+    return dialect.name != "sqlite"
 
 
 class SessionRow(SQLModel, table=True):
@@ -66,7 +71,7 @@ class SessionRow(SQLModel, table=True):
     plan: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     executor_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     parse_status: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
-    # Seed: DiagnosisSession.selfEvaluation.verifier_evaluation.{gatekeeper_result, ...}
+    # verifier_evaluation.{gatekeeper_result, ...}: where the audit record lives (docs/design.md §4)
     self_evaluation: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     composer_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     timings_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

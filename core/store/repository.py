@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from pydantic import BaseModel
 from sqlalchemy import Select, and_, func, insert, or_, text, update
+from sqlalchemy import select as select_columns
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, SQLModel, col, select
 
@@ -30,6 +31,7 @@ from core.contracts import (
     TraceSummaryEntry,
     VerifierResult,
 )
+from core.errors import StoreError
 from core.store.db import Store
 from core.store.journal import resolve_payload
 from core.store.leases import (
@@ -51,6 +53,16 @@ from core.store.models import (
 from core.verdict import withdraw_pass
 
 _Select = TypeVar("_Select", bound=Select[Any])
+
+
+class SessionQuery(TypedDict, total=False):
+    """The filter keywords ``list_sessions`` and ``count_sessions`` take (``**query``)."""
+
+    verdict: str | None
+    severity: str | None
+    rule: str | None
+    text: str | None
+    status: str | None
 
 
 class SessionSummary(BaseModel):
@@ -374,10 +386,10 @@ def _unwrap_rules(text: str) -> list[str]:
 
 
 # What a session summary reads: never the JSON of plans, outputs and evaluations.
-_SUMMARY_COLUMNS = (SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack,
-                    SessionRow.engines, SessionRow.executor_fault, SessionRow.status,
-                    SessionRow.verdict, SessionRow.groundedness, SessionRow.gatekeeper_severity,
-                    SessionRow.failed_rules, SessionRow.duration_ms)
+_SUMMARY_COLUMNS = tuple(col(column) for column in (
+    SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack, SessionRow.engines,
+    SessionRow.executor_fault, SessionRow.status, SessionRow.verdict, SessionRow.groundedness,
+    SessionRow.gatekeeper_severity, SessionRow.failed_rules, SessionRow.duration_ms))
 
 
 def _summary(values: Sequence[Any]) -> SessionSummary:
@@ -398,11 +410,11 @@ def list_sessions(store: Store, *, verdict: str | None = None, severity: str | N
                   rule: str | None = None, text: str | None = None, status: str | None = None,
                   limit: int = 100, offset: int = 0) -> list[SessionSummary]:
     """Newest first, filtered; only summary columns are loaded so 100k rows stay fast."""
-    query = _filter_sessions(select(*_SUMMARY_COLUMNS), verdict=verdict, severity=severity,
-                             rule=rule, text=text, status=status)
+    query = _filter_sessions(select_columns(*_SUMMARY_COLUMNS), verdict=verdict,
+                             severity=severity, rule=rule, text=text, status=status)
     query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
-    with store.session() as db:
-        rows = db.exec(query).all()
+    with store.begin() as connection:
+        rows = connection.execute(query).all()
     summaries = [_summary(row) for row in rows]
     running = [summary.session_id for summary in summaries if summary.status == "running"]
     if running:  # a long-lived reader (the console) notices a dead run when it lists it
@@ -427,13 +439,13 @@ def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | Non
                      rule: str | None, text: str | None, status: str | None) -> _Select:
     """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND)."""
     if verdict:
-        query = query.where(SessionRow.verdict == verdict)
+        query = query.where(col(SessionRow.verdict) == verdict)
         if verdict == "PASS":  # rows of older versions stored PASS before the session ended
             query = query.where(col(SessionRow.status) == "completed")
     if severity:
-        query = query.where(SessionRow.gatekeeper_severity == severity)
+        query = query.where(col(SessionRow.gatekeeper_severity) == severity)
     if status:
-        query = query.where(SessionRow.status == status)
+        query = query.where(col(SessionRow.status) == status)
     # autoescape: "_" in rule names and "%" or "_" typed in a search are literal characters.
     if rule:
         query = query.where(col(SessionRow.failed_rules).contains(f",{rule},", autoescape=True))
@@ -450,8 +462,14 @@ def latest_session_id(store: Store) -> str | None:
                        .limit(1)).first()
 
 
+def session_exists(store: Store, *, session_id: str) -> bool:
+    """Whether the store holds this session (the gatekeeper then trusts only its invocations)."""
+    with store.session() as db:
+        return db.get(SessionRow, session_id) is not None
+
+
 def load_session_document(store: Store, *, session_id: str) -> SessionDocument | None:
-    """The session document of DESIGN.md section 7, rebuilt from the stored rows.
+    """The session document (docs/design.md §9), rebuilt from the stored rows.
 
     A running session whose process is gone is marked ``incomplete`` first (see
     ``recover_abandoned``); a session that did not complete never reads as PASS.
@@ -470,16 +488,16 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
         verifier_result = withdraw_pass(VerifierResult.model_validate(verifier_result),
                                         f"the session did not complete ({row.status})")
     return SessionDocument(
-        session_id=row.id, question=row.question, pack=row.pack, status=row.status,  # type: ignore[arg-type]
+        session_id=row.id, question=row.question, pack=row.pack, status=row.status,
         engines=row.engines or {}, executor_fault=row.executor_fault,
-        created_at=_as_utc(row.created_at).isoformat(), plan=row.plan,  # type: ignore[arg-type]
+        created_at=_as_utc(row.created_at).isoformat(), plan=row.plan,
         invocations=invocations,
-        executor_output=row.executor_output,  # type: ignore[arg-type]
-        executor_output_parse_status=row.parse_status,  # type: ignore[arg-type]
+        executor_output=row.executor_output,
+        executor_output_parse_status=row.parse_status,
         gatekeeper_result=gatekeeper,
         tool_trace_summary=evaluation.get("tool_trace_summary") or [],
         verifier_result=verifier_result,
-        composer_output=row.composer_output,  # type: ignore[arg-type]
+        composer_output=row.composer_output,
         attempts=evaluation.get("attempts") or [],
         timings_ms=row.timings_ms or {}, error=row.error)
 
@@ -522,7 +540,7 @@ def _mark_incomplete(store: Store, table: type[SessionRow] | type[EvalRunRow],
     with store.begin() as connection:
         for lease in leases:
             same_lease = and_(
-                table.id == lease.row_id, table.status == "running",  # type: ignore[arg-type]
+                col(table.id) == lease.row_id, col(table.status) == "running",
                 _equal_or_null(table.lease_pid, lease.pid),
                 _equal_or_null(table.lease_token, lease.token),
                 _equal_or_null(table.heartbeat_at, lease.heartbeat_at))
@@ -581,7 +599,10 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
             arguments=dict(arguments), output=output, retrieval_details=details,
             evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms,
             source=source, request=request))
-        invocation_id = int(inserted.inserted_primary_key[0])
+        key = inserted.inserted_primary_key
+        if key is None:  # a driver that reports no key cannot number invocations
+            raise StoreError(f"audit store {store.url}: no id returned for a tool invocation")
+        invocation_id = int(key[0])
     return Invocation(invocation_id=invocation_id, session_id=session_id, tool_name=tool_name,
                       arguments=dict(arguments), output=output,
                       retrieval_details=retrieval_details, duration_ms=duration_ms,
@@ -608,7 +629,7 @@ def _invocation_values(invocation: Invocation) -> dict[str, Any]:
 def _invocation(row: InvocationRow) -> Invocation:
     return Invocation(invocation_id=row.id or 0, session_id=row.session_id, tool_name=row.tool_name,
                       arguments=row.arguments or {}, output=row.output or {},
-                      retrieval_details=row.retrieval_details,  # type: ignore[arg-type]
+                      retrieval_details=row.retrieval_details,
                       duration_ms=row.duration_ms, source=row.source, request=row.request)
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from core.errors import ToolArgumentError
 from core.lexicon import TOPICS, topics_in
@@ -32,8 +33,12 @@ class QueryMetricsArgs(ToolArgs):
     service: str | None = Field(None, description="Service name, exact match, case-insensitive.")
     alert_name: str | None = Field(None, description="Alert name such as HighCPUUsage.")
     state: str | None = Field(None, description="Alert state such as firing or resolved.")
+    metric: str | None = Field(
+        None, pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$",
+        description="Metric name such as cpu_usage_percent: its series (of the service, if given) "
+                    "and only the alerts about it.")
 
-    _clean = field_validator("service", "alert_name", "state", mode="before")(_blank_to_none)
+    _clean = field_validator("service", "alert_name", "state", "metric", mode="before")(_blank_to_none)
 
 
 class QueryLogsArgs(ToolArgs):
@@ -111,7 +116,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _explain(model: type[BaseModel], item: dict[str, Any]) -> str:
+def _explain(model: type[BaseModel], item: ErrorDetails) -> str:
     """One pydantic error as ``field: what is wrong (got X)``."""
     field = ".".join(str(part) for part in item["loc"]) or "arguments"
     kind, ctx = item["type"], item.get("ctx") or {}

@@ -16,13 +16,14 @@ returns no blocks at all.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from core.contracts import EvidenceBlock, KnowledgeResult
 from core.lexicon import normalize, topics_in
-from core.packs import Pack
+from core.packs import Pack, Runbook
 from core.tools.args import LookupKnowledgeArgs
 from core.tools.query import ParsedQuery, parse_query
 
@@ -43,13 +44,29 @@ class IndexedSection:
     title_words: tuple[str, ...]
     title_topics: frozenset[str]
     text_topics: frozenset[str]
+    # An alerting rule ranks after a runbook section of the same score: a runbook says what to
+    # check, a rule only when the alert fires (a question naming the rule still finds it first).
+    is_rule: bool = False
 
 
-def _build_sections(pack: Pack) -> list[IndexedSection]:
+# Word boundaries inside CamelCase names: KubePodCrashLooping -> Kube Pod Crash Looping.
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _with_camel_words(titles: str) -> str:
+    """The titles followed by their CamelCase words split (alert names are searched by words:
+    ``HostOutOfDiskSpace`` is about disk)."""
+    split = _CAMEL_BOUNDARY.sub(" ", titles)
+    return titles if split == titles else f"{titles} {split}"
+
+
+def build_sections(runbooks: Iterable[Runbook], rules: Iterable[Runbook] = ()) -> list[IndexedSection]:
+    """Runbook and alerting rule sections prepared for ranking."""
     sections = []
-    for runbook in pack.runbooks:
+    marked = [(runbook, False) for runbook in runbooks] + [(group, True) for group in rules]
+    for runbook, is_rule in marked:
         for number, section in enumerate(runbook.sections):
-            titles = f"{runbook.title} {section.title}"
+            titles = _with_camel_words(f"{runbook.title} {section.title}")
             sections.append(IndexedSection(
                 title=f"{runbook.title} / {section.title}",
                 source=runbook.source,
@@ -59,13 +76,15 @@ def _build_sections(pack: Pack) -> list[IndexedSection]:
                 title_words=tuple(re.findall(r"[a-z0-9][a-z0-9_-]+", normalize(titles))),
                 title_topics=frozenset(topics_in(titles)),
                 text_topics=frozenset(topics_in(section.content)),
+                is_rule=is_rule,
             ))
     return sections
 
 
 def knowledge_index(pack: Pack) -> list[IndexedSection]:
-    """The pack's runbook sections prepared for ranking (built once, cached on the pack)."""
-    return pack.derived("knowledge.sections", lambda: _build_sections(pack))
+    """The pack's runbook and alerting rule sections prepared for ranking (built once, cached
+    on the pack)."""
+    return pack.derived("knowledge.sections", lambda: build_sections(pack.runbooks, pack.rules))
 
 
 def _term_found(term: str, section: IndexedSection) -> float:
@@ -91,15 +110,16 @@ def score_section(parsed: ParsedQuery, section: IndexedSection) -> float:
     return topic_score if topic_score is not None else term_score or 0.0
 
 
-def lookup_knowledge(pack: Pack, args: LookupKnowledgeArgs) -> KnowledgeResult:
-    """The ``top_k`` most relevant runbook sections, best first; none when nothing is relevant.
+def search_sections(sections: Sequence[IndexedSection], args: LookupKnowledgeArgs,
+                    known_services: Iterable[str] = ()) -> KnowledgeResult:
+    """The ``top_k`` most relevant sections, best first; none when nothing is relevant.
 
     ``total`` counts every relevant section, before ``top_k``.
     """
-    parsed = parse_query(args.query, pack.services)
-    scored = [(round(score_section(parsed, s), 4), s) for s in knowledge_index(pack)]
+    parsed = parse_query(args.query, known_services)
+    scored = [(round(score_section(parsed, s), 4), s) for s in sections]
     relevant = sorted(((score, s) for score, s in scored if score >= MIN_SCORE),
-                      key=lambda item: (-item[0], item[1].source, item[1].order))
+                      key=lambda item: (-item[0], item[1].is_rule, item[1].source, item[1].order))
     blocks = [EvidenceBlock(title=s.title, source=s.source, content=s.content, score=score)
               for score, s in relevant[:args.top_k]]
     if not relevant:
@@ -110,3 +130,8 @@ def lookup_knowledge(pack: Pack, args: LookupKnowledgeArgs) -> KnowledgeResult:
         message = f"找到 {len(relevant)} 条相关知识"
     # total counts every relevant section, like query_logs counts matches before its limit.
     return KnowledgeResult(success=True, evidence_blocks=blocks, total=len(relevant), message=message)
+
+
+def lookup_knowledge(pack: Pack, args: LookupKnowledgeArgs) -> KnowledgeResult:
+    """The pack's most relevant runbook and rule sections (see ``search_sections``)."""
+    return search_sections(knowledge_index(pack), args, pack.services)

@@ -75,7 +75,7 @@ def _sort_keys(timestamps: list[str], default_tz: tzinfo | None) -> list[str] | 
     first = _ISO_TIMESTAMP.fullmatch(timestamps[0]) if timestamps else None
     if first:
         separator, fraction, zone = first.group(1), first.group(2) or "", first.group(3) or ""
-        fraction_shape = rf"\.\d{{{len(fraction) - 1}}}" if fraction else ""
+        fraction_shape = r"\.\d{" + str(len(fraction) - 1) + "}" if fraction else ""
         shape = (r"\d{4}-\d\d-\d\d" + re.escape(separator) + r"\d\d:\d\d:\d\d"
                  + fraction_shape + re.escape(zone) + "\n")
         if re.fullmatch(f"(?:{shape})*", "\n".join(timestamps) + "\n"):

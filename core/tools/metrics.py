@@ -15,7 +15,8 @@ def _alert_key(name: str) -> str:
 
 
 def _series_for(pack: Pack, alerts: list[Alert], args: QueryMetricsArgs) -> dict[str, MetricSeries]:
-    """Series of the matched alerts (by service and metric), or of the filtered service."""
+    """Series of the matched alerts (by service and metric), or of the filtered service; with a
+    ``metric``, only that metric's series (of the service, if given, when no alert matched)."""
     wanted: set[tuple[str, str | None]] = set()
     for alert in alerts:
         has_metric = any(s.service.lower() == alert.service.lower() and s.metric == alert.metric
@@ -25,18 +26,22 @@ def _series_for(pack: Pack, alerts: list[Alert], args: QueryMetricsArgs) -> dict
         wanted.add((args.service.lower(), None))
     return {
         name: series for name, series in pack.series.items()
-        if (series.service.lower(), series.metric) in wanted or (series.service.lower(), None) in wanted
+        if ((series.service.lower(), series.metric) in wanted or (series.service.lower(), None) in wanted
+            or (args.metric == series.metric and not alerts
+                and (args.service is None or series.service.lower() == args.service.lower())))
+        and (args.metric is None or series.metric == args.metric)
     }
 
 
 def query_metrics(pack: Pack, args: QueryMetricsArgs) -> MetricsResult:
-    """Alerts matching every given filter (service and state exact, alert name loosely), in pack
+    """Alerts matching every given filter (service, state and metric exact, alert name loosely), in pack
     order, plus the series of the services involved. No match is a success with no alerts."""
     alerts = [
         alert for alert in pack.alerts
         if (args.service is None or alert.service.lower() == args.service.lower())
         and (args.alert_name is None or _alert_key(alert.alert_name) == _alert_key(args.alert_name))
         and (args.state is None or alert.state.lower() == args.state.lower())
+        and (args.metric is None or alert.metric == args.metric)
     ]
     series = _series_for(pack, alerts, args)
     return MetricsResult(

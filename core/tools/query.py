@@ -17,16 +17,32 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.lexicon import CJK_CHARS, normalize, services_in, topic_mentions
+from core.charclasses import HAN
+from core.lexicon import normalize, services_in, topic_mentions
 
-_TOKEN = re.compile(rf"[{CJK_CHARS}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
-_CJK_START = re.compile(f"[{CJK_CHARS}]")
+_TOKEN = re.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
+_CJK_START = re.compile(f"[{HAN}]")
 _IDENTIFIER_MARK = re.compile(r"[0-9/_.:=@#%-]")
 
 # Words that carry no search meaning in a question about logs or runbooks.
-_ENGLISH_FILLER = frozenset(["a", "an", "the", "and", "or", "of", "for", "in", "on", "at", "to", "from", "by", "with", "without", "is", "are", "was", "were", "be", "been", "any", "some", "all", "do", "does", "did", "has", "have", "had", "there", "this", "that", "these", "those", "it", "its", "whether", "if", "only", "confirm", "check", "show", "find", "search", "query", "look", "get", "list", "please", "current", "currently", "now", "recent", "latest", "log", "logs", "entry", "entries", "line", "lines", "message", "messages", "record", "records", "event", "events", "alert", "alerts", "service", "services", "about", "related", "what", "which", "when", "where", "why", "how", "not", "no", "any"])
+_ENGLISH_FILLER = frozenset([
+    "a", "an", "the", "and", "or", "of", "for", "in", "on", "at", "to", "from", "by", "with",
+    "without", "is", "are", "was", "were", "be", "been", "any", "some", "all", "do", "does", "did",
+    "has", "have", "had", "there", "this", "that", "these", "those", "it", "its", "whether", "if",
+    "only", "confirm", "check", "show", "find", "search", "query", "look", "get", "list", "please",
+    "current", "currently", "now", "recent", "latest", "log", "logs", "entry", "entries", "line",
+    "lines", "message", "messages", "record", "records", "event", "events", "alert", "alerts",
+    "service", "services", "about", "related", "what", "which", "when", "where", "why", "how",
+    "not", "no", "any"])
 # Longest first so "是否存在" goes before "是否".
-_CHINESE_FILLER = tuple(sorted(["是否存在", "是否有", "是否", "存在", "有没有", "有无", "当前", "目前", "现在", "最近", "日志", "告警", "相关", "有关", "查询", "查看", "查找", "搜索", "确认", "只确认", "只排查", "只看", "请", "排查", "检查一下", "一下", "的", "了", "吗", "呢", "和", "或", "与", "及", "以及", "情况", "问题", "记录", "信息", "出现", "发生", "哪些", "什么", "为什么", "怎么", "怎么办", "如何", "应该", "可以", "需要", "哪个", "所有", "全部", "这一件事", "这件事", "一件事", "不要", "分析", "服务"], key=len, reverse=True))
+_CHINESE_FILLER = tuple(sorted([
+    "是否存在", "是否有", "是否", "存在", "有没有", "有无", "当前", "目前",
+    "现在", "最近", "日志", "告警", "相关", "有关", "查询", "查看", "查找",
+    "搜索", "确认", "只确认", "只排查", "只看", "请", "排查", "检查一下", "一下",
+    "的", "了", "吗", "呢", "和", "或", "与", "及", "以及", "情况",
+    "问题", "记录", "信息", "出现", "发生", "哪些", "什么", "为什么", "怎么",
+    "怎么办", "如何", "应该", "可以", "需要", "哪个", "所有", "全部", "这一件事",
+    "这件事", "一件事", "不要", "分析", "服务"], key=len, reverse=True))
 _CHINESE_FILLER_PATTERN = re.compile("|".join(map(re.escape, _CHINESE_FILLER)))
 
 

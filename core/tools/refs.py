@@ -1,8 +1,8 @@
 """Ref-text recipes: one entry of a tool output -> the one line of text a citation quotes.
 
-The recipes follow the seed ("evidence_refs 第一版由 Recorder 统一抽取"): alert -> name + state +
-service + value + duration (+ details), log -> timestamp + level + service + message, knowledge
-block -> title + source + content; and a log group -> count + template + level + service + first
+The recipes are those of docs/design.md §2 (refs extracted by code, per tool): alert -> name +
+state + service + value + duration (+ details), log -> timestamp + level + service + message,
+knowledge block -> title + source + content; and a log group -> count + template + level + service + first
 and last timestamp. A recipe never infers anything: it copies facts from one entry, no more.
 """
 
@@ -23,7 +23,7 @@ def alert_ref_text(alert: Alert) -> str:
 
 
 def log_ref_text(entry: LogEntry) -> str:
-    """``[timestamp][LEVEL][service] message``, the seed's log line shape."""
+    """``[timestamp][LEVEL][service] message``, the log ref shape of docs/design.md §2."""
     return f"[{entry.timestamp}][{entry.level}][{entry.service}] {entry.message}"
 
 

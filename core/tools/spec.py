@@ -1,4 +1,4 @@
-"""One declaration per tool (DESIGN.md section 10): the only table of tools.
+"""One declaration per tool (docs/design.md §12): the only table of tools.
 
 A ``ToolSpec`` holds a tool's name, argument model, description, result model, the evidence
 lists its output holds (output key, entry model, ref-text recipe), whether its evidence is
@@ -31,7 +31,7 @@ from core.contracts import (
     LogsResult,
     MetricsResult,
 )
-from core.errors import SourceError, UnknownToolError
+from core.errors import NoSourceError, SourceError, ToolError, UnknownToolError
 from core.lexicon import TOPICS
 from core.sources.base import World
 from core.tools.args import (
@@ -133,10 +133,12 @@ QUERY_METRICS = ToolSpec(
     description=(
         "Query the alerts of the monitored services. Filters (all optional, combined with AND): "
         "service (exact name, case-insensitive), alert_name (e.g. HighCPUUsage, "
-        "case-insensitive) and state (e.g. firing). Returns {success, alerts, series, total, "
-        "message}: each alert has alert_name, state, service, pod, current, threshold, duration "
-        "and details; series holds the metric samples of the services involved. No match is "
-        "success with alerts=[] and total=0. Cite an alert as $.alerts[i]."),
+        "case-insensitive), state (e.g. firing, pending, suppressed) and metric (a metric name "
+        "such as cpu_usage_percent: its series, and only the alerts about it). Returns {success, "
+        "alerts, series, total, message}: each alert has alert_name, state, service, pod, "
+        "current, threshold, duration and details; series holds the metric samples of the "
+        "services involved. No match is success with alerts=[] and total=0; a source that "
+        "failed is success=false (never an absence). Cite an alert as $.alerts[i]."),
     evidence=(EvidenceList("alerts", Alert, alert_ref_text),),
     reference_only=False, summary_label="metric_evidence", capability="metrics",
     run=_ask_metrics)
@@ -258,8 +260,15 @@ def call_tool(world: World, tool_name: str, arguments: Any) -> ToolAnswer:
     args = spec.validate(arguments)
     source = world.source(spec.capability)
     if source is None:
-        raise SourceError(f"{tool_name}: world {world.name!r} has no {spec.capability} source")
-    result, request = spec.run(source, args)
+        raise NoSourceError(f"{tool_name}: world {world.name!r} has no {spec.capability} source")
+    try:
+        result, request = spec.run(source, args)
+    except ToolError:
+        raise
+    except Exception as exc:  # a source's bug or an answer it could not read: a failed call
+        raise SourceError(f"{tool_name}: source {source.source_id} failed: "
+                          f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
+                          source=source.source_id) from exc
     if not isinstance(result, spec.result):
         raise SourceError(f"{tool_name}: source {source.source_id} answered with "
                           f"{type(result).__name__}, not {spec.result.__name__}",

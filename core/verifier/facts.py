@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.charclasses import HAN
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
-from core.lexicon import CJK_CHARS
 
-_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{CJK_CHARS}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{CJK_CHARS}])")
+_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{HAN}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{HAN}])")
 _UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
 
 

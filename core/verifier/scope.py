@@ -7,6 +7,8 @@ steps, and the composers to keep excluded subjects out of the answer, so all agr
 
 from __future__ import annotations
 
+import re
+
 from core.contracts import Exclusions, Plan
 from core.lexicon import alert_names_in, expand_topics, normalize, services_in, topics_in
 
@@ -31,9 +33,16 @@ def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclus
             + [t for t in topics if t in excluded_topics])
 
 
+# The ``service=`` field of an alert ref (``core.tools.refs.alert_ref_text``): the service as
+# the data spells it, which need not look like ``xxx-service`` (``checkout``, ``payments``).
+_REF_SERVICE = re.compile(r"(?:^|[\s,;])service=([^\s,;]+)")
+
+
 def services_mentioned(text: str) -> list[str]:
-    """``xxx-service`` identifiers in text (pods resolve to their service)."""
-    return services_in(text)
+    """``xxx-service`` identifiers in text (pods resolve to their service), and the service an
+    alert ref names in its ``service=`` field."""
+    return list(dict.fromkeys([*services_in(text),
+                               *(name.lower() for name in _REF_SERVICE.findall(text))]))
 
 
 def topics_in_scope(plan: Plan) -> set[str]:

@@ -12,11 +12,11 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from core.lexicon import CJK_CHARS
+from core.charclasses import HAN
 
 # Where one statement of a text ends and the next begins (a decimal point is not one).
 _CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
-_CJK_RUN_RE = re.compile(f"[{CJK_CHARS}]+")
+_CJK_RUN_RE = re.compile(f"[{HAN}]+")
 _WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
 # Words that carry no checkable content of their own: what every claim says around its facts.

@@ -8,21 +8,25 @@ stored session stays exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from core.contracts import (
     CheckedBinding,
+    Claim,
     EvidenceBinding,
     ExecutorOutput,
     GatekeeperResult,
     Invocation,
     ParseStatus,
+    RecommendedAction,
     SessionDocument,
 )
 
-ForeignLookup = Callable[[int], Invocation | None]
+if TYPE_CHECKING:
+    from core.gatekeeper import StoredInvocations
+
 OwnerKind = Literal["claim", "action"]
 
 
@@ -133,9 +137,10 @@ def tampered_output(output: ExecutorOutput, key: BindingKey,
                     replacement: EvidenceBinding) -> ExecutorOutput:
     """A copy of ``output`` with the binding at ``key`` replaced; the original is untouched."""
     copy = output.model_copy(deep=True)
-    owners = copy.claims if key.owner_kind == "claim" else copy.recommended_actions
+    owners: list[Claim | RecommendedAction] = [
+        *(copy.claims if key.owner_kind == "claim" else copy.recommended_actions)]
     for owner in owners:
-        owner_id = owner.claim_id if key.owner_kind == "claim" else owner.action_id  # type: ignore[union-attr]
+        owner_id = owner.claim_id if isinstance(owner, Claim) else owner.action_id
         if owner_id == key.owner_id and 0 <= key.index < len(owner.evidence_bindings):
             bindings = list(owner.evidence_bindings)
             bindings[key.index] = replacement
@@ -155,7 +160,7 @@ class Recheck:
 
 
 def _check(document: SessionDocument, output: ExecutorOutput | None,
-           foreign_invocation: ForeignLookup | None) -> GatekeeperResult:
+           stored_invocations: StoredInvocations | None) -> GatekeeperResult:
     """The current gatekeeper on ``output`` against the session's own invocations."""
     from core.gatekeeper import check_citations  # the gatekeeper package is heavier to import
 
@@ -163,16 +168,16 @@ def _check(document: SessionDocument, output: ExecutorOutput | None,
         session_id=document.session_id, invocations=document.invocations,
         executor_output=output,
         parse_status=document.executor_output_parse_status or ParseStatus(),
-        foreign_invocation=foreign_invocation)
+        stored_invocations=stored_invocations)
 
 
 def recheck_binding(document: SessionDocument, key: BindingKey, replacement: EvidenceBinding,
-                    *, foreign_invocation: ForeignLookup | None = None) -> Recheck:
+                    *, stored_invocations: StoredInvocations | None = None) -> Recheck:
     """Run the current gatekeeper on the session with one binding replaced (nothing stored)."""
     if document.executor_output is None:
         raise KeyError("this session has no executor output to re-check")
     edited = tampered_output(document.executor_output, key, replacement)
-    result = _check(document, edited, foreign_invocation)
+    result = _check(document, edited, stored_invocations)
     checked = _checked_index(result).get((key.owner_kind, key.owner_id, key.index))
     located = ref_text_at(find_invocation(document, replacement.source_invocation_id),
                           replacement.raw_path)
@@ -180,6 +185,6 @@ def recheck_binding(document: SessionDocument, key: BindingKey, replacement: Evi
 
 
 def recheck_session(document: SessionDocument, *,
-                    foreign_invocation: ForeignLookup | None = None) -> GatekeeperResult:
+                    stored_invocations: StoredInvocations | None = None) -> GatekeeperResult:
     """The session's stored output checked again under the current gatekeeper version."""
-    return _check(document, document.executor_output, foreign_invocation)
+    return _check(document, document.executor_output, stored_invocations)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 
 from core.contracts import SessionDocument
-from core.store.repository import SessionSummary
+from core.store.repository import SessionQuery, SessionSummary
 from core.views.badges import gate_label
 
 VERDICT_CHOICES: tuple[str, ...] = ("PASS", "LOW_CONFID", "REJECT")
@@ -17,15 +17,6 @@ TONED_COLUMNS: tuple[str, ...] = ("verdict", "gatekeeper")
 SESSION_COLUMNS: tuple[str, ...] = (
     "time (UTC)", "question", "verdict", "groundedness", "gatekeeper", "failed rules", "engine",
     "fault", "pack", "duration (ms)", "status", "session")
-
-
-class SessionQuery(TypedDict):
-    """The filter keywords ``repository.list_sessions`` and ``count_sessions`` take."""
-
-    verdict: str | None
-    severity: str | None
-    rule: str | None
-    text: str | None
 
 
 @dataclass(frozen=True)

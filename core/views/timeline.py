@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from core.contracts import (
     CheckedBinding,
@@ -34,8 +34,8 @@ from core.events import (
     BindingChecked,
     ClaimJudged,
     ClaimsProduced,
-    Event,
     GatekeeperFinished,
+    PipelineEvent,
     PipelineFailed,
     PlanMade,
     RepairFinished,
@@ -158,44 +158,47 @@ def _record_invocation(view: InvestigationView, invocation: Invocation) -> None:
                                         invocation))
 
 
-def apply_event(view: InvestigationView, event: Event) -> InvestigationView:
+def apply_event(view: InvestigationView, event: PipelineEvent) -> InvestigationView:
     """Fold one event into the view (in place) and return it."""
     view.event_count += 1
     view.session_id = event.session_id or view.session_id
-    if isinstance(event, SessionStarted):
-        view.question, view.pack = event.question, event.pack
-        view.engines, view.executor_fault = dict(event.engines), event.executor_fault
-    elif isinstance(event, PlanMade):
-        view.plan = event.plan
-    elif isinstance(event, ToolCalled):
-        view.tool_calls.append(ToolCallView(event.tool_name, dict(event.arguments)))
-    elif isinstance(event, ToolReturned):
-        _record_invocation(view, event.invocation)
-    elif isinstance(event, ClaimsProduced):
-        view.executor_output, view.parse_status = event.executor_output, event.parse_status
-    elif isinstance(event, BindingChecked):
-        view.checked_bindings.append(event.checked)
-    elif isinstance(event, GatekeeperFinished):
-        view.gatekeeper = event.result
-        view.checked_bindings = list(event.result.checked_bindings)
-    elif isinstance(event, ClaimJudged):
-        view.claim_results.append(event.claim_result)
-    elif isinstance(event, VerdictReached):
-        view.verifier = event.result
-        view.claim_results = list(event.result.claim_results)
-    elif isinstance(event, RepairRequested):
-        _supersede_attempt(view, event)
-    elif isinstance(event, RepairFinished):
-        pass  # the new attempt's own events carry its results
-    elif isinstance(event, AnswerReady):
-        view.composer = event.composer_output
-    elif isinstance(event, PipelineFailed):
-        view.failure = f"{event.stage}: {event.message}"
-        view.status = "error"
-    elif isinstance(event, SessionFinished):
-        view.status = event.document.status
-        view.timings_ms = dict(event.document.timings_ms)
-        view.failure = view.failure or event.document.error
+    match event:
+        case SessionStarted():
+            view.question, view.pack = event.question, event.pack
+            view.engines, view.executor_fault = dict(event.engines), event.executor_fault
+        case PlanMade():
+            view.plan = event.plan
+        case ToolCalled():
+            view.tool_calls.append(ToolCallView(event.tool_name, dict(event.arguments)))
+        case ToolReturned():
+            _record_invocation(view, event.invocation)
+        case ClaimsProduced():
+            view.executor_output, view.parse_status = event.executor_output, event.parse_status
+        case BindingChecked():
+            view.checked_bindings.append(event.checked)
+        case GatekeeperFinished():
+            view.gatekeeper = event.result
+            view.checked_bindings = list(event.result.checked_bindings)
+        case ClaimJudged():
+            view.claim_results.append(event.claim_result)
+        case VerdictReached():
+            view.verifier = event.result
+            view.claim_results = list(event.result.claim_results)
+        case RepairRequested():
+            _supersede_attempt(view, event)
+        case RepairFinished():
+            pass  # the new attempt's own events carry its results
+        case AnswerReady():
+            view.composer = event.composer_output
+        case PipelineFailed():
+            view.failure = f"{event.stage}: {event.message}"
+            view.status = "error"
+        case SessionFinished():
+            view.status = event.document.status
+            view.timings_ms = dict(event.document.timings_ms)
+            view.failure = view.failure or event.document.error
+        case _:
+            assert_never(event)
     return view
 
 
@@ -209,61 +212,64 @@ def _supersede_attempt(view: InvestigationView, event: RepairRequested) -> None:
     view.checked_bindings, view.claim_results = [], []
 
 
-def describe_event(event: Event) -> str:
+def describe_event(event: PipelineEvent) -> str:
     """One line saying what happened, for the event log."""
-    if isinstance(event, SessionStarted):
-        return f"session started on pack {event.pack}"
-    if isinstance(event, PlanMade):
-        plan = event.plan
-        return (f"plan: services {', '.join(plan.services) or '-'}; topics "
-                f"{', '.join(plan.topics) or '-'}; narrow={plan.narrow}")
-    if isinstance(event, ToolCalled):
-        return f"{event.tool_name} {json.dumps(event.arguments, ensure_ascii=False)}"
-    if isinstance(event, ToolReturned):
-        details = event.invocation.retrieval_details
-        status = details.evidence_status if details else "?"
-        refs = len(details.evidence_refs) if details else 0
-        invocation = event.invocation
-        return f"{invocation.tool_name} #{invocation.invocation_id}: {status}, {refs} refs"
-    if isinstance(event, ClaimsProduced):
-        claims = len(event.executor_output.claims) if event.executor_output else 0
-        return f"{claims} claim(s); parse status {event.parse_status.status}"
-    if isinstance(event, BindingChecked):
-        checked = event.checked
-        owner = checked.claim_id or checked.action_id or "?"
-        verdict = ("pass" if checked.status == "pass"
-                   else f"{checked.severity} ({checked.rule})")
-        return f"{owner} binding #{checked.binding_index}: {verdict}"
-    if isinstance(event, GatekeeperFinished):
-        return f"gatekeeper {event.result.status} / {event.result.severity}"
-    if isinstance(event, ClaimJudged):
-        result = event.claim_result
-        return f"{result.claim_id}: {'entailed' if result.entailed else 'not entailed'}"
-    if isinstance(event, VerdictReached):
-        return f"verdict {event.result.verdict}, groundedness {event.result.groundedness_score:.2f}"
-    if isinstance(event, RepairRequested):
-        feedback = event.feedback
-        return (f"repair turn (attempt {event.attempt}): {len(feedback.findings)} finding(s) sent "
-                f"to the executor ({', '.join(feedback.failed_rules)})")
-    if isinstance(event, RepairFinished):
-        return (f"attempt {event.attempt} checked from scratch: {event.verdict} "
-                f"(first attempt {event.previous_verdict})")
-    if isinstance(event, AnswerReady):
-        return f"answer ready ({event.composer_output.status})"
-    if isinstance(event, PipelineFailed):
-        return f"failed at {event.stage}: {event.message}"
-    if isinstance(event, SessionFinished):
-        return f"session {event.document.status}"
-    return type(event).__name__
+    match event:
+        case SessionStarted():
+            return f"session started on pack {event.pack}"
+        case PlanMade():
+            plan = event.plan
+            return (f"plan: services {', '.join(plan.services) or '-'}; topics "
+                    f"{', '.join(plan.topics) or '-'}; narrow={plan.narrow}")
+        case ToolCalled():
+            return f"{event.tool_name} {json.dumps(event.arguments, ensure_ascii=False)}"
+        case ToolReturned():
+            details = event.invocation.retrieval_details
+            status = details.evidence_status if details else "?"
+            refs = len(details.evidence_refs) if details else 0
+            invocation = event.invocation
+            return f"{invocation.tool_name} #{invocation.invocation_id}: {status}, {refs} refs"
+        case ClaimsProduced():
+            claims = len(event.executor_output.claims) if event.executor_output else 0
+            return f"{claims} claim(s); parse status {event.parse_status.status}"
+        case BindingChecked():
+            checked = event.checked
+            owner = checked.claim_id or checked.action_id or "?"
+            verdict = ("pass" if checked.status == "pass"
+                       else f"{checked.severity} ({checked.rule})")
+            return f"{owner} binding #{checked.binding_index}: {verdict}"
+        case GatekeeperFinished():
+            return f"gatekeeper {event.result.status} / {event.result.severity}"
+        case ClaimJudged():
+            result = event.claim_result
+            return f"{result.claim_id}: {'entailed' if result.entailed else 'not entailed'}"
+        case VerdictReached():
+            return (f"verdict {event.result.verdict}, "
+                    f"groundedness {event.result.groundedness_score:.2f}")
+        case RepairRequested():
+            feedback = event.feedback
+            return (f"repair turn (attempt {event.attempt}): {len(feedback.findings)} finding(s) "
+                    f"sent to the executor ({', '.join(feedback.failed_rules)})")
+        case RepairFinished():
+            return (f"attempt {event.attempt} checked from scratch: {event.verdict} "
+                    f"(first attempt {event.previous_verdict})")
+        case AnswerReady():
+            return f"answer ready ({event.composer_output.status})"
+        case PipelineFailed():
+            return f"failed at {event.stage}: {event.message}"
+        case SessionFinished():
+            return f"session {event.document.status}"
+        case _:
+            assert_never(event)
 
 
-def event_rows(events: Sequence[Event]) -> list[dict[str, Any]]:
+def event_rows(events: Sequence[PipelineEvent]) -> list[dict[str, Any]]:
     """The event log: sequence number, kind, and what happened."""
-    return [{"seq": event.seq, "event": getattr(event, "kind", type(event).__name__),
-             "what happened": describe_event(event)} for event in events]
+    return [{"seq": event.seq, "event": event.kind, "what happened": describe_event(event)}
+            for event in events]
 
 
-def view_from_events(events: Iterable[Event]) -> InvestigationView:
+def view_from_events(events: Iterable[PipelineEvent]) -> InvestigationView:
     """Fold a whole event sequence."""
     view = InvestigationView()
     for event in events:
@@ -271,7 +277,7 @@ def view_from_events(events: Iterable[Event]) -> InvestigationView:
     return view
 
 
-def parse_stored_events(rows: Sequence[Any]) -> list[Event]:
+def parse_stored_events(rows: Sequence[Any]) -> list[PipelineEvent]:
     """Typed events from stored ``session_events`` rows (``kind`` + ``payload``)."""
     return [parse_event({**row.payload, "kind": row.kind}) for row in rows]
 
@@ -294,7 +300,7 @@ def view_from_document(document: SessionDocument) -> InvestigationView:
         failure=document.error, timings_ms=dict(document.timings_ms))
 
 
-def load_view(events: Sequence[Event], document: SessionDocument | None) -> InvestigationView:
+def load_view(events: Sequence[PipelineEvent], document: SessionDocument | None) -> InvestigationView:
     """The best view of a stored session: its events when there are any, else its document.
 
     A finished session's status and timings always come from the document (the authority).

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from console_helpers import APP, SEED_QUESTION, XSS_LOG
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
 from core.settings import DEFAULT_PACKS_DIR, get_settings
 from core.store import Store
+from tests.console.console_helpers import APP, SEED_QUESTION, XSS_LOG
 
 
 @pytest.fixture

@@ -14,10 +14,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from console_helpers import REPO_ROOT, SEED_QUESTION
-from streamlit_server import (
+
+from tests.console.console_helpers import REPO_ROOT, SEED_QUESTION
+from tests.streamlit_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
     WAIT_MS,
@@ -28,9 +30,12 @@ from streamlit_server import (
     wait_healthy,
 )
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, ViewportSize
+
 pytestmark = pytest.mark.browser
 
-VIEWPORT = {"width": 1440, "height": 1000}
+VIEWPORT: ViewportSize = {"width": 1440, "height": 1000}
 
 
 @pytest.fixture
@@ -55,7 +60,7 @@ def console_url(tmp_path: Path) -> Iterator[str]:
             stop(server)
 
 
-def _check_and_shoot(page, name: str, shots: list[Path]) -> None:  # type: ignore[no-untyped-def]
+def _check_and_shoot(page: Page, name: str, shots: list[Path]) -> None:
     settle(page)
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, f"{name}: {exceptions.first.inner_text()}"
@@ -114,7 +119,7 @@ def test_console_pages_in_a_real_browser(console_url: str, tmp_path: Path) -> No
             run_button = page.get_by_role("button", name=re.compile(r"^Run \d+ case"))
             expect(run_button).to_be_visible()
             settle(page)
-            if len(shots) == 1:  # a check, not the docs' pictures: the seed's cases suffice
+            if len(shots) == 1:  # a check, not the docs' pictures: the acceptance matrix suffices
                 page.locator('[data-testid="stMultiSelect"]').click()
                 page.keyboard.type("seed")
                 page.keyboard.press("Enter")

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from console_helpers import XSS_LOG
 from streamlit.testing.v1 import AppTest
 
 from core.errors import EvalCaseError
 from core.packs import Pack
 from core.views.data import search_logs, series_figure
 from core.views.evals import cases_from_upload
+from tests.console.console_helpers import XSS_LOG
 
 DATA = "pages/4_Data.py"
 EVALS = "pages/3_Evals.py"

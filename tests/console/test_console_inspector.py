@@ -38,7 +38,7 @@ def test_session_bindings_carry_stored_verdicts_and_ref_texts(
         ask_session: Callable[..., SessionDocument]) -> None:
     document = ask_session()
     items = session_bindings(document)
-    bindings = [b for claim in document.executor_output.claims  # type: ignore[union-attr]
+    bindings = [b for claim in document.executor_output.claims
                 for b in claim.evidence_bindings]
     assert len(items) >= len(bindings) > 0
     for item in items:
@@ -77,7 +77,7 @@ def test_recheck_rejects_a_changed_number_and_leaves_the_store_alone(
 
     fabricated = item.binding.model_copy(update={"raw_path": "$.alerts[99]" if "alerts" in (
         item.binding.raw_path or "") else "$.logs[999]"})
-    assert recheck_binding(document, item.key, fabricated).checked.rule == "evidence.raw_path"  # type: ignore[union-attr]
+    assert recheck_binding(document, item.key, fabricated).checked.rule == "evidence.raw_path"
 
     stored = repository.load_session_document(tmp_store, session_id=document.session_id)
     assert stored is not None and stored.gatekeeper_result == document.gatekeeper_result
@@ -98,7 +98,7 @@ def test_inspector_opens_the_latest_session_and_rechecks_a_tampered_excerpt(
     index = _positive_binding(latest)
     app.selectbox(key=f"binding_{latest.session_id}").set_value(index).run()
     excerpt_box = next(t for t in app.text_area if t.label == "Excerpt")
-    excerpt_box.input(_tamper_number(excerpt_box.value)).run()
+    excerpt_box.input(_tamper_number(excerpt_box.value or "")).run()
     assert not app.exception
     statuses = [m.value for m in app.metric if m.label == "Status"]
     rules = [m.value for m in app.metric if m.label == "Rule"]

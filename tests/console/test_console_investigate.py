@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from console_helpers import SEED_QUESTION, XSS_LOG, wait_until_finished
 from streamlit.testing.v1 import AppTest
 
+from core.contracts import SessionDocument
 from core.store import Store, repository
+from tests.console.console_helpers import SEED_QUESTION, XSS_LOG, wait_until_finished
 
 
 def _metrics(app: AppTest) -> dict[str, str]:
@@ -53,14 +54,14 @@ def test_ask_shows_plan_tools_claims_verdict_and_answer(
     expanders = [expander.label for expander in app.expander]
     assert any(label.startswith("Plan") for label in expanders)
     assert any(label.startswith(f"Tool calls ({len(document.invocations)})") for label in expanders)
-    assert any(label.startswith(f"Claims ({len(document.executor_output.claims)})")  # type: ignore[union-attr]
+    assert any(label.startswith(f"Claims ({len(document.executor_output.claims)})")
                for label in expanders)
     # Every evidence ref of every invocation is in a refs table, verbatim.
     tables = [frame.value for frame in app.dataframe]
     ref_texts = {text for table in tables if "raw_path" in table.columns and "text" in table.columns
                  for text in table["text"]}
     for invocation in document.invocations:
-        for ref in invocation.retrieval_details.evidence_refs:  # type: ignore[union-attr]
+        for ref in invocation.retrieval_details.evidence_refs:
             assert ref.text in ref_texts
     # Each binding row carries the gatekeeper's verdict as a coloured label.
     binding_tables = [t for t in tables if "gatekeeper" in t.columns and "excerpt" in t.columns]
@@ -98,9 +99,9 @@ def test_inputs_are_disabled_while_a_run_is_going(open_app: Callable[..., AppTes
 
 
 def test_a_session_link_reads_the_stored_session_back(
-        open_app: Callable[..., AppTest], ask_session: Callable[..., object]) -> None:
+        open_app: Callable[..., AppTest], ask_session: Callable[..., SessionDocument]) -> None:
     document = ask_session(executor_fault="tamper_number")
-    app = open_app(query={"session": document.session_id})  # type: ignore[attr-defined]
+    app = open_app(query={"session": document.session_id})
     assert not app.exception
     assert _metrics(app)["Verdict"] == "REJECT"
     tables = [frame.value for frame in app.dataframe]

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from streamlit.testing.v1 import AppTest
 
 from core.contracts import SessionDocument
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 SESSIONS = "pages/1_Sessions.py"
 
 
-def _table(app: AppTest):  # type: ignore[no-untyped-def]
+def _table(app: AppTest) -> pd.DataFrame:
     return next(frame.value for frame in app.dataframe if "session" in frame.value.columns)
 
 

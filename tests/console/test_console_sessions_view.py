@@ -28,10 +28,10 @@ def _store_session(store: Store, session_id: str, question: str, verdict: str,
                               engines={"planner": "rules", "executor": "llm",
                                        "verifier": "rules", "composer": "rules"})
     repository.save_gatekeeper_result(store, session_id=session_id, result=GatekeeperResult(
-        status="pass" if severity == "none" else "fail", severity=severity,  # type: ignore[arg-type]
+        status="pass" if severity == "none" else "fail", severity=severity,
         failed_rules=rules, version="test"))
     repository.save_verification(store, session_id=session_id, trace_summary=[],
-                                 verifier_result=VerifierResult(verdict=verdict,  # type: ignore[arg-type]
+                                 verifier_result=VerifierResult(verdict=verdict,
                                                                 groundedness_score=0.5))
     repository.finish_session(store, session_id=session_id, status="completed",
                               composer_output=ComposerOutput(status="valid",

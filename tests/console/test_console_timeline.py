@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from console_helpers import SEED_QUESTION
-
 from core.contracts import CheckedBinding, ClaimResult
 from core.events import SessionFinished, ToolCalled
 from core.store import Store, repository
@@ -17,6 +15,7 @@ from core.views.timeline import (
     view_from_document,
     view_from_events,
 )
+from tests.console.console_helpers import SEED_QUESTION
 
 
 def _summary(view: InvestigationView) -> tuple[object, ...]:

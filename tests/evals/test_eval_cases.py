@@ -152,7 +152,7 @@ def test_malformed_input_names_file_case_and_key(tmp_path: Path, text: str, mess
 
 
 def test_a_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(EvalCaseError, match="nope.yaml: cannot read"):
+    with pytest.raises(EvalCaseError, match=r"nope\.yaml: cannot read"):
         load_case_file(tmp_path / "nope.yaml")
 
 
@@ -168,7 +168,7 @@ def test_suite_loads_folders_and_rejects_ids_repeated_across_files(tmp_path: Pat
 
 
 def test_a_folder_without_case_files_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(EvalCaseError, match="no .yaml case files"):
+    with pytest.raises(EvalCaseError, match=r"no \.yaml case files"):
         load_suite([tmp_path])
 
 

@@ -75,14 +75,16 @@ def test_passing_file_exits_zero_stores_the_run_and_links_sessions(
     store = tmp_store  # the same SQLite file SUPERBIZ_DB points the CLI at
     [run] = list_eval_runs(store)
     assert (run.id, run.status, run.total, run.passed) == (report["run_id"], "completed", 3, 3)
-    assert run.metrics["case_pass_rate"] == 1.0
+    assert run.metrics is not None and run.metrics["case_pass_rate"] == 1.0
     stored = list_case_results(store, run_id=run.id)
     assert sorted(row.case_id for row in stored) == ["cpu-narrow", "fabricated-path", "hikari-negative"]
     for row in stored:
+        assert row.session_id is not None
         document = load_session_document(store, session_id=row.session_id)
         assert document is not None and document.status == "completed"
         assert row.detail["id"] == row.case_id
     rejected = next(row for row in stored if row.case_id == "fabricated-path")
+    assert rejected.session_id is not None
     assert load_session_document(store, session_id=rejected.session_id).verifier_result.verdict == "REJECT"
 
     root = ET.parse(junit).getroot()

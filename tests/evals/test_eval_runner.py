@@ -7,8 +7,11 @@ from pathlib import Path
 
 import yaml
 
+from core.agents.base import ExecutorRun
+from core.contracts import Plan
 from core.evals.cases import load_case_file, with_default_pack
 from core.evals.runner import run_cases
+from core.recorder import Recorder
 from core.settings import DEFAULT_PACKS_DIR
 from core.store import Store
 from core.store.repository import list_case_results, list_eval_runs, load_session_document
@@ -32,6 +35,7 @@ def test_a_pack_path_is_resolved_against_the_case_file(tmp_path: Path, tmp_store
     run = run_cases(cases, store=tmp_store, suite="copy")
     [outcome] = run.outcomes
     assert outcome.passed, outcome.failures
+    assert outcome.session_id is not None
     document = load_session_document(tmp_store, session_id=outcome.session_id)
     assert document is not None and document.pack == "demo-copy"
 
@@ -55,6 +59,7 @@ def test_failed_cases_are_stored_with_their_failures(tmp_path: Path, tmp_store: 
 
     [stored_run] = list_eval_runs(tmp_store)
     assert (stored_run.passed, stored_run.total, stored_run.suite) == (0, 1, "neg")
+    assert stored_run.metrics is not None
     assert stored_run.metrics["failed_expectations"] == {"claim_types": 1, "evidence_status": 1}
     [row] = list_case_results(tmp_store, run_id=run.run_id)
     assert row.passed is False and row.tags == ["hikaricp"]
@@ -66,7 +71,7 @@ class CrashingExecutor:
 
     engine = "crashing"
 
-    def run(self, plan, recorder):  # type: ignore[no-untyped-def]
+    def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun:
         raise RuntimeError("executor exploded")
         yield  # a generator, like every executor
 
@@ -86,5 +91,6 @@ def test_a_crashed_session_is_an_error_outcome_linked_to_its_session(tmp_path: P
     assert outcome.outcome == "error" and "executor exploded" in (outcome.error or "")
     assert run.metrics.errored == 1
     assert run.metrics.verdict_confusion == {"PASS": {"ERROR": 1}}
+    assert outcome.session_id is not None
     document = load_session_document(tmp_store, session_id=outcome.session_id)
     assert document is not None and document.status == "error"

@@ -21,24 +21,47 @@ from core.contracts import (
 HERE = Path(__file__).resolve().parent
 
 
+class TableStore:
+    """An audit store over a list of invocations (``core.gatekeeper.StoredInvocations``)."""
+
+    def __init__(self, invocations: list[Invocation]) -> None:
+        self.by_id = {invocation.invocation_id: invocation for invocation in invocations}
+        self.sessions = {invocation.session_id for invocation in invocations if invocation.session_id}
+
+    def invocation(self, invocation_id: int) -> Invocation | None:
+        return self.by_id.get(invocation_id)
+
+    def holds_session(self, session_id: str) -> bool:
+        return session_id in self.sessions
+
+
 @dataclass(frozen=True)
 class Session:
-    """The fixture session: its id, its invocations and what the store holds elsewhere."""
+    """The fixture session: its id, its invocations, the ones edited, and the store."""
 
     session_id: str
     invocations: tuple[Invocation, ...]
-    foreign: dict[int, Invocation]
+    tampered: frozenset[int]
+    store: TableStore
 
 
 @lru_cache(maxsize=1)
 def load_session() -> Session:
     raw = yaml.safe_load((HERE / "gk_session.yaml").read_text(encoding="utf-8"))
-    invocations = tuple(Invocation.model_validate(item) for item in raw["invocations"])
-    foreign = {inv.invocation_id: inv for inv in
-               (Invocation.model_validate(item) for item in raw["foreign"])}
-    # The store holds this session's invocations as well as other sessions'.
-    foreign.update({inv.invocation_id: inv for inv in invocations})
-    return Session(raw["session_id"], invocations, foreign)
+    invocations: list[Invocation] = []
+    tampered: set[int] = set()
+    recorded: list[Invocation] = []
+    stored = [Invocation.model_validate(item) for item in raw["stored"]]
+    overridden = {invocation.invocation_id for invocation in stored}
+    for item in raw["invocations"]:
+        edited, unrecorded = item.pop("tampered", False), item.pop("unrecorded", False)
+        invocation = Invocation.model_validate(item)
+        invocations.append(invocation)
+        if edited:
+            tampered.add(invocation.invocation_id)
+        elif not unrecorded and invocation.session_id and invocation.invocation_id not in overridden:
+            recorded.append(invocation)
+    return Session(raw["session_id"], tuple(invocations), frozenset(tampered), TableStore(recorded + stored))
 
 
 def load_cases() -> list[dict[str, Any]]:
@@ -74,10 +97,15 @@ def check_kwargs(case: dict[str, Any]) -> dict[str, Any]:
     """Keyword arguments of ``check_citations`` for a case."""
     session = load_session()
     status = case.get("parse_status")
+    cited = {binding.get("id") for owner in case.get("claims", []) + case.get("actions", [])
+             for binding in owner.get("bindings", [])} | set(case.get("with_edited", []))
+    # An edited invocation is in the document only for the cases that are about it.
+    invocations = [inv for inv in session.invocations
+                   if inv.invocation_id not in session.tampered or inv.invocation_id in cited]
     return {
         "session_id": case.get("session_id", session.session_id),
-        "invocations": list(session.invocations),
+        "invocations": invocations,
         "executor_output": build_output(case),
         "parse_status": ParseStatus(status=status) if status else None,
-        "foreign_invocation": session.foreign.get if case.get("foreign") else None,
+        "stored_invocations": session.store if case.get("store") else None,
     }

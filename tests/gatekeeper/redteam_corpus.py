@@ -18,10 +18,12 @@ from typing import Literal
 
 from core.contracts import TOOL_NAMES, Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
 from core.tools.spec import RAW_PATH_PREFIXES
+from tests.gatekeeper.redteam_gk3 import benign_quote_edits, document_edits, forged_quote_edits, negative_text_swaps
 
 Grade = Literal["pass", "low_confid", "reject"]
 
-# The seed's six questions in Chinese and English, and one question per other demo topic.
+# The acceptance matrix's six questions (docs/design.md §10) in Chinese and English, and one
+# question per other demo topic.
 QUESTIONS: tuple[tuple[str, str], ...] = (
     ("cpu-zh", "只确认 payment-service 当前是否存在 CPU 使用率过高告警。"),
     ("cpu-en", "Only confirm whether payment-service currently has a high CPU usage alert."),
@@ -67,12 +69,13 @@ _UNIT_SWAPS = {"%": "ms", "ms": "s", "GB": "MB", "s": "ms"}
 
 @dataclass(frozen=True)
 class Mutation:
-    """One tampered binding and the grade it must get."""
+    """One tampered binding (in a tampered document, if given) and the grade it must get."""
 
     name: str
     grade: Grade
     binding: EvidenceBinding
     claim_type: str = "observation"
+    document: SessionDocument | None = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,8 @@ def forged_edits(excerpt: str) -> Iterator[tuple[str, str]]:
         yield f"digit{number}", excerpt[:start] + text[:-1] + last + excerpt[end:]
         if "." in text:
             whole, fraction = text.split(".")
-            moved = f"{whole[:-1]}.{whole[-1]}{fraction}" if len(whole) > 1 else f"{whole}{fraction[0]}.{fraction[1:] or '0'}"
+            moved = (f"{whole[:-1]}.{whole[-1]}{fraction}" if len(whole) > 1
+                     else f"{whole}{fraction[0]}.{fraction[1:] or '0'}")
             yield f"decimal{number}", excerpt[:start] + moved + excerpt[end:]
         elif len(text) >= 2:
             yield f"decimal{number}", excerpt[:start] + text[0] + "." + text[1:] + excerpt[end:]
@@ -236,7 +240,10 @@ def excerpt_mutations(binding: EvidenceBinding, ref_text: str) -> Iterator[Mutat
     """Benign and forged edits of the excerpt and of the ref text it quotes."""
     seen: set[str] = set()
     for base_name, base in (("excerpt", binding.evidence_excerpt), ("ref", ref_text)):
-        for grade, edits in (("pass", benign_edits), ("reject", forged_edits)):
+        graded: tuple[tuple[Grade, Callable[[str], Iterator[tuple[str, str]]]], ...] = (
+            ("pass", benign_edits), ("reject", forged_edits),
+            ("pass", benign_quote_edits), ("reject", forged_quote_edits))
+        for grade, edits in graded:
             for name, text in edits(base):
                 if text in seen or text == base:
                     continue
@@ -259,7 +266,8 @@ def citation_mutations(binding: EvidenceBinding, document: SessionDocument, ref_
         other_refs = other.retrieval_details.evidence_refs if other.retrieval_details else []
         if other.invocation_id != invocation.invocation_id and other.tool_name == invocation.tool_name and any(
                 ref.raw_path == raw_path and ref.text != ref_text for ref in other_refs):
-            yield Mutation("invocation.same_tool_other", "reject", _with(binding, source_invocation_id=other.invocation_id))
+            yield Mutation("invocation.same_tool_other", "reject",
+                           _with(binding, source_invocation_id=other.invocation_id))
             break
     stitched = _stitch(ref_text, [ref.text for ref in refs if ref.text != ref_text])
     if stitched:
@@ -269,6 +277,10 @@ def citation_mutations(binding: EvidenceBinding, document: SessionDocument, ref_
         yield Mutation("low.short_number", "low_confid", _with(binding, evidence_excerpt=short_number.group()))
     if first_of_invocation:
         yield from _locator_edits(binding, document, invocation, ref_text, len(refs))
+        others = [other for _, other in documents() if other.session_id != document.session_id]
+        for name, edited, invocation_id, excerpt in document_edits(document, invocation, raw_path, others[:1]):
+            yield Mutation(name, "reject", _with(binding, source_invocation_id=invocation_id,
+                                                 evidence_excerpt=excerpt), document=edited)
 
 
 def _locator_edits(binding: EvidenceBinding, document: SessionDocument, invocation: Invocation,
@@ -348,7 +360,7 @@ def build_cases() -> list[Case]:
                 for mutation in negative_mutations(claim, document):
                     cases.append(Case(f"{label}/{claim.claim_id}/{mutation.name}", document,
                                       _claim_for(claim, mutation), mutation.grade))
-                for name, swapped in negative_subject_swaps(claim, document):
+                for name, swapped in [*negative_subject_swaps(claim, document), *negative_text_swaps(claim)]:
                     cases.append(Case(f"{label}/{claim.claim_id}/{name}", document, swapped, "reject"))
                 continue
             for number, binding in enumerate(claim.evidence_bindings):
@@ -362,6 +374,6 @@ def build_cases() -> list[Case]:
                 mutations = [*excerpt_mutations(binding, ref_text),
                              *citation_mutations(binding, document, ref_text, first_of_invocation)]
                 for mutation in mutations:
-                    cases.append(Case(f"{label}/{claim.claim_id}.{number}/{mutation.name}", document,
-                                      _claim_for(claim, mutation), mutation.grade))
+                    cases.append(Case(f"{label}/{claim.claim_id}.{number}/{mutation.name}",
+                                      mutation.document or document, _claim_for(claim, mutation), mutation.grade))
     return cases

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from gk_support import check_kwargs, load_cases
 
 from core.contracts import GatekeeperResult
 from core.gatekeeper import GATEKEEPER_VERSION, RULES, check_citations
+from core.recorder import extract_evidence_refs
+from tests.gatekeeper.gk_support import TableStore, check_kwargs, load_cases, load_session
 
 CASES = load_cases()
 GRADES = {"pass": ("pass", "none"), "low_confid": ("fail", "low_confid"), "reject": ("fail", "reject")}
@@ -103,14 +104,26 @@ def test_backfilled_binding_records_the_filled_id() -> None:
     assert result.warnings[0].claim_id == "claim-1" and result.warnings[0].binding_index == 0
 
 
-def test_foreign_lookup_finding_this_session_is_accepted() -> None:
+def test_store_lookup_finding_this_session_is_accepted() -> None:
     """A store lookup that finds the id in this very session is not a cross-session citation."""
     case = next(c for c in CASES if c["id"] == "alert_exact_quote")
     kwargs = check_kwargs(case)
-    store = {inv.invocation_id: inv for inv in kwargs["invocations"]}
+    kwargs["stored_invocations"] = TableStore(kwargs["invocations"])
     kwargs["invocations"] = []
-    kwargs["foreign_invocation"] = store.get
     assert check_citations(**kwargs).status == "pass"
+
+
+def test_fixture_refs_are_the_recorders_reading_of_each_output() -> None:
+    """Every invocation of the fixture (but the ones marked as edited) is as the recorder
+    records it, so only the edited ones can trip ``evidence.refs_tampered``."""
+    session = load_session()
+    for invocation in [*session.invocations, *session.store.by_id.values()]:
+        details = invocation.retrieval_details
+        legacy = details is None or (details.evidence_status == "supported" and not details.evidence_refs)
+        if legacy or (invocation.invocation_id in session.tampered and invocation in session.invocations):
+            continue
+        assert extract_evidence_refs(invocation.tool_name, invocation.output) == details, invocation.invocation_id
+    assert session.tampered
 
 
 def test_check_is_deterministic() -> None:

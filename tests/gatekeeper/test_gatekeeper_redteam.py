@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from redteam_corpus import Case, build_cases
 
 from core.cli import main
 from core.contracts import GatekeeperResult
 from core.gatekeeper import RULES, check_citations
+from tests.gatekeeper.redteam_corpus import Case, build_cases
 
 CASES = build_cases()
 GRADES = {"pass": ("pass", "none"), "low_confid": ("fail", "low_confid"), "reject": ("fail", "reject")}
@@ -28,6 +28,8 @@ REJECT_RULES: dict[str, set[str]] = {
     "invocation": {"evidence.invocation_ref", "evidence.excerpt_mismatch"},
     "tool": {"evidence.tool_mismatch"},
     "negative": {"evidence.negative_mismatch", "evidence.raw_path"},
+    "refs": {"evidence.refs_tampered"},
+    "session": {"evidence.invocation_session"},
 }
 
 
@@ -42,8 +44,8 @@ def test_the_corpus_covers_every_grade_and_family() -> None:
     families = {case.case_id.split("/")[-1].split(".")[0] for case in CASES}
     assert grades == {"pass", "low_confid", "reject"}
     assert families >= set(REJECT_RULES) - {"ref"} | {"low"}
-    assert sum(case.grade == "reject" for case in CASES) >= 400
-    assert sum(case.grade == "pass" for case in CASES) >= 300
+    assert sum(case.grade == "reject" for case in CASES) >= 800
+    assert sum(case.grade == "pass" for case in CASES) >= 450
     assert len({case.case_id for case in CASES}) == len(CASES)
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gk_support import check_kwargs, load_cases
-
 from core.gatekeeper import RULES, check_citations
 from core.gatekeeper import rules as rules_module
+from tests.gatekeeper.gk_support import check_kwargs, load_cases
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "gatekeeper-rules.md"

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kill_helpers import SQLITE_ASK_KILLS, check_killed_ask
+
+from tests.kill.kill_helpers import SQLITE_ASK_KILLS, check_killed_ask
 
 
 @pytest.mark.parametrize(("any_store_url", "stage"), SQLITE_ASK_KILLS, indirect=["any_store_url"])

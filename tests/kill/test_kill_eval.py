@@ -6,10 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kill_helpers import EVAL_KILLS, POSTGRES_ASK_KILLS, QUESTION, assert_intact, check_killed_ask, kill, start_paused
 
 from core.store import open_store
 from core.store import repository as repo
+from tests.kill.kill_helpers import (
+    EVAL_KILLS,
+    POSTGRES_ASK_KILLS,
+    QUESTION,
+    assert_intact,
+    check_killed_ask,
+    kill,
+    start_paused,
+)
 
 
 @pytest.mark.parametrize(("any_store_url", "stage"), EVAL_KILLS, indirect=["any_store_url"])

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_helpers import TRANSCRIPTS
 
 from core.agents.llm.stub_server import StubServer
 from core.agents.llm.transcript import load_transcript
 from core.cli import main
 from core.store.repository import list_events, load_session_document
+from tests.llm.llm_helpers import TRANSCRIPTS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 API_KEY = "sk-e2e-secret-0123456789"

@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 import pytest
-from llm_helpers import STUB, VLLM, drive, final_claims, profile_without_schemas, scripted
 
 from core.agents.llm import wire
 from core.agents.llm.errors import LLMCallError
@@ -18,6 +17,7 @@ from core.contracts import Plan
 from core.events import ToolCalled, ToolReturned
 from core.gatekeeper import check_citations
 from core.recorder import Recorder
+from tests.llm.llm_helpers import STUB, VLLM, drive, final_claims, profile_without_schemas, scripted
 
 QUESTION = "确认 order-service 是否存在 HikariCP 连接池耗尽"
 HIKARI_CALL = {"tool_calls": [{"name": "query_logs",

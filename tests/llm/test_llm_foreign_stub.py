@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from llm_helpers import VLLM, executor_stage
 
 from core.agents.llm.client import ChatTurn, ToolCallRequest
 from core.agents.llm.composer import LLMComposer
@@ -19,6 +18,7 @@ from core.agents.llm.transcript import Transcript, TranscriptError
 from core.agents.registry import build_engines
 from core.contracts import ClaimResult, Plan, VerifierResult
 from core.pipeline import ask
+from tests.llm.llm_helpers import VLLM, executor_stage
 
 HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"
 EXCERPT = ("[ERROR][order-service] HikariPool-1 - Connection is not available, request timed "

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from llm_helpers import VLLM, executor_stage, scripted
 
 from core.agents.llm.composer import LLMComposer
 from core.agents.llm.errors import LLMCallError
@@ -23,6 +22,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from tests.llm.llm_helpers import VLLM, executor_stage, scripted
 
 HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"
 

@@ -58,7 +58,7 @@ def test_tool_call_then_answer_with_resolved_invocation_id(stub: StubServer) -> 
          "content": json.dumps({"invocation_id": 31337, "tool_name": "query_logs"})}]
     second = client.complete(messages, response_format={"type": "json_object"})
     assert json.loads(second.content or "") == {"source_invocation_id": 31337}
-    logged = [json.loads(line) for line in stub.log_requests.read_text().splitlines()]  # type: ignore[union-attr]
+    logged = [json.loads(line) for line in stub.log_requests.read_text().splitlines()]
     assert logged[1]["response_format"] == {"type": "json_object"}
     assert logged[1]["messages"][-1]["role"] == "tool"
 

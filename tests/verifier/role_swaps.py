@@ -115,7 +115,7 @@ def truth(document: SessionDocument) -> Truth:
     samples: list[tuple[str, str, EvidenceBinding]] = []
     for binding in claim.evidence_bindings:
         invocation = by_id[binding.source_invocation_id or -1]
-        index = int(re.search(r"\[(\d+)\]", binding.raw_path or "[0]").group(1))  # type: ignore[union-attr]
+        index = int(re.search(r"\[(\d+)\]", binding.raw_path or "[0]").group(1))
         if invocation.tool_name == "query_metrics":
             alert, alert_binding = Alert.model_validate(invocation.output["alerts"][index]), binding
         elif invocation.tool_name == "query_logs":

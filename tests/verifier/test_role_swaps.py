@@ -9,11 +9,11 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from role_swaps import QUESTIONS, Case, cases, session, truth
 
 from core.contracts import SessionDocument, VerifierResult
 from core.pipeline import replay
 from core.verifier import RULES
+from tests.verifier.role_swaps import QUESTIONS, Case, cases, session, truth
 
 CASES = cases()
 _PHRASES_ZH = {"current": ("当前值 {v}", "当前为 {v}", "目前 {v}", "现为 {v}"),
@@ -61,7 +61,7 @@ def test_a_passing_claim_records_what_supports_each_value() -> None:
     assert supports["阈值 85%"].evidence == "threshold=85%"
     assert supports["已持续 15m"].evidence == "duration=15m"
     case = next(c for c in CASES if c.name == "memory-zh/right/zh-fields")
-    claim = case.document.executor_output.claims[0]  # type: ignore[union-attr]
+    claim = case.document.executor_output.claims[0]
     for support in result.claim_results[0].supports:
         start, end = support.claim_span
         assert claim.claim_text[start:end] == support.fact
@@ -84,9 +84,9 @@ def test_every_step_rule_and_every_wrong_kind_is_exercised() -> None:
 
 def _with_text(document: SessionDocument, text: str) -> SessionDocument:
     t = truth(document)
-    first = document.executor_output.claims[0]  # type: ignore[union-attr]
+    first = document.executor_output.claims[0]
     claim = first.model_copy(update={"claim_text": text, "evidence_bindings": [t.alert_binding]})
-    output = document.executor_output.model_copy(update={  # type: ignore[union-attr]
+    output = document.executor_output.model_copy(update={
         "claims": [claim], "missing_info": [], "recommended_actions": []})
     return document.model_copy(update={"executor_output": output})
 

@@ -15,37 +15,23 @@ Layout (each concern in its own module)::
     transcript / testing / stub_server         scripted doubles for tests and demos
 
 The gatekeeper stays code, and code has the last word after every model step.
+
+Importing this package loads the roles and the rules engine they build on, never ``openai``:
+the client imports it when it first talks to an endpoint. The registry imports this package
+only when a role is given the ``llm`` engine.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from core.agents.llm.client import ChatClient, ChatTurn, OpenAIChatClient, ToolCallRequest
+from core.agents.llm.composer import LLMComposer
+from core.agents.llm.errors import LLMCallError, redact
+from core.agents.llm.executor import LLMExecutor
+from core.agents.llm.planner import LLMPlanner
+from core.agents.llm.profiles import PROFILES, ModelProfile, profile_for
+from core.agents.llm.settings import LLMSettings
+from core.agents.llm.verifier import LLMVerifier
 
-if TYPE_CHECKING:
-    from core.agents.llm.client import (
-        ChatClient,
-        ChatTurn,
-        OpenAIChatClient,
-        ToolCallRequest,
-    )
-    from core.agents.llm.composer import LLMComposer
-    from core.agents.llm.errors import LLMCallError, redact
-    from core.agents.llm.executor import LLMExecutor
-    from core.agents.llm.planner import LLMPlanner
-    from core.agents.llm.profiles import PROFILES, ModelProfile, profile_for
-    from core.agents.llm.settings import LLMSettings
-    from core.agents.llm.verifier import LLMVerifier
-
-# Public name -> defining module. Imported on first use, so ``import core.agents.llm.stub_server``
-# (or the client alone) does not pull in the roles and the rules engine they build on.
-_EXPORTS: dict[str, str] = {
-    "ChatClient": "client", "ChatTurn": "client", "OpenAIChatClient": "client",
-    "ToolCallRequest": "client", "LLMComposer": "composer", "LLMCallError": "errors",
-    "redact": "errors", "LLMExecutor": "executor", "LLMPlanner": "planner",
-    "PROFILES": "profiles", "ModelProfile": "profiles", "profile_for": "profiles",
-    "LLMSettings": "settings", "LLMVerifier": "verifier",
-}
 __all__ = [
     "PROFILES",
     "ChatClient",
@@ -62,9 +48,3 @@ __all__ = [
     "profile_for",
     "redact",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

@@ -8,6 +8,7 @@ message is scrubbed of the API key.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     import openai
 
 __all__ = ["ChatClient", "ChatTurn", "OpenAIChatClient", "ToolCallRequest", "shared_client"]
+
+logger = logging.getLogger(__name__)
 
 # Sent when no key is configured: local servers ignore it, the openai package requires one.
 _NO_KEY = "no-key-configured"
@@ -80,7 +83,12 @@ class OpenAIChatClient:
             raw = self._openai.chat.completions.with_raw_response.create(**request)
             return turn_from_body(raw.text, raw.headers.get("content-type"))
         except Exception as exc:  # mapped one by one below; nothing unexpected escapes raw
-            raise self._map_error(exc) from None
+            error = self._map_error(exc)
+            # The step records the failure; the log says when it happened (and, at DEBUG, the
+            # transport's own exception). The message is already redacted.
+            logger.warning("llm call failed: %s", error)
+            logger.debug("llm call failed: transport error", exc_info=exc)
+            raise error from None
 
     # ------------------------------------------------------------ internals
 
@@ -88,7 +96,9 @@ class OpenAIChatClient:
         try:
             listed = self._openai.models.list()
             first = next(iter(listed.data), None)
-        except Exception:  # a server without /models: any name will do for it
+        except Exception as exc:  # a server without /models: any name will do for it
+            logger.info("no model list from %s (%s); requests name %r",
+                        self.settings.public_base_url(), type(exc).__name__, _FALLBACK_MODEL)
             return _FALLBACK_MODEL
         return str(first.id) if first is not None and first.id else _FALLBACK_MODEL
 

@@ -1,4 +1,5 @@
-"""The ``llm`` executor: a bounded tool-calling loop, then the seed's structured output.
+"""The ``llm`` executor: a bounded tool-calling loop, then the structured output of
+docs/design.md §3.
 
 Each tool call the model makes is validated against the tool's pydantic argument model. A valid
 call goes through the recorder; an invalid one (unknown tool, arguments that are not JSON or do
@@ -13,6 +14,7 @@ still handed on so every claim stays visible and checked.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
@@ -26,7 +28,7 @@ from core.agents.llm.feedback import repair_message
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan, RetryContext
-from core.events import Event, ToolCalled, ToolReturned
+from core.events import ToolCalled, ToolEvent, ToolReturned
 
 if TYPE_CHECKING:
     from core.recorder import Recorder
@@ -119,7 +121,7 @@ class LLMExecutor(LLMRole):
                 f"{output_instructions(ExecutorOutput, self.profile)}")
 
     def _call_tool(self, call: ToolCallRequest,
-                   recorder: Recorder) -> Generator[Event, None, tuple[Invocation, str]]:
+                   recorder: Recorder) -> Generator[ToolEvent, None, tuple[Invocation, str]]:
         """Record one tool call; yields its events, returns (invocation, problem). The tools
         validate their arguments: an unknown tool or invalid arguments come back as a failed
         invocation whose error is the problem."""
@@ -153,10 +155,8 @@ def decode_arguments(arguments_json: str) -> tuple[dict[str, Any], str]:
         return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
                 f"arguments are not valid JSON ({exc.msg} at column {exc.colno})")
     if isinstance(value, str):  # JSON text encoded twice, as some servers send it
-        try:
+        with contextlib.suppress(json.JSONDecodeError):  # not JSON inside: refused just below
             value = json.loads(value.strip() or "{}")
-        except json.JSONDecodeError:
-            pass
     if not isinstance(value, dict):
         return ({UNDECODABLE_ARGUMENTS_KEY: arguments_json},
                 f"arguments must be a JSON object, got {type(value).__name__}")

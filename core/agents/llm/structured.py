@@ -3,12 +3,13 @@
 Where the backend supports it the request carries a JSON schema (``wire.response_format``);
 everywhere the answer is parsed and validated against the pydantic contract, because a schema
 is a request, not a guarantee. One failed attempt earns one re-ask that quotes the error; a
-second failure is reported as the seed's ``executor_output_parse_status`` (``invalid``, or
+second failure is reported as ``executor_output_parse_status`` (docs/design.md §3: ``invalid``, or
 ``missing`` when the model said nothing at all), never papered over.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -20,6 +21,8 @@ from core.agents.llm.errors import FaultKind, LLMCallError
 from core.agents.llm.profiles import ModelProfile
 from core.agents.llm.prompts import load_prompt
 from core.contracts import ParseStatus
+
+logger = logging.getLogger(__name__)
 
 ContractT = TypeVar("ContractT", bound=BaseModel)
 # Adjusts the parsed JSON before validation (e.g. the planner puts the real question back).
@@ -52,6 +55,7 @@ def request_structured(complete: Complete, messages: list[wire.Message],
     value, first_error = _read(turn, contract, prepare)
     if value is not None:
         return value, ParseStatus(status="valid", detail=f"parsed {name} on the first answer")
+    logger.info("re-asking for %s: %s", name, first_error)
     messages.append(wire.assistant_message(turn))
     messages.append(wire.user_message(
         load_prompt("reask").render(error=first_error, contract=name)))

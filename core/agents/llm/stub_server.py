@@ -23,9 +23,10 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
 from core.agents.llm.transcript import (
@@ -55,7 +56,7 @@ class StubResponse(NamedTuple):
 
     status: int
     payload: dict[str, Any] | bytes
-    headers: dict[str, str] = {}
+    headers: Mapping[str, str] = MappingProxyType({})  # read-only: the default is shared
 
 
 class ModelDouble(Protocol):
@@ -249,7 +250,7 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
             self._send(response.status, response.payload, response.headers)
 
         def _send(self, status: int, payload: dict[str, Any] | bytes,
-                  headers: dict[str, str] | None = None) -> None:
+                  headers: Mapping[str, str] | None = None) -> None:
             data = payload if isinstance(payload, bytes) else json.dumps(
                 payload, ensure_ascii=False).encode("utf-8")
             try:

@@ -98,7 +98,7 @@ class Transcript(_Strict):
 
     def turns_for(self, role: str | None) -> list[ScriptedTurn]:
         """The script of a conversation of ``role``."""
-        return self.roles.get(role, self.turns) if role else self.turns  # type: ignore[call-overload]
+        return next((script for name, script in self.roles.items() if name == role), self.turns)
 
 
 def load_transcript(path: str | Path) -> Transcript:

@@ -1,6 +1,6 @@
 """The ``llm`` verifier: a model judges entailment; code decides what the judgement is worth.
 
-The model sees exactly the seed's verifier input and answers in the ``VerifierResult`` schema.
+The model sees exactly the verifier input (docs/design.md §5) and answers in the ``VerifierResult`` schema.
 Then code, not the model, has the last word -- the always-on policy of ``core.verifier``,
 the same the rules engine applies:
 

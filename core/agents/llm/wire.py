@@ -21,7 +21,7 @@ from core.agents.llm.profiles import ModelProfile
 from core.contracts import Invocation
 
 Message = dict[str, Any]
-# The invocation fields a session document shows (DESIGN.md section 7).
+# The invocation fields a session document shows (docs/design.md §9).
 INVOCATION_FIELDS: set[str] = {"invocation_id", "tool_name", "arguments", "output",
                                "retrieval_details"}
 
@@ -103,7 +103,8 @@ def strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
             node["required"] = list(node["properties"])
         return node
 
-    return visit(copy.deepcopy(schema))
+    strict: dict[str, Any] = visit(copy.deepcopy(schema))
+    return strict
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +123,8 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return visit({**target, **siblings})
         return {key: visit(value) for key, value in node.items() if key != "$defs"}
 
-    return visit(schema)
+    inlined: dict[str, Any] = visit(schema)
+    return inlined
 
 
 # ---------------------------------------------------------------- reading answers

@@ -5,12 +5,14 @@ plainly when nothing was found (未检索到真实证据 / "No real evidence was
 searched, and when the verdict is REJECT or LOW_CONFID says the answer could not be verified.
 A yes/no question ("是否存在 …", "whether …", "is there …") is answered 是 / 否 (yes / no)
 first -- ``answer_kind`` says which, so a verified negative is told apart from a positive --
-with the verified evidence under it. Missing information and evidence-gathering actions the
-verifier passed may follow as next steps, marked as such. When the verdict is not PASS, claims
-that are fully verified on their own (entailed, every binding passed) stay in the answer under a
-banner saying so; an answer of a repaired attempt ends with a line saying it was repaired. It
-never shows raw JSON, a blocked claim, a step that did not pass (a repair, a gap that
-concludes), verifier reasons (they quote blocked content) or an excluded subject.
+with the verified evidence under it. A source that failed is named with why
+(``failed_sources_lines``): a failed call is never reported as "nothing found". Missing
+information and evidence-gathering actions the verifier passed may follow as next steps, marked
+as such. When the verdict is not PASS, claims that are fully verified on their own (entailed,
+every binding passed) stay in the answer under a banner saying so; an answer of a repaired
+attempt ends with a line saying it was repaired. It never shows raw JSON, a blocked claim, a
+step that did not pass (a repair, a gap that concludes), verifier reasons (they quote blocked
+content) or an excluded subject.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from core.contracts import (
     AnswerKind,
     Claim,
     ComposerOutput,
+    Language,
     Plan,
     TraceSummaryEntry,
     VerifierInput,
@@ -40,6 +43,10 @@ _TEXT = {
         "searched": "已查询：",
         "nothing_called": "本次没有调用任何取证工具",
         "no_hits": "均未返回与问题相关的记录",
+        "some_failed": "其中 {n} 次调用失败",
+        "rest_no_hits": "其余调用均未返回与问题相关的记录",
+        "source_failed": "有数据源调用失败",
+        "failed_sources": "以下调用未得到回答，相关数据未知（调用失败不代表没有）：",
         "blocked": "无法核验本次回答（判定 {verdict}，证据支撑度 {score:.0%}）：{why}。",
         "gate_reject": "证据引用未通过真实性校验（{rules}）",
         "gate_low": "证据引用不完整（{rules}）",
@@ -67,6 +74,11 @@ _TEXT = {
         "searched": "searched: ",
         "nothing_called": "no evidence tool was called",
         "no_hits": "none returned a record relevant to the question",
+        "some_failed": "{n} call(s) failed",
+        "rest_no_hits": "the other calls returned no record relevant to the question",
+        "source_failed": "a source failed",
+        "failed_sources": "These calls got no answer, so what they would have found is unknown "
+                          "(a failed call is not an absence):",
         "blocked": "This answer could not be verified (verdict {verdict}, groundedness "
                    "{score:.0%}): {why}.",
         "gate_reject": "citations failed the authenticity check ({rules})",
@@ -137,6 +149,7 @@ class RulesComposer:
             lines.append(_no_evidence_line(text, verifier_input.tool_trace_summary))
             lines += _bullets(absences)
 
+        lines += failed_sources_lines(plan.language, verifier_input.tool_trace_summary)
         if verifier_result.verdict != "REJECT":
             steps = passed_steps(plan, verifier_input, verifier_result)
             if steps:
@@ -222,6 +235,9 @@ def _why_blocked(text: dict[str, str], verifier_input: VerifierInput,
         return text["gate_reject"].format(rules=rules)
     if gatekeeper.severity == "low_confid":
         return text["gate_low"].format(rules=rules)
+    failed_claims = [r for r in verifier_result.claim_results if not r.entailed]
+    if not failed_claims and any(e.failures for e in verifier_input.tool_trace_summary):
+        return text["source_failed"]
     if not verifier_result.claim_results:
         return text["no_claims"]
     if all(r.entailed for r in verifier_result.claim_results):
@@ -247,8 +263,36 @@ def _no_evidence_line(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) 
     if not searched:
         return f"{text['no_evidence']}{text['sep']}{text['nothing_called']}{text['end']}"
     calls = ", ".join(f"{entry.tool_name} ×{entry.invocation_count}" for entry in searched)
-    return (f"{text['no_evidence']}{text['sep']}{text['searched']}{calls}{text['sep']}"
-            f"{text['no_hits']}{text['end']}")
+    failed = sum(entry.failed_invocation_count for entry in searched)
+    no_hits = sum(entry.no_hit_invocation_count for entry in searched)
+    if not failed:
+        outcome = text["no_hits"]
+    else:
+        outcome = text["some_failed"].format(n=failed)
+        if no_hits:
+            outcome += text["sep"] + text["rest_no_hits"]
+    return f"{text['no_evidence']}{text['sep']}{text['searched']}{calls}{text['sep']}{outcome}{text['end']}"
+
+
+def failed_sources_lines(language: Language, trace: Sequence[TraceSummaryEntry]) -> list[str]:
+    """A blank line, the heading and one ``- <tool>: <source>: <why>`` per failed call; [] when
+    no call failed."""
+    failures = [f"- {entry.tool_name}: {line}" for entry in trace for line in entry.failures]
+    if not failures:
+        return []
+    return ["", _TEXT[language]["failed_sources"], *dict.fromkeys(failures)]
+
+
+def name_failed_sources(output: ComposerOutput, trace: Sequence[TraceSummaryEntry]) -> ComposerOutput:
+    """``output`` with the failed sources named when its answer does not name each one (an llm
+    composer may leave them out; the reader must know what could not be asked)."""
+    sources = {line.split(": ", 1)[0] for entry in trace for line in entry.failures
+               if ": " in line and ":" in line.split(": ", 1)[0]}
+    if all(source in output.user_facing_answer for source in sources):
+        return output
+    lines = failed_sources_lines(output.language, trace)
+    return output.model_copy(update={
+        "user_facing_answer": "\n".join([output.user_facing_answer, *lines]).strip()})
 
 
 def passed_steps(plan: Plan, verifier_input: VerifierInput,

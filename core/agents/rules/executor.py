@@ -16,7 +16,7 @@ from core.agents.rules.evidence import collect_items
 from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_topics, unique
 from core.contracts import Invocation, ParseStatus, Plan
-from core.events import Event, ToolCalled, ToolReturned
+from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.lexicon import TOPICS, topic_matches
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class RulesExecutor:
 
 
 def _query_logs(plan: Plan, recorder: Recorder, calls: CallLog,
-                services: list[str]) -> Generator[Event, None, None]:
+                services: list[str]) -> Generator[ToolEvent, None, None]:
     """One call per service and topic; when the service's own logs have nothing, one more for
     lines of other sources that name it (kubernetes events, the kernel)."""
     if services:
@@ -82,7 +82,7 @@ def _present(**arguments: str | None) -> dict[str, str]:
 
 
 def _call(recorder: Recorder, calls: CallLog, tool_name: str, arguments: dict[str, Any],
-          service: str | None, topics: tuple[str, ...]) -> Generator[Event, None, Invocation]:
+          service: str | None, topics: tuple[str, ...]) -> Generator[ToolEvent, None, Invocation]:
     """Call one tool through the recorder, announcing it before and after."""
     yield ToolCalled(tool_name=tool_name, arguments=arguments)
     invocation = recorder.call(tool_name, arguments)

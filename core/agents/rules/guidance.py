@@ -50,8 +50,10 @@ _GUIDANCE: dict[str, TopicGuidance] = {
         {"zh": "查看 {service} 慢请求的链路追踪和各环节耗时。",
          "en": "Look at traces of {service}'s slow requests and the time spent per hop."}),
     "http_error": TopicGuidance(
-        {"zh": "{service} 的 5xx 可能由请求超时引起。", "en": "{service}'s 5xx responses may stem from request timeouts."},
-        {"zh": "缺少错误请求的完整堆栈与请求参数。", "en": "Stack traces and parameters of the failing requests are missing."},
+        {"zh": "{service} 的 5xx 可能由请求超时引起。",
+         "en": "{service}'s 5xx responses may stem from request timeouts."},
+        {"zh": "缺少错误请求的完整堆栈与请求参数。",
+         "en": "Stack traces and parameters of the failing requests are missing."},
         {"zh": "收集 {service} 出错请求的堆栈和请求参数。",
          "en": "Collect stack traces and parameters of {service}'s failing requests."}),
     "connection_pool": TopicGuidance(
@@ -74,12 +76,14 @@ _GUIDANCE: dict[str, TopicGuidance] = {
         {"zh": "查看 Redis 服务端慢日志、延迟指标和 {service} 的客户端连接数。",
          "en": "Check the Redis slowlog, latency metrics and {service}'s client connections."}),
     "mq": TopicGuidance(
-        {"zh": "{service} 的消息积压可能来自消费速度下降。", "en": "{service}'s backlog may come from slower consumers."},
+        {"zh": "{service} 的消息积压可能来自消费速度下降。",
+         "en": "{service}'s backlog may come from slower consumers."},
         {"zh": "缺少消费者速率和积压变化曲线。", "en": "Consumer rates and the backlog curve over time are missing."},
         {"zh": "查看 {service} 相关队列的消费速率和积压趋势。",
          "en": "Check consumer rates and the backlog trend of {service}'s queues."}),
     "slow_query": TopicGuidance(
-        {"zh": "慢查询可能与缺失索引或锁竞争有关。", "en": "Slow queries may relate to missing indexes or lock contention."},
+        {"zh": "慢查询可能与缺失索引或锁竞争有关。",
+         "en": "Slow queries may relate to missing indexes or lock contention."},
         {"zh": "缺少这些 SQL 的执行计划。", "en": "Execution plans of these statements are missing."},
         {"zh": "对慢 SQL 执行 EXPLAIN 并查看锁等待情况。",
          "en": "Run EXPLAIN on the slow statements and inspect lock waits."}),
@@ -90,12 +94,15 @@ _GUIDANCE: dict[str, TopicGuidance] = {
         {"zh": "为 {service} 开启 OOM 时自动生成堆 dump 并查看容器内存限制。",
          "en": "Enable heap dumps on out-of-memory for {service} and check its container memory limit."}),
     "restart": TopicGuidance(
-        {"zh": "{service} 的重启可能与容器内存限制有关。", "en": "{service}'s restarts may relate to its container memory limit."},
-        {"zh": "缺少重启前的容器日志与事件记录。", "en": "Container logs and events from before the restarts are missing."},
+        {"zh": "{service} 的重启可能与容器内存限制有关。",
+         "en": "{service}'s restarts may relate to its container memory limit."},
+        {"zh": "缺少重启前的容器日志与事件记录。",
+         "en": "Container logs and events from before the restarts are missing."},
         {"zh": "查看 {service} 重启前的容器日志和 Kubernetes 事件。",
          "en": "Read {service}'s container logs before each restart and the Kubernetes events."}),
     "threads": TopicGuidance(
-        {"zh": "{service} 的线程数增长可能来自阻塞调用。", "en": "{service}'s thread growth may come from blocking calls."},
+        {"zh": "{service} 的线程数增长可能来自阻塞调用。",
+         "en": "{service}'s thread growth may come from blocking calls."},
         {"zh": "缺少线程 dump。", "en": "Thread dumps are missing."},
         {"zh": "采集 {service} 的线程 dump 并按状态统计。",
          "en": "Capture {service}'s thread dumps and count threads by state."}),

@@ -226,7 +226,8 @@ def _no_hit_excerpt(invocation: Invocation) -> str:
 def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> None:
     """Per topic with evidence: a gap and an evidence-gathering step; a hypothesis if broad."""
     language = plan.language
-    for subject, claim in zip(found, output.claims):
+    # The first len(found) claims are the observations of ``found``, in order (see build_output).
+    for subject, claim in zip(found, output.claims[:len(found)], strict=True):
         guidance = guidance_for(subject.topic) if subject.topic else None
         if guidance is None:
             continue
@@ -246,6 +247,8 @@ def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> N
 
 
 def _add_unknown_services(output: ExecutorOutput, plan: Plan, world: World) -> None:
+    if world.vocabulary.unavailable:
+        return  # a source could not say its names: a name missing from them is not unknown
     for service in plan.services:
         if world.vocabulary.knows_service(service):
             continue
@@ -261,10 +264,14 @@ def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> 
     """The best "what to check" runbook section, as an action citing it -- never a claim."""
     scope = topics_in_scope(plan)
     for invocation in [inv for inv in calls.invocations() if is_reference_tool(inv.tool_name)]:
-        blocks = invocation.output.get("evidence_blocks") or []
+        blocks = {f"$.evidence_blocks[{index}]": block
+                  for index, block in enumerate(invocation.output.get("evidence_blocks") or [])}
         refs = invocation.retrieval_details.evidence_refs if invocation.retrieval_details else []
-        # Only a runbook about the question's topics, and never one naming an excluded subject.
-        usable = [(ref, block) for ref, block in zip(refs, blocks)
+        # Each ref with the block its raw_path names (the recorder skips malformed blocks, so
+        # the two lists need not line up). Only a runbook about the question's topics, and
+        # never one naming an excluded subject.
+        pairs = [(ref, blocks[ref.raw_path]) for ref in refs if ref.raw_path in blocks]
+        usable = [(ref, block) for ref, block in pairs
                   if scope & set(topics_in(block.get("title", "")))
                   and not excluded_mentions(ref.text, plan.exclusions)]
         checks = [pair for pair in usable if _is_checklist(pair[1].get("title", ""))]

@@ -14,13 +14,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
+from core.charclasses import HAN
 from core.contracts import Exclusions, Language, Plan, ToolName
 from core.lexicon import TOPICS, alert_names_in, services_in, topics_in
 
 if TYPE_CHECKING:
     from core.sources.base import World
 
-_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_HAN_RE = re.compile(f"[{HAN}]")
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
 _ORDER_RE = re.compile(r"(?:订单|\border)\s*[#:\-]?\s*(\d+)", re.IGNORECASE)
 _ALERT_WORDS_RE = re.compile(r"告警|报警|alert|alarm|firing|指标|metric", re.IGNORECASE)
@@ -28,8 +29,8 @@ _T = TypeVar("_T")
 
 
 def question_language(question: str) -> Language:
-    """``zh`` when the question has CJK characters, else ``en``."""
-    return "zh" if _CJK_RE.search(question) else "en"
+    """``zh`` when the question has Chinese characters, else ``en``."""
+    return "zh" if _HAN_RE.search(question) else "en"
 
 
 def alert_topics(alert_name: str) -> list[str]:
@@ -59,7 +60,7 @@ class RulesPlanner:
     def plan(self, question: str, world: World) -> Plan:
         """The plan of ``question`` against ``world``'s vocabulary."""
         known_services = list(world.vocabulary.services)
-        known_alerts = list(world.vocabulary.alert_names)
+        known_alerts = list(world.vocabulary.known_alert_names)  # firing or only a rule
         clauses = exclusion_clauses(question)
         exclusions = self._exclusions([item for c in clauses for item in c.items],
                                       known_services, known_alerts)

@@ -1,6 +1,6 @@
 """Reading a question's scope: narrow-scope markers and the clauses that exclude subjects.
 
-Narrow markers are the seed's list ("窄范围问题识别": 只确认 / 只排查 / 只看 / 不要分析 / 不要扩展 /
+Narrow markers are the list of docs/design.md §8 (只确认 / 只排查 / 只看 / 不要分析 / 不要扩展 /
 只回答 / 是否真实存在 / 是否存在 ...) and their English equivalents. An exclusion clause starts
 at a trigger (不要分析 / 不要扩展到 / 排除 / 除了 / "do not analyse" / "exclude" / "except" ...)
 and runs to the end of the sentence; it is split into items on 、 , / 和 或 及 and/or, and stops

@@ -1,6 +1,6 @@
 """The rules verifier: the always-on policy of ``core.verifier``, and nothing else.
 
-It reads only what the seed's verifier input allows (section 4): the claims and next steps,
+It reads only what the verifier input allows (docs/design.md §5): the claims and next steps,
 the gatekeeper's checked bindings (their excerpts, matched refs and invocation arguments) and
 the plan's scope -- never raw tool output, never the trace summary. Each claim is judged fact
 by fact, each value in its role; each recommended action and gap as evidence gathering. The

@@ -1,0 +1,143 @@
+"""Does a no-hit query cover what a negative observation claims is absent?
+
+"未检索到 inventory-service 的内存使用率过高日志" is supported by a query that looked for memory
+lines of inventory-service and found none -- not by a connection-pool query, whatever the
+claim's subject fields say. So the claim's subject is read from everything it states:
+
+* services: ``Claim.subject_services`` plus every service its ``claim_text`` names;
+* topics: ``Claim.subject_topics`` plus every lexicon topic its ``claim_text`` names.
+
+Each (service, topic) pair of the claim -- a claim naming no service or no topic stands for
+"any" -- must be covered by at least one of the claim's no-hit queries, and every cited query
+must cover at least one pair (a query about something else supports nothing). A query's scope:
+
+* services: its ``service`` arguments, else the services its search text names
+  (``query=inventory-service`` only finds lines that name it), else any service; a claim that
+  names no service is covered only by a query that looked at every service;
+* topics: one filter per topic argument (``topic``, ``alert_name``, ``metric`` ...) and per
+  search unit (``query``, each of ``terms`` ...) -- the tools intersect them; with
+  ``match=any`` the search units are one filter (a line holding any of them). A filter naming
+  topics searched those and the topics they include (``memory`` includes ``gc``; ``HikariCP``
+  is ``connection_pool``): it covers a claimed topic only if the topic is among them -- a GC
+  query says nothing about memory, and a claim naming no topic is broader than any topic
+  filter. A filter of plain words (no topic, no service) covers a claim that names no topic
+  (known limit: its words are not compared, nor are ``exclude`` and time windows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core import lexicon
+from core.contracts import Claim, Invocation
+
+SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
+# Arguments that restrict a query to a topic (each one a filter the tools AND together).
+TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
+# Search units (free text, phrases): ANDed, or ORed with ``match=any``.
+UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
+
+_ANY = ""  # a claim naming no service (topic) stands for any service (topic)
+
+
+def argument_values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
+    """The non-blank values of ``keys`` (lists flattened), as strings."""
+    values: list[str] = []
+    for key in keys:
+        value = arguments.get(key)
+        if isinstance(value, (list, tuple)):
+            values += [str(item) for item in value if str(item).strip()]
+        elif value is not None and str(value).strip():
+            values.append(str(value))
+    return values
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one query looked at: ``services`` (None: every service) and one topic set per
+    search filter (``None`` in the tuple: a filter of plain words)."""
+
+    services: frozenset[str] | None
+    filters: tuple[frozenset[str] | None, ...]
+    text: str
+
+    def covers(self, service: str, topic: str) -> bool:
+        if self.services is not None and service not in self.services:
+            return False
+        return all(topic in found if found is not None else topic == _ANY for found in self.filters)
+
+
+def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scope:
+    """The scope of ``invocation``'s arguments (``known_services`` helps find names in text)."""
+    known = list(known_services)
+    arguments = invocation.arguments
+    services = {value.casefold() for value in argument_values(arguments, SERVICE_ARGS)}
+    named: set[str] = set()
+    filters: list[frozenset[str] | None] = []
+    units: list[frozenset[str] | None] = []
+    for key_set, into in ((TOPIC_ARGS, filters), (UNIT_ARGS, units)):
+        for value in argument_values(arguments, key_set):
+            in_text = lexicon.services_in(value, known)
+            named |= set(in_text)
+            normalized = lexicon.normalize(value)
+            topics = ([normalized] if normalized in lexicon.TOPICS
+                      else [mention.topic for mention in lexicon.topic_mentions(normalized)])
+            if topics:
+                into.append(frozenset(lexicon.expand_topics(topics)))
+            elif _has_words_beyond(normalized, in_text):
+                into.append(None)
+    if units and arguments.get("match") == "any":
+        searched = frozenset().union(*(unit for unit in units if unit is not None))
+        units = [searched or None]
+    found = services or named
+    text = " ".join(argument_values(arguments, TOPIC_ARGS + UNIT_ARGS))
+    return Scope(frozenset(found) if found else None, (*filters, *units), text)
+
+
+def _has_words_beyond(normalized: str, services: list[str]) -> bool:
+    for service in services:
+        normalized = normalized.replace(service, " ")
+    return any(char.isalnum() for char in normalized)
+
+
+def claim_subject(claim: Claim, known_services: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """The claim's services and topics: its subject fields plus what its text names."""
+    declared = [service.casefold() for service in claim.subject_services]
+    services = dict.fromkeys(declared + lexicon.services_in(claim.claim_text, [*declared, *known_services]))
+    topics = dict.fromkeys([*claim.subject_topics, *lexicon.topics_in(claim.claim_text)])
+    return list(services), [topic for topic in topics if topic in lexicon.TOPICS]
+
+
+def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequence[Invocation]) -> str:
+    """Why ``invocation`` (one of ``claim_queries``, the claim's cited no-hit queries) does not
+    support the claim's absence ('' when the queries together cover every pair it covers)."""
+    known = [value.casefold() for query in claim_queries for value in argument_values(query.arguments, SERVICE_ARGS)]
+    services, topics = claim_subject(claim, known)
+    pairs = [(service, topic) for service in services or [_ANY] for topic in topics or [_ANY]]
+    scope = scope_of(invocation, [*services, *known])
+    if not any(scope.covers(service, topic) for service, topic in pairs):
+        return _not_about(scope, services, topics)
+    scopes = [scope_of(query, [*services, *known]) for query in claim_queries]
+    gaps = [pair for pair in pairs if not any(other.covers(*pair) for other in scopes)]
+    if gaps:
+        shown = ", ".join(f"{service or 'any service'} / {topic or 'any topic'}" for service, topic in gaps)
+        return f"no cited query covers {shown} of the claim (read from its text and subject fields)"
+    return ""
+
+
+def _not_about(scope: Scope, services: list[str], topics: list[str]) -> str:
+    if scope.services is not None:
+        if not services:
+            return (f"the cited query only looked at service {', '.join(sorted(scope.services))}; the "
+                    f"claim names no service, so it claims more than the query covered")
+        if scope.services.isdisjoint(services):
+            return (f"the cited query is about service {', '.join(sorted(scope.services))}, "
+                    f"the claim is about {', '.join(services)}")
+    if not topics:
+        return (f"the cited query only looked for {scope.text}; the claim names no topic, so it "
+                f"claims more than the query covered")
+    missed = [topic for topic in topics if not any(scope.covers(service, topic) for service in services or [_ANY])]
+    return (f"the cited query ({scope.text}) does not look for topic(s) {', '.join(missed)} "
+            f"of the claim")

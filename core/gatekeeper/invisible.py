@@ -1,0 +1,91 @@
+"""Invisible characters: which are copy-paste noise and which can forge a quote.
+
+An excerpt is shown to people, stored and handed to models, so characters that render as
+nothing (or reorder what is around them) can make it *say* something the ref does not:
+
+* bidi controls reorder the display: ``current=‮91%`` shows as ``current=%19``; an isolate or
+  embedding does the same to a whole run;
+* tag characters (U+E0000 block) and variation selectors spell out hidden text (instructions
+  to a model reading the excerpt) inside an innocent-looking quote;
+* private-use characters render as whatever a font decides;
+* other format, control, surrogate and unassigned characters have no visible form either.
+
+So (documented in docs/gatekeeper-rules.md):
+
+* **benign** -- ``BENIGN_INVISIBLE`` (zero-width space, zero-width (non-)joiner, word joiner,
+  BOM / zero-width no-break space, soft hyphen): what web pages and editors put into copied
+  text. The normaliser strips them from excerpt and ref alike, so they change nothing.
+* **forged** -- any other character of the classes above that the ref text does not contain
+  makes the excerpt REJECT ``evidence.excerpt_mismatch``. A character the ref really holds
+  may be quoted, except explicit bidi embeddings, overrides and isolates, which never pass:
+  a quote that holds one displays differently from what it says.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Stripped by the normaliser (excerpt and ref alike): copy-paste noise that renders as nothing.
+BENIGN_INVISIBLE: frozenset[str] = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
+# Explicit bidi formatting: embeddings, overrides, pop, isolates. Never in a passing quote.
+BIDI_EXPLICIT: frozenset[str] = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Invisible characters outside the format/control categories: variation selectors (which can
+# carry hidden bytes), Hangul and Mongolian fillers, the combining grapheme joiner.
+_OTHER_INVISIBLE_RE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
+    "\U000e0100-\U000e01ef]")
+_ASCII_CONTROLS_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+_HIDDEN_CATEGORIES = frozenset(["Cc", "Cf", "Co", "Cs", "Cn"])
+# Blocks of visible characters (and whitespace): printable ASCII, Latin, Greek, Cyrillic,
+# general punctuation but its format block, symbols, CJK punctuation, kana, full-width forms.
+# Their few hidden code points (unassigned, soft hyphen ...) are found once and stay suspects.
+_VISIBLE_BLOCKS: tuple[tuple[int, int], ...] = (
+    (0x09, 0x0D), (0x20, 0x7E), (0xA0, 0x52F), (0x2010, 0x2027), (0x2030, 0x205E), (0x2070, 0x2BFF),
+    (0x3000, 0x30FF), (0xFF01, 0xFFEE))
+# Blocks every code point of which is an assigned, visible letter since Unicode 14 (Python
+# 3.11): CJK Extension A and Unified Ideographs, the Hangul syllables. Not scanned (60k code
+# points); not the text classes of ``core.charclasses``, which are wider (holes included).
+_ASSIGNED_BLOCKS: tuple[tuple[int, int], ...] = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
+
+
+def _is_hidden(char: str) -> bool:
+    if char in BENIGN_INVISIBLE or char.isspace():
+        return False
+    return unicodedata.category(char) in _HIDDEN_CATEGORIES or bool(_OTHER_INVISIBLE_RE.match(char))
+
+
+def _describe(char: str) -> str:
+    name = unicodedata.name(char, "")
+    if not name:
+        category = unicodedata.category(char)
+        name = {"Co": "PRIVATE USE", "Cn": "UNASSIGNED", "Cs": "SURROGATE", "Cc": "CONTROL"}.get(category, category)
+    return f"U+{ord(char):04X} {name}"
+
+
+@lru_cache(maxsize=1)
+def _suspects() -> re.Pattern[str]:
+    """Characters to look up one by one: all but the visible blocks' visible characters (the
+    blocks' few hidden ones -- unassigned, soft hyphen, CGJ, fillers -- stay suspects), so a
+    quote is scanned at C speed. Built on first use (a few milliseconds)."""
+    hidden = "".join(chr(code) for low, high in _VISIBLE_BLOCKS for code in range(low, high + 1)
+                     if _is_hidden(chr(code)) or chr(code) in BENIGN_INVISIBLE)
+    visible = "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}"
+                      for low, high in (*_VISIBLE_BLOCKS, *_ASSIGNED_BLOCKS))
+    return re.compile(f"[{re.escape(hidden)}]|[^{visible}]")
+
+
+def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
+    """Hidden characters of ``excerpt`` that make it a forgery, described (empty: none).
+
+    A hidden character the ref lacks, or any explicit bidi control, is one.
+    """
+    if excerpt.isascii():
+        found = set(_ASCII_CONTROLS_RE.findall(excerpt))
+    else:
+        found = {char for char in set(_suspects().findall(excerpt)) if _is_hidden(char)}
+    if not found:
+        return []
+    forged = {char for char in found if char in BIDI_EXPLICIT or char not in ref_text}
+    return [_describe(char) for char in sorted(forged)]

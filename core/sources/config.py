@@ -1,0 +1,351 @@
+"""Opening a world from what the user configured: a pack, a sources file, live servers.
+
+``open_world(pack=..., sources=...)`` is what the CLI (``ask``, ``tools call``, ``eval``) and
+the console call:
+
+1. a sources file (``--sources FILE``, else ``SUPERBIZ_SOURCES`` when no pack is named) is a
+   world of its own: ``world_from_file``;
+2. otherwise the pack's world (``load_world``), with ``SUPERBIZ_PROMETHEUS_URL`` /
+   ``SUPERBIZ_ALERTMANAGER_URL`` layered on top: their alerts (and series) replace the pack's
+   metrics; logs and runbooks stay the pack's. The world is then named ``<pack>+live``.
+
+A sources file (YAML; relative paths are relative to the file)::
+
+    name: prod                      # the world's name (default: the file's stem)
+    description: "..."
+    pack: demo                      # optional: a pack for every capability not named below
+    example_questions: ["..."]
+    metrics:                        # Prometheus and/or Alertmanager, or a pack
+      prometheus: {url: http://127.0.0.1:9090, timeout_seconds: 5,
+                   bearer_token_env: PROM_TOKEN, service_labels: [service, job],
+                   series_window_minutes: 30}
+      alertmanager: {url: http://127.0.0.1:9093}
+    logs: {pack: demo}              # or {store: /data/app.db} (a log store)
+    knowledge:                      # a pack's runbooks and rules, and/or folders and files
+      pack: demo
+      runbooks: [./runbooks]
+      rules: [./rules, /etc/prometheus/rules/node.yml]
+
+Credentials: a URL may carry ``user:password@`` or secret query values, and a bearer token is
+read from the environment variable the file names (``bearer_token_env``) or from
+``SUPERBIZ_PROMETHEUS_TOKEN`` / ``SUPERBIZ_ALERTMANAGER_TOKEN``. None of them is ever part of a
+source id, a request, an error message or a description (``core.sources.http``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from core.errors import LogStoreError, PackError, SourcesConfigError, first_error
+from core.packs import Pack, load_pack
+from core.redact import public_url
+from core.settings import Settings, get_settings
+from core.sources.alerting import AlertingSources
+from core.sources.alertmanager import AlertmanagerSource
+from core.sources.alertmap import DEFAULT_SERVICE_LABELS, LabelMapping
+from core.sources.base import KnowledgeSource, LogSource, MetricsSource, World
+from core.sources.files import KnowledgeFiles
+from core.sources.http import DEFAULT_TIMEOUT
+from core.sources.pack import PackKnowledge, PackLogs, PackMetrics, load_world
+from core.sources.prometheus import DEFAULT_SERIES_WINDOW, PrometheusSource
+from core.sources.rulefiles import read_yaml_documents
+
+_MAX_SOURCES_FILE_BYTES = 1024 * 1024
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerConfig(_Strict):
+    """One HTTP server: its URL and how to talk to it."""
+
+    url: str
+    timeout_seconds: float = Field(DEFAULT_TIMEOUT, gt=0, le=300)
+    bearer_token_env: str | None = None
+    service_labels: list[str] | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        if not value.strip().lower().startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL (got {public_url(value.strip())!r})")
+        return value.strip()
+
+
+class PrometheusConfig(ServerConfig):
+    """A Prometheus server."""
+
+    series_window_minutes: float = Field(DEFAULT_SERIES_WINDOW.total_seconds() / 60, gt=0,
+                                         le=7 * 24 * 60)
+
+
+class MetricsConfig(_Strict):
+    """Where alerts and series come from: servers, or a pack."""
+
+    prometheus: PrometheusConfig | None = None
+    alertmanager: ServerConfig | None = None
+    pack: str | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> MetricsConfig:
+        servers = self.prometheus is not None or self.alertmanager is not None
+        if servers == (self.pack is not None):
+            raise ValueError("name prometheus and/or alertmanager, or a pack (exactly one kind)")
+        return self
+
+
+class LogsConfig(_Strict):
+    """Where log lines come from: a pack or a log store file."""
+
+    pack: str | None = None
+    store: str | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> LogsConfig:
+        if (self.pack is None) == (self.store is None):
+            raise ValueError("name a pack or a store (exactly one)")
+        return self
+
+
+class KnowledgeConfig(_Strict):
+    """Runbooks and alerting rules: a pack's, and/or folders and files."""
+
+    pack: str | None = None
+    runbooks: list[str] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _some(self) -> KnowledgeConfig:
+        if self.pack is None and not self.runbooks and not self.rules:
+            raise ValueError("name a pack, runbook folders or rule files")
+        return self
+
+
+class SourcesFile(_Strict):
+    """The content of a sources file (see the module docstring)."""
+
+    name: str | None = None
+    description: str = ""
+    pack: str | None = None
+    example_questions: list[str] = Field(default_factory=list)
+    metrics: MetricsConfig | None = None
+    logs: LogsConfig | None = None
+    knowledge: KnowledgeConfig | None = None
+
+
+# ---------------------------------------------------------------- building sources
+
+
+def _headers(server: ServerConfig, default_token: str, environ: Mapping[str, str],
+             where: str) -> dict[str, str]:
+    """``Authorization: Bearer`` from the variable the config names, else the default token."""
+    token = default_token
+    if server.bearer_token_env:
+        token = environ.get(server.bearer_token_env, "")
+        if not token:
+            raise SourcesConfigError(f"{where}: bearer_token_env: environment variable "
+                                     f"{server.bearer_token_env} is not set")
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _mapping(server: ServerConfig | None, default: tuple[str, ...]) -> LabelMapping:
+    labels = tuple(server.service_labels) if server and server.service_labels else default
+    return LabelMapping(labels)
+
+
+def live_metrics(prometheus: PrometheusConfig | None, alertmanager: ServerConfig | None, *,
+                 settings: Settings, environ: Mapping[str, str],
+                 where: str = "sources") -> MetricsSource:
+    """The metrics source of the configured servers (both: ``AlertingSources``)."""
+    default_labels = _service_labels(settings)
+    prom = am = None
+    if prometheus is not None:
+        prom = PrometheusSource(
+            prometheus.url, timeout=prometheus.timeout_seconds,
+            headers=_headers(prometheus, settings.prometheus_token, environ, f"{where}: prometheus"),
+            labels=_mapping(prometheus, default_labels),
+            series_window=timedelta(minutes=prometheus.series_window_minutes))
+    if alertmanager is not None:
+        am = AlertmanagerSource(
+            alertmanager.url, timeout=alertmanager.timeout_seconds,
+            headers=_headers(alertmanager, settings.alertmanager_token, environ,
+                             f"{where}: alertmanager"),
+            labels=_mapping(alertmanager, default_labels))
+    if prom is not None and am is not None:
+        return AlertingSources(prom, am)
+    if prom is not None:
+        return prom
+    assert am is not None  # MetricsConfig / env_metrics never call without a server
+    return am
+
+
+def _service_labels(settings: Settings) -> tuple[str, ...]:
+    labels = tuple(part.strip() for part in settings.service_labels.split(",") if part.strip())
+    return labels or DEFAULT_SERVICE_LABELS
+
+
+def _timeout(settings: Settings) -> float:
+    text = settings.source_timeout.strip()
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 300:
+        raise SourcesConfigError(f"SUPERBIZ_SOURCE_TIMEOUT: must be seconds in (0, 300] (got {text!r})")
+    return value
+
+
+def env_metrics(settings: Settings | None = None,
+                environ: Mapping[str, str] | None = None) -> MetricsSource | None:
+    """The metrics source ``SUPERBIZ_PROMETHEUS_URL`` / ``SUPERBIZ_ALERTMANAGER_URL`` name, if
+    any (``SourcesConfigError`` for a malformed value, credentials never quoted)."""
+    settings = settings or get_settings()
+    environ = os.environ if environ is None else environ
+    timeout = _timeout(settings)
+    configs: dict[str, ServerConfig | None] = {}
+    for name, url, model in (("prometheus", settings.prometheus_url, PrometheusConfig),
+                             ("alertmanager", settings.alertmanager_url, ServerConfig)):
+        try:
+            configs[name] = model(url=url, timeout_seconds=timeout) if url.strip() else None
+        except ValidationError as exc:
+            raise SourcesConfigError(f"SUPERBIZ_{name.upper()}_URL: {_reason(exc)}") from None
+    prometheus, alertmanager = configs["prometheus"], configs["alertmanager"]
+    if prometheus is None and alertmanager is None:
+        return None
+    assert prometheus is None or isinstance(prometheus, PrometheusConfig)
+    return live_metrics(prometheus, alertmanager, settings=settings, environ=environ,
+                        where="environment")
+
+
+def _reason(exc: ValidationError) -> str:
+    """A validation error without the input echoed (it may be a URL with a password)."""
+    first = exc.errors()[0]
+    message = str(first.get("ctx", {}).get("error") or first["msg"])
+    return message
+
+
+# ---------------------------------------------------------------- the sources file
+
+
+def read_sources_file(path: Path) -> SourcesFile:
+    """Parse and validate a sources file (``SourcesConfigError``: one line naming the file and
+    the field)."""
+    if not path.is_file():
+        raise SourcesConfigError(f"sources file not found: {path}")
+    documents = read_yaml_documents(path, str(path), _MAX_SOURCES_FILE_BYTES)
+    data = documents[0] if len(documents) == 1 else None
+    if not isinstance(data, dict):
+        raise SourcesConfigError(f"{path}: must be a mapping (name, pack, metrics, logs, knowledge)")
+    try:
+        return SourcesFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "extra_forbidden":
+            raise SourcesConfigError(f"{path}: {field}: unknown key") from None
+        reason = _reason(exc) if "url" in field else first_error(exc).split(": ", 1)[-1]
+        raise SourcesConfigError(f"{path}: {field}: {reason}") from None
+
+
+def _local(base: Path, text: str) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def _pack(base: Path, name: str) -> Pack:
+    """A pack by name, or by a path relative to the sources file."""
+    looks_like_path = "/" in name or name.startswith((".", "~"))
+    return load_pack(str(_local(base, name)) if looks_like_path else name)
+
+
+def _log_store(path: Path, where: str) -> LogSource:
+    """A log store file (``superbiz logs import``) as the world's log source."""
+    from core.sources.logstore import LogStore
+
+    try:
+        return LogStore.open(path)
+    except LogStoreError as exc:
+        raise SourcesConfigError(f"{where}: logs.store: {exc}") from None
+
+
+def world_from_file(path: str | Path, *, settings: Settings | None = None,
+                    environ: Mapping[str, str] | None = None) -> World:
+    """The world a sources file describes; a capability it does not name comes from its
+    ``pack``, if any, else the world has none (calls to that tool are failed invocations)."""
+    settings = settings or get_settings()
+    environ = os.environ if environ is None else environ
+    file = Path(path).expanduser()
+    config = read_sources_file(file)
+    base = file.resolve().parent
+    where = str(file)
+    packs: dict[str, Pack] = {}
+
+    def pack(name: str) -> Pack:
+        if name not in packs:
+            try:
+                packs[name] = _pack(base, name)
+            except PackError as exc:
+                raise SourcesConfigError(f"{where}: pack: {exc}") from None
+        return packs[name]
+
+    base_pack = pack(config.pack) if config.pack else None
+    metrics: MetricsSource | None = PackMetrics(base_pack) if base_pack else None
+    logs: LogSource | None = PackLogs(base_pack) if base_pack else None
+    knowledge: KnowledgeSource | None = PackKnowledge(base_pack) if base_pack else None
+    if config.metrics is not None:
+        if config.metrics.pack:
+            metrics = PackMetrics(pack(config.metrics.pack))
+        else:
+            metrics = live_metrics(config.metrics.prometheus, config.metrics.alertmanager,
+                                   settings=settings, environ=environ, where=where)
+    if config.logs is not None:
+        logs = (PackLogs(pack(config.logs.pack)) if config.logs.pack
+                else _log_store(_local(base, config.logs.store or ""), where))
+    if config.knowledge is not None:
+        known = config.knowledge
+        knowledge_pack = pack(known.pack) if known.pack else None
+        if known.runbooks or known.rules:
+            knowledge = KnowledgeFiles.read(
+                runbook_dirs=[_local(base, folder) for folder in known.runbooks],
+                rule_paths=[_local(base, item) for item in known.rules], pack=knowledge_pack)
+        elif knowledge_pack is not None:
+            knowledge = PackKnowledge(knowledge_pack)
+    examples = config.example_questions or (base_pack.example_questions if base_pack else [])
+    return World(name=config.name or file.stem, now=datetime.now(UTC), metrics=metrics, logs=logs,
+                 knowledge=knowledge,
+                 description=config.description or (base_pack.description if base_pack else ""),
+                 example_questions=tuple(examples))
+
+
+# ---------------------------------------------------------------- what the CLI and console open
+
+
+def open_world(pack: str | Path | Pack | World | None = None, *, sources: str | Path | None = None,
+               settings: Settings | None = None,
+               environ: Mapping[str, str] | None = None) -> World:
+    """The world to investigate: the sources file if one is given (or ``SUPERBIZ_SOURCES``
+    names one and no pack is given), else the pack (default ``SUPERBIZ_DEFAULT_PACK``) with
+    the servers of ``SUPERBIZ_PROMETHEUS_URL`` / ``SUPERBIZ_ALERTMANAGER_URL`` as its metrics."""
+    settings = settings or get_settings()
+    if sources is None and pack is None and settings.sources_files():
+        sources = settings.sources_files()[0]
+    if sources is not None:
+        return world_from_file(sources, settings=settings, environ=environ)
+    world = load_world(pack if pack is not None else settings.default_pack)
+    if isinstance(pack, World):
+        return world
+    live = env_metrics(settings, environ)
+    if live is None:
+        return world
+    return World(name=f"{world.name}+live", now=datetime.now(UTC), metrics=live, logs=world.logs,
+                 knowledge=world.knowledge, description=world.description,
+                 example_questions=world.example_questions)
+

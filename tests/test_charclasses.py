@@ -1,0 +1,53 @@
+"""One definition of each shared character class (core/charclasses.py), used everywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from core.agents.rules.planner import question_language
+from core.charclasses import DENSE_SCRIPT, HAN
+from core.gatekeeper.facts import informative_length
+from core.verifier.facts import prepare
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# A code-point range of an East Asian block written out (\u4e00-..., \uac00-...): only the
+# character-class module may define one.
+_RANGE = re.compile(r"\\u(?:3040|30a0|3400|4e00|f900|ac00)-", re.IGNORECASE)
+
+
+def test_no_module_defines_its_own_cjk_range() -> None:
+    offenders = [str(path.relative_to(REPO_ROOT))
+                 for folder in ("core", "ui", "pages")
+                 for path in sorted((REPO_ROOT / folder).rglob("*.py"))
+                 if path.name != "charclasses.py" and _RANGE.search(path.read_text("utf-8"))]
+    assert offenders == [], f"use core.charclasses instead: {offenders}"
+
+
+@pytest.mark.parametrize("char, in_han, in_dense", [
+    ("内", True, True), ("㐀", True, True),  # unified, extension A
+    ("\ufa0e", True, True),  # a compatibility-block ideograph NFKC keeps
+    ("メ", False, True), ("あ", False, True), ("메", False, True),
+    ("a", False, False), ("，", False, False), ("1", False, False),
+])
+def test_what_each_class_holds(char: str, in_han: bool, in_dense: bool) -> None:
+    assert bool(re.fullmatch(f"[{HAN}]", char)) is in_han
+    assert bool(re.fullmatch(f"[{DENSE_SCRIPT}]", char)) is in_dense
+
+
+def test_language_is_chinese_when_the_question_has_han() -> None:
+    assert question_language("只确认 payment-service 的 CPU") == "zh"
+    assert question_language("Only confirm payment-service CPU") == "en"
+
+
+def test_dense_scripts_count_double_for_the_too_short_test() -> None:
+    assert informative_length("cpu") == 3
+    assert informative_length("内存") == 4
+    assert informative_length("メモリ") == 6
+    assert informative_length("메모리") == 6
+
+
+def test_claims_space_a_chinese_run_from_an_ascii_one() -> None:
+    assert "cpu 使用率" in prepare("CPU使用率 92%")

@@ -1,0 +1,85 @@
+"""Each CLI command imports only what it needs: the audit store's SQLAlchemy only when it
+writes or reads the store, the llm engine (and ``openai``) only when a role uses it.
+
+Each command runs in a fresh interpreter, which then reports the heavy modules it loaded. How
+fast that makes startup is a benchmark (bench/startup.py), not a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+QUESTION = "只确认 payment-service 当前是否存在 CPU 使用率过高告警"
+TOOL_ARGS = '{"service": "order-service", "query": "HikariCP"}'
+HEAVY = ("sqlalchemy", "sqlmodel", "openai", "core.store.db", "core.store.repository",
+         "core.agents.llm", "core.evals.runner", "streamlit")
+
+# Runs the CLI in this interpreter, then prints which of HEAVY it imported.
+_PROBE = """
+import json, sys
+from core.cli import main
+code = main(sys.argv[2:])
+print("\\n" + json.dumps({"code": code, "loaded": [m for m in json.loads(sys.argv[1])
+                                                  if m in sys.modules]}))
+"""
+
+
+def _loaded(*argv: str, env: dict[str, str], exit_codes: tuple[int, ...] = (0, 1)) -> list[str]:
+    completed = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(HEAVY), *argv],
+                               env=env, cwd=REPO_ROOT, capture_output=True, text=True,
+                               timeout=120, check=False)
+    report = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert report["code"] in exit_codes, completed.stderr
+    return list(report["loaded"])
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("imports")
+    return {**os.environ, "SUPERBIZ_DB": str(folder / "audit.db"),
+            "PYTHONPATH": str(REPO_ROOT)}
+
+
+@pytest.fixture(scope="module")
+def session_file(env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    made = subprocess.run([sys.executable, "-m", "core", "ask", QUESTION, "--no-store", "--json"],
+                          env=env, cwd=REPO_ROOT, capture_output=True, check=True, timeout=120)
+    path = tmp_path_factory.mktemp("document") / "session.json"
+    path.write_bytes(made.stdout)
+    return path
+
+
+@pytest.mark.parametrize("argv", [
+    ("ask", QUESTION, "--no-store"),
+    ("tools", "call", "query_logs", "--args", TOOL_ARGS, "--no-store"),
+    ("tools", "list"),
+    ("packs", "list"),
+    ("schema",),
+    ("replay", "{document}"),
+    ("gatekeeper", "check", "{document}"),
+], ids=lambda argv: " ".join(argv[:2]))
+def test_commands_without_the_store_never_load_it(argv: tuple[str, ...], env: dict[str, str],
+                                                  session_file: Path) -> None:
+    argv = tuple(arg.replace("{document}", str(session_file)) for arg in argv)
+    assert _loaded(*argv, env=env) == []
+
+
+def test_a_stored_ask_loads_the_store_and_not_the_llm_engine(env: dict[str, str]) -> None:
+    assert _loaded("ask", QUESTION, env=env) == ["sqlalchemy", "sqlmodel", "core.store.db",
+                                                 "core.store.repository"]
+
+
+def test_an_llm_role_loads_the_llm_engine(env: dict[str, str]) -> None:
+    # No endpoint configured: refused in one line (exit 2), after the engine was loaded.
+    unset = {name: value for name, value in env.items()
+             if not name.startswith(("SUPERBIZ_LLM_", "OPENAI_"))}
+    loaded = _loaded("ask", QUESTION, "--planner", "llm", "--no-store", env=unset,
+                     exit_codes=(2,))
+    assert "core.agents.llm" in loaded and "sqlalchemy" not in loaded
