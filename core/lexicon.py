@@ -26,8 +26,12 @@ from core.charclasses import HAN
 class Topic:
     """A diagnosis topic: its labels, the words that name it, the alerts it relates to.
 
-    ``includes`` lists narrower topics a question about this one also covers (a memory question
-    covers GC lines: heap pressure shows up as GC first).
+    ``synonyms`` name the topic in a question *and* in a log line. ``asks`` name it only in a
+    question: generic words ("memory", "disk", "queue", "thread") that real log lines use all the
+    time without being about the topic ("Block stored as bytes in memory", "waiting for message
+    on queue"); a line is tagged with a topic only by its ``synonyms``. ``includes`` lists narrower
+    topics a question about this one also covers (a memory question covers GC lines: heap
+    pressure shows up as GC first).
     """
 
     name: str
@@ -36,6 +40,7 @@ class Topic:
     synonyms: tuple[str, ...]
     related_alerts: tuple[str, ...] = ()
     includes: tuple[str, ...] = ()
+    asks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,62 +55,66 @@ class TopicMention:
 
 _TOPIC_TABLE: tuple[Topic, ...] = (
     Topic("cpu", "CPU 使用率", "CPU usage",
-          ("cpu", "cpu usage", "cpu utilization", "cpu load", "cpu使用率", "cpu 占用", "cpu占用率",
-           "处理器", "highcpuusage", "cputhrottlinghigh", "cpu throttling"),
-          ("HighCPUUsage", "CPUThrottlingHigh")),
+          ("cpu usage", "cpu utilization", "cpu load", "cpu使用率", "cpu 占用", "cpu占用率",
+           "highcpuusage", "cputhrottlinghigh", "cpu throttling"),
+          ("HighCPUUsage", "CPUThrottlingHigh"), asks=("cpu", "处理器")),
     Topic("memory", "内存使用率", "memory usage",
-          ("memory", "memory usage", "mem usage", "heap", "heap usage", "jvm heap", "jvm", "内存",
-           "内存使用率", "堆内存", "jvm堆内存", "堆使用率", "highmemoryusage"),
-          ("HighMemoryUsage",), includes=("gc",)),
+          ("memory usage", "mem usage", "heap usage", "jvm heap", "内存使用率", "堆内存", "jvm堆内存",
+           "堆使用率", "highmemoryusage"),
+          ("HighMemoryUsage",), includes=("gc",), asks=("memory", "heap", "jvm", "内存")),
     Topic("gc", "垃圾回收", "garbage collection",
           ("gc", "full gc", "young gc", "gc pause", "gc overhead", "garbage collection",
            "garbage collector", "垃圾回收", "垃圾收集"),
           ()),
     Topic("latency", "响应慢", "slow response",
-          ("latency", "slow response", "slow responses", "slow request", "slow requests", "slow",
+          ("latency", "slow response", "slow responses", "slow request", "slow requests",
            "response time", "p99", "p95", "p999", "slowresponse", "响应慢", "响应时间", "慢请求",
-           "慢响应", "延迟", "高延迟"),
-          ("SlowResponse",)),
+           "慢响应", "高延迟"),
+          ("SlowResponse",), asks=("slow", "延迟")),
     Topic("http_error", "HTTP 5xx 错误", "HTTP 5xx errors",
-          ("http 500", "http 502", "http 503", "http 504", "5xx", "status=500", "status 500",
-           "internal server error", "query timeout", "query timeouts", "http error",
-           "http errors", "查询超时", "服务端错误", "服务器内部错误", "服务不可用",
-           "service unavailable"),
+          ("http 500", "http 502", "http 503", "http 504", "5xx", "status=500", "status=502",
+           "status=503", "status=504", "status 500", "status: 500", "status: 502", "status: 503",
+           "status: 504", "internal server error", "bad gateway", "gateway timeout", "query timeout",
+           "query timeouts", "http error", "http errors", "查询超时", "服务端错误", "服务器内部错误",
+           "服务不可用", "service unavailable"),
           ("HighErrorRate", "ServiceUnavailable")),
     Topic("connection_pool", "数据库连接池", "connection pool",
           ("hikaricp", "hikaripool", "hikari", "connection pool", "connection pools",
            "connection pool exhaustion", "pool exhausted", "pool stats", "数据库连接池", "连接池耗尽",
-           "连接池", "active=50/50", "waiting", "request timed out after 30000ms",
+           "连接池", "active=50/50", "request timed out after 30000ms",
            "connection is not available"),
-          ()),
+          # "waiting" (the seed's list) finds the pool lines when asked, but does not tag a line:
+          # "Interrupted while waiting for message on queue" is not about a connection pool.
+          (), asks=("waiting",)),
     Topic("disk", "磁盘使用率", "disk usage",
-          ("disk", "disk usage", "disk space", "disk full", "filesystem", "file system", "inode",
-           "inodes", "/data", "磁盘", "磁盘使用率", "磁盘空间", "highdiskusage"),
-          ("HighDiskUsage",)),
+          ("disk usage", "disk space", "disk full", "inode", "inodes", "no space left on device",
+           "out of disk", "磁盘使用率", "磁盘空间", "磁盘已满", "highdiskusage"),
+          ("HighDiskUsage",), asks=("disk", "filesystem", "file system", "磁盘", "存储空间")),
     Topic("redis", "Redis 缓存", "Redis cache",
-          ("redis", "redis timeout", "cache", "缓存", "redis-cluster"),
-          ()),
+          ("redis", "redis timeout", "redis-cluster"),
+          (), asks=("cache", "缓存")),
     Topic("mq", "消息队列", "message queue",
-          ("mq", "message queue", "message queues", "queue", "backlog", "consumer lag",
+          ("mq", "message queue", "message queues", "backlog", "consumer lag",
            "rabbitmq", "rocketmq", "kafka", "消息队列", "积压", "消息积压", "消费延迟"),
-          ()),
+          (), asks=("queue",)),
     Topic("slow_query", "数据库慢查询", "database slow query",
           ("mysql slow query", "slow query", "slow queries", "slow sql", "full scan",
-           "full table scan", "lock wait", "lock wait timeout", "db", "database", "mysql", "sql",
-           "慢查询", "数据库慢查询", "慢sql", "全表扫描", "锁等待", "数据库"),
-          ()),
+           "full table scan", "lock wait", "lock wait timeout", "慢查询", "数据库慢查询", "慢sql",
+           "全表扫描", "锁等待"),
+          (), asks=("db", "database", "mysql", "sql", "数据库")),
     Topic("oom", "内存溢出", "out of memory",
           ("outofmemoryerror", "oom", "oomkilled", "oom-kill", "oom kill", "oom killer",
-           "out of memory", "exit code 137", "exit 137", "内存溢出", "内存不足"),
+           "out of memory", "exit code 137", "exit 137", "内存溢出", "内存不足", "exceeding memory",
+           "beyond physical memory", "beyond virtual memory", "cannot allocate memory",
+           "gc overhead limit exceeded", "java heap space", "内存超限"),
           ()),
     Topic("restart", "Pod 重启", "pod restart",
           ("restart", "restarts", "restarted", "restarting", "pod restart", "crashloop",
            "crashloopbackoff", "kubepodcrashlooping", "back-off restarting", "重启", "崩溃重启"),
           ("KubePodCrashLooping",)),
     Topic("threads", "线程", "threads",
-          ("thread", "threads", "thread count", "thread pool", "线程", "线程数", "活跃线程数",
-           "线程池"),
-          ()),
+          ("thread count", "thread pool", "线程数", "活跃线程数", "线程池"),
+          (), asks=("thread", "threads", "线程")),
 )
 
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
@@ -180,25 +189,33 @@ def _trie_regex(synonyms: Iterable[str]) -> str:
     return emit(root, "")
 
 
-def _build_synonym_index() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], dict[str, str]]:
-    """The synonym regexes and the map squashed synonym -> topic name.
+@dataclass(frozen=True)
+class _SynonymIndex:
+    """Regexes over one set of synonyms: ``combined`` for short texts, and two that scan a whole
+    corpus faster (``tag_lines``) because each lets ``re`` skip ahead with a character-class
+    test: synonyms starting with a letter or digit (found after the non-alphanumeric character
+    that precedes them) and the others (Chinese, "/api")."""
 
-    Three regexes over the same synonyms: one for short texts, and two that scan a whole corpus
-    faster (``tag_lines``) because each lets ``re`` skip ahead with a character-class test:
-    synonyms starting with a letter or digit (found after the non-alphanumeric character that
-    precedes them) and the others (Chinese, "/data").
-    """
+    combined: re.Pattern[str]
+    word_scan: re.Pattern[str]
+    other_scan: re.Pattern[str]
+
+
+def _synonym_owner() -> dict[str, str]:
+    """Squashed synonym or ask -> topic name; a word naming two topics is an error."""
     owner: dict[str, str] = {}
-    word_start: list[str] = []
-    other_start: list[str] = []
     for topic in _TOPIC_TABLE:
-        for synonym in topic.synonyms:
+        for synonym in (*topic.synonyms, *topic.asks):
             key = _squash(synonym)
             if owner.get(key, topic.name) != topic.name:
                 raise ValueError(f"synonym {synonym!r} belongs to both {owner[key]} and {topic.name}")
             owner[key] = topic.name
-            starts_word = re.match(f"[{_ASCII_WORD}]", normalize(synonym).strip())
-            (word_start if starts_word else other_start).append(synonym)
+    return owner
+
+
+def _build_synonym_index(synonyms: Sequence[str]) -> _SynonymIndex:
+    word_start = [s for s in synonyms if re.match(f"[{_ASCII_WORD}]", normalize(s).strip())]
+    other_start = [s for s in synonyms if s not in word_start]
     word_trie, other_trie = _trie_regex(word_start), _trie_regex(other_start)
     word_firsts = "".join(sorted({re.escape(normalize(s).strip()[0]) for s in word_start}))
     other_firsts = "".join(sorted({re.escape(normalize(s).strip()[0]) for s in other_start}))
@@ -206,12 +223,16 @@ def _build_synonym_index() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern
     # walk every first branch of a trie at every position.
     combined = re.compile(f"(?=[{other_firsts}]){other_trie}"
                           f"|(?<![{_ASCII_WORD}])(?=[{word_firsts}]){word_trie}")
-    word_scan = re.compile(f"[^{_ASCII_WORD}]({word_trie})")
-    other_scan = re.compile(other_trie)
-    return combined, word_scan, other_scan, owner
+    return _SynonymIndex(combined, re.compile(f"[^{_ASCII_WORD}]({word_trie})"),
+                         re.compile(other_trie))
 
 
-SYNONYM_PATTERN, _WORD_SCAN, _OTHER_SCAN, _SYNONYM_OWNER = _build_synonym_index()
+_SYNONYM_OWNER = _synonym_owner()
+# Questions (and any text a person writes: claims, runbooks, tool arguments): synonyms and asks.
+_ASKED = _build_synonym_index([w for t in _TOPIC_TABLE for w in (*t.synonyms, *t.asks)])
+# Log lines: synonyms only (see ``Topic.asks``).
+_IN_LOGS = _build_synonym_index([w for t in _TOPIC_TABLE for w in t.synonyms])
+SYNONYM_PATTERN = _ASKED.combined
 
 
 @lru_cache(maxsize=4096)
@@ -224,9 +245,10 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     """Topic -> ascending indexes of the lines (each already passed through :func:`normalize`)
     that mention it. Built for corpora: two regex scans of the joined text, no per-line Python.
 
-    Lines are tagged with every topic either scan finds; this equals tagging each line with
-    ``topic_mentions`` because no cross-script synonym contains another topic's synonym
-    (a lexicon test holds the table to that).
+    Lines are tagged by synonyms only, never by a topic's ``asks``. Lines are tagged with every
+    topic either scan finds; this equals tagging each line with ``topic_mentions(line,
+    in_logs=True)`` because no cross-script synonym contains another topic's synonym (a lexicon
+    test holds the table to that).
     """
     starts: list[int] = []
     offset = 1
@@ -237,29 +259,34 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     # not a separator, so no synonym spans two lines.
     joined = _LINE_MARK + _LINE_MARK.join(lines)
     found: dict[str, set[int]] = {}
-    for scan, group in ((_WORD_SCAN, 1), (_OTHER_SCAN, 0)):
+    for scan, group in ((_IN_LOGS.word_scan, 1), (_IN_LOGS.other_scan, 0)):
         for match in scan.finditer(joined):
             line_index = bisect_right(starts, match.start(group)) - 1
             found.setdefault(topic_of_synonym(match.group(group)), set()).add(line_index)
     return {topic: sorted(ids) for topic, ids in found.items()}
 
 
-def topic_mentions(normalized_text: str) -> list[TopicMention]:
-    """Every non-overlapping topic mention in text already passed through :func:`normalize`."""
+def topic_mentions(normalized_text: str, *, in_logs: bool = False) -> list[TopicMention]:
+    """Every non-overlapping topic mention in text already passed through :func:`normalize`.
+
+    ``in_logs``: the text is a log line, so only synonyms count (not a topic's ``asks``).
+    """
+    pattern = (_IN_LOGS if in_logs else _ASKED).combined
     return [
         TopicMention(m.start(), m.end(), topic_of_synonym(m.group()), m.group())
-        for m in SYNONYM_PATTERN.finditer(normalized_text)
+        for m in pattern.finditer(normalized_text)
     ]
 
 
-def topics_in(text: str) -> list[str]:
+def topics_in(text: str, *, in_logs: bool = False) -> list[str]:
     """Topic names mentioned in free text (Chinese or English), by first appearance, no duplicates.
+    ``in_logs``: the text is a log line (synonyms only, see ``Topic.asks``).
 
     >>> topics_in("只确认内存使用率过高这一件事")
     ['memory']
     """
     seen: dict[str, None] = {}
-    for mention in topic_mentions(normalize(text)):
+    for mention in topic_mentions(normalize(text), in_logs=in_logs):
         seen.setdefault(mention.topic, None)
     return list(seen)
 
@@ -337,3 +364,13 @@ def alert_names_in(text: str, known: Iterable[str]) -> list[str]:
         if name.strip():
             spans += [(m.start(), m.end(), name) for m in _literal_pattern(name).finditer(normalized)]
     return _first_appearance(spans)
+
+
+_CAMEL_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def alert_words(alert_name: str) -> str:
+    """An alert name split into lower-case words: ``HostOutOfDiskSpace`` -> "host out of disk
+    space", ``KubePodCrashLooping`` -> "kube pod crash looping", ``HighCPUUsage`` -> "high cpu
+    usage", ``high_error_rate`` -> "high error rate"."""
+    return " ".join(word.lower() for word in _CAMEL_WORD.findall(alert_name))

@@ -144,16 +144,38 @@ OTHER_SUBJECTS = [
      ("CPU", "92%")),
     ("只确认 order-service 是否存在 MQ 消息积压，不要分析 HikariCP 和内存", "observation", ("15823",),
      ("HikariCP", "内存", "91%")),
-    ("Does gateway-service have HTTP 500 errors?", "negative_observation",
-     ("No real evidence was found",), ("user-service", "HTTP 500 GET")),
     ("Only confirm whether user-service has a HighCPUUsage alert.", "negative_observation",
      ("No real evidence was found",), ("payment-service", "92%")),
-    # No topic at all: the absence is the service's own.
-    ("Does gateway-service have any alerts?", "negative_observation",
-     ("No real evidence was found", "gateway-service"), ("payment-service", "HighCPUUsage")),
-    ("gateway-service 有告警吗？", "negative_observation", ("未检索到真实证据", "gateway-service"),
-     ("order-service", "HighMemoryUsage")),
+    # No topic at all: the absence is the service's own (inventory-service has only INFO lines).
+    ("Does inventory-service have any alerts?", "negative_observation",
+     ("No real evidence was found", "inventory-service"), ("payment-service", "HighCPUUsage")),
 ]
+
+
+# Services the demo world does not have: reported as such, nothing searched, never PASS.
+UNKNOWN_SERVICES = [
+    ("Does gateway-service have HTTP 500 errors?", "gateway-service", ("user-service", "HTTP 500 GET")),
+    ("Does gateway-service have any alerts?", "gateway-service", ("HighCPUUsage", "92%")),
+    ("gateway-service 有告警吗？", "gateway-service", ("HighMemoryUsage", "91%")),
+]
+
+
+@pytest.mark.parametrize("question, service, forbidden", UNKNOWN_SERVICES)
+def test_unknown_services_are_reported_not_answered(tmp_store, question: str, service: str,  # type: ignore[no-untyped-def]
+                                                    forbidden: tuple[str, ...]) -> None:
+    document = ask(question, store=tmp_store)
+    assert document.outcome == "unknown_subject"
+    assert document.verifier_result is not None and document.verifier_result.verdict != "PASS"
+    assert document.invocations == [] and document.executor_output is not None
+    assert document.executor_output.claims == []
+    assert document.composer_output is not None
+    answer = document.composer_output.user_facing_answer
+    assert service in answer
+    assert "payment-service" in answer  # what the data has instead
+    claims_and_answer = " ".join(_texts(document))
+    assert not any(word in claims_and_answer for word in forbidden[1:]), claims_and_answer
+    stored = repository.load_session_document(tmp_store, session_id=document.session_id)
+    assert stored is not None and stored.outcome == "unknown_subject"
 
 
 @pytest.mark.parametrize("question, claim_type, includes, forbidden", OTHER_SUBJECTS)

@@ -40,10 +40,13 @@ def test_required_topics_have_labels_and_synonyms() -> None:
     ("数据库慢查询", ["slow_query"]),
     ("MySQL slow query with full scan", ["slow_query"]),
     ("Full GC 频繁", ["gc"]),
-    ("java.lang.OutOfMemoryError: Java heap space", ["oom", "memory"]),
+    ("java.lang.OutOfMemoryError: Java heap space", ["oom"]),
     ("OOMKilled exit code 137", ["oom"]),
     ("pod restart CrashLoopBackOff 重启", ["restart"]),
     ("/data 磁盘使用率 89%", ["disk"]),
+    ("No space left on device", ["disk"]),
+    ("Container killed by YARN for exceeding memory limits", ["oom"]),
+    ('"GET /v2/servers/detail HTTP/1.1" status: 503 len: 211', ["http_error"]),
     ("redis-cluster-01:6379 Redis timeout 缓存", ["redis"]),
     ("order-process-queue 消息积压", ["mq"]),
     ("只确认 HighCPUUsage，不要分析订单123、OOM、数据库慢查询、连接池或 user-service",
@@ -83,6 +86,8 @@ def test_topic_mentions_give_spans_in_normalised_text() -> None:
     text = normalize("HikariCP pool stats: active=50/50, idle=0, waiting=32")
     mentions = topic_mentions(text)
     assert [m.matched for m in mentions] == ["hikaricp", "pool stats", "active=50/50", "waiting"]
+    assert [m.matched for m in topic_mentions(text, in_logs=True)] == [
+        "hikaricp", "pool stats", "active=50/50"]
     assert all(text[m.start:m.end] == m.matched for m in mentions)
 
 

@@ -123,7 +123,8 @@ def test_demo_pack_runbooks_and_questions(demo_pack: Pack) -> None:
 
 def test_demo_pack_services_and_no_placeholder_anywhere(demo_pack: Pack) -> None:
     assert demo_pack.services == ["payment-service", "order-service", "user-service",
-                                  "log-collector", "kernel", "kubernetes", "mysql"]
+                                  "inventory-service", "log-collector", "kernel", "kubernetes",
+                                  "mysql"]
     for path in DEMO_DIR.rglob("*"):
         if path.is_file():
             assert "generic-service" not in path.read_text(encoding="utf-8"), path

@@ -133,7 +133,7 @@ def test_tools_follow_topics(plan_of: PlanOf) -> None:
 
 def test_unknown_service_is_planned_and_noted(plan_of: PlanOf) -> None:
     plan = plan_of("Only confirm whether billing-service has a HighMemoryUsage alert.")
-    assert plan.services == ["billing-service"]
+    assert plan.services == [] and plan.unknown_subjects == ["billing-service"]
     assert any("billing-service" in note for note in plan.notes)
 
 

@@ -29,6 +29,8 @@ DEMO_DIR = REPO_ROOT / "mockdata" / "demo"
 
 POOL_ERROR = "HikariPool-1 - Connection is not available, request timed out after 30000ms"
 POOL_STATS = "HikariCP pool stats: active=50/50, idle=0, waiting=32"
+# The seed's list. "waiting" is a word a question may use for the pool, not one that tags a log
+# line (real lines wait for many things).
 SEED_POOL_SYNONYMS = ["HikariCP", "HikariPool", "connection pool", "数据库连接池", "连接池耗尽",
                       "active=50/50", "waiting", "request timed out after 30000ms"]
 

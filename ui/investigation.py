@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.contracts import Claim, Plan
 from core.views.badges import (
+    Badge,
     binding_badge,
     claim_badge,
     evidence_status_badge,
@@ -22,6 +23,7 @@ from core.views.badges import (
     severity_badge,
     verdict_badge,
 )
+from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
 from core.views.timeline import InvestigationView, ToolCallView
 from ui.render import badge, badges, escape_markdown, literal_text, small_text, toned
@@ -35,6 +37,8 @@ def current_stage(view: InvestigationView) -> str:
     """A person's word for what the pipeline is doing now."""
     if view.finished:
         return _STAGES[5]
+    if view.attempts and view.executor_output is None:
+        return f"repairing (attempt {len(view.attempts) + 1})"
     if view.verifier is not None:
         return _STAGES[4]
     if view.gatekeeper is not None:
@@ -79,6 +83,20 @@ def render_answer(view: InvestigationView) -> None:
         small_text(view.failure)
     else:
         st.caption("The answer appears once the verifier has judged every claim.")
+
+
+def render_repair(view: InvestigationView) -> None:
+    """"Repaired after 1 attempt" and what the earlier attempt got wrong (nothing without a
+    repair turn)."""
+    summary = repair_summary(view)
+    if summary is None:
+        return
+    badge(Badge(summary.headline, summary.tone, "build_circle"))
+    for attempt in summary.attempts:
+        with st.expander(f"Attempt {attempt.attempt}: {attempt.verdict} "
+                         f"({', '.join(attempt.failed_rules)}) — what the executor was told",
+                         icon=":material/history:"):
+            st.dataframe(pd.DataFrame(attempt.rows), hide_index=True, width="stretch")
 
 
 def _plan_rows(plan: Plan) -> pd.DataFrame:
@@ -257,6 +275,7 @@ def render_investigation(view: InvestigationView,
         st.info(f"Running — {current_stage(view)}…", icon=":material/progress_activity:")
         render_event_log(events or [], running=True)
     render_header(view)
+    render_repair(view)
     render_answer(view)
     # Once finished, what was claimed and how it was judged comes first; the tool calls and
     # the plan behind it stay one click away. While running, they open as they happen.

@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="case files or folders of *.yaml (default: mockdata/evals)")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,
                         help="pack for cases that name none (default: demo)")
+    parser.add_argument("--packs-dir", metavar="DIR", default=None,
+                        help="look pack names up in DIR first (packs built elsewhere, e.g. the "
+                             "real-data suite's: python -m evals.loghub.packs DIR)")
     add_sources_option(parser)
     parser.add_argument("--tag", action="append", metavar="T", default=None,
                         help="only cases with this tag (repeatable: any of them)")
@@ -70,7 +73,7 @@ def _progress(done: int, total: int, outcome: CaseOutcome) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Load, filter, run, store, report; the exit code says whether every case passed."""
-    from core.evals.cases import load_suite, select_by_tags, with_default_pack
+    from core.evals.cases import load_suite, select_by_tags, with_default_pack, with_packs_dir
     from core.evals.junit import write_junit
     from core.evals.report import render_report
     from core.evals.runner import run_cases
@@ -84,7 +87,8 @@ def run_eval(args: argparse.Namespace) -> int:
         worlds = {world.name: world}
         cases = with_default_pack(load_suite(args.cases or None), world.name)
     else:
-        cases = with_default_pack(load_suite(args.cases or None), args.pack)
+        cases = with_packs_dir(with_default_pack(load_suite(args.cases or None), args.pack),
+                               args.packs_dir)
     cases = select_by_tags(cases, args.tag)
     if not cases:
         return fail(f"no case has tag {' or '.join(args.tag)}" if args.tag else "no cases")

@@ -84,7 +84,7 @@ def _list(args: argparse.Namespace) -> int:
     for row in rows:
         question = shown(row.question if len(row.question) <= 60 else row.question[:57] + "...")
         print(f"{row.session_id:<28} {row.created_at:%Y-%m-%d %H:%M:%S}  "
-              f"{(row.verdict or row.status):<10} {question}")
+              f"{(row.verdict or row.status):<10} {(row.outcome or '-'):<15} {question}")
     return 0
 
 
@@ -114,6 +114,8 @@ def _show(args: argparse.Namespace) -> int:
     if document.verifier_result is not None:
         print(f"verdict   {document.verifier_result.verdict}  "
               f"groundedness {document.verifier_result.groundedness_score:.2f}")
+    if document.outcome:
+        print(f"outcome   {document.outcome}")
     print(f"invocations {len(document.invocations)}")
     if document.composer_output is not None:
         print("\n" + shown(document.composer_output.user_facing_answer))

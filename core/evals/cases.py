@@ -33,7 +33,15 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from core.contracts import ClaimType, EvidenceStatus, GateSeverity, GateStatus, ToolName, Verdict
+from core.contracts import (
+    ClaimType,
+    EvidenceStatus,
+    GateSeverity,
+    GateStatus,
+    Outcome,
+    ToolName,
+    Verdict,
+)
 from core.errors import EvalCaseError, InputError
 from core.inputs.files import MiB, read_text
 from core.inputs.text import check_question
@@ -78,6 +86,7 @@ class Expectation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     verdict: list[Verdict] | None = None
+    outcome: Outcome | None = None
     gatekeeper_status: GateStatus | None = None
     gatekeeper_severity: GateSeverity | None = None
     failed_rules_include: list[str] | None = None
@@ -100,7 +109,7 @@ class Expectation(BaseModel):
             return [_upper(item) for item in value]
         return value
 
-    @field_validator("gatekeeper_status", "gatekeeper_severity", mode="before")
+    @field_validator("gatekeeper_status", "gatekeeper_severity", "outcome", mode="before")
     @classmethod
     def _lower_enum(cls, value: Any) -> Any:
         return _lower(value)
@@ -328,4 +337,23 @@ def with_default_pack(cases: Iterable[EvalCase], pack: str | None) -> list[EvalC
     """Give every case that names no pack ``pack`` (or ``demo``); cases that name one keep it."""
     default = pack or DEFAULT_PACK
     return [case if case.pack else case.model_copy(update={"pack": default}) for case in cases]
+
+
+def with_packs_dir(cases: Iterable[EvalCase], packs_dir: str | Path | None) -> list[EvalCase]:
+    """Cases whose pack is a name of a folder in ``packs_dir`` get that folder's path: packs
+    built elsewhere (the real-data suite's, built at test time) are named in the case file and
+    found where they were built. Names not in ``packs_dir``, and paths, are kept as they are."""
+    listed = list(cases)
+    if packs_dir is None:
+        return listed
+    folder = Path(packs_dir).expanduser()
+    if not folder.is_dir():
+        raise EvalCaseError(f"{packs_dir}: --packs-dir is not a folder")
+    resolved = []
+    for case in listed:
+        candidate = folder / case.pack if case.pack and not Path(case.pack).is_absolute() else None
+        if candidate is not None and (candidate / "pack.yaml").is_file():
+            case = case.model_copy(update={"pack": str(candidate.resolve())})
+        resolved.append(case)
+    return resolved
 

@@ -23,6 +23,7 @@ class Observed(BaseModel):
 
     status: str
     verdict: str | None = None
+    outcome: str | None = None
     groundedness: float | None = None
     gatekeeper_status: str | None = None
     gatekeeper_severity: str | None = None
@@ -69,6 +70,7 @@ def observe(session: SessionDocument) -> Observed:
     return Observed(
         status=session.status,
         verdict=session.verifier_result.verdict if session.verifier_result else None,
+        outcome=session.outcome,
         groundedness=(session.verifier_result.groundedness_score
                       if session.verifier_result else None),
         gatekeeper_status=gate.status if gate else None,
@@ -183,6 +185,7 @@ def _evidence_status(expected: dict[str, str], seen: Observed,
 
 CHECKERS: dict[str, Checker] = {
     "verdict": _verdict,
+    "outcome": _equal("outcome"),
     "gatekeeper_status": _equal("gatekeeper_status"),
     "gatekeeper_severity": _equal("gatekeeper_severity"),
     "failed_rules_include": _failed_rules,

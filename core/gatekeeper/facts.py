@@ -128,11 +128,15 @@ def parse_number_token(token: str) -> tuple[list[Number], bool] | None:
     return values, len(ratio_parts) > 1 and len(values) == len(ratio_parts)
 
 
+_CAMEL_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
 def camel_case_identifiers(original: str) -> frozenset[str]:
     """CamelCase names (alert names such as ``HighMemoryUsage``: two capitals and a lower-case
-    letter in one word), case-folded."""
+    letter in one word), case-folded. The name is the whole token, underscores included
+    (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
     return frozenset(
-        word.casefold() for word in _ASCII_WORD_RE.findall(original)
+        word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
         if not word.isupper() and sum(1 for char in word if char.isupper()) >= 2)
 
 

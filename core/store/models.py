@@ -59,6 +59,8 @@ class SessionRow(SQLModel, table=True):
     executor_fault: str | None = None
     status: str = "running"
     verdict: str | None = None
+    # What was found (found | absent | unknown_subject | not_understood; core.outcome).
+    outcome: str | None = None
     groundedness: float | None = None
     gatekeeper_status: str | None = None
     gatekeeper_severity: str | None = None
@@ -123,6 +125,8 @@ class CheckedBindingRow(SQLModel, table=True):
     rule: str | None = Field(default=None, index=True)
     score: float | None = None
     match_kind: str | None = None
+    # Which executor attempt of the session (2 after a repair turn; NULL in older stores: 1).
+    attempt: int | None = None
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import Select, and_, func, insert, or_, text, update
@@ -24,6 +24,7 @@ from core.contracts import (
     ExecutorOutput,
     GatekeeperResult,
     Invocation,
+    Outcome,
     ParseStatus,
     Plan,
     RetrievalDetails,
@@ -76,6 +77,7 @@ class SessionSummary(BaseModel):
     executor_fault: str | None
     status: str
     verdict: str | None
+    outcome: str | None
     groundedness: float | None
     gatekeeper_severity: str | None
     failed_rules: list[str]
@@ -144,10 +146,13 @@ def _with_checked_bindings(db: Session, session_id: str,
     stored by older versions hold them inline and are returned as they are)."""
     if not isinstance(gatekeeper, dict) or "checked_bindings" in gatekeeper:
         return gatekeeper
-    details = db.exec(select(CheckedBindingRow.detail)
-                      .where(CheckedBindingRow.session_id == session_id)
-                      .order_by(col(CheckedBindingRow.id))).all()
-    return {**gatekeeper, "checked_bindings": list(details)}
+    rows = db.exec(select(CheckedBindingRow.detail, CheckedBindingRow.attempt)
+                   .where(CheckedBindingRow.session_id == session_id)
+                   .order_by(col(CheckedBindingRow.id))).all()
+    # A repaired session has rows of each attempt; the stored result is the last attempt's.
+    last = max((attempt or 1 for _, attempt in rows), default=1)
+    return {**gatekeeper, "checked_bindings": [detail for detail, attempt in rows
+                                               if (attempt or 1) == last]}
 
 
 def gatekeeper_values(result: GatekeeperResult, evaluation: dict[str, Any]) -> dict[str, Any]:
@@ -176,10 +181,12 @@ def final_verdict_columns(status: str, verifier_result: VerifierResult | None) -
 
 def finish_values(*, status: str, composer_output: ComposerOutput | None,
                   verifier_result: VerifierResult | None, timings_ms: dict[str, float],
-                  error: str | None) -> dict[str, Any]:
-    """Columns of a closed session: status, verdict, answer, timings, error; lease released."""
+                  error: str | None, outcome: str | None = None) -> dict[str, Any]:
+    """Columns of a closed session: status, verdict, outcome, answer, timings, error; lease
+    released. Like the verdict, the outcome (``core.outcome``) is final only at completion."""
     values: dict[str, Any] = {"status": status, "timings_ms": dict(timings_ms),
                               "duration_ms": timings_ms.get("total"), "error": error,
+                              "outcome": outcome if status == "completed" else None,
                               **final_verdict_columns(status, verifier_result)}
     if composer_output is not None:
         values["composer_output"] = composer_output.model_dump(mode="json")
@@ -192,11 +199,13 @@ def finish_values(*, status: str, composer_output: ComposerOutput | None,
 _ID_RANGE = range(-(2**31), 2**31)
 
 
-def binding_rows(session_id: str, result: GatekeeperResult) -> list[dict[str, Any]]:
+def binding_rows(session_id: str, result: GatekeeperResult, *,
+                 attempt: int = 1) -> list[dict[str, Any]]:
     """One ``checked_bindings`` row per binding the gatekeeper checked."""
     created_at = utcnow()
     return [{
         "session_id": session_id, "created_at": created_at, "gatekeeper_version": result.version,
+        "attempt": attempt,
         "claim_id": checked.claim_id, "action_id": checked.action_id,
         "binding_index": checked.binding_index, "tool_name": checked.tool_name,
         "source_invocation_id": (checked.source_invocation_id
@@ -264,14 +273,14 @@ def save_verification(store: Store, *, session_id: str, trace_summary: list[Trac
 
 def finish_session(store: Store, *, session_id: str, status: str,
                    composer_output: ComposerOutput | None, timings_ms: dict[str, float],
-                   error: str | None = None) -> None:
-    """Close the session: final status, verdict, answer, timings and any error."""
+                   error: str | None = None, outcome: str | None = None) -> None:
+    """Close the session: final status, verdict, outcome, answer, timings and any error."""
     stored = _stored_evaluation(store, session_id).get("verifier_result")
     verifier_result = VerifierResult.model_validate(stored) if stored else None
     write_batch(store, session_id=session_id, batch=Batch(
         values=finish_values(status=status, composer_output=composer_output,
                              verifier_result=verifier_result, timings_ms=timings_ms,
-                             error=error), closing=True))
+                             error=error, outcome=outcome), closing=True))
 
 
 # ---------------------------------------------------------------- batches
@@ -383,7 +392,7 @@ def _unwrap_rules(text: str) -> list[str]:
 # What a session summary reads: never the JSON of plans, outputs and evaluations.
 _SUMMARY_COLUMNS = tuple(col(column) for column in (
     SessionRow.id, SessionRow.created_at, SessionRow.question, SessionRow.pack, SessionRow.engines,
-    SessionRow.executor_fault, SessionRow.status, SessionRow.verdict, SessionRow.groundedness,
+    SessionRow.executor_fault, SessionRow.status, SessionRow.verdict, SessionRow.outcome, SessionRow.groundedness,
     SessionRow.gatekeeper_severity, SessionRow.failed_rules, SessionRow.duration_ms))
 
 
@@ -391,7 +400,7 @@ def _summary(values: Sequence[Any]) -> SessionSummary:
     """A summary from one row of ``_SUMMARY_COLUMNS`` (straight from the tuple: building a
     ``SessionRow`` first cost more than the query itself). Read defensively: a value of the
     wrong type (a corrupt row, an older version's) becomes empty instead of failing the list."""
-    (session_id, created_at, question, pack, engines, executor_fault, status, verdict,
+    (session_id, created_at, question, pack, engines, executor_fault, status, verdict, outcome,
      groundedness, gatekeeper_severity, failed_rules, duration_ms) = values
     if status != "completed" and verdict == "PASS":  # a verdict is final only at completion
         verdict = None
@@ -400,7 +409,8 @@ def _summary(values: Sequence[Any]) -> SessionSummary:
         else _EPOCH, question=_text(question), pack=_text(pack),
         engines=engines if isinstance(engines, dict) else {},
         executor_fault=_text(executor_fault) or None, status=_text(status) or "unknown",
-        verdict=_text(verdict) or None, groundedness=_number(groundedness),
+        verdict=_text(verdict) or None, outcome=_outcome(outcome),
+        groundedness=_number(groundedness),
         gatekeeper_severity=_text(gatekeeper_severity) or None,
         failed_rules=_unwrap_rules(_text(failed_rules)), duration_ms=_number(duration_ms))
 
@@ -414,6 +424,13 @@ def _text(value: Any) -> str:
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _outcome(value: Any) -> str | None:
+    return value if isinstance(value, str) and value in _OUTCOMES else None
+
+
+_OUTCOMES = frozenset(get_args(Outcome))
 
 
 def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
@@ -500,6 +517,7 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
                                             f"the session did not complete ({row.status})")
         return SessionDocument(
             session_id=row.id, question=row.question, pack=row.pack, status=row.status,
+            outcome=row.outcome if row.status == "completed" else None,
             engines=row.engines or {}, executor_fault=row.executor_fault,
             created_at=_as_utc(row.created_at).isoformat(), plan=row.plan,
             invocations=invocations,
@@ -509,6 +527,7 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
             tool_trace_summary=evaluation.get("tool_trace_summary") or [],
             verifier_result=verifier_result,
             composer_output=row.composer_output,
+            attempts=evaluation.get("attempts") or [],
             timings_ms=row.timings_ms or {}, error=row.error)
     except (ValidationError, AttributeError, TypeError) as exc:  # a corrupt or foreign row
         detail = first_error(exc) if isinstance(exc, ValidationError) else str(exc)

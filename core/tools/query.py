@@ -72,12 +72,25 @@ class ParsedQuery:
         return list(dict.fromkeys(terms))
 
 
+# An identifier holding a number next to a mark (db-1:5432, blk_123, 10.0.0.1:80, req-7f3a):
+# a topic word inside it (db, redis) does not make it a topic mention.
+_NUMBERED_IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9_./:@#-]*(?:[-_.:/]\d|\d[-_.:/])[a-z0-9_./:@#-]*")
+
+
+def _inside_identifiers(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _NUMBERED_IDENTIFIER.finditer(text)]
+
+
 def parse_query(query: str | None, known_services: Iterable[str] = ()) -> ParsedQuery:
     """Split a free-text query into topics, identifiers and words (see the module docstring)."""
     text = normalize(query or "")
     topics: dict[str, None] = {}
     remainder = list(text)
+    inside = _inside_identifiers(text)
     for mention in topic_mentions(text):
+        if any(start <= mention.start and mention.end <= end and (start, end) != (mention.start, mention.end)
+               for start, end in inside):
+            continue  # "db" in "db-1:5432" is part of a host name, not the database topic
         topics.setdefault(mention.topic, None)
         remainder[mention.start:mention.end] = " " * (mention.end - mention.start)
     known = list(known_services)

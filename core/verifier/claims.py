@@ -13,7 +13,8 @@ the ref it was matched against and its invocation's arguments (``core.verifier.e
 - a cause (``root_cause`` / ``risk`` claims, or words such as leak / 根因 / 导致 in any claim)
   needs an excerpt that states it;
 - a negative observation is entailed by a passed negative check of the invocation that
-  returned nothing;
+  returned nothing; any sentence of it that is not the absence itself must be what the no-hit
+  queries say (a cause or a runbook sentence appended to "nothing found" is not);
 - a claim about an excluded subject, or outside the plan's services (or, for a narrow
   question, its topics), fails ``verifier.scope``.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.concepts import CONCEPTS, concepts_held, concepts_in
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import EN_NEGATIONS
@@ -74,8 +76,9 @@ class Failures:
         rule = most_serious(set(self.by_rule))
         if rule is None:
             return ClaimResult(**base, entailed=True, reasons=[passed_reason])
-        reasons = [reason for name in _ordered(self.by_rule) for reason in self.by_rule[name]]
-        return ClaimResult(**base, entailed=False, reasons=reasons, rule=rule)
+        ordered = _ordered(self.by_rule)
+        reasons = [reason for name in ordered for reason in self.by_rule[name]]
+        return ClaimResult(**base, entailed=False, reasons=reasons, rule=rule, rules=ordered)
 
 
 def _ordered(by_rule: dict[str, list[str]]) -> list[str]:
@@ -127,6 +130,20 @@ def _judge_negative(claim: Claim, items: list[Item], failures: Failures) -> None
     gaps = facts.missing(claim.claim_text, described, negations=False)
     if gaps:
         failures.add(UNSUPPORTED_FACT, "not in the verified no-hit queries: " + ", ".join(gaps))
+    # Anything the claim says besides the absence is a statement about the present, which a
+    # query that found nothing cannot support ("…；慢 SQL 或锁等待导致连接被长期占用。"): each such
+    # sentence must be what the queries themselves say (the gatekeeper's description of each
+    # query and its arguments -- never the model's own excerpt, which nothing checked).
+    queries = [text for item in negative for text in (item.text, _arguments_text(item)) if text]
+    folded = fold(claim.claim_text)
+    absences = [(start, end) for start, end in clauses(folded)
+                if _NEGATION_RE.search(folded[start:end])]
+    _judge_sentences(claim, queries, [], failures, supported=absences)
+    _judge_diagnosis(claim, queries, failures)
+
+
+def _arguments_text(item: Item) -> str:
+    return ", ".join(f"{key}={value}" for key, value in item.arguments.items())
 
 
 def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
@@ -184,6 +201,7 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     folded = fold(claim.claim_text)
     evidence_units = set().union(*(content_units(fold(text)) for text in texts))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
+    evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
     runbook_units = [content_units(fold(text)) for text in runbook_texts]
     for start, end in clauses(folded):
         if any(start <= s_start and s_end <= end for s_start, s_end in supported):
@@ -196,6 +214,12 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
             continue
         topics = set(topics_in(sentence))
         if topics and topics <= evidence_topics:
+            continue
+        # A diagnosis concept (core.concepts) the evidence is about grounds its label the same
+        # way ("连接异常相关的记录" over "Connection broken ..." lines); a qualifier does not.
+        named = set(concepts_in(sentence))
+        concepts = {name for name in named if not CONCEPTS[name].qualifier} or named
+        if concepts and concepts <= evidence_concepts:
             continue
         shown = claim.claim_text[start:end].strip()
         if any(len(units & rb) >= _GROUNDED_SHARE * len(units) for rb in runbook_units):

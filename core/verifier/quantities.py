@@ -59,7 +59,8 @@ _TO_RE = re.compile(
 _ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
     r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
-_CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+# A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
+_CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
 
 
 def plain_number(number: float) -> str:
@@ -242,6 +243,8 @@ def tokens(text: str) -> list[Token]:
                      if part.family == "plain" else part for part in parts]
         if end < len(text) and ((text[end].isalpha() and text[end].isascii()) or text[end] == "/"):
             continue  # "4gb/x", "50/50abc": not a clean quantity
+        if re.match(r"\.\d", text[end:end + 2]):
+            continue  # "10.10.34.13", "1.2.3": an address or a version is a name, not a value
         found.append(Token(match.start(), end, "ratio" if len(parts) > 1 else "number",
                            parts=tuple(parts)))
         position = end

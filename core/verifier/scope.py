@@ -22,8 +22,16 @@ def excluded_mentions(text: str, exclusions: Exclusions) -> list[str]:
     hits = [s for s in services_in(text, exclusions.services) if s in exclusions.services]
     hits += [t for t in topics_in(text) if t in excluded_topics]
     hits += alert_names_in(text, exclusions.alert_names)
-    hits += [term for term in exclusions.terms if normalize(term) in normalized]
+    hits += [term for term in exclusions.terms if _whole_term(normalize(term)).search(normalized)]
     return list(dict.fromkeys(hits))
+
+
+def _whole_term(term: str) -> re.Pattern[str]:
+    """An excluded term as whole words at its letter/digit edges ("error" is not in "errors",
+    "WARN" not in "severity=warning"); a Chinese edge is a plain substring."""
+    head = r"(?<![a-z0-9])" if term[:1].isascii() and term[:1].isalnum() else ""
+    tail = r"(?![a-z0-9])" if term[-1:].isascii() and term[-1:].isalnum() else ""
+    return re.compile(head + re.escape(term) + tail)
 
 
 def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclusions) -> list[str]:

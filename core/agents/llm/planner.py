@@ -25,6 +25,7 @@ from core.agents.llm.structured import (
     unusable_answer,
 )
 from core.agents.rules.planner import RulesPlanner
+from core.concepts import CONCEPTS
 from core.contracts import TOOL_NAMES, Exclusions, Plan
 from core.lexicon import TOPICS
 
@@ -85,14 +86,20 @@ def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
         topics=[t for t in _union(planned.exclusions.topics, floor.exclusions.topics)
                 if t in TOPICS],
         alert_names=_union(planned.exclusions.alert_names, floor.exclusions.alert_names),
-        terms=_union(planned.exclusions.terms, floor.exclusions.terms))
+        terms=_union(planned.exclusions.terms, floor.exclusions.terms),
+        levels=_union(planned.exclusions.levels, floor.exclusions.levels),
+        concepts=[c for c in _union(planned.exclusions.concepts, floor.exclusions.concepts)
+                  if c in CONCEPTS])
     unknown_topics = [t for t in planned.topics if t not in TOPICS]
     notes = [*planned.notes, f"planned by the llm planner ({prompt_id})"]
     if unknown_topics:
         notes.append("unknown topic(s) dropped: " + ", ".join(unknown_topics))
+    # What the question's own words ask the logs for (terms, keywords, concepts, level) and what
+    # it names that the data lacks are read by code: the model may add, never drop them.
+    services = [s for s in planned.services if s not in exclusions.services]
     return planned.model_copy(update={
         "question": floor.question, "language": floor.language,
-        "services": [s for s in planned.services if s not in exclusions.services],
+        "services": services,
         "topics": [t for t in planned.topics if t in TOPICS and t not in exclusions.topics],
         "alert_names": [a for a in planned.alert_names if a not in exclusions.alert_names],
         "narrow": planned.narrow or floor.narrow,
@@ -100,6 +107,15 @@ def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
         "exclusions": exclusions,
         "tools": planned.tools or floor.tools,
         "notes": notes,
+        "terms": [t for t in _union(floor.terms, planned.terms) if t not in exclusions.terms],
+        "keywords": floor.keywords or planned.keywords,
+        "concepts": [c for c in _union(floor.concepts, planned.concepts)
+                     if c in CONCEPTS and c not in exclusions.concepts],
+        "compounds": floor.compounds,
+        "level": floor.level or planned.level,
+        "unknown_subjects": _union(floor.unknown_subjects, planned.unknown_subjects),
+        # Nothing searchable stays so: a model does not make "<script>alert(1)</script>" a question.
+        "searchable": floor.searchable,
     })
 
 

@@ -50,7 +50,7 @@ class EvidenceItem:
     def topic_weights(self) -> dict[str, int]:
         """Topic -> characters of its synonyms in the text."""
         weights: dict[str, int] = defaultdict(int)
-        for mention in topic_mentions(normalize(self.text)):
+        for mention in topic_mentions(normalize(self.text), in_logs=True):
             weights[mention.topic] += mention.end - mention.start
         return dict(weights)
 

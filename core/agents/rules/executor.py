@@ -1,9 +1,13 @@
 """The rules executor: calls the tools the plan needs, then cites what came back.
 
-Calls, through the recorder: ``query_metrics`` per alert name the question names or its topics
-imply (the service of an alert named without one comes from the alert returned);
-``query_logs`` per service and topic; one ``lookup_knowledge`` for what to check. Excluded
-subjects are never queried. The output is built from the calls' evidence refs by ``output``.
+Nothing is called for a question with nothing to search (``plan.searchable`` False) or whose
+only subjects are services the data lacks: there is nothing to sweep, and another subject's
+evidence is never an answer. Otherwise, through the recorder: ``query_metrics`` per alert name
+the question names (the data's or not) or its topics and concepts imply (the service of an
+alert named without one comes from the alert returned); ``query_logs`` per service and search
+(``searches.log_searches``: the question's terms, keywords, compounds, topics, concepts, level);
+one ``lookup_knowledge`` for what to check. Excluded subjects are never queried. The output is
+built from the calls' evidence refs by ``output``.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from core.agents.base import ExecutorRun
 from core.agents.rules.evidence import collect_items
+from core.agents.rules.findings import SearchOutcome
 from core.agents.rules.output import CallLog, build_output, is_no_hit
-from core.agents.rules.planner import alert_topics, unique
+from core.agents.rules.planner import alert_concepts, alert_topics, unique
+from core.agents.rules.searches import LogSearch, log_searches, service_search
 from core.contracts import Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.lexicon import TOPICS, topic_matches
@@ -34,10 +40,14 @@ class RulesExecutor:
         calls = CallLog()
         excluded = {service.lower() for service in plan.exclusions.services}
         services = [s for s in plan.services if s.lower() not in excluded]
+        if not plan.searchable or (_names_unknown_service(plan, recorder.world.vocabulary)
+                                   and not services):
+            output = build_output(plan, recorder.world, services, calls)
+            return output, ParseStatus(status="valid", detail="nothing to search: no tool called")
         if "query_metrics" in plan.tools:
-            for service, alert_name, topics in _metrics_queries(plan, recorder.world.vocabulary,
-                                                                services):
-                arguments = _present(service=service, alert_name=alert_name)
+            for service, alert_name, state, topics in _metrics_queries(
+                    plan, recorder.world.vocabulary, services):
+                arguments = _present(service=service, alert_name=alert_name, state=state)
                 yield from _call(recorder, calls, "query_metrics", arguments, service, topics)
             if not services and plan.alert_names:
                 # An alert named without a service: the service is the one the alert came with.
@@ -55,25 +65,46 @@ class RulesExecutor:
                                    detail="built by the rules executor from evidence_refs")
 
 
+def _names_unknown_service(plan: Plan, vocabulary: Vocabulary) -> bool:
+    """Whether the question names a service the data does not have."""
+    return any(not vocabulary.knows_service(name) and name not in plan.alert_names
+               for name in plan.unknown_subjects)
+
+
 def _query_logs(plan: Plan, recorder: Recorder, calls: CallLog,
                 services: list[str]) -> Generator[ToolEvent, None, None]:
-    """One call per service and topic; when the service's own logs have nothing, one more for
-    lines of other sources that name it (kubernetes events, the kernel)."""
+    """Every search for every service (or across services when the question names none)."""
     if services:
         log_services: list[str | None] = list(services)
     else:  # an alert that came back with no service has no logs to look at
         log_services = [] if plan.alert_names else [None]
-    topics: list[str | None] = [*plan.topics] or [None]
+    searches = log_searches(plan)
     for service in log_services:
-        for topic in topics:
-            if topic is None and service is None:
-                continue  # no subject at all: a dump of every log line is not evidence
-            covered = (topic,) if topic else ()
-            invocation = yield from _call(recorder, calls, "query_logs",
-                                          _present(service=service, topic=topic), service, covered)
-            if service and topic and is_no_hit(invocation):
-                yield from _call(recorder, calls, "query_logs", {"topic": topic, "query": service},
-                                 service, covered)
+        if not searches:
+            if service is not None:  # no subject at all: a dump of every log line is not evidence
+                yield from _search(recorder, calls, service, service_search(plan))
+            continue
+        for search in searches:
+            yield from _search(recorder, calls, service, search)
+
+
+def _search(recorder: Recorder, calls: CallLog, service: str | None,
+            search: LogSearch) -> Generator[ToolEvent, None, None]:
+    """One search of one service: its attempts in turn until one finds lines. A topic search
+    with no hit also looks at lines of other sources naming the service (kubernetes, kernel)."""
+    outcome = SearchOutcome(service, search)
+    for attempt in search.attempts:
+        arguments = {**_present(service=service), **attempt}
+        invocation = yield from _call(recorder, calls, "query_logs", arguments, service,
+                                      search.topics, outcome)
+        if not is_no_hit(invocation):
+            break
+    if search.topics and service and outcome.no_hit:
+        topic_only = {key: value for key, value in search.attempts[0].items()
+                      if key in ("topic", "level", "exclude")}
+        yield from _call(recorder, calls, "query_logs", {**topic_only, "query": service}, service,
+                         search.topics, outcome)
+    calls.searched(outcome)
 
 
 def _present(**arguments: str | None) -> dict[str, str]:
@@ -82,35 +113,48 @@ def _present(**arguments: str | None) -> dict[str, str]:
 
 
 def _call(recorder: Recorder, calls: CallLog, tool_name: str, arguments: dict[str, Any],
-          service: str | None, topics: tuple[str, ...]) -> Generator[ToolEvent, None, Invocation]:
+          service: str | None, topics: tuple[str, ...],
+          outcome: SearchOutcome | None = None) -> Generator[ToolEvent, None, Invocation]:
     """Call one tool through the recorder, announcing it before and after."""
     yield ToolCalled(tool_name=tool_name, arguments=arguments)
     invocation = recorder.call(tool_name, arguments)
     calls.add(invocation, service, topics)
+    if outcome is not None:
+        outcome.invocations.append(invocation)
     yield ToolReturned(invocation=invocation)
     return invocation
 
 
 def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
-                     ) -> list[tuple[str | None, str | None, tuple[str, ...]]]:
-    """(service, alert name, topics covered) of each ``query_metrics`` call, deduplicated."""
+                     ) -> list[tuple[str | None, str | None, str | None, tuple[str, ...]]]:
+    """(service, alert name, state, topics covered) of each ``query_metrics`` call, deduplicated.
+
+    An alert the question names is asked for in any state ("is X firing?" is answered by a
+    resolved X too); an alert its topics or concepts imply only when firing: a resolved alert
+    is not a symptom happening now.
+    """
     alert_names = list(plan.alert_names)
+    state = None
     if not alert_names:
-        # Topics imply alerts: the world's alerts about them, else the lexicon's related alerts.
+        # Topics and concepts imply alerts: the world's alerts about them, else the lexicon's.
         for topic in plan.topics:
             related = [name for name in vocabulary.alert_names if topic in alert_topics(name)]
             alert_names += related or list(TOPICS[topic].related_alerts if topic in TOPICS else ())
+        alert_names += [name for name in vocabulary.alert_names
+                        if set(alert_concepts(name)) & set(plan.concepts)]
         alert_names = [name for name in unique(alert_names)
                        if name not in plan.exclusions.alert_names]
-    queries: list[tuple[str | None, str | None, tuple[str, ...]]] = []
+        state = "firing" if alert_names else None
+    queries: list[tuple[str | None, str | None, str | None, tuple[str, ...]]] = []
     targets: list[str | None] = [*services] or [None]
+    has_subject = bool(plan.topics or plan.concepts or plan.terms or plan.keywords or plan.level)
     for service in targets:
         if alert_names:
             # A call covers a topic only if its alert name says so in the lexicon's words: that
             # is what the gatekeeper checks before it accepts the call as a verified absence.
-            queries += [(service, name, tuple(t for t in alert_topics(name)
-                                              if t in TOPICS and topic_matches(t, name)))
+            queries += [(service, name, state, tuple(t for t in alert_topics(name)
+                                                     if t in TOPICS and topic_matches(t, name)))
                         for name in alert_names]
-        else:
-            queries.append((service, None, ()))
+        elif not has_subject or service is not None:
+            queries.append((service, None, None, ()))
     return unique(queries)

@@ -21,8 +21,10 @@ from core.agents.rules.evidence import (
     main_topic,
     render_logs,
 )
+from core.agents.rules.findings import SearchOutcome, absent_claim, found_claim
 from core.agents.rules.guidance import guidance_for, render
-from core.agents.rules.planner import alert_topics, unique
+from core.agents.rules.planner import alert_concepts, alert_topics, unique
+from core.concepts import CONCEPTS
 from core.contracts import (
     Claim,
     EvidenceBinding,
@@ -60,23 +62,40 @@ class Subject:
 
 @dataclass
 class CallLog:
-    """The invocations made, with the (service, topics) each was made for."""
+    """The invocations made, with the (service, topics) each was made for, and the outcome of
+    each search of the question's own words (``searches``) that made some of them."""
 
     made: list[tuple[Invocation, str | None, tuple[str, ...]]] = field(default_factory=list)
+    outcomes: list[SearchOutcome] = field(default_factory=list)
 
     def add(self, invocation: Invocation, service: str | None, topics: tuple[str, ...]) -> None:
         """Record a call and the subject it was made for."""
         self.made.append((invocation, service, topics))
+
+    def searched(self, outcome: SearchOutcome) -> None:
+        """Record what one search of one service made and found."""
+        self.outcomes.append(outcome)
+
+    def by_words(self) -> list[SearchOutcome]:
+        """Outcomes of searches of the question's own words (not the lexicon's topic door,
+        which the topic subjects below read)."""
+        return [o for o in self.outcomes if o.search.kind not in ("topic", "service")]
+
+    def topic_invocations(self) -> list[Invocation]:
+        """The calls the topic subjects read: every call but those of word searches."""
+        word_calls = self._word_calls()
+        return [inv for inv, _, _ in self.made if inv.invocation_id not in word_calls]
 
     def invocations(self, tool_name: str | None = None) -> list[Invocation]:
         """The calls made (of one tool, if given), in order."""
         return [inv for inv, _, _ in self.made if tool_name is None or inv.tool_name == tool_name]
 
     def no_hits_for(self, service: str | None, topic: str) -> list[Invocation]:
-        """The invocations made for this subject, if every one of them returned nothing."""
+        """The topic calls made for this subject, if every one of them returned nothing."""
+        word_calls = self._word_calls()
         made_for = [inv for inv, called_service, topics in self.made
                     if not is_reference_tool(inv.tool_name) and topic in topics
-                    and _same_service(called_service, service)]
+                    and _same_service(called_service, service) and inv.invocation_id not in word_calls]
         return made_for if all(is_no_hit(inv) for inv in made_for) else []
 
     def no_hits_for_service(self, service: str) -> list[Invocation]:
@@ -84,6 +103,9 @@ class CallLog:
         made_for = [inv for inv, called_service, _ in self.made
                     if not is_reference_tool(inv.tool_name) and _same_service(called_service, service)]
         return made_for if all(is_no_hit(inv) for inv in made_for) else []
+
+    def _word_calls(self) -> set[int]:
+        return {inv.invocation_id for o in self.by_words() for inv in o.invocations}
 
 
 def _same_service(first: str | None, second: str | None) -> bool:
@@ -106,32 +128,61 @@ def is_no_hit(invocation: Invocation) -> bool:
 
 def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) -> ExecutorOutput:
     """Claims, hypotheses, gaps and actions from the invocations' evidence refs."""
-    items = [item for item in dedupe(collect_items(calls.invocations()))
+    items = [item for item in dedupe(collect_items(calls.topic_invocations()))
              if not excluded_mentions(item.ref.text, plan.exclusions)
-             and (not services or any(_about(item, s) for s in services))]
-    subjects = _subjects(plan, services, items)
+             and (not services or any(_about(item, s) for s in services))
+             and _relevant_alert(item, plan)]
+    # Topics asked inside a compound are the compound search's ("Redis timeout"), not subjects
+    # of their own.
+    in_compounds = {member for group in plan.compounds for member in group}
+    door = plan.model_copy(update={"topics": [t for t in plan.topics if t not in in_compounds]})
+    subjects = _subjects(door, services, items)
     found = [subject for subject in subjects if subject.found]
     absent = [(subject, calls.no_hits_for(subject.service, subject.topic)) for subject in subjects
               if not subject.found and subject.topic is not None]
-    if not plan.topics:
+    if not plan.topics and not calls.by_words():
         # "Does gateway-service have any alerts?": no topic, so the absence is the service's.
         absent += [(Subject(service, None), calls.no_hits_for_service(service))
                    for service in services
                    if not any(_same_service(subject.service, service) for subject in found)]
     absent = [(subject, no_hits) for subject, no_hits in absent if no_hits]
-    if plan.narrow:
-        found = found[:NARROW_MAX_CLAIMS]
-        absent = absent[:max(0, NARROW_MAX_CLAIMS - len(found))]
 
     output = ExecutorOutput()
-    for subject in found:
-        output.claims.append(_observation(f"claim-{len(output.claims) + 1}", subject, plan))
-    for subject, no_hits in absent:
-        output.claims.append(_absence(f"claim-{len(output.claims) + 1}", subject, no_hits, plan))
+    observations = [_observation("", subject, plan) for subject in found]
+    # A broad search whose lines name no topic (real logs, mostly) is quoted as it is.
+    broad = [outcome for outcome in calls.outcomes if outcome.search.kind == "service"
+             and not outcome.no_hit and not any(_same_service(subject.service, outcome.service)
+                                                and subject.logs for subject in found)]
+    searched = [found_claim("", outcome, plan.exclusions, plan.language)
+                for outcome in [*calls.by_words(), *broad] if not outcome.no_hit]
+    observations += [claim for claim in searched if claim is not None]
+    absences = [_absence("", subject, no_hits, plan) for subject, no_hits in absent]
+    absences += [absent_claim("", outcome, plan.language)
+                 for outcome in calls.by_words() if outcome.no_hit]
+    if plan.narrow:
+        observations = observations[:NARROW_MAX_CLAIMS]
+        absences = absences[:max(0, NARROW_MAX_CLAIMS - len(observations))]
+        found = found[:len(observations)]  # the topic observations come first (guidance below)
+    for claim in [*observations, *absences]:
+        output.claims.append(claim.model_copy(update={"claim_id": f"claim-{len(output.claims) + 1}"}))
     _add_guidance(output, plan, found)
-    _add_unknown_services(output, plan, world)
+    _add_unknown_subjects(output, plan, world)
     _add_runbook_actions(output, plan, calls)
     return output
+
+
+def _relevant_alert(item: EvidenceItem, plan: Plan) -> bool:
+    """An alert is evidence for a question that names no subject but the service (or alerts),
+    or when the question's alerts, topics or concepts are what its name is about."""
+    if item.alert is None:
+        return True
+    narrow_concepts = [c for c in plan.concepts if c in CONCEPTS and not CONCEPTS[c].broad]
+    if not (plan.topics or narrow_concepts or plan.terms or plan.keywords or plan.level
+            or plan.alert_names):
+        return True
+    name = item.alert.alert_name
+    return (name in plan.alert_names or bool(set(alert_topics(name)) & set(plan.topics))
+            or bool(set(alert_concepts(name)) & set(plan.concepts)))
 
 
 def _subjects(plan: Plan, services: list[str], items: list[EvidenceItem]) -> list[Subject]:
@@ -195,7 +246,8 @@ def _observation(claim_id: str, subject: Subject, plan: Plan) -> Claim:
     bindings = [item.binding() for item in [*subject.alerts, *subject.logs]]
     service = subject.service or _first_service(subject)
     return Claim(claim_id=claim_id, claim_type="observation",
-                 claim_text=("" if language == "zh" else " ").join(sentences),
+                 # A space after "。" too: the fact reader would glue "10m。zookeeper" into one token.
+                 claim_text=" ".join(sentences),
                  evidence_bindings=bindings, subject_services=[service] if service else [],
                  subject_topics=[subject.topic] if subject.topic else [])
 
@@ -246,18 +298,25 @@ def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> N
             evidence_bindings=claim.evidence_bindings[:1]))
 
 
-def _add_unknown_services(output: ExecutorOutput, plan: Plan, world: World) -> None:
-    if world.vocabulary.unavailable:
+def _add_unknown_subjects(output: ExecutorOutput, plan: Plan, world: World) -> None:
+    """A gap per service or alert the question names and the data lacks, saying what the data
+    has, and a step to check the name."""
+    vocabulary = world.vocabulary
+    if vocabulary.unavailable:
         return  # a source could not say its names: a name missing from them is not unknown
-    for service in plan.services:
-        if world.vocabulary.knows_service(service):
+    known_alerts = {name.casefold() for name in vocabulary.alert_names}
+    for name in unique([*plan.services, *plan.unknown_subjects]):
+        if vocabulary.knows_service(name) or name.casefold() in known_alerts:
             continue
+        is_alert = name in plan.alert_names
+        has = list(vocabulary.alert_names) if is_alert else list(vocabulary.services)
         output.missing_info.append(MissingInfo(
-            info_id=f"missing-{len(output.missing_info) + 1}",
-            description=wording.unknown_service_note(service, world.name, plan.language)))
+            info_id=f"unknown-{len(output.missing_info) + 1}",
+            description=wording.unknown_subject_note(name, is_alert, world.name, has,
+                                                     plan.language)))
         output.recommended_actions.append(RecommendedAction(
             action_id=f"action-{len(output.recommended_actions) + 1}",
-            action_text=wording.check_service_action(service, plan.language)))
+            action_text=wording.check_name_action(name, is_alert, plan.language)))
 
 
 def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> None:

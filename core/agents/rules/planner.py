@@ -1,10 +1,12 @@
 """The rules planner: what a question asks about, what it narrows to, what it excludes.
 
-Services, topics and alert names come from ``core.lexicon`` (with the world's own service and
-alert names, ``World.vocabulary``, as the known vocabulary); scope from ``scope``. Subjects named inside an exclusion
-clause go to ``plan.exclusions`` and never into ``plan.services`` / ``plan.topics``. An alert
-named without a service keeps ``plan.services`` empty: the executor finds the service from the
-world's alert of that name when it runs.
+The question is read by ``question.read_question`` against the world's own vocabulary
+(``World.vocabulary``: services and alert names as the data spells them); scope by ``scope``.
+Subjects named inside an exclusion clause go to ``plan.exclusions`` and never into what is
+asked. An alert named without a service keeps ``plan.services`` empty: the executor finds the
+service from the world's alert of that name when it runs. Alert names are also read as words
+(``HostOutOfDiskSpace`` is a disk question). Services and alerts the data lacks are listed in
+``plan.unknown_subjects``; a question with nothing to search plans no tool at all.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
+from core.agents.rules.question import QuestionReading, read_question, strip_markup
 from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
 from core.charclasses import HAN
+from core.concepts import CONCEPTS, concepts_in
 from core.contracts import Exclusions, Language, Plan, ToolName
-from core.lexicon import TOPICS, alert_names_in, services_in, topics_in
+from core.lexicon import TOPICS, alert_words, topics_in
 
 if TYPE_CHECKING:
     from core.sources.base import World
@@ -24,7 +28,6 @@ if TYPE_CHECKING:
 _HAN_RE = re.compile(f"[{HAN}]")
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
 _ORDER_RE = re.compile(r"(?:订单|\border)\s*[#:\-]?\s*(\d+)", re.IGNORECASE)
-_ALERT_WORDS_RE = re.compile(r"告警|报警|alert|alarm|firing|指标|metric", re.IGNORECASE)
 _T = TypeVar("_T")
 
 
@@ -34,9 +37,15 @@ def question_language(question: str) -> Language:
 
 
 def alert_topics(alert_name: str) -> list[str]:
-    """Topics an alert is about: the lexicon's ``related_alerts``, else the words in its name."""
+    """Topics an alert is about: the lexicon's ``related_alerts``, else the words of its name
+    (``HostOutOfDiskSpace`` -> host out of disk space -> disk)."""
     related = [name for name, topic in TOPICS.items() if alert_name in topic.related_alerts]
-    return related or topics_in(alert_name)
+    return related or topics_in(alert_words(alert_name))
+
+
+def alert_concepts(alert_name: str) -> list[str]:
+    """Diagnosis concepts the words of an alert's name say (``KubePodCrashLooping`` -> crash)."""
+    return [name for name in concepts_in(alert_words(alert_name)) if not CONCEPTS[name].qualifier]
 
 
 def order_terms(text: str) -> list[str]:
@@ -59,66 +68,101 @@ class RulesPlanner:
 
     def plan(self, question: str, world: World) -> Plan:
         """The plan of ``question`` against ``world``'s vocabulary."""
-        known_services = list(world.vocabulary.services)
-        known_alerts = list(world.vocabulary.known_alert_names)  # firing or only a rule
-        clauses = exclusion_clauses(question)
-        exclusions = self._exclusions([item for c in clauses for item in c.items],
-                                      known_services, known_alerts)
-        asked = without_clauses(question, clauses)
+        vocabulary = world.vocabulary
+        known_services = list(vocabulary.services)
+        known_alerts = list(vocabulary.known_alert_names)  # firing or only a rule
+        text = strip_markup(question)
+        clauses = exclusion_clauses(text)
+        exclusions = _exclusions([item for c in clauses for item in c.items], known_services,
+                                 known_alerts)
+        asked = without_clauses(text, clauses)
+        reading = read_question(asked, services=known_services, alert_names=known_alerts)
 
-        alert_names = [a for a in alert_names_in(asked, known_alerts)
+        # A source that could not list its names (a server down when the world opened) leaves
+        # the vocabulary incomplete: a name missing from it is searched, not called unknown.
+        complete = not vocabulary.unavailable
+        services = [s for s in [*reading.services, *([] if complete else reading.unknown_services)]
+                    if s not in exclusions.services]
+        alert_names = [a for a in [*reading.alert_names, *reading.unknown_alerts]
                        if a not in exclusions.alert_names]
-        topics = topics_in(asked) + [t for a in alert_names for t in alert_topics(a)]
-        topics = [t for t in unique(topics) if t not in exclusions.topics]
-        services = [s for s in services_in(asked, known_services) if s not in exclusions.services]
-
-        notes = [f"service {s} is not in pack {world.name}" for s in services
-                 if s not in known_services]
+        from_alerts = [t for a in alert_names for t in alert_topics(a)]
+        topics = [t for t in unique([*reading.topics, *from_alerts]) if t not in exclusions.topics]
+        # Concepts an alert's name says (TargetDown -> down) choose which alerts are relevant,
+        # not what the logs are searched for: the question asked about the alert.
+        concepts = [c for c in reading.concepts if c not in exclusions.concepts]
+        unknown = unique([*reading.unknown_services, *reading.unknown_alerts]) if complete else []
+        notes = [f"{name} is not in the data of {world.name}" for name in unknown]
         if alert_names and not services:
             notes.append("services come from the pack's alerts named "
                          + ", ".join(alert_names) + " at execution time")
-        wants_alerts = bool(alert_names or _ALERT_WORDS_RE.search(asked))
         # Excluding a subject narrows the question as much as "只确认" does.
         markers = unique(narrow_markers(question)
                          + [clause.trigger.lower() for clause in clauses if clause.items])
+        searchable = reading.searchable
+        if not searchable:
+            notes.append("nothing in the question names a service, alert, symptom or search term")
         return Plan(
             question=question, language=question_language(question), services=services,
             topics=topics, alert_names=alert_names, narrow=bool(markers), scope_markers=markers,
-            exclusions=exclusions, tools=self._tools(topics, wants_alerts), notes=notes)
+            exclusions=exclusions, notes=notes,
+            tools=_tools(reading, topics, concepts, alert_names, known_alerts) if searchable else [],
+            terms=[t for t in reading.terms if t.casefold() not in
+                   {e.casefold() for e in exclusions.terms}],
+            keywords=reading.keywords, concepts=concepts,
+            compounds=[[m for m in group if m not in exclusions.topics and m not in exclusions.concepts]
+                       for group in reading.compounds],
+            level=reading.level, unknown_subjects=unknown, searchable=searchable)
 
-    @staticmethod
-    def _exclusions(items: list[str], known_services: list[str],
-                    known_alerts: list[str]) -> Exclusions:
-        services: list[str] = []
-        topics: list[str] = []
-        alert_names: list[str] = []
-        terms: list[str] = []
-        for item in items:
-            if item.endswith("s") and not (topics_in(item) or services_in(item, known_services)):
-                item = item[:-1]  # "HTTP 500s", "restarts": the lexicon knows the singular
-            item_services = services_in(item, known_services)
-            item_alerts = alert_names_in(item, known_alerts)
-            item_topics = topics_in(item) + [t for a in item_alerts for t in alert_topics(a)]
-            item_orders = order_terms(item)
-            services += item_services
-            alert_names += item_alerts
-            topics += item_topics
-            terms += item_orders
-            if not (item_services or item_alerts or item_topics or item_orders):
-                terms.append(item)  # a subject the lexicon does not know is still forbidden
-        return Exclusions(services=unique(services), topics=unique(topics),
-                          alert_names=unique(alert_names), terms=unique(terms))
 
-    @staticmethod
-    def _tools(topics: list[str], wants_alerts: bool) -> list[ToolName]:
-        """Metrics for alerts and alert-backed topics; logs for topics (or for a question that
-        names neither topic nor alert); runbooks when a topic is known (what to check)."""
-        alert_backed = any(TOPICS[t].related_alerts for t in topics)
-        tools: list[ToolName] = []
-        if wants_alerts or alert_backed or not topics:
-            tools.append("query_metrics")
-        if topics or not wants_alerts:
-            tools.append("query_logs")
-        if topics:
-            tools.append("lookup_knowledge")
-        return tools
+def _exclusions(items: list[str], known_services: list[str], known_alerts: list[str]) -> Exclusions:
+    services: list[str] = []
+    topics: list[str] = []
+    alert_names: list[str] = []
+    terms: list[str] = []
+    levels: list[str] = []
+    concepts: list[str] = []
+    for item in items:
+        if item.endswith("s") and not (topics_in(item) or concepts_in(item)
+                                       or read_question(item, services=known_services).services):
+            item = item[:-1]  # "HTTP 500s", "restarts": the lexicon knows the singular
+        reading = read_question(item, services=known_services, alert_names=known_alerts)
+        item_alerts = [*reading.alert_names, *reading.unknown_alerts]
+        item_topics = reading.topics + [t for a in item_alerts for t in alert_topics(a)]
+        item_orders = order_terms(item)
+        services += reading.services + reading.unknown_services
+        alert_names += item_alerts
+        topics += item_topics
+        levels += [reading.level] if reading.level else []
+        concepts += [c for c in reading.concepts if not CONCEPTS[c].qualifier]
+        terms += item_orders + ([] if item_orders else reading.terms)
+        named = (reading.services or reading.unknown_services or item_alerts or item_topics
+                 or item_orders or reading.level or reading.concepts or reading.terms)
+        if not named:
+            terms.append(item)  # a subject nobody knows is still forbidden
+    return Exclusions(services=unique(services), topics=unique(topics),
+                      alert_names=unique(alert_names), terms=unique(terms), levels=unique(levels),
+                      concepts=unique(concepts))
+
+
+def related_alerts(known_alerts: Iterable[str], topics: list[str], concepts: list[str]) -> list[str]:
+    """The world's alerts whose names are about one of the topics or concepts."""
+    return [name for name in known_alerts
+            if set(alert_topics(name)) & set(topics) or set(alert_concepts(name)) & set(concepts)]
+
+
+def _tools(reading: QuestionReading, topics: list[str], concepts: list[str],
+           alert_names: list[str], known_alerts: list[str]) -> list[ToolName]:
+    """Metrics for alerts, alert-backed topics and broad questions; logs for anything the logs
+    can be searched for (or a question that is not about alerts); runbooks for what to check."""
+    narrow_concepts = [c for c in concepts if not CONCEPTS[c].broad]
+    log_subjects = bool(topics or narrow_concepts or reading.terms or reading.keywords or reading.level)
+    alert_backed = (any(TOPICS[t].related_alerts for t in topics if t in TOPICS)
+                    or bool(related_alerts(known_alerts, topics, concepts)))
+    tools: list[ToolName] = []
+    if reading.wants_alerts or alert_names or alert_backed or not log_subjects:
+        tools.append("query_metrics")
+    if log_subjects or not reading.wants_alerts:
+        tools.append("query_logs")
+    if topics or alert_names:
+        tools.append("lookup_knowledge")
+    return tools

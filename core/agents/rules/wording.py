@@ -87,24 +87,41 @@ def absence_sentence(service: str | None, topic: str | None, invocations: Sequen
 
 
 def _call_name(invocation: Invocation) -> str:
-    """``query_metrics(HighCPUUsage)``: the tool, and the alert it asked for, if any."""
+    """``query_metrics(HighCPUUsage, state=firing)``: the tool, the alert it asked for and the
+    state or level it was narrowed to, if any (an absence among firing alerts, or among lines
+    at WARN or above, says so)."""
     alert_name = invocation.arguments.get("alert_name")
-    return f"{invocation.tool_name}({alert_name})" if alert_name else invocation.tool_name
+    state = invocation.arguments.get("state")
+    level = invocation.arguments.get("level")
+    shown = ", ".join([*([str(alert_name)] if alert_name else []),
+                       *([f"state={state}"] if state else []),
+                       *([f"level={level}"] if level else [])])
+    return f"{invocation.tool_name}({shown})" if shown else invocation.tool_name
 
 
-def unknown_service_note(service: str, pack_name: str, language: Language) -> str:
-    """A gap: the service is nowhere in the pack (a typo, or not monitored)."""
+def unknown_subject_note(name: str, is_alert: bool, world_name: str, has: Sequence[str],
+                         language: Language) -> str:
+    """A gap: the service (or alert) is nowhere in the data; for a service, what the data has
+    instead (an alert's absence is searched and said by a claim; other alerts are not listed,
+    they are not what was asked)."""
+    shown = ", ".join(has[:12]) + (" …" if len(has) > 12 else "")
     if language == "zh":
-        return f"数据包 {pack_name} 中没有 {service} 的任何告警或日志（服务名可能有误，或尚未接入监控）。"
-    return (f"Pack {pack_name} has no alert or log of {service} at all (the name may be wrong, "
-            "or the service is not monitored).")
+        if is_alert:
+            return f"{world_name} 的数据中没有名为 {name} 的告警。"
+        where = f"数据中的服务：{shown}" if has else "数据中没有任何服务"
+        return f"{name} 不在 {world_name} 的数据中（{where}）。"
+    if is_alert:
+        return f"The data of {world_name} has no alert named {name}."
+    where = f"its services: {shown}" if has else "it has no services"
+    return f"{name} is not in the data of {world_name} ({where})."
 
 
-def check_service_action(service: str, language: Language) -> str:
-    """An evidence-gathering step for a service the pack does not know."""
+def check_name_action(name: str, is_alert: bool, language: Language) -> str:
+    """An evidence-gathering step for a name the data does not know."""
     if language == "zh":
-        return f"确认 {service} 的服务名是否正确，以及是否已接入监控与日志采集。"
-    return f"Check that {service} is the right name and that it is monitored and its logs collected."
+        what = "告警名" if is_alert else "服务名"
+        return f"确认 {name} 的{what}是否正确，以及是否已接入监控与日志采集。"
+    return f"Check that {name} is the right name and that it is monitored and its logs collected."
 
 
 def runbook_action(title: str, language: Language) -> str:

@@ -1,0 +1,373 @@
+"""Reading a question: what it names and which of its words are search terms.
+
+A question is read left to right in passes; each pass blanks out what it took, so a word is
+read once:
+
+1. markup is dropped (``<script>…</script>``, tags): it is never a subject;
+2. quoted phrases ("…", “…”, 「…」, 『…』, '…') are exact search terms;
+3. services: the world's own (any shape, case-insensitive), then service-shaped tokens the
+   world lacks (``billing-service``, ``kafka-broker 是否…``, "service X", "X 服务") -> unknown;
+4. alerts: the world's alert names as it spells them; other CamelCase names said to be alerts
+   (``TargetDown 告警``) -> alert names the data lacks (searched, and reported as unknown);
+5. exception and class names (``NoRouteToHostException``, ``java.net.ConnectException``,
+   ``QuorumCnxManager``) and identifiers (``blk_…``, ``appattempt_…``, ``req-…``, IPs,
+   host:port, paths, hex ids) -> exact search terms;
+6. the lexicon's topics, then the diagnosis concepts (``core.concepts``); mentions not joined by
+   a conjunction ("会话过期", "因为内存超限被杀掉") form a compound: asked together;
+7. level words: ``ERROR``/``WARN``/``FATAL``/... written as levels, "warning", 警告, 致命 -> a
+   minimum level;
+8. what is left: English content words (stemmed) and Chinese words of ``TRANSLATIONS`` ->
+   keywords, all of which a matching line must hold.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from core.charclasses import HAN
+from core.concepts import CONCEPTS, concept_mentions, translations_in
+from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
+
+_MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
+_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|‘([^’\n]+)’'
+                     r"|(?<![A-Za-z0-9])'([^'\n]+)'(?![A-Za-z0-9])")
+_ALERT_WORDS = re.compile(r"告警|报警|警报|alerts?\b|alarms?\b|firing|触发", re.IGNORECASE)
+# A hyphenated lower-case name (kafka-broker, cassandra-db): a service when the question treats it
+# as the subject (next to 是否/有没有/的/服务, or after for/in/on/of/from).
+_HYPHENATED = re.compile(r"(?<![a-z0-9_\-./])([a-z][a-z0-9]+(?:-[a-z][a-z0-9]+)+)(?![a-z0-9_\-])")
+_HYPHENATED_WORDS = frozenset({"non-heap", "read-only", "built-in", "e-mail", "time-out", "real-time",
+                               "multi-thread", "single-thread", "out-of-memory", "re-try", "follow-up",
+                               "set-up", "log-in", "sign-in", "up-to-date", "end-to-end", "on-call"})
+_SUBJECT_AFTER = re.compile(r"^\s*(?:是否|有没有|有无|有|的|服务|service\b|pod\b|logs?\b|日志|告警|alerts?\b|"
+                            r"上|里|中|在|当前|目前|最近|现在|是不是|会不会|出现|存在)")
+_SUBJECT_BEFORE = re.compile(r"(?:\b(?:for|in|on|of|from|about|service|does|did|is|has|have|at)|服务|查)\s*$")
+# "service X", "X service", "X 服务" with X a plain word: the question names a service.
+_SERVICE_WORD = re.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
+                           r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
+# A plain word as the grammatical subject: "Does nginx have …", "nginx 有没有 …".
+_SUBJECT_WORD = re.compile(
+    r"^\s*(?:does|did|is|has|have|was|can|could|will)\s+(?:the\s+)?([a-z][a-z0-9_]{2,})\s+"
+    r"(?:have|has|had|log|logs|logged|show|shows|showed|report|reports|reported|see|saw|throw|"
+    r"throws|threw|emit|emits|get|got|hit|run|fail|failing|failed|crash|crashing|crashed|restart|"
+    r"restarting|restarted|any|still|ever)\b"
+    r"|^\s*([a-z][a-z0-9_]{2,})\s*(?:是否|有没有|有无|的|有|出现|最近|当前|现在|是不是)")
+_NOT_SERVICE_WORDS = frozenset({"the", "this", "that", "which", "what", "each", "every", "any", "some",
+                                "your", "our", "my", "its", "web", "backend", "frontend", "down", "level",
+                                "name", "account", "mesh", "discovery", "unavailable", "error", "errors"})
+_CAMEL = re.compile(r"(?<![A-Za-z0-9_.$])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*|[A-Z]+(?![a-z]))+|[A-Z]{2,}[a-z][A-Za-z0-9]+)"
+                    r"(?![A-Za-z0-9_])")
+_DOTTED_CLASS = re.compile(r"(?<![A-Za-z0-9_.])((?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)(?![A-Za-z0-9_])")
+_EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
+_IDENTIFIER = re.compile(
+    r"(?<![A-Za-z0-9_\-./:])("
+    r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"                      # an IP (and port)
+    r"|0x[0-9a-fA-F]+"                                       # a hex id
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"  # a uuid
+    r"|(?:/[A-Za-z0-9_.\-]+)+/?"                              # a path
+    r"|[A-Za-z][A-Za-z0-9_\-]*?[_\-][A-Za-z0-9_\-]*\d[A-Za-z0-9_\-]*"  # blk_…, appattempt_…, req-…
+    r"|[A-Za-z][A-Za-z0-9_.\-]*:\d{2,5}"                      # host:port
+    r"|\d{3,}"                                               # a port, a code, a long number
+    r")(?![A-Za-z0-9_\-])")
+_LEVELS_UPPER = {"ERROR": "ERROR", "ERR": "ERROR", "WARN": "WARN", "WARNING": "WARN", "FATAL": "FATAL",
+                 "CRITICAL": "CRITICAL", "SEVERE": "SEVERE", "INFO": "INFO", "DEBUG": "DEBUG",
+                 "TRACE": "TRACE"}
+_LEVEL_WORDS_ANY_CASE = {"warning": "WARN", "warnings": "WARN", "warn": "WARN", "fatal": "FATAL",
+                         "severe": "SEVERE", "critical": "CRITICAL", "警告": "WARN", "致命": "FATAL",
+                         "严重错误": "ERROR"}
+_LEVEL_SUFFIX = re.compile(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|messages?\b|entries\b|日志|记录)",
+                           re.IGNORECASE)
+_CONJUNCTION = re.compile(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_CJK_RUN = re.compile(f"[{HAN}]+")
+
+# Question words that are not what a log line says: grammar, asking, time, the words for logs.
+STOPWORDS = frozenset("""
+a an the and or of for in on at to from by with without into onto over under about as than then
+is are was were be been being am do does did done doing has have had having will would shall
+should can could may might must there here this that these those it its it's they them their we
+our you your i me my he she his her who whom whose which what when where why how whether if
+only just also still yet ever even any some all every each no not none nor but so such very
+too much many more most less few own same other another confirm check verify show shows showed
+find found search query look looking see seen saw get got give list tell please kindly current
+currently now recent recently latest today yesterday lately ago past last time times day days
+hour hours minute minutes log logs logged logging entry entries line lines message messages
+record records recorded event events alert alerts alarm alarms service services happen happened
+happening occur occurred occurring anything something nothing everything kind kinds sort type
+types thing things related regarding report reported reports reporting mention mentioned
+appear appears appeared happen exist exists existed existing present presence seem seems
+does doesn't didn't isn't aren't wasn't weren't hasn't haven't don't level levels info debug
+real really actually please thanks thank need needs want wants know tell like firing fire
+fired fires trigger triggered triggering active raised raise open opened state status currently
+its lot lots way ways yes okay ok high higher highest low lower lowest too large big small
+many often frequent frequently usage rate count number amount value values percent itself
+themselves right situation health healthy fine good bad normal overall general generally
+whole entire full fully still around across within between since until after before during
+while because due cause caused causing reason why problem
+""".split())  # noqa: SIM905 -- a word list reads best as text
+_CHINESE_FILLER = re.compile("|".join(sorted(map(re.escape, (
+    "是否存在", "是否有", "是否", "存在", "有没有", "有无", "当前", "目前", "现在", "最近", "日志", "告警",
+    "相关", "有关", "查询", "查看", "查找", "搜索", "确认", "只确认", "只排查", "只看", "请", "排查",
+    "一下", "的", "了", "吗", "呢", "和", "或", "与", "及", "以及", "情况", "记录", "信息", "出现",
+    "发生", "哪些", "什么", "为什么", "怎么", "如何", "应该", "可以", "需要", "哪个", "所有", "全部",
+    "这一件事", "这件事", "一件事", "不要", "分析", "服务", "级别", "在", "有", "没有", "被", "因为",
+    "由于", "是", "个", "条", "次", "过", "还", "中", "里", "上", "下", "吧", "啊", "么", "就", "都",
+    "仍", "仍然", "还在", "正在", "已经", "掉", "到", "把", "让", "给", "从", "对", "将", "会")),
+    key=len, reverse=True)))
+
+
+@dataclass
+class QuestionReading:
+    """What a question names and searches for (see the module doc)."""
+
+    text: str
+    services: list[str] = field(default_factory=list)
+    unknown_services: list[str] = field(default_factory=list)
+    alert_names: list[str] = field(default_factory=list)
+    unknown_alerts: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    concepts: list[str] = field(default_factory=list)
+    compounds: list[list[str]] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    keywords: list[list[str]] = field(default_factory=list)
+    level: str | None = None
+    wants_alerts: bool = False
+
+    @property
+    def searchable(self) -> bool:
+        """Whether anything in the question can be searched (keywords alone are not enough:
+        "qwerty zxcv" is not a question about the data)."""
+        subjects = bool(self.services or self.alert_names or self.topics or self.concepts
+                        or self.terms or self.level)
+        return subjects or (self.wants_alerts and not self.unknown_services)
+
+
+def strip_markup(question: str) -> str:
+    """The question without HTML/XML markup (scripts and styles with their content)."""
+    return _MARKUP_TAG.sub(" ", _MARKUP_BLOCK.sub(" ", question))
+
+
+class _Text:
+    """The question in NFKC form, with what earlier passes took blanked out."""
+
+    def __init__(self, question: str) -> None:
+        self.original = unicodedata.normalize("NFKC", question)
+        self.chars = list(self.original)
+
+    @property
+    def current(self) -> str:
+        return "".join(self.chars)
+
+    @property
+    def lowered(self) -> str:
+        return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in self.chars)
+
+    def take(self, start: int, end: int) -> None:
+        self.chars[start:end] = " " * (end - start)
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(value for value in values if value))
+
+
+def _whole(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9_\-]){re.escape(normalize(name))}(?![a-z0-9_])")
+
+
+def _quoted(text: _Text) -> list[str]:
+    terms: list[str] = []
+    for match in _QUOTED.finditer(text.current):
+        inner = next(group for group in match.groups() if group is not None)
+        phrase = " ".join(inner.split())
+        if phrase:
+            terms.append(phrase)
+        text.take(match.start(), match.end())
+    return terms
+
+
+def _known_names(text: _Text, names: Sequence[str]) -> list[str]:
+    """Names of ``names`` in the text (whole, case-insensitive), as spelled in ``names``."""
+    spans: list[tuple[int, int, str]] = []
+    lowered = text.lowered
+    for name in names:
+        if name.strip():
+            spans += [(m.start(), m.end(), name) for m in _whole(name).finditer(lowered)]
+    found: list[str] = []
+    for start, end, name in sorted(spans, key=lambda s: (s[0], -(s[1] - s[0]))):
+        if text.current[start:end].strip():
+            found.append(name)
+            text.take(start, end)
+    return _unique(found)
+
+
+def _unknown_services(text: _Text, known_alerts: Sequence[str], named_known: bool) -> list[str]:
+    found: list[str] = []
+    lowered = text.lowered
+    for match in SERVICE_PATTERN.finditer(lowered):
+        found.append(match.group(1))
+        text.take(match.start(), match.end())
+    lowered = text.lowered
+    for match in _HYPHENATED.finditer(lowered):
+        before, after = lowered[:match.start()], lowered[match.end():]
+        if match.group(1) in _HYPHENATED_WORDS:
+            continue
+        if _SUBJECT_AFTER.match(after) or _SUBJECT_BEFORE.search(before):
+            found.append(match.group(1))
+            text.take(match.start(), match.end())
+    lowered = text.lowered
+    alerts = {name.casefold() for name in known_alerts}
+    subject = None if named_known else _SUBJECT_WORD.search(lowered)
+    if subject is not None:
+        name = next(group for group in subject.groups() if group)
+        start = subject.start() + subject.group(0).index(name)
+        original = text.current[start:start + len(name)]
+        if (name not in STOPWORDS and name not in _NOT_SERVICE_WORDS and name not in alerts
+                and not topics_in(name) and not concept_mentions(name)
+                and name.upper() not in _LEVELS_UPPER and not any(c.isupper() for c in original[1:])):
+            found.append(name)
+            text.take(start, start + len(name))
+            lowered = text.lowered
+    for match in _SERVICE_WORD.finditer(lowered):
+        name = next(group for group in match.groups() if group)
+        if name not in _NOT_SERVICE_WORDS and name not in alerts and name not in CONCEPTS \
+                and name not in STOPWORDS:
+            found.append(name)
+            start = match.start() + match.group(0).index(name)
+            text.take(start, start + len(name))
+    return _unique(found)
+
+
+def _camel_names(text: _Text, wants_alerts: bool) -> tuple[list[str], list[str]]:
+    """(alert names the data lacks, class/exception names to search) among CamelCase tokens."""
+    alerts: list[str] = []
+    terms: list[str] = []
+    for match in _DOTTED_CLASS.finditer(text.current):
+        terms.append(match.group(1))
+        text.take(match.start(), match.end())
+    for match in _CAMEL.finditer(text.current):
+        name = match.group(1)
+        if topics_in(name):
+            continue  # a lexicon word (HikariCP, OutOfMemoryError): its topic is searched
+        if _EXCEPTION_NAME.search(name) or not wants_alerts:
+            terms.append(name)
+        else:
+            alerts.append(name)
+        text.take(match.start(), match.end())
+    return _unique(alerts), _unique(terms)
+
+
+def _identifiers(text: _Text) -> list[str]:
+    found: list[str] = []
+    for match in _IDENTIFIER.finditer(text.current):
+        token = match.group(1).rstrip(".:/-")
+        if len(token) >= 3 and not token.isalpha():
+            found.append(token)
+            text.take(match.start(), match.end())
+    return _unique(found)
+
+
+def _conjoined(text: str, first_end: int, second_start: int) -> bool:
+    """Whether two mentions are joined by a conjunction (asked as separate subjects)."""
+    return _CONJUNCTION.search(text, first_end, max(first_end, second_start)) is not None
+
+
+def _subjects(text: _Text) -> tuple[list[str], list[str], list[list[str]]]:
+    """(lexicon topics, concepts, compounds) -- mentions in order; adjacent ones without a
+    conjunction between them form a compound (qualifiers only qualify, they join none)."""
+    lowered = text.lowered
+    mentions: list[tuple[int, int, str, bool]] = []  # start, end, name, is_topic
+    for mention in topic_mentions(lowered):
+        mentions.append((mention.start, mention.end, mention.topic, True))
+        text.take(mention.start, mention.end)
+    lowered = text.lowered
+    for concept_mention in concept_mentions(lowered):
+        mentions.append((concept_mention.start, concept_mention.end, concept_mention.concept, False))
+        text.take(concept_mention.start, concept_mention.end)
+    mentions.sort()
+    topics = _unique(name for _, _, name, is_topic in mentions if is_topic)
+    concepts = _unique(name for _, _, name, is_topic in mentions if not is_topic)
+    subjects = [m for m in mentions if m[3] or not CONCEPTS[m[2]].qualifier]
+    compounds: list[list[str]] = []
+    group: list[tuple[int, int, str, bool]] = []
+    for subject in subjects:
+        if group and not _conjoined(lowered, group[-1][1], subject[0]):
+            group.append(subject)
+            continue
+        if len(group) > 1:
+            compounds.append(_unique(name for _, _, name, _ in group))
+        group = [subject]
+    if len(group) > 1:
+        compounds.append(_unique(name for _, _, name, _ in group))
+    # Two lexicon topics side by side stay two subjects (the demo world's questions ask them one
+    # by one); a compound needs a concept.
+    return topics, concepts, [c for c in compounds if len(c) > 1 and any(m in CONCEPTS for m in c)]
+
+
+def _level(text: _Text) -> str | None:
+    """The minimum level the question asks for, if it writes one as a level."""
+    found: list[str] = []
+    for match in _ASCII_WORD.finditer(text.current):
+        word = match.group()
+        after = text.current[match.end():]
+        if word in _LEVELS_UPPER and (word.isupper() or _LEVEL_SUFFIX.match(after)):
+            found.append(_LEVELS_UPPER[word])
+            text.take(match.start(), match.end())
+        elif word.upper() in _LEVELS_UPPER and _LEVEL_SUFFIX.match(after):
+            found.append(_LEVELS_UPPER[word.upper()])
+            text.take(match.start(), match.end())
+    lowered = text.lowered
+    for word, level in _LEVEL_WORDS_ANY_CASE.items():
+        for match in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
+            found.append(level)
+            text.take(match.start(), match.end())
+    return found[0] if found else None
+
+
+def stem(word: str) -> str:
+    """A crude English stem, searched as a substring: "finished" -> "finish", "tasks" -> "task",
+    "terminating" -> "terminat". Short words stay whole."""
+    lowered = word.lower()
+    for suffix in ("ing", "ed", "es", "s"):
+        if lowered.endswith(suffix) and len(lowered) - len(suffix) >= 4:
+            return lowered[: -len(suffix)]
+    return lowered
+
+
+def _keywords(text: _Text) -> list[list[str]]:
+    keywords: list[list[str]] = []
+    for match in _ASCII_WORD.finditer(text.current):
+        word = match.group()
+        lowered = word.lower()
+        if lowered in STOPWORDS or (len(word) < 3 and not word.isupper()) or len(word) < 2:
+            continue
+        keywords.append([stem(word)])
+    for run in _CJK_RUN.findall(text.current):
+        for piece in _CHINESE_FILLER.split(run):
+            keywords += [list(stems) for _, stems in translations_in(piece)]
+    unique: dict[tuple[str, ...], None] = {}
+    for keyword in keywords:
+        unique.setdefault(tuple(keyword), None)
+    return [list(keyword) for keyword in unique]
+
+
+def read_question(question: str, *, services: Sequence[str] = (),
+                  alert_names: Sequence[str] = ()) -> QuestionReading:
+    """Read ``question`` against the world's services and alert names (see the module doc)."""
+    text = _Text(strip_markup(question))
+    reading = QuestionReading(text=" ".join(text.original.split()))
+    reading.wants_alerts = _ALERT_WORDS.search(text.original) is not None
+    reading.terms = _quoted(text)
+    reading.services = _known_names(text, sorted(services, key=len, reverse=True))
+    reading.alert_names = _known_names(text, sorted(alert_names, key=len, reverse=True))
+    reading.unknown_services = [s for s in _unknown_services(text, alert_names, bool(reading.services))
+                                if s.casefold() not in {k.casefold() for k in services}]
+    unknown_alerts, class_names = _camel_names(text, reading.wants_alerts)
+    reading.unknown_alerts = unknown_alerts
+    reading.level = _level(text)
+    reading.topics, reading.concepts, reading.compounds = _subjects(text)
+    reading.terms = _unique([*reading.terms, *class_names, *_identifiers(text)])
+    reading.keywords = _keywords(text)
+    return reading

@@ -1,0 +1,258 @@
+"""Which ``query_logs`` calls a plan needs: the question's own words as search terms.
+
+One ``LogSearch`` per thing the question asks the logs about, in priority order:
+
+- each exact term (a quoted phrase, an exception or class name, an id, a host, a path):
+  ``terms=[term]``; when the question has exact terms, they and its lexicon topics are what
+  it asks about;
+- otherwise the keywords, all of them in one line (``query`` words are matched as word parts:
+  ``finish`` is in "Finished"), with a qualifier's stem ("fail to renew the lease" -> fail,
+  renew, lease); a Chinese keyword with several English stems is tried with each in turn;
+- each compound ("会话过期", "因为内存超限被杀掉"): a lexicon topic as the ``topic`` filter and the
+  concepts' log phrases as ``terms`` (``match="any"``); two concepts: the phrases of one that
+  name the other ("session expired"), else both, with the line required to hold one of each;
+- each lexicon topic (the demo world's door: ``topic=...``) and each concept on its own
+  (``terms`` = its log phrases, ``match="any"``);
+- a qualifier asked on its own ("any errors?", "有什么异常"): its level (ERROR) or its stems and
+  phrases;
+- a level on its own ("ERROR logs"): ``level``;
+- nothing but a service (or a broad qualifier, "有什么问题"): ``service_search``, its lines at
+  WARN or above, read like the demo world's broad questions (one subject per topic) and, when no
+  line has a topic, quoted as they are.
+
+Every search carries the question's minimum level (``level``) and its exclusions (``exclude``:
+excluded phrases, levels and the phrases of excluded concepts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any, Literal
+
+from core.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
+from core.contracts import Plan
+from core.lexicon import TOPICS
+
+SearchKind = Literal["term", "keywords", "compound", "topic", "concept", "qualifier", "level",
+                     "service"]
+MAX_TERMS = 20  # QueryLogsArgs.terms and .exclude hold at most 20 phrases
+MAX_EXACT_TERMS = 3
+MAX_KEYWORD_TRIES = 4
+SEARCH_LIMIT = 50  # lines a search shows; claims quote the most common shapes among them
+
+
+@dataclass(frozen=True)
+class LogSearch:
+    """One search of the logs a question needs (without the service, added per service).
+
+    ``attempts`` are the arguments of each call, tried in order until one finds lines (a
+    Chinese keyword's other stems); ``focus`` are phrase sets a shown line must each hold one
+    of (a compound of two concepts searched with ``match="any"``); ``topics`` and ``concepts``
+    say what the search is about, ``label`` how to say it.
+    """
+
+    kind: SearchKind
+    attempts: tuple[dict[str, Any], ...]
+    label_zh: str
+    label_en: str
+    topics: tuple[str, ...] = ()
+    concepts: tuple[str, ...] = ()
+    focus: tuple[tuple[str, ...], ...] = ()
+    keywords: tuple[str, ...] = field(default=())
+
+    def label(self, language: str) -> str:
+        """What was searched, as a person says it."""
+        return self.label_zh if language == "zh" else self.label_en
+
+
+def _common(plan: Plan) -> dict[str, Any]:
+    """Arguments every search of the plan carries: its minimum level and its exclusions."""
+    exclude = [*plan.exclusions.terms, *plan.exclusions.levels,
+               *concept_terms(plan.exclusions.concepts)]
+    common: dict[str, Any] = {}
+    if plan.level:
+        common["level"] = plan.level
+    if exclude:
+        common["exclude"] = list(dict.fromkeys(exclude))[:MAX_TERMS]
+    return common
+
+
+def _args(common: dict[str, Any], **arguments: Any) -> dict[str, Any]:
+    merged = {**arguments, **common}
+    if arguments.get("level"):
+        merged["level"] = _stricter(arguments["level"], common.get("level"))
+    return {key: value for key, value in merged.items() if value not in (None, [], "")}
+
+
+_RANK = {"TRACE": 0, "DEBUG": 1, "INFO": 2, "WARN": 3, "ERROR": 4, "SEVERE": 4, "FATAL": 5,
+         "CRITICAL": 5}
+
+
+def _stricter(first: str, second: str | None) -> str:
+    if second is None:
+        return first
+    return first if _RANK.get(first.upper(), 0) >= _RANK.get(second.upper(), 0) else second
+
+
+def _quoted(term: str) -> str:
+    return f"「{term}」"
+
+
+def _qualifiers(plan: Plan) -> list[str]:
+    return [c for c in plan.concepts if c in CONCEPTS and CONCEPTS[c].qualifier]
+
+
+def _topical(plan: Plan) -> list[str]:
+    return [c for c in plan.concepts if c in CONCEPTS and not CONCEPTS[c].qualifier]
+
+
+def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
+    return [LogSearch("term", (_args(common, terms=[term], limit=SEARCH_LIMIT),),
+                      f"与{_quoted(term)}匹配的", f'matching "{term}"')
+            for term in plan.terms[:MAX_EXACT_TERMS]]
+
+
+def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
+    """The keywords all in one line, with each qualifier's stem ("errors contacting the RM":
+    ``contact rm error``; a line's level is part of its search text, so ``error`` holds for an
+    ERROR line and for "parity error corrected" at INFO alike); a qualifier with no stem adds
+    its level instead."""
+    qualifiers = _qualifiers(plan)
+    stems = concept_stems(qualifiers)
+    level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems
+                  and not CONCEPTS[q].broad), None)
+    choices = [keyword[:MAX_KEYWORD_TRIES] for keyword in plan.keywords if keyword]
+    attempts = []
+    for combination in list(product(*choices))[:MAX_KEYWORD_TRIES]:
+        words = list(dict.fromkeys([*combination, *stems]))
+        attempts.append(_args(common, query=" ".join(words), match="all", level=level,
+                              limit=SEARCH_LIMIT))
+    shown = " ".join(dict.fromkeys([keyword[0] for keyword in choices] + stems))
+    return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的", f'with "{shown}"',
+                     concepts=tuple(qualifiers), keywords=tuple(k[0] for k in choices))
+
+
+def _concept_phrases(name: str) -> tuple[str, ...]:
+    concept = CONCEPTS[name]
+    return (*concept.terms, *concept.stems)
+
+
+def _names(member: str) -> list[str]:
+    """Words naming a compound member: a concept's asks, a topic's synonyms."""
+    if member in CONCEPTS:
+        return [word for word in CONCEPTS[member].asks if word.isascii()]
+    return list(TOPICS[member].synonyms) if member in TOPICS else []
+
+
+def _compound_search(group: list[str], common: dict[str, Any], language_labels: tuple[str, str]
+                     ) -> LogSearch:
+    topics = [m for m in group if m in TOPICS]
+    concepts = [m for m in group if m in CONCEPTS]
+    label_zh, label_en = language_labels
+    if topics:
+        # The topic filter already narrows the lines: a concept's plain words are enough here
+        # ("Redis timeout" is a timeout line among Redis lines).
+        terms = ([*concept_terms(concepts), *[w for c in concepts for w in _names(c)]] if concepts
+                 else list(TOPICS[topics[1]].synonyms) if len(topics) > 1 else [])
+        terms = list(dict.fromkeys(terms))
+        arguments = _args(common, topic=topics[0], terms=terms[:MAX_TERMS],
+                          match="any", limit=SEARCH_LIMIT)
+        return LogSearch("compound", (arguments,), label_zh, label_en, topics=tuple(topics[:1]),
+                         concepts=tuple(concepts), focus=(tuple(terms),) if terms else ())
+    first, second = concepts[0], concepts[1]
+    joint = [term for term in CONCEPTS[first].terms
+             if any(holds_term(term, word) for word in _names(second) + list(CONCEPTS[second].terms))]
+    joint += [term for term in CONCEPTS[second].terms
+              if any(holds_term(term, word) for word in _names(first) + list(CONCEPTS[first].terms))]
+    joint = list(dict.fromkeys(joint))
+    if joint:
+        arguments = _args(common, terms=joint[:MAX_TERMS], match="any", limit=SEARCH_LIMIT)
+        return LogSearch("compound", (arguments,), label_zh, label_en, concepts=(first, second))
+    union = list(dict.fromkeys([*CONCEPTS[first].terms, *CONCEPTS[second].terms]))
+    arguments = _args(common, terms=union[:MAX_TERMS], match="any", limit=200)
+    return LogSearch("compound", (arguments,), label_zh, label_en, concepts=(first, second),
+                     focus=(_concept_phrases(first), _concept_phrases(second)))
+
+
+def _compound_labels(group: list[str]) -> tuple[str, str]:
+    def label(member: str, language: str) -> str:
+        if member in TOPICS:
+            topic = TOPICS[member]
+            return topic.label_zh if language == "zh" else topic.label_en
+        return concept_label(member, language)
+    return ("、".join(label(m, "zh") for m in group) + "相关的",
+            "about " + " and ".join(label(m, "en") for m in group))
+
+
+def _concept_search(name: str, common: dict[str, Any]) -> LogSearch:
+    concept = CONCEPTS[name]
+    arguments = _args(common, terms=list(concept.terms[:MAX_TERMS]),
+                      query=" ".join(concept.stems) or None, match="any", limit=SEARCH_LIMIT)
+    return LogSearch("concept", (arguments,), f"{concept.label_zh}相关的",
+                     f"about {concept.label_en}", concepts=(name,))
+
+
+def _qualifier_searches(names: list[str], common: dict[str, Any]) -> list[LogSearch]:
+    """A qualifier asked on its own: lines at its level ("any errors?"), or lines holding its
+    words ("any exceptions?"). A broad one ("有什么问题") is the service's broad search."""
+    searches: list[LogSearch] = []
+    for name in names:
+        concept = CONCEPTS[name]
+        if concept.broad:
+            continue
+        if concept.level:
+            searches.append(_level_search(concept.level, common, (name,)))
+        elif concept.terms or concept.stems:
+            arguments = _args(common, terms=list(concept.terms), query=" ".join(concept.stems) or None,
+                              match="any", limit=SEARCH_LIMIT)
+            searches.append(LogSearch("qualifier", (arguments,), f"{concept.label_zh}相关的",
+                                      f"about {concept.label_en}", concepts=(name,)))
+    return searches
+
+
+def _level_search(level: str, common: dict[str, Any], concepts: tuple[str, ...] = ()) -> LogSearch:
+    arguments = _args(common, level=level, limit=SEARCH_LIMIT)
+    shown = arguments["level"]
+    return LogSearch("level", (arguments,), f"{shown} 级别及以上的", f"at level {shown} or above",
+                     concepts=concepts)
+
+
+def log_searches(plan: Plan) -> list[LogSearch]:
+    """The searches the plan's question needs, in priority order (see the module doc)."""
+    common = _common(plan)
+    searches: list[LogSearch] = _exact_searches(plan, common)
+    if plan.terms:
+        # Exact terms are what the question asks about; its lexicon topics are still looked at
+        # (the demo world's door), its concepts and other words are not searched on their own.
+        return searches + [LogSearch("topic", (_args(common, topic=topic),), "", "", topics=(topic,))
+                           for topic in plan.topics]
+    if plan.keywords and not (plan.topics or _topical(plan)):
+        # Keywords are the subject only when no topic or concept is: next to one they are
+        # mostly its modifiers ("containers killed for exceeding memory").
+        searches.append(_keyword_search(plan, common))
+    in_compounds = {member for group in plan.compounds for member in group}
+    for group in plan.compounds:
+        if len(group) > 1:
+            searches.append(_compound_search(group, common, _compound_labels(group)))
+    for topic in plan.topics:
+        if topic not in in_compounds:
+            searches.append(LogSearch("topic", (_args(common, topic=topic),), "", "",
+                                      topics=(topic,)))
+    for name in _topical(plan):
+        if name not in in_compounds:
+            searches.append(_concept_search(name, common))
+    if not searches:
+        qualifiers = _qualifiers(plan)
+        if qualifiers and not plan.level:
+            searches += _qualifier_searches(qualifiers, common)
+        elif plan.level:
+            searches.append(_level_search(plan.level, common, tuple(qualifiers)))
+    return searches
+
+
+def service_search(plan: Plan) -> LogSearch:
+    """What a question naming nothing but a service ("payment-service 现在有什么问题？") reads of
+    its logs: its lines at WARN or above (the plan's level, if stricter)."""
+    search = _level_search(plan.level or "WARN", _common(plan))
+    return LogSearch("service", search.attempts, search.label_zh, search.label_en)

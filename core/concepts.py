@@ -1,0 +1,298 @@
+"""Diagnosis concepts beyond the lexicon's topics, and the Chinese words real logs say in English.
+
+The lexicon (``core.lexicon``) names the demo world's topics (CPU, HikariCP, Redis ...). Logs
+nobody here wrote talk about connections, timeouts, sessions, crashes, permissions ... in their
+own (mostly English) words. Each ``Concept`` below is one small bilingual synonym set:
+
+- ``asks``: how a question names it, in Chinese and English (an English word also matches its
+  inflections: ``connect`` matches "connections", "connecting");
+- ``terms``: phrases log lines use for it, searched as whole words (``query_logs`` ``terms``,
+  ``match="any"``) -- the words of trouble, not every mention ("connection refused", not
+  "connection");
+- ``stems``: word parts searched as substrings (``exception`` is in ``java.io.IOException``);
+- ``qualifier``: the concept says *that* something is wrong, not *what* (error, exception,
+  failure, problem). Asked with another subject it only qualifies it ("连接异常" is the
+  connection concept); asked on its own it is searched by ``level`` (a minimum) and its terms;
+  a ``broad`` one ("what problems does X have?") asks about the service as a whole: its alerts
+  and its lines at ``level`` or above.
+
+``TRANSLATIONS`` maps Chinese question words to the English word stems logs use ("任务" ->
+``task``), for questions whose subject is not a concept ("spark-executor 是否有任务完成").
+
+Everything here is vocabulary, not answers: it says which words to search, never what is true.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.lexicon import normalize
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One diagnosis concept: how questions name it, how logs say it (see the module doc)."""
+
+    name: str
+    label_zh: str
+    label_en: str
+    asks: tuple[str, ...]
+    terms: tuple[str, ...] = ()
+    stems: tuple[str, ...] = ()
+    qualifier: bool = False
+    level: str | None = None
+    broad: bool = False
+
+
+_CONCEPT_TABLE: tuple[Concept, ...] = (
+    # ------------------------------------------------------------ qualifiers
+    Concept("error", "错误", "errors",
+            ("error", "errors", "errored", "错误", "报错", "出错"),
+            stems=("error",), qualifier=True, level="ERROR"),
+    Concept("exception", "异常", "exceptions",
+            ("exception", "exceptions", "throw", "thrown", "throws", "threw", "stack trace",
+             "stacktrace", "traceback",
+             "异常", "堆栈", "抛出"),
+            terms=("traceback", "stack trace", "stacktrace", "throwable"), stems=("exception",),
+            qualifier=True),
+    Concept("failure", "失败", "failures",
+            ("fail", "fails", "failed", "failing", "failure", "failures", "unsuccessful", "失败",
+             "不成功"),
+            terms=("unable to", "could not", "couldn't", "cannot", "unsuccessful"), stems=("fail",),
+            qualifier=True),
+    Concept("problem", "问题", "problems",
+            ("problem", "problems", "issue", "issues", "trouble", "wrong", "abnormal", "anomaly",
+             "anomalies", "unhealthy", "问题", "故障", "不正常", "异动", "毛病"),
+            qualifier=True, level="WARN", broad=True),
+    # ------------------------------------------------------------ what is wrong
+    Concept("connection", "连接异常", "connection problems",
+            ("connection", "connections", "connect", "connecting", "connectivity", "disconnect",
+             "disconnected", "reconnect", "连接", "连不上", "断连", "断开", "掉线", "连接断开", "建连"),
+            terms=("connection refused", "connection reset", "connection broken", "connection closed",
+                   "connection lost", "lost connection", "connection timed out", "connection error",
+                   "connection failed", "failed to connect", "could not connect", "unable to connect",
+                   "cannot connect", "retrying connect", "connectexception", "disconnected",
+                   "broken pipe", "no route to host", "cannot open channel", "connection aborted")),
+    Concept("network", "网络异常", "network problems",
+            ("network", "networking", "unreachable", "reachable", "reach", "reachability", "dns",
+             "route", "routing", "packet loss",
+             "网络", "不可达", "丢包", "路由", "域名解析"),
+            terms=("no route to host", "noroutetohostexception", "network is unreachable",
+                   "host is unreachable", "unreachable", "unknownhostexception", "unknown host",
+                   "unresolved address", "name resolution", "sockettimeoutexception",
+                   "socket timeout", "connection reset", "broken pipe", "packet loss",
+                   "network error")),
+    Concept("timeout", "超时", "timeouts",
+            ("timeout", "timeouts", "time out", "timed out", "超时"),
+            terms=("timed out", "time out", "timeout of", "timeoutexception", "sockettimeoutexception",
+                   "deadline exceeded", "read timeout", "connect timeout", "request timeout",
+                   "timeout exceeded", "timeout expired", "timeout exception")),
+    Concept("session", "会话异常", "session problems",
+            ("session", "sessions", "会话"),
+            terms=("session expired", "expiring session", "session expiration", "expired session",
+                   "session timeout", "session timed out", "sessionexpiredexception",
+                   "close of session", "closing session", "session closed", "session termination",
+                   "invalid session", "session lost", "session moved")),
+    Concept("expired", "过期", "expiry",
+            ("expire", "expired", "expires", "expiring", "expiry", "expiration", "过期", "失效",
+             "到期"),
+            terms=("expired", "expiring", "expire", "expires", "expiration", "expiry")),
+    Concept("crash", "崩溃", "crashes",
+            ("crash", "crashed", "crashes", "crashing", "panic", "segfault", "core dump", "崩溃",
+             "宕机", "挂了", "挂掉", "闪退"),
+            terms=("crash", "crashed", "crashing", "crashloopbackoff", "segfault",
+                   "segmentation fault", "core dumped", "core dump", "coredump", "core file",
+                   "generating core", "panic", "fatal error", "aborted", "exited unexpectedly",
+                   "unexpected exception causing shutdown")),
+    Concept("killed", "被杀", "killed processes",
+            ("kill", "killed", "killing", "sigkill", "被杀", "杀掉", "杀死", "被kill"),
+            terms=("killed", "killing", "kill", "sigkill", "sigterm", "killed process",
+                   "terminated by signal", "oom-kill", "oomkilled")),
+    Concept("login", "登录认证失败", "failed logins",
+            ("login", "logins", "log in", "logon", "sign in", "authentication", "authenticate",
+             "auth", "password", "credentials", "登录", "登陆", "认证", "鉴权", "密码"),
+            terms=("failed password", "authentication failure", "authentication failed",
+                   "invalid user", "login failed", "failed login", "login incorrect",
+                   "invalid password", "bad password", "auth failed", "invalid credentials",
+                   "access denied", "permission denied", "unauthorized", "status: 401")),
+    Concept("denied", "权限拒绝", "permission denied",
+            ("denied", "permission", "permissions", "forbidden", "unauthorized", "unauthorised",
+             "authorization", "access denied", "权限", "无权限", "拒绝访问", "授权"),
+            terms=("permission denied", "access denied", "denied", "forbidden", "unauthorized",
+                   "not authorized", "authentication failed", "auth failed",
+                   "accesscontrolexception", "securityexception", "status: 401", "status: 403",
+                   "invalid credentials", "invalid token")),
+    Concept("refused", "拒绝", "refusals",
+            ("refuse", "refused", "reject", "rejected", "拒绝", "被拒"),
+            terms=("refused", "refusing", "rejected", "rejecting", "reject")),
+    Concept("retry", "重试", "retries",
+            ("retry", "retries", "retrying", "retried", "重试"),
+            terms=("retry", "retrying", "retries", "retried", "will retry")),
+    Concept("shutdown", "停止", "shutdowns",
+            ("shutdown", "shut down", "shutting down", "stop", "stopped", "stopping", "exit",
+             "exited", "exiting", "terminate", "terminated", "terminating", "close", "closed",
+             "closing", "关闭", "停止", "退出", "终止", "停机"),
+            terms=("shutdown", "shutting down", "shut down", "stopped", "stopping", "exited",
+                   "exiting", "terminated", "terminating", "exit code", "goodbye")),
+    Concept("down", "宕机或下线", "unavailability",
+            ("down", "offline", "unavailable", "not available", "unreachable target", "不可用", "离线",
+             "下线", "挂"),
+            terms=("is down", "went down", "unavailable", "not running", "offline", "not available",
+                   "no longer available", "is not reachable")),
+    Concept("leader", "选主", "leader election",
+            ("leader", "election", "elect", "quorum", "选举", "选主", "领导者", "主节点", "脑裂"),
+            terms=("leader election", "election", "new leader", "no leader", "leader lost",
+                   "looking", "quorum", "leaderless", "not leader")),
+    Concept("heartbeat", "心跳", "heartbeats",
+            ("heartbeat", "heartbeats", "心跳"),
+            terms=("heartbeat", "heartbeats", "missed heartbeat", "heartbeat timeout",
+                   "lost heartbeat", "heartbeat failed")),
+    Concept("corrupt", "数据损坏", "corruption",
+            ("corrupt", "corrupted", "corruption", "checksum", "损坏", "校验"),
+            terms=("corrupt", "corrupted", "corruption", "checksum", "checksumexception",
+                   "bad block", "bad datanode", "missing block")),
+    Concept("quota", "配额限制", "limits and quotas",
+            ("quota", "quotas", "limit", "limits", "throttle", "throttled", "rate limit", "配额",
+             "限流", "上限"),
+            terms=("quota", "quota exceeded", "throttled", "throttling", "rate limit",
+                   "limit exceeded", "too many requests", "status: 429")),
+    Concept("certificate", "证书", "certificates",
+            ("certificate", "certificates", "cert", "tls", "ssl", "x509", "证书"),
+            terms=("certificate", "ssl", "tls", "x509", "handshake", "sslexception")),
+    Concept("deadlock", "死锁", "deadlocks",
+            ("deadlock", "deadlocks", "死锁"),
+            terms=("deadlock", "deadlocked", "deadlock detected")),
+)
+
+CONCEPTS: dict[str, Concept] = {concept.name: concept for concept in _CONCEPT_TABLE}
+
+# Chinese question words -> the English stems logs use for them (alternatives, most common
+# first). Only for words that are not a topic or a concept: those are searched as such.
+TRANSLATIONS: dict[str, tuple[str, ...]] = {
+    "任务": ("task",), "作业": ("job",), "完成": ("finish", "complet", "succe"),
+    "成功": ("success", "succe"), "实例": ("instance",), "虚拟机": ("vm", "instance"),
+    "启动": ("start",), "删除": ("delet", "remov"), "创建": ("creat",), "块": ("block",),
+    "数据块": ("block",), "副本": ("replica",), "节点": ("node",), "容器": ("container",),
+    "租约": ("lease",), "续约": ("renew",), "续租": ("renew",), "请求": ("request",),
+    "响应": ("respons",), "镜像": ("image",), "调度": ("schedul",), "分配": ("allocat", "assign"),
+    "写入": ("writ",), "读取": ("read",), "同步": ("sync",), "注册": ("regist",),
+    "令牌": ("token",), "客户端": ("client",), "服务器": ("server",), "端口": ("port",),
+    "地址": ("address",), "文件": ("file",), "目录": ("director",), "进程": ("process",),
+    "广播": ("broadcast",), "分区": ("partition",), "阶段": ("stage",), "执行器": ("executor",),
+    "驱动": ("driver",), "应用": ("application",), "尝试": ("attempt",), "提交": ("commit", "submit"),
+    "迁移": ("migrat",), "快照": ("snapshot",), "检查点": ("checkpoint",), "通知": ("notification",),
+    "事件": ("event",), "电源": ("power",), "接收": ("receiv",), "发送": ("send", "sent"),
+    "变量": ("variable",), "缓冲": ("buffer",), "清理": ("clean",), "资源": ("resource",),
+    "心跳": ("heartbeat",), "用户": ("user",), "锁": ("lock",), "证书": ("certificate",),
+}
+
+_ASCII_WORD_START = re.compile(r"[a-z0-9]")
+_INFLECTION = r"(?:s|es|ed|d|ing)?"
+
+
+def _ask_pattern(word: str) -> str:
+    """A question word: ASCII words whole (with inflections), Chinese as a substring."""
+    normalized = " ".join(normalize(word).split())
+    body = r"[\s_\-]+".join(re.escape(part) for part in normalized.split())
+    if _ASCII_WORD_START.match(normalized):
+        return rf"(?<![a-z0-9]){body}{_INFLECTION}(?![a-z0-9])"
+    return body
+
+
+@lru_cache(maxsize=1)
+def _asks_index() -> tuple[re.Pattern[str], dict[str, str]]:
+    """One regex of every ask (longest first, so "连接断开" wins over "连接") and its owner."""
+    owner: dict[str, str] = {}
+    for concept in _CONCEPT_TABLE:
+        for word in concept.asks:
+            key = " ".join(normalize(word).split())
+            if owner.setdefault(key, concept.name) != concept.name:
+                raise ValueError(f"ask {word!r} belongs to {owner[key]} and {concept.name}")
+    ordered = sorted(owner, key=len, reverse=True)
+    pattern = re.compile("|".join(f"(?P<a{i}>{_ask_pattern(word)})" for i, word in enumerate(ordered)))
+    return pattern, {f"a{i}": owner[word] for i, word in enumerate(ordered)}
+
+
+@dataclass(frozen=True)
+class ConceptMention:
+    """One concept named in normalised text: ``text[start:end]``."""
+
+    start: int
+    end: int
+    concept: str
+
+
+def concept_mentions(normalized_text: str) -> list[ConceptMention]:
+    """Every non-overlapping concept mention in text already passed through ``normalize``."""
+    pattern, owners = _asks_index()
+    return [ConceptMention(m.start(), m.end(), owners[m.lastgroup or ""])
+            for m in pattern.finditer(normalized_text)]
+
+
+def concepts_in(text: str) -> list[str]:
+    """Concept names a text names, by first appearance, no duplicates."""
+    return list(dict.fromkeys(m.concept for m in concept_mentions(normalize(text))))
+
+
+def concepts_held(text: str) -> set[str]:
+    """Concepts a text (a log line, an excerpt) is about: it names one (its asks) or holds one of
+    its log phrases or stems ("Connection broken for id 3" is about connection)."""
+    normalized = normalize(text)
+    held = {mention.concept for mention in concept_mentions(normalized)}
+    for concept in _CONCEPT_TABLE:
+        if concept.name not in held and (any(stem in normalized for stem in concept.stems)
+                                         or any(holds_term(normalized, term) for term in concept.terms)):
+            held.add(concept.name)
+    return held
+
+
+def concept_terms(names: Iterable[str]) -> list[str]:
+    """The log phrases of the concepts (whole-word terms), in order, no duplicates."""
+    return list(dict.fromkeys(term for name in names if name in CONCEPTS
+                              for term in CONCEPTS[name].terms))
+
+
+def concept_stems(names: Iterable[str]) -> list[str]:
+    """The substring stems of the concepts, in order, no duplicates."""
+    return list(dict.fromkeys(stem for name in names if name in CONCEPTS
+                              for stem in CONCEPTS[name].stems))
+
+
+def concept_label(name: str, language: str) -> str:
+    """The concept's label in the language (``zh`` or ``en``); the name for an unknown one."""
+    concept = CONCEPTS.get(name)
+    if concept is None:
+        return name
+    return concept.label_zh if language == "zh" else concept.label_en
+
+
+@lru_cache(maxsize=1)
+def _translation_pattern() -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(word) for word in sorted(TRANSLATIONS, key=len, reverse=True)))
+
+
+def translations_in(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(Chinese word, English stems) for each dictionary word in ``text``, by position."""
+    found: dict[str, tuple[str, ...]] = {}
+    for match in _translation_pattern().finditer(normalize(text)):
+        found.setdefault(match.group(), TRANSLATIONS[match.group()])
+    return list(found.items())
+
+
+def holds_term(text: str, term: str) -> bool:
+    """Whether normalised ``text`` holds ``term`` as ``query_logs`` matches terms: the words in
+    order, whole words at alphanumeric edges (a Chinese edge is a plain substring)."""
+    return _term_regex(normalize(term)).search(text) is not None
+
+
+@lru_cache(maxsize=2048)
+def _term_regex(term: str) -> re.Pattern[str]:
+    words = term.split()
+    body = r"[ \t]+".join(re.escape(word) for word in words)
+    head = "(?<![a-z0-9])" if _ASCII_WORD_START.match(words[0][0]) else ""
+    tail = "(?![a-z0-9])" if _ASCII_WORD_START.match(words[-1][-1]) else ""
+    return re.compile(head + body + tail)
+

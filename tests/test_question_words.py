@@ -1,0 +1,229 @@
+"""What the rules engine reads from a question (core/agents/rules/question.py, core/concepts.py)
+and which searches it makes of them (core/agents/rules/searches.py), on worlds of any shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.agents.rules.planner import RulesPlanner, alert_topics
+from core.agents.rules.question import read_question, stem, strip_markup
+from core.agents.rules.searches import log_searches
+from core.concepts import CONCEPTS, concept_mentions, concepts_in, holds_term, translations_in
+from core.contracts import Plan
+from core.lexicon import TOPICS, alert_words, normalize, topics_in
+from core.pipeline import ask
+from core.sources.base import Vocabulary, World
+from core.sources.pack import load_world
+from tests.hand_sources import RM_GROUP_TEXT, GroupedLogs, hadoop_world
+
+SERVICES = ["zookeeper", "hadoop-mapreduce", "openstack-nova", "hdfs-datanode", "spark-executor"]
+ALERTS = ["TargetDown", "HostOutOfDiskSpace", "KubePodCrashLooping"]
+
+
+def read(question: str):  # type: ignore[no-untyped-def]
+    return read_question(question, services=SERVICES, alert_names=ALERTS)
+
+
+# ---------------------------------------------------------------- the question's words
+
+
+def test_services_of_any_shape_are_found_and_unknown_ones_reported() -> None:
+    assert read("Are there any ERROR logs in zookeeper?").services == ["zookeeper"]
+    assert read("HADOOP-MAPREDUCE 有没有 FATAL").services == ["hadoop-mapreduce"]
+    for question, unknown in [("kafka-broker 是否有连接异常？", "kafka-broker"),
+                              ("Is there a TargetDown alert for cassandra-db?", "cassandra-db"),
+                              ("payment-service 有没有 ERROR 日志？", "payment-service"),
+                              ("Is the billing service down?", "billing")]:
+        reading = read(question)
+        assert reading.services == [] and reading.unknown_services == [unknown], question
+    # Hyphenated words are not services.
+    assert read("Is zookeeper in read-only mode?").unknown_services == []
+    # A plain word as the subject, when no service of the data is named.
+    assert read("Does nginx have errors?").unknown_services == ["nginx"]
+    assert read("nginx 有没有错误").unknown_services == ["nginx"]
+    assert read("Did spark-executor finish any tasks?").unknown_services == []
+    assert read("Does zookeeper have errors?").unknown_services == []
+
+
+def test_alert_names_as_the_data_spells_them_and_unknown_ones() -> None:
+    assert read("is hostoutofdiskspace firing on hdfs-datanode?").alert_names == ["HostOutOfDiskSpace"]
+    reading = read("Is there a HadoopNameNodeDown alert for hadoop-mapreduce?")
+    assert reading.alert_names == [] and reading.unknown_alerts == ["HadoopNameNodeDown"]
+    # Without an alert word a CamelCase name is a class or exception to search for.
+    assert read("Any NoRouteToHostException in hadoop-mapreduce?").terms == ["NoRouteToHostException"]
+    assert read("Did QuorumCnxManager log anything in zookeeper?").terms == ["QuorumCnxManager"]
+
+
+@pytest.mark.parametrize("question, terms", [
+    ("Did zookeeper log 'Connection broken'?", ["Connection broken"]),
+    ('Did zookeeper log "Connection broken"?', ["Connection broken"]),
+    ("zookeeper 有没有“会话过期”的记录", ["会话过期"]),
+    ("zookeeper 里有「Cannot open channel」吗", ["Cannot open channel"]),
+    ("any java.net.ConnectException in zookeeper?", ["java.net.ConnectException"]),
+    ("blk_38865049064139660 在 hdfs-datanode 上有记录吗？", ["blk_38865049064139660"]),
+    ("what about appattempt_1445144423722_0020_000001?", ["appattempt_1445144423722_0020_000001"]),
+    ("req-38101a0b-2096-447d-96ea-a692162415ae in openstack-nova",
+     ["req-38101a0b-2096-447d-96ea-a692162415ae"]),
+    ("anything about 10.10.34.13:3888 or /mnt/hadoop/dfs?", ["10.10.34.13:3888", "/mnt/hadoop/dfs"]),
+    ("is port 2181 open on zookeeper", ["2181"]),
+])
+def test_exact_terms(question: str, terms: list[str]) -> None:
+    assert read(question).terms == terms
+
+
+@pytest.mark.parametrize("question, level", [
+    ("Are there any ERROR logs in zookeeper?", "ERROR"),
+    ("zookeeper 有没有 WARN 级别的日志", "WARN"),
+    ("show zookeeper warnings", "WARN"),
+    ("hadoop-mapreduce 有没有 FATAL", "FATAL"),
+    ("any error level lines?", "ERROR"),
+    ("zookeeper 有没有警告", "WARN"),
+    ("any errors in zookeeper?", None),  # a word, not a level: the error concept
+])
+def test_levels(question: str, level: str | None) -> None:
+    assert read(question).level == level
+
+
+def test_concepts_in_both_languages_and_compounds() -> None:
+    assert read("zookeeper 是否存在连接异常").concepts == ["connection", "exception"]
+    assert read("Any connection problems in zookeeper?").concepts == ["connection", "problem"]
+    assert read("zookeeper 是否出现会话过期？").compounds == [["session", "expired"]]
+    assert read("zookeeper sessions expiring?").compounds == [["session", "expired"]]
+    # Joined by a conjunction: two subjects, not one compound.
+    assert read("zookeeper 的超时和连接问题").compounds == []
+    # A lexicon topic joined to a concept: containers killed for exceeding memory.
+    assert read("hadoop-mapreduce 是否有容器因为内存超限被杀掉？").compounds == [["oom", "killed"]]
+
+
+def test_keywords_are_stemmed_and_translated() -> None:
+    assert read("Did spark-executor finish any tasks?").keywords == [["finish"], ["task"]]
+    assert read("spark-executor 是否有任务完成").keywords == [["task"], ["finish", "complet", "succe"]]
+    assert stem("terminating") == "terminat" and stem("RM") == "rm" and stem("lease") == "lease"
+
+
+def test_nothing_searchable() -> None:
+    for question in ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "qwerty zxcv?",
+                     "   ?!  "):
+        assert not read(question).searchable, question
+    assert strip_markup("<b>zookeeper</b> errors") == " zookeeper  errors"
+    assert read("zookeeper?").searchable
+
+
+# ---------------------------------------------------------------- vocabulary tables
+
+
+def test_demo_synonyms_do_not_tag_real_lines() -> None:
+    for line in ("Interrupted while waiting for message on queue",
+                 "Block rdd_2_3 stored as bytes in memory (estimated size 16.0 B, free 317.5 KB)",
+                 "Deleting block blk_-1 file /mnt/hadoop/dfs/data/current/subdir30/blk_-1",
+                 "Attempting claim: memory 2048 MB, disk 20 GB, vcpus 1 CPU",
+                 "Reduce slow start threshold not met. completedMapsForReduceSlowstart 1"):
+        assert topics_in(line, in_logs=True) == [], line
+    # ...while the same words still open the topic in a question.
+    assert topics_in("spark-executor 内存怎么样") == ["memory"]
+    assert topics_in("zookeeper queue") == ["mq"]
+
+
+def test_concept_table_is_consistent() -> None:
+    for name, concept in CONCEPTS.items():
+        assert concept.name == name and concept.label_zh and concept.label_en and concept.asks
+        assert concept.qualifier or concept.terms, name
+        assert len(concept.terms) <= 20, name  # one query_logs call holds at most 20 terms
+        # A label names no negation: it is said in claims, and a negation is a fact.
+        assert not any(mark in concept.label_zh for mark in "不没未无非"), name
+        for stem_ in concept.stems:
+            assert not topics_in(stem_), (name, stem_)  # a stem is searched as a word, not a topic
+    assert concepts_in("连接断开") == ["connection"] and concepts_in("network unreachable") == ["network"]
+    assert [m.concept for m in concept_mentions(normalize("connections timed out"))] == [
+        "connection", "timeout"]
+    assert translations_in("任务完成") == [("任务", ("task",)), ("完成", ("finish", "complet", "succe"))]
+    assert holds_term("connection refused by db-1", "connection refused")
+    assert not holds_term("reconnection refusedx", "connection refused")
+
+
+@pytest.mark.parametrize("alert, topic", [
+    ("HostOutOfDiskSpace", "disk"), ("KubePodCrashLooping", "restart"), ("HighCPUUsage", "cpu"),
+    ("HostHighCpuLoad", "cpu"), ("SparkExecutorHighGcTime", "gc")])
+def test_alert_names_are_read_as_words(alert: str, topic: str) -> None:
+    assert topic in alert_topics(alert)
+    assert alert_words("HostOutOfDiskSpace") == "host out of disk space"
+    assert TOPICS[topic]
+
+
+# ---------------------------------------------------------------- searches
+
+
+def _plan(question: str) -> Plan:
+    world = World(name="w", now=hadoop_world().now, metrics=None, logs=None)
+    object.__setattr__(world, "vocabulary", Vocabulary(services=tuple(SERVICES), alert_names=tuple(ALERTS)))
+    return RulesPlanner().plan(question, world)
+
+
+def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
+    [search] = log_searches(_plan("Did zookeeper log 'Connection broken' at ERROR level?"))
+    assert search.kind == "term" and search.attempts == (
+        {"terms": ["Connection broken"], "limit": 50, "level": "ERROR"},)
+    [search] = log_searches(_plan("zookeeper 是否存在连接异常，忽略 WARN 和 'Connection broken'"))
+    assert search.kind == "concept" and search.attempts[0]["match"] == "any"
+    assert "connection refused" in search.attempts[0]["terms"]
+    assert search.attempts[0]["exclude"] == ["Connection broken", "WARN"]
+    [search] = log_searches(_plan("hadoop-mapreduce 有没有 ERROR IN CONTACTING RM"))
+    assert search.attempts == ({"query": "contact rm", "match": "all", "limit": 50, "level": "ERROR"},)
+    [search] = log_searches(_plan("spark-executor 是否有任务完成"))
+    assert [a["query"] for a in search.attempts] == ["task finish", "task complet", "task succe"]
+    [search] = log_searches(_plan("zookeeper 是否出现会话过期？"))
+    assert search.kind == "compound" and "expiring session" in search.attempts[0]["terms"]
+    # An error word next to other words: the line holds "error" (its text, or its level).
+    [search] = log_searches(_plan("Did hadoop-mapreduce have errors contacting the RM?"))
+    assert search.attempts == ({"query": "contact rm error", "match": "all", "limit": 50},)
+    [search] = log_searches(_plan("sshd 有没有认证失败？".replace("sshd", "zookeeper")))
+    assert search.concepts == ("login",) and "failed password" in search.attempts[0]["terms"]
+    [search] = log_searches(_plan("any errors in zookeeper?"))
+    assert (search.kind, search.attempts[0]["level"]) == ("level", "ERROR")
+    assert log_searches(_plan("zookeeper 现在有什么问题？")) == []  # broad: the service's own search
+
+
+# ---------------------------------------------------------------- groups and outcomes
+
+
+def test_a_group_becomes_a_claim_with_its_count_and_time_range() -> None:
+    document = ask("Did hadoop-mapreduce log ERROR IN CONTACTING RM?", pack=hadoop_world())
+    assert document.outcome == "found" and document.verifier_result is not None
+    assert document.verifier_result.verdict == "PASS"
+    assert document.executor_output is not None
+    [claim] = document.executor_output.claims
+    assert ('147 ERROR lines between 2015-10-18 18:06:01 and 2015-10-18 18:10:13 like '
+            '"ERROR IN CONTACTING RM. <*>"') in claim.claim_text
+    cited = [b for b in claim.evidence_bindings if b.raw_path == "$.groups[0]"]
+    assert cited and cited[0].evidence_excerpt == RM_GROUP_TEXT
+    gate = document.gatekeeper_result
+    assert gate is not None and gate.status == "pass"
+
+
+def test_an_empty_search_is_an_absence_saying_what_was_searched() -> None:
+    world = hadoop_world(logs=GroupedLogs(lines=[], groups=[]))
+    document = ask("Did hadoop-mapreduce log 'Connection refused' at ERROR level?", pack=world)
+    assert document.outcome == "absent"
+    assert document.executor_output is not None
+    [claim] = document.executor_output.claims
+    assert claim.claim_type == "negative_observation"
+    assert "terms=['Connection refused']" in claim.claim_text and "level=ERROR" in claim.claim_text
+
+
+def test_unknown_and_not_understood_sweep_nothing() -> None:
+    world = load_world("demo")
+    for question, outcome in [("Does billing-service log errors?", "unknown_subject"),
+                              ("<script>alert(1)</script>", "not_understood"),
+                              ("zxcv qwer?", "not_understood")]:
+        document = ask(question, pack=world)
+        assert document.outcome == outcome and document.invocations == [], question
+        assert document.verifier_result is not None and document.verifier_result.verdict != "PASS"
+
+
+def test_excluding_a_level_leaves_alerts_whose_severity_says_warning() -> None:
+    document = ask("order-service 有哪些告警？忽略 WARN", pack=load_world("demo"))
+    assert document.plan is not None and document.plan.exclusions.levels == ["WARN"]
+    assert document.plan.exclusions.terms == []
+    answer = document.composer_output.user_facing_answer if document.composer_output else ""
+    assert "HighMemoryUsage" in answer  # severity=warning is not the excluded level
+    assert document.outcome == "found"
