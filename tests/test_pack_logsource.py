@@ -37,7 +37,7 @@ def pack_copy(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def every_file_is_big(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Serve even the demo's 36 lines through a cached store."""
+    """Serve even the demo's few lines through a cached store."""
     monkeypatch.setattr(logcache, "SMALL_LOG_BYTES", 0)
 
 
@@ -47,13 +47,18 @@ def _fresh_load(pack: Path) -> packs.Pack:
     return load_pack(str(pack))
 
 
+def _lines_in(pack: Path) -> int:
+    """Entries of a pack's logs.jsonl, counted from the file itself."""
+    return sum(1 for line in (pack / "logs.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())
+
+
 def _cached_files() -> list[Path]:
     folder = logcache.cache_folder()
     return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
 def test_a_small_log_file_is_searched_in_memory_with_ranking_and_groups(demo_pack: packs.Pack) -> None:
-    assert demo_pack.log_cache is None and len(demo_pack.logs) == demo_pack.log_lines == 36
+    assert demo_pack.log_cache is None and len(demo_pack.logs) == demo_pack.log_lines == _lines_in(DEMO_DIR)
     answer = call_tool(load_world(demo_pack), "query_logs", {"query": "HikariCP"})
     assert answer.source == "pack:demo" and answer.request["query"] == "HikariCP"
     assert answer.request["search"]["query"]["units"]  # what the store ran
@@ -65,7 +70,7 @@ def test_a_small_log_file_is_searched_in_memory_with_ranking_and_groups(demo_pac
 @pytest.mark.usefixtures("every_file_is_big")
 def test_a_big_log_file_is_served_from_a_store_cached_once(pack_copy: Path) -> None:
     pack = _fresh_load(pack_copy)
-    assert pack.logs == [] and pack.log_lines == 36 and pack.log_file == pack_copy / "logs.jsonl"
+    assert pack.logs == [] and pack.log_lines == _lines_in(pack_copy) and pack.log_file == pack_copy / "logs.jsonl"
     assert pack.log_cache is not None and pack.log_cache.parent == logcache.cache_folder()
     assert pack.services == load_pack("demo").services
     for arguments in QUERIES:  # the cached store answers exactly as the in-memory one
@@ -82,12 +87,13 @@ def test_the_cache_is_reused_without_reading_and_rebuilt_when_the_file_changes(
             raise AssertionError("the log file was read again")
         patch.setattr(packs, "_jsonl_entries", unread)
         again = _fresh_load(pack_copy)
-    assert again.log_cache == first and again.log_lines == 36
+    lines = _lines_in(pack_copy)
+    assert again.log_cache == first and again.log_lines == lines
     with (pack_copy / "logs.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(json.dumps({"timestamp": "2026-07-08T11:19:00+08:00", "level": "ERROR",
                                  "service": "order-service", "message": "disk quota exceeded on /var/lib"}) + "\n")
     changed = _fresh_load(pack_copy)
-    assert changed.log_cache != first and changed.log_lines == 37
+    assert changed.log_cache != first and changed.log_lines == lines + 1
     assert _cached_files() == [changed.log_cache]  # the file's older store is gone
     assert run_tool(changed, "query_logs", {"query": "quota"})["total"] == 1
 
@@ -111,11 +117,12 @@ def test_validate_checks_a_big_file_without_building_a_store(
     assert validate_pack(str(pack_copy)) == []
     assert main(["packs", "validate", str(pack_copy), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert summary["logs"] == 36 and "kernel" in summary["services"] and summary["log_store"] is None
+    lines = _lines_in(pack_copy)
+    assert summary["logs"] == lines and "kernel" in summary["services"] and summary["log_store"] is None
     assert _cached_files() == []
     _fresh_load(pack_copy)  # loading builds it; validating again reads the store, not the file
     assert main(["packs", "validate", str(pack_copy), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["logs"] == 36
+    assert json.loads(capsys.readouterr().out)["logs"] == lines
 
 
 def test_building_reports_progress_on_stderr(pack_copy: Path, monkeypatch: pytest.MonkeyPatch,
@@ -166,6 +173,6 @@ def test_two_threads_loading_a_big_pack_at_once_both_get_its_store(pack_copy: Pa
     packs._CACHE.clear()
     with ThreadPoolExecutor(2) as pool:
         loaded = list(pool.map(lambda _: packs._read_pack(pack_copy.resolve())[0], range(2)))
-    assert all(pack is not None and pack.log_lines == 36 for pack in loaded)
+    assert all(pack is not None and pack.log_lines == _lines_in(pack_copy) for pack in loaded)
     assert {pack.log_cache for pack in loaded if pack is not None} == set(_cached_files())
     assert run_tool(_fresh_load(pack_copy), "query_logs", {"query": "HikariCP"})["total"] == 4
