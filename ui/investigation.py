@@ -30,6 +30,8 @@ from ui.render import badge, badges, escape_markdown, lead_box, literal_text, sm
 from ui.tables import folded_text, text_table
 
 INSPECTOR_PAGE = "pages/2_Binding_inspector.py"
+METRIC_WIDTH = 150  # px: five fit a desktop row, two a phone's
+METRICS_ROW = "sb-metrics"  # a row that wraps on a phone (ui.render's stylesheet)
 _STAGES = ("planning", "calling tools", "checking citations", "verifying claims",
            "composing the answer", "finished")
 
@@ -59,14 +61,16 @@ def render_header(view: InvestigationView) -> None:
             session_status_badge(view.status)])
     passed = sum(1 for result in view.claim_results if result.entailed)
     groundedness = view.verifier.groundedness_score if view.verifier else None
-    columns = st.columns(5)
-    columns[0].metric("Verdict", escape_markdown(verdict or "…"))
-    columns[1].metric("Groundedness", f"{groundedness:.2f}" if groundedness is not None else "…",
-                      help="entailed claims / all claims")
-    columns[2].metric("Claims entailed", f"{passed} / {len(view.claims)}")
-    columns[3].metric("Tool calls", str(len(view.tool_calls)))
     total = view.timings_ms.get("total")
-    columns[4].metric("Duration", f"{total:.0f} ms" if total is not None else "…")
+    # A wrapping row: five across on a desktop, two or three a line on a phone.
+    with st.container(horizontal=True, gap="medium", key=METRICS_ROW):
+        st.metric("Verdict", escape_markdown(verdict or "…"), width=METRIC_WIDTH)
+        st.metric("Groundedness", f"{groundedness:.2f}" if groundedness is not None else "…",
+                  help="entailed claims / all claims", width=METRIC_WIDTH)
+        st.metric("Claims entailed", f"{passed} / {len(view.claims)}", width=METRIC_WIDTH)
+        st.metric("Tool calls", str(len(view.tool_calls)), width=METRIC_WIDTH)
+        st.metric("Duration", f"{total:.0f} ms" if total is not None else "…",
+                  width=METRIC_WIDTH)
 
 
 def render_lead(view: InvestigationView) -> None:

@@ -24,6 +24,7 @@ from core.store import Store, open_store
 from core.views.badges import Badge, Tone
 from core.views.highlight import ALIGNED_CLASS, CITED_CLASS, DIFF_CLASS, TEXT_CLASS, text_html
 from core.views.outcomes import AnswerLead, cell_style
+from core.views.theme import theme_links
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BadgeColour = Literal["green", "orange", "red", "gray", "blue"]
@@ -76,7 +77,15 @@ _CSS = f"""
   background: rgba(255, 200, 0, 0.28); outline: 1px solid rgba(230, 160, 0, 0.8);
   border-radius: 2px; display: inline-block; min-width: 100%;
 }}
-.sb-json {{ max-height: 32rem; overflow: auto; white-space: pre; }}
+.sb-json {{ white-space: pre-wrap; }}
+/* A row of metrics keeps wrapping on a phone instead of stacking one per line. */
+.st-key-sb-metrics {{ flex-direction: row !important; flex-wrap: wrap !important; }}
+.sb-theme-switch {{ display: flex; gap: 0.35rem; align-items: center; flex-wrap: wrap;
+  font-size: 0.85rem; margin-top: 0.4rem; }}
+.sb-theme-label {{ opacity: 0.7; margin-right: 0.2rem; }}
+.sb-theme {{ padding: 0.1rem 0.55rem; border-radius: 1rem; text-decoration: none !important;
+  border: 1px solid rgba(128, 128, 128, 0.35); color: inherit !important; }}
+.sb-theme-on {{ border-color: rgba(28, 131, 225, 0.9); background: rgba(28, 131, 225, 0.15); }}
 .{ALIGNED_CLASS} {{
   background: rgba(33, 195, 84, 0.20); border-bottom: 2px solid rgba(33, 195, 84, 0.9);
   border-radius: 2px;
@@ -115,7 +124,23 @@ def setup_page(title: str) -> None:
         st.caption("Every sentence of an answer, traced to a real tool output.")
         for page, label, page_icon in NAV_LINKS:
             st.page_link(page, label=label, icon=page_icon)
+        theme_switch()
         st.divider()
+
+
+def theme_switch() -> None:
+    """System / Light / Dark: links that reload the page in that theme (``core.views.theme``);
+    the one shown now is marked."""
+    try:
+        shown = st.context.theme.type
+    except Exception:  # no browser context
+        shown = None
+    links = theme_links(st.query_params.to_dict(), shown)
+    anchors = " ".join(
+        f'<a class="sb-theme{" sb-theme-on" if link.active else ""}" '
+        f'href="{html.escape(link.href)}">{html.escape(link.label)}</a>' for link in links)
+    st.html(f'<div class="sb-theme-switch"><span class="sb-theme-label">Theme</span> '
+            f'{anchors}</div>')
 
 
 @st.cache_resource(show_spinner=False)

@@ -216,7 +216,7 @@ def waterfall_figure(waterfall: Waterfall) -> go.Figure:
         textposition="outside", cliponaxis=False, hovertext=hover, hoverinfo="text"))
     figure.update_yaxes(autorange="reversed", type="category", automargin=True)
     figure.update_xaxes(title="ms since the session started", rangemode="tozero",
-                        range=[0, total * 1.15])
+                        range=[0, total * 1.25])
     figure.update_layout(height=90 + 26 * max(len(spans), 1), showlegend=False, bargap=0.25,
                          margin={"l": 10, "r": 10, "t": 10, "b": 40})
     return figure
