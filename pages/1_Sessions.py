@@ -36,6 +36,7 @@ from ui.render import (
 from ui.tables import WRAP_ROW_HEIGHT, folded_text
 
 PAGE_SIZE = 200
+TIME_WIDTH = 150  # px: a whole timestamp; the session link right after it
 EXPORT_LIMIT = 1000
 ANY = "any"
 
@@ -78,6 +79,7 @@ table = st.dataframe(
     key="sessions_table", on_select="rerun", row_height=WRAP_ROW_HEIGHT,
     selection_mode="single-row", hide_index=True, width="stretch",
     column_config={
+        "time (UTC)": st.column_config.TextColumn(width=TIME_WIDTH),
         "open": st.column_config.LinkColumn(
             "session", display_text=LINK_DISPLAY, width="medium",
             help="Opens the session on Investigate (in a new tab)"),

@@ -25,6 +25,7 @@ from ui.render import empty_state, escape_markdown, get_store, setup_page
 from ui.tables import text_table
 
 DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
+CASE_WIDTH = 260  # px: a case id; its session link right after it
 
 setup_page("Evals")
 store = get_store()
@@ -99,7 +100,9 @@ rows = case_matrix_rows(stored.list_case_results(store, run_id=run_id),
 if rows:
     text_table(rows, key=f"eval_matrix_{run_id}", toned_columns=TONED_COLUMNS, precision=1,
                long_columns=["failed expectations", "question"],
-               column_config={"session": st.column_config.LinkColumn(
+               column_config={"case": st.column_config.TextColumn(width=CASE_WIDTH),
+                              "result": st.column_config.TextColumn(width=70),
+                              "session": st.column_config.LinkColumn(
                    "session", display_text=LINK_DISPLAY, width="medium",
                    help="Opens the case's session on Investigate (in a new tab)")})
 else:

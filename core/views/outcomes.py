@@ -36,7 +36,7 @@ class Meaning:
 
 MEANINGS: dict[MeaningKey, Meaning] = {meaning.key: meaning for meaning in (
     Meaning("finding", "verified finding", "green", "check_circle",
-            "Found, and every sentence below is backed by a citation the gatekeeper checked."),
+            "Found: every sentence of this answer rests on a citation the gatekeeper checked."),
     Meaning("absence", "verified absence", "gray", "search_check",
             "Not found: a search that covered the question returned nothing, and that search "
             "is cited."),
