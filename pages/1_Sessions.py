@@ -120,7 +120,8 @@ if document is None:
 st.divider()
 st.subheader(escape_markdown(f"Session {document.session_id}"), anchor=False)
 meaning = meaning_of(verdict=summary.verdict, outcome=summary.outcome, status=summary.status)
-badges([meaning.badge(), severity_badge(summary.gatekeeper_severity),
+badges([meaning.badge(repair_turns=len(document.attempts)),
+        severity_badge(summary.gatekeeper_severity),
         session_status_badge(summary.status)])
 folded_text(document.question, key_hint=" of the question")
 composer = document.composer_output

@@ -73,7 +73,8 @@ gatekeeper = document.gatekeeper_result
 verdict = document.verifier_result.verdict if document.verifier_result else None
 meaning = meaning_of(verdict=verdict, outcome=document.outcome, status=document.status)
 with st.container(horizontal=True, vertical_alignment="center"):
-    badges([meaning.badge(), severity_badge(gatekeeper.severity if gatekeeper else None)])
+    badges([meaning.badge(repair_turns=len(document.attempts)),
+            severity_badge(gatekeeper.severity if gatekeeper else None)])
     st.page_link("app.py", label=escape_markdown(f"Open {document.session_id} in Investigate"),
                  icon=":material/travel_explore:", query_params={"session": document.session_id})
 folded_text(document.question, key_hint=" of the question")

@@ -16,6 +16,7 @@ import streamlit as st
 from core.contracts import Claim, Plan
 from core.events import PipelineEvent
 from core.views.badges import (
+    Badge,
     binding_badge,
     claim_badge,
     evidence_status_badge,
@@ -23,6 +24,7 @@ from core.views.badges import (
     severity_badge,
 )
 from core.views.outcomes import answer_lead
+from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
 from core.views.timeline import InvestigationView, ToolCallView, event_rows
 from core.views.waterfall import build_waterfall, waterfall_figure
@@ -40,6 +42,8 @@ def current_stage(view: InvestigationView) -> str:
     """A person's word for what the pipeline is doing now."""
     if view.finished:
         return _STAGES[5]
+    if view.attempts and view.executor_output is None:
+        return f"repairing (attempt {len(view.attempts) + 1})"
     if view.verifier is not None:
         return _STAGES[4]
     if view.gatekeeper is not None:
@@ -104,6 +108,22 @@ def render_answer(view: InvestigationView) -> None:
         small_text(view.failure)
     else:
         st.caption("The answer appears once the verifier has judged every claim.")
+
+
+def render_repair(view: InvestigationView) -> None:
+    """"Repaired after 1 attempt" and what the earlier attempt got wrong (nothing without a
+    repair turn)."""
+    summary = repair_summary(view)
+    if summary is None:
+        return
+    badge(Badge(summary.headline, summary.tone, "build_circle"))
+    for number, attempt in enumerate(summary.attempts):
+        with st.expander(escape_markdown(
+                f"Attempt {attempt.attempt}: {attempt.verdict} "
+                f"({', '.join(attempt.failed_rules)}) — what the executor was told"),
+                icon=":material/history:"):
+            text_table(attempt.rows, key=f"attempt_{view.session_id}_{number}",
+                       long_columns=["why", "cited", "the evidence there says"])
 
 
 def _plan_rows(plan: Plan) -> list[dict[str, str]]:
@@ -297,6 +317,7 @@ def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent
         render_timeline(view, events)
         render_event_log(events, running=True)
     render_header(view)
+    render_repair(view)
     render_answer(view)
     if view.finished:
         render_timeline(view, events)

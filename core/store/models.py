@@ -128,6 +128,8 @@ class CheckedBindingRow(SQLModel, table=True):
     rule: str | None = Field(default=None, index=True)
     score: float | None = None
     match_kind: str | None = None
+    # Which executor attempt of the session (2 after a repair turn; NULL in older stores: 1).
+    attempt: int | None = None
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
 
 

@@ -146,10 +146,13 @@ def _with_checked_bindings(db: Session, session_id: str,
     stored by older versions hold them inline and are returned as they are)."""
     if not isinstance(gatekeeper, dict) or "checked_bindings" in gatekeeper:
         return gatekeeper
-    details = db.exec(select(CheckedBindingRow.detail)
-                      .where(CheckedBindingRow.session_id == session_id)
-                      .order_by(col(CheckedBindingRow.id))).all()
-    return {**gatekeeper, "checked_bindings": list(details)}
+    rows = db.exec(select(CheckedBindingRow.detail, CheckedBindingRow.attempt)
+                   .where(CheckedBindingRow.session_id == session_id)
+                   .order_by(col(CheckedBindingRow.id))).all()
+    # A repaired session has rows of each attempt; the stored result is the last attempt's.
+    last = max((attempt or 1 for _, attempt in rows), default=1)
+    return {**gatekeeper, "checked_bindings": [detail for detail, attempt in rows
+                                               if (attempt or 1) == last]}
 
 
 def gatekeeper_values(result: GatekeeperResult, evaluation: dict[str, Any]) -> dict[str, Any]:
@@ -199,11 +202,13 @@ def finish_values(*, status: str, composer_output: ComposerOutput | None,
 _ID_RANGE = range(-(2**31), 2**31)
 
 
-def binding_rows(session_id: str, result: GatekeeperResult) -> list[dict[str, Any]]:
+def binding_rows(session_id: str, result: GatekeeperResult, *,
+                 attempt: int = 1) -> list[dict[str, Any]]:
     """One ``checked_bindings`` row per binding the gatekeeper checked."""
     created_at = utcnow()
     return [{
         "session_id": session_id, "created_at": created_at, "gatekeeper_version": result.version,
+        "attempt": attempt,
         "claim_id": checked.claim_id, "action_id": checked.action_id,
         "binding_index": checked.binding_index, "tool_name": checked.tool_name,
         "source_invocation_id": (checked.source_invocation_id
@@ -527,6 +532,7 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
             tool_trace_summary=evaluation.get("tool_trace_summary") or [],
             verifier_result=verifier_result,
             composer_output=row.composer_output,
+            attempts=evaluation.get("attempts") or [],
             timings_ms=row.timings_ms or {}, stage_starts_ms=row.stage_starts_ms or {},
             error=row.error)
     except (ValidationError, AttributeError, TypeError) as exc:  # a corrupt or foreign row

@@ -85,7 +85,8 @@ def session_status_badge(status: str | None) -> Badge:
 
 
 def binding_badge(checked: CheckedBinding | None) -> Badge:
-    """Green pass, amber low_confid, red reject; a binding not checked yet is gray."""
+    """Green pass, amber low_confid, red reject; a binding not checked yet, or a redundant one
+    graded a warning (``evidence.negative_redundant``), is gray."""
     if checked is None:
         return Badge("not checked", "gray", "hourglass_empty")
     if checked.status == "pass":
@@ -93,6 +94,8 @@ def binding_badge(checked: CheckedBinding | None) -> Badge:
         return Badge(label, "green", "check")
     if checked.severity == "low_confid":
         return Badge("low_confid", "amber", "warning")
+    if checked.severity == "none":  # a redundant citation graded a warning: not counted
+        return Badge("not counted", "gray", "remove_done")
     return Badge("reject", "red", "close")
 
 

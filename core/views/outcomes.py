@@ -28,9 +28,12 @@ class Meaning:
     icon: str
     sentence: str
 
-    def badge(self, *, repaired: bool = False) -> Badge:
-        """The headline badge (``verified finding``, ``rejected`` ...)."""
-        label = f"{self.label} · repaired" if repaired else self.label
+    def badge(self, *, repair_turns: int = 0) -> Badge:
+        """The headline badge (``verified finding``, ``rejected`` ...); after a repair turn
+        (``SessionDocument.attempts``) it says whether the repair made it pass."""
+        label = self.label
+        if repair_turns:
+            label += " · repaired" if self.key in ("finding", "absence") else " · repair tried"
         return Badge(label, self.tone, self.icon)
 
 

@@ -20,6 +20,7 @@ from core.contracts import (
     ComposerOutput,
     EvidenceBinding,
     EvidenceRef,
+    ExecutorAttempt,
     ExecutorOutput,
     GatekeeperResult,
     Invocation,
@@ -37,6 +38,8 @@ from core.events import (
     PipelineEvent,
     PipelineFailed,
     PlanMade,
+    RepairFinished,
+    RepairRequested,
     SessionFinished,
     SessionStarted,
     ToolCalled,
@@ -112,6 +115,8 @@ class InvestigationView:
     claim_results: list[ClaimResult] = field(default_factory=list)
     verifier: VerifierResult | None = None
     composer: ComposerOutput | None = None
+    # Executor attempts a repair turn superseded, with the feedback after each (oldest first).
+    attempts: list[ExecutorAttempt] = field(default_factory=list)
     failure: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     stage_starts_ms: dict[str, float] = field(default_factory=dict)
@@ -190,6 +195,10 @@ def apply_event(view: InvestigationView, event: PipelineEvent) -> InvestigationV
         case VerdictReached():
             view.verifier = event.result
             view.claim_results = list(event.result.claim_results)
+        case RepairRequested():
+            _supersede_attempt(view, event)
+        case RepairFinished():
+            pass  # the new attempt's own events carry its results
         case AnswerReady():
             view.composer = event.composer_output
         case PipelineFailed():
@@ -204,6 +213,16 @@ def apply_event(view: InvestigationView, event: PipelineEvent) -> InvestigationV
         case _:
             assert_never(event)
     return view
+
+
+def _supersede_attempt(view: InvestigationView, event: RepairRequested) -> None:
+    """The current attempt becomes an earlier one; the repaired attempt's events follow."""
+    view.attempts.append(ExecutorAttempt(
+        attempt=len(view.attempts) + 1, executor_output=view.executor_output,
+        executor_output_parse_status=view.parse_status, gatekeeper_result=view.gatekeeper,
+        verifier_result=view.verifier, feedback=event.feedback))
+    view.executor_output = view.parse_status = view.gatekeeper = view.verifier = None
+    view.checked_bindings, view.claim_results = [], []
 
 
 def describe_event(event: PipelineEvent) -> str:
@@ -240,6 +259,13 @@ def describe_event(event: PipelineEvent) -> str:
         case VerdictReached():
             return (f"verdict {event.result.verdict}, "
                     f"groundedness {event.result.groundedness_score:.2f}")
+        case RepairRequested():
+            feedback = event.feedback
+            return (f"repair turn (attempt {event.attempt}): {len(feedback.findings)} finding(s) "
+                    f"sent to the executor ({', '.join(feedback.failed_rules)})")
+        case RepairFinished():
+            return (f"attempt {event.attempt} checked from scratch: {event.verdict} "
+                    f"(first attempt {event.previous_verdict})")
         case AnswerReady():
             return f"answer ready ({event.composer_output.status})"
         case PipelineFailed():
@@ -286,8 +312,9 @@ def view_from_document(document: SessionDocument) -> InvestigationView:
         checked_bindings=list(gatekeeper.checked_bindings) if gatekeeper else [],
         gatekeeper=gatekeeper,
         claim_results=list(verifier.claim_results) if verifier else [],
-        verifier=verifier, composer=document.composer_output, failure=document.error,
-        timings_ms=dict(document.timings_ms), stage_starts_ms=dict(document.stage_starts_ms))
+        verifier=verifier, composer=document.composer_output, attempts=list(document.attempts),
+        failure=document.error, timings_ms=dict(document.timings_ms),
+        stage_starts_ms=dict(document.stage_starts_ms))
 
 
 def load_view(events: Sequence[PipelineEvent], document: SessionDocument | None) -> InvestigationView:

@@ -24,16 +24,22 @@ from core.events import (
     GatekeeperFinished,
     PipelineEvent,
     PlanMade,
+    RepairRequested,
     VerdictReached,
 )
 from core.views.timeline import InvestigationView, ToolCallView
 
 SpanState = Literal["done", "running", "failed"]
 Timing = Literal["recorded", "events", "estimated"]
-# The pipeline's stages in order, with the event that ends each.
+# The pipeline's stages in order, with the event that ends each. A repair turn (after the
+# verdict, ``RepairRequested``) runs ``repair``, ``gatekeeper_repair`` and ``verify_repair``
+# before ``compose``: the names ``timings_ms`` records.
 STAGE_ENDS: tuple[tuple[str, type[PipelineEvent]], ...] = (
     ("plan", PlanMade), ("execute", ClaimsProduced), ("gatekeeper", GatekeeperFinished),
     ("verify", VerdictReached), ("compose", AnswerReady))
+_NEXT_STAGE = {"plan": "execute", "execute": "gatekeeper", "gatekeeper": "verify",
+               "verify": "compose", "repair": "gatekeeper_repair",
+               "gatekeeper_repair": "verify_repair", "verify_repair": "compose"}
 _STAGE_COLOUR, _TOOL_COLOUR = "#1c83e1", "#00a3a3"
 _RUNNING_COLOUR, _FAILED_COLOUR = "#f0a020", "#e5484d"
 _ARGUMENTS_SHOWN = 160  # characters of a call's arguments in its hover text
@@ -113,23 +119,30 @@ def _recorded_stages(view: InvestigationView) -> list[Span]:
                  _stage_state(view, stage, False)) for stage, start in ordered]
 
 
+def _ends(stage: str) -> type[PipelineEvent]:
+    """The event that ends ``stage`` (a repair stage ends like the stage it repeats)."""
+    base = "execute" if stage == "repair" else stage.removesuffix("_repair")
+    return dict(STAGE_ENDS)[base]
+
+
 def _event_stages(view: InvestigationView, events: Sequence[PipelineEvent],
                   now_ms: float | None) -> list[Span]:
     times = [event.at_ms for event in events if event.at_ms is not None]
     latest = now_ms if now_ms is not None else max(times, default=0.0)
     begin = min(times, default=0.0)
     spans: list[Span] = []
-    for stage, ends_it in STAGE_ENDS:
-        end = next((event.at_ms for event in events
-                    if isinstance(event, ends_it) and event.at_ms is not None), None)
-        if end is None:
-            if not view.finished:  # the stage running now reaches the latest event
-                spans.append(Span("stage", stage, begin, max(latest - begin, 0.0), "running"))
-            break
-        duration = view.timings_ms.get(stage, end - begin)
-        spans.append(Span("stage", stage, begin, max(end - begin, 0.0),
-                          _stage_state(view, stage, False), f"{duration:.1f} ms of work"))
-        begin = end
+    stage: str | None = "plan"
+    for event in events:
+        if stage is None or event.at_ms is None:
+            continue
+        if isinstance(event, RepairRequested) and stage == "compose":
+            stage, begin = "repair", event.at_ms  # the verdict asked for a repair turn
+        elif isinstance(event, _ends(stage)):
+            spans.append(Span("stage", stage, begin, max(event.at_ms - begin, 0.0),
+                              _stage_state(view, stage, False)))
+            stage, begin = _NEXT_STAGE.get(stage), event.at_ms
+    if stage is not None and not view.finished:  # the stage running now reaches the latest
+        spans.append(Span("stage", stage, begin, max(latest - begin, 0.0), "running"))
     return spans
 
 

@@ -24,6 +24,7 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,7 +252,21 @@ class LiveDemo:
                    exporters=exporters, rules=rules)
         firing = [*DEMO_ALERTS, *(["KubePodCrashLooping"] if kube else [])]
         demo.wait_for_alerts(firing)
+        demo.wait_for_history()
         return demo
+
+    def wait_for_history(self, seconds: float = 3.0, timeout: float = 45.0) -> None:
+        """Until the series hold a few seconds of samples: a source asks for a window that ends
+        at the server's Date header (whole seconds), and on a loaded machine the alert can fire
+        before the window holds any sample."""
+        deadline = time.monotonic() + timeout
+        query = urllib.parse.urlencode({"query": "count_over_time(cpu_usage_percent[1m])"})
+        while time.monotonic() < deadline:
+            result = get_json(f"{self.prometheus.url}/api/v1/query?{query}")["data"]["result"]
+            if result and float(result[0]["value"][1]) >= seconds:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"no {seconds:g} s of samples after {timeout}s")
 
     def another_prometheus(self, name: str) -> Server:
         """One more Prometheus on the same exporters and rules (for a test that kills it)."""

@@ -8,8 +8,11 @@ first -- ``answer_kind`` says which, so a verified negative is told apart from a
 with the verified evidence under it. A source that failed is named with why
 (``failed_sources_lines``): a failed call is never reported as "nothing found". Missing
 information and evidence-gathering actions the verifier passed may follow as next steps, marked
-as such. It never shows raw JSON, a blocked claim, a step that did not pass (a repair, a gap
-that concludes), verifier reasons (they quote blocked content) or an excluded subject.
+as such. When the verdict is not PASS, claims that are fully verified on their own (entailed,
+every binding passed) stay in the answer under a banner saying so; an answer of a repaired
+attempt ends with a line saying it was repaired. It never shows raw JSON, a blocked claim, a
+step that did not pass (a repair, a gap that concludes), verifier reasons (they quote blocked
+content) or an excluded subject.
 """
 
 from __future__ import annotations
@@ -50,7 +53,11 @@ _TEXT = {
         "claims_failed": "部分结论无法由已核验的证据推出",
         "steps_failed": "下一步建议未通过核验（只允许证据收集动作）",
         "no_claims": "没有可核验的结论",
-        "partial": "以下内容已单独通过核验：",
+        "partial": "已单独通过核验的结论（其余结论或引用未通过核验，未予显示）：",
+        "repaired": "修正说明：执行者第一次回答有 {n} 处引用或事实未通过核验（{rules}）；"
+                    "它被告知哪里未通过后修正了一次，以上内容是修正后从头重新核验的结果。",
+        "repair_failed": "修正说明：执行者第一次回答有 {n} 处引用或事实未通过核验（{rules}）；"
+                         "它被告知哪里未通过后修正了一次，修正后的回答仍未全部通过核验。",
         "citations": "依据：{n} 条证据引用均已通过核验，来自 {k} 次工具调用。",
         "next_steps": "下一步（仅为证据收集建议，不是结论）：",
         "yes": "是（以下结论已通过证据核验）。",
@@ -82,7 +89,15 @@ _TEXT = {
         "steps_failed": "a recommended next step did not pass verification (only evidence "
                         "gathering is allowed)",
         "no_claims": "there were no findings to verify",
-        "partial": "Verified on their own:",
+        "partial": "Verified on their own (the rest did not pass verification and is not "
+                   "shown):",
+        "repaired": "Repaired after 1 attempt: the executor's first answer had {n} citation(s) "
+                    "or fact(s) that failed verification ({rules}); told what failed, it "
+                    "corrected them once, and the answer above was checked again from scratch.",
+        "repair_failed": "Repaired after 1 attempt, still not verified: the executor's first "
+                         "answer had {n} citation(s) or fact(s) that failed verification "
+                         "({rules}); told what failed, it corrected them once, and the "
+                         "corrected answer still did not pass verification.",
         "citations": "Basis: {n} verified citation(s) from {k} tool call(s).",
         "next_steps": "Next steps (evidence gathering only, not findings):",
         "yes": "Yes (the findings below are verified against the evidence).",
@@ -108,9 +123,7 @@ class RulesComposer:
         """The answer in the plan's language, built only from entailed claims."""
         text = _TEXT[plan.language]
         output = verifier_input.executor_structured_output
-        entailed_ids = {r.claim_id for r in verifier_result.claim_results if r.entailed}
-        shown = [claim for claim in output.claims
-                 if claim.claim_id in entailed_ids and _showable(claim.claim_text, plan)]
+        shown = verified_claims(plan, verifier_input, verifier_result)
         findings = [c for c in shown if c.claim_type != "negative_observation"]
         absences = [c for c in shown if c.claim_type == "negative_observation"]
         gatekeeper = verifier_input.gatekeeper_result
@@ -155,6 +168,8 @@ class RulesComposer:
                      if f"- {step}" not in lines]
             if steps:
                 lines += ["", text["next_steps"], *(f"- {step}" for step in steps)]
+        if (repaired := repair_line(verifier_input, verifier_result, plan.language)):
+            lines += ["", repaired]
         return ComposerOutput(status=status, user_facing_answer="\n".join(lines).strip(),
                               language=plan.language,
                               passed_claim_ids=[claim.claim_id for claim in shown],
@@ -189,6 +204,30 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
 def lead_line(kind: AnswerKind, language: str) -> str:
     """The sentence a yes/no answer of that kind starts with."""
     return _TEXT["zh" if language == "zh" else "en"][kind]
+
+
+def verified_claims(plan: Plan, verifier_input: VerifierInput,
+                    verifier_result: VerifierResult) -> list[Claim]:
+    """Claims that are fully verified, in output order: entailed, every binding of theirs
+    passed the gatekeeper (a warning-graded one does not count against it), and showable.
+    Under any verdict these may be shown; under a failing one, as "verified on their own"."""
+    entailed_ids = {r.claim_id for r in verifier_result.claim_results if r.entailed}
+    failed = {checked.claim_id for checked in verifier_input.gatekeeper_result.checked_bindings
+              if checked.status == "fail" and checked.severity != "none"}
+    return [claim for claim in verifier_input.executor_structured_output.claims
+            if claim.claim_id in entailed_ids and claim.claim_id not in failed
+            and _showable(claim.claim_text, plan)]
+
+
+def repair_line(verifier_input: VerifierInput, verifier_result: VerifierResult,
+                language: str) -> str:
+    """The answer's line saying it was repaired ('' for an answer of the first attempt)."""
+    feedback = verifier_input.retry_context
+    if feedback is None or not verifier_result.repairs:
+        return ""
+    text = _TEXT["zh" if language == "zh" else "en"]
+    key = "repaired" if verifier_result.verdict == "PASS" else "repair_failed"
+    return text[key].format(n=len(feedback.findings), rules=", ".join(feedback.failed_rules))
 
 
 def _showable(text: str, plan: Plan) -> bool:
