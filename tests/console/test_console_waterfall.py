@@ -167,3 +167,47 @@ def test_investigate_shows_its_own_run_at_the_demo_pace(open_app: Callable[..., 
     assert app.button(key="ask").disabled is False
     assert {m.label: m.value for m in app.metric}["Verdict"] == "PASS"
     assert document.status == "completed"
+
+
+def test_a_repair_turn_has_its_own_stages_live() -> None:
+    from core.contracts import (
+        ComposerOutput,
+        GatekeeperResult,
+        ParseStatus,
+        Plan,
+        RetryContext,
+        VerifierResult,
+    )
+    from core.events import (
+        AnswerReady,
+        ClaimsProduced,
+        GatekeeperFinished,
+        PlanMade,
+        RepairRequested,
+        SessionStarted,
+        VerdictReached,
+    )
+
+    def judged(at: float) -> list[PipelineEvent]:
+        return [ClaimsProduced(at_ms=at, executor_output=None, parse_status=ParseStatus()),
+                GatekeeperFinished(at_ms=at + 5, result=GatekeeperResult(status="pass",
+                                                                         severity="none")),
+                VerdictReached(at_ms=at + 10, result=VerifierResult(verdict="REJECT",
+                                                                    groundedness_score=0.0))]
+
+    events: list[PipelineEvent] = [
+        SessionStarted(at_ms=0.0, question="q", pack="demo", engines={}),
+        PlanMade(at_ms=10.0, plan=Plan(question="q")), *judged(20.0),
+        RepairRequested(at_ms=31.0, attempt=2, feedback=RetryContext(attempt=1,
+                                                                     verdict="REJECT")),
+        *judged(40.0)]
+    running = build_waterfall(view_from_events(events), events)
+    assert [(s.label, s.start_ms, s.duration_ms, s.state) for s in running.spans] == [
+        ("plan", 0.0, 10.0, "done"), ("execute", 10.0, 10.0, "done"),
+        ("gatekeeper", 20.0, 5.0, "done"), ("verify", 25.0, 5.0, "done"),
+        ("repair", 31.0, 9.0, "done"), ("gatekeeper_repair", 40.0, 5.0, "done"),
+        ("verify_repair", 45.0, 5.0, "done"), ("compose", 50.0, 0.0, "running")]
+    events.append(AnswerReady(at_ms=55.0, composer_output=ComposerOutput(
+        status="blocked", user_facing_answer="x")))
+    done = build_waterfall(view_from_events(events), events)
+    assert done.spans[-1].label == "compose" and done.spans[-1].duration_ms == 5.0
