@@ -5,14 +5,15 @@ plainly when nothing was found (未检索到真实证据 / "No real evidence was
 searched, and when the verdict is REJECT or LOW_CONFID says the answer could not be verified.
 A yes/no question ("是否存在 …", "whether …", "is there …") is answered 是 / 否 (yes / no)
 first -- ``answer_kind`` says which, so a verified negative is told apart from a positive --
-with the verified evidence under it. A source that failed is named with why
-(``failed_sources_lines``): a failed call is never reported as "nothing found". Missing
-information and evidence-gathering actions the verifier passed may follow as next steps, marked
-as such. When the verdict is not PASS, claims that are fully verified on their own (entailed,
-every binding passed) stay in the answer under a banner saying so; an answer of a repaired
-attempt ends with a line saying it was repaired. It never shows raw JSON, a blocked claim, a
-step that did not pass (a repair, a gap that concludes), verifier reasons (they quote blocked
-content) or an excluded subject.
+with the verified evidence under it; a question about an alert state ("is X firing?") is
+answered 否 when X is verified absent in that state, with X's other state shown under it. A
+source that failed is named with why (``failed_sources_lines``): a failed call is never
+reported as "nothing found". Missing information and evidence-gathering actions the verifier
+passed may follow as next steps, marked as such. When the verdict is not PASS, claims that
+are fully verified on their own (entailed, every binding passed) stay in the answer under a
+banner saying so; an answer of a repaired attempt ends with a line saying it was repaired. It
+never shows raw JSON, a blocked claim, a step that did not pass (a repair, a gap that
+concludes), verifier reasons (they quote blocked content) or an excluded subject.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.outcome import answers_state
 from core.tools.spec import is_reference_tool
 from core.verifier.scope import excluded_mentions
 
@@ -39,6 +41,7 @@ _TEXT = {
     "zh": {
         "verified": "结论（已通过证据核验）：",
         "absent": "未检索到的内容：",
+        "other_state": "处于其他状态（已通过证据核验）：",
         "no_evidence": "未检索到真实证据",
         "searched": "已查询：",
         "nothing_called": "本次没有调用任何取证工具",
@@ -72,6 +75,7 @@ _TEXT = {
     "en": {
         "verified": "Findings (verified against the evidence):",
         "absent": "Not found:",
+        "other_state": "In another state (verified against the evidence):",
         "no_evidence": "No real evidence was found",
         "searched": "searched: ",
         "nothing_called": "no evidence tool was called",
@@ -126,13 +130,14 @@ class RulesComposer:
         shown = verified_claims(plan, verifier_input, verifier_result)
         findings = [c for c in shown if c.claim_type != "negative_observation"]
         absences = [c for c in shown if c.claim_type == "negative_observation"]
+        # "Is X firing?" of a pending X: the pending alert is shown, but it answers "no".
+        answering = [c for c in findings if answers_state(c, plan)]
         gatekeeper = verifier_input.gatekeeper_result
         status: Literal["valid", "no_evidence", "blocked"]
         # Blocked: a citation failed, or a claim was made and not every claim held. With no
         # claims at all there is nothing to block: the honest answer is "nothing was found".
         blocked = gatekeeper.status == "fail" or (verifier_result.verdict != "PASS" and bool(output.claims))
-        kind = answer_kind(plan.question, blocked=blocked, found=bool(findings),
-                           absent=bool(absences))
+        kind = claims_answer_kind(plan, shown, blocked=blocked)
         lines: list[str] = [text[kind], ""] if kind is not None else []
 
         if blocked:
@@ -143,6 +148,11 @@ class RulesComposer:
                                                                  verifier_result)))
             if shown:
                 lines += ["", text["partial"], *_bullets(shown)]
+        elif findings and absences and not answering:
+            # Absent in the state asked; what there is instead, verified, follows.
+            status = "valid"
+            lines += [text["absent"], *_bullets(absences), "", text["other_state"],
+                      *_bullets(findings), "", _citations_line(text, findings, verifier_input)]
         elif findings:
             status = "valid"
             lines += [text["verified"], *_bullets(findings)]
@@ -199,6 +209,16 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
     if found:
         return "partly" if absent else "yes"
     return "no" if absent else "unknown"
+
+
+def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) -> AnswerKind | None:
+    """``answer_kind`` of verified ``claims``: an observation of an alert in another state than
+    the question asks about (``answers_state``) is not a "yes" when the state asked is
+    verified absent."""
+    findings = [c for c in claims if c.claim_type != "negative_observation"]
+    absent = any(c.claim_type == "negative_observation" for c in claims)
+    found = any(answers_state(c, plan) for c in findings) or (bool(findings) and not absent)
+    return answer_kind(plan.question, blocked=blocked, found=found, absent=absent)
 
 
 def lead_line(kind: AnswerKind, language: str) -> str:

@@ -48,7 +48,13 @@ class RulesExecutor:
             for service, alert_name, state, topics in _metrics_queries(
                     plan, recorder.world.vocabulary, services):
                 arguments = _present(service=service, alert_name=alert_name, state=state)
-                yield from _call(recorder, calls, "query_metrics", arguments, service, topics)
+                invocation = yield from _call(recorder, calls, "query_metrics", arguments, service,
+                                              topics)
+                if state and alert_name in plan.alert_names and is_no_hit(invocation):
+                    # Not in the state asked: in which state is it, if any ("is X firing?" of
+                    # a pending or silenced X is answered "no, it is pending").
+                    yield from _call(recorder, calls, "query_metrics",
+                                     _present(service=service, alert_name=alert_name), service, topics)
             if not services and plan.alert_names:
                 # An alert named without a service: the service is the one the alert came with.
                 found = [item.service for item in collect_items(calls.invocations("query_metrics"))]
@@ -129,12 +135,14 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
                      ) -> list[tuple[str | None, str | None, str | None, tuple[str, ...]]]:
     """(service, alert name, state, topics covered) of each ``query_metrics`` call, deduplicated.
 
-    An alert the question names is asked for in any state ("is X firing?" is answered by a
-    resolved X too); an alert its topics or concepts imply only when firing: a resolved alert
-    is not a symptom happening now.
+    An alert the question names is asked for in the state the question asks about, if it
+    names one ("is X firing?", "is X silenced?"), else in any state; an alert its topics or
+    concepts imply only when firing (or in the state asked): a resolved alert is not a symptom
+    happening now. A question about alerts in a state ("any pending alerts?") asks for them.
     """
     alert_names = list(plan.alert_names)
-    state = None
+    asked = plan.alert_states[0] if len(plan.alert_states) == 1 else None
+    state = asked
     if not alert_names:
         # Topics and concepts imply alerts: the world's alerts about them, else the lexicon's.
         for topic in plan.topics:
@@ -144,7 +152,7 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
                         if set(alert_concepts(name)) & set(plan.concepts)]
         alert_names = [name for name in unique(alert_names)
                        if name not in plan.exclusions.alert_names]
-        state = "firing" if alert_names else None
+        state = (asked or "firing") if alert_names else asked
     queries: list[tuple[str | None, str | None, str | None, tuple[str, ...]]] = []
     targets: list[str | None] = [*services] or [None]
     has_subject = bool(plan.topics or plan.concepts or plan.terms or plan.keywords or plan.level)
@@ -155,6 +163,6 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
             queries += [(service, name, state, tuple(t for t in alert_topics(name)
                                                      if t in TOPICS and topic_matches(t, name)))
                         for name in alert_names]
-        elif not has_subject or service is not None:
-            queries.append((service, None, None, ()))
+        elif not has_subject or service is not None or state:
+            queries.append((service, None, state, ()))
     return unique(queries)

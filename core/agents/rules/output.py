@@ -159,6 +159,7 @@ def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) 
     absences = [_absence("", subject, no_hits, plan) for subject, no_hits in absent]
     absences += [absent_claim("", outcome, plan.language)
                  for outcome in calls.by_words() if outcome.no_hit]
+    absences += _alert_absences(plan, calls, absences)
     if plan.narrow:
         observations = observations[:NARROW_MAX_CLAIMS]
         absences = absences[:max(0, NARROW_MAX_CLAIMS - len(observations))]
@@ -273,6 +274,42 @@ def _no_hit_excerpt(invocation: Invocation) -> str:
     """``query_logs(service=inventory-service, topic=connection_pool) -> total=0``."""
     arguments = ", ".join(f"{key}={value}" for key, value in invocation.arguments.items())
     return f"{invocation.tool_name}({arguments}) -> total={invocation.output.get('total', 0)}"
+
+
+def _alert_absences(plan: Plan, calls: CallLog, made: list[Claim]) -> list[Claim]:
+    """A negative observation per alert the question names (and the data knows: a rule or an
+    alert of another state) that its ``query_metrics`` calls found none of -- in the state the
+    question asks about, if it names one -- per service asked; and, for a question about
+    alerts in a state ("any silenced alerts?"), when none is in that state. Calls another
+    absence already cites are not cited twice."""
+    cited = {b.source_invocation_id for claim in made for b in claim.evidence_bindings}
+    unknown = {name.casefold() for name in plan.unknown_subjects}
+    names: list[str | None] = [name for name in plan.alert_names if name.casefold() not in unknown]
+    if not plan.alert_names and plan.alert_states:
+        names = [None]
+    claims: list[Claim] = []
+    for name in names:
+        by_service: dict[str | None, list[Invocation]] = {}
+        for invocation in calls.invocations("query_metrics"):
+            arguments = invocation.arguments
+            if arguments.get("alert_name") != name or (name is None and not arguments.get("state")):
+                continue
+            by_service.setdefault(arguments.get("service"), []).append(invocation)
+        for service, invocations in by_service.items():
+            no_hits = [inv for inv in invocations if is_no_hit(inv)]
+            if not no_hits or {inv.invocation_id for inv in no_hits} <= cited:
+                continue
+            state = next((str(inv.arguments["state"]) for inv in no_hits if inv.arguments.get("state")),
+                         None)
+            bindings = [EvidenceBinding(tool_name=inv.tool_name, source_invocation_id=inv.invocation_id,
+                                        raw_path=None, evidence_excerpt=_no_hit_excerpt(inv))
+                        for inv in no_hits]
+            claims.append(Claim(
+                claim_id="", claim_type="negative_observation",
+                claim_text=wording.alert_absence_sentence(name, state, service, no_hits,
+                                                          plan.language),
+                evidence_bindings=bindings, subject_services=[service] if service else []))
+    return claims
 
 
 def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> None:

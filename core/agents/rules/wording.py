@@ -86,6 +86,21 @@ def absence_sentence(service: str | None, topic: str | None, invocations: Sequen
             f"{', '.join(calls)} returned nothing.")
 
 
+def alert_absence_sentence(alert_name: str | None, state: str | None, service: str | None,
+                           invocations: Sequence[Invocation], language: Language) -> str:
+    """``No firing KubeNodeNotReady alert was found: query_metrics(KubeNodeNotReady,
+    state=firing) returned nothing.`` (the state when a call was narrowed to one)."""
+    calls = list(dict.fromkeys(_call_name(invocation) for invocation in invocations))
+    if language == "zh":
+        words = [*([f"{service} 的"] if service else []), *([f"{state} 状态的"] if state else []),
+                 *([alert_name] if alert_name else [])]
+        every = "均" if len(invocations) > 1 else ""
+        return f"未检索到 {' '.join(words)} 告警：{'、'.join(calls)} {every}未返回记录。"
+    words = " ".join(word for word in (state, alert_name) if word)
+    where = f" for {service}" if service else ""
+    return f"No {words} alert was found{where}: {', '.join(calls)} returned nothing."
+
+
 def _call_name(invocation: Invocation) -> str:
     """``query_metrics(HighCPUUsage, state=firing)``: the tool, the alert it asked for and the
     state or level it was narrowed to, if any (an absence among firing alerts, or among lines
