@@ -24,6 +24,7 @@ from core.agents.rules.searches import LogSearch, log_searches, service_search
 from core.contracts import Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.lexicon import TOPICS, topic_matches
+from core.tools.spec import TOOL_SPECS, is_evidence_tool
 
 if TYPE_CHECKING:
     from core.recorder import Recorder
@@ -44,7 +45,8 @@ class RulesExecutor:
                                    and not services):
             output = build_output(plan, recorder.world, services, calls)
             return output, ParseStatus(status="valid", detail="nothing to search: no tool called")
-        if "query_metrics" in plan.tools:
+        tools = _answerable_tools(plan, recorder)
+        if "query_metrics" in tools:
             for service, alert_name, state, topics in _metrics_queries(
                     plan, recorder.world.vocabulary, services):
                 arguments = _present(service=service, alert_name=alert_name, state=state)
@@ -59,9 +61,9 @@ class RulesExecutor:
                 # An alert named without a service: the service is the one the alert came with.
                 found = [item.service for item in collect_items(calls.invocations("query_metrics"))]
                 services = [s for s in unique(found) if s.lower() not in excluded]
-        if "query_logs" in plan.tools:
+        if "query_logs" in tools:
             yield from _query_logs(plan, recorder, calls, services)
-        if "lookup_knowledge" in plan.tools:
+        if "lookup_knowledge" in tools:
             labels = [TOPICS[topic].label_en for topic in plan.topics if topic in TOPICS]
             query = " ".join(unique([*plan.alert_names, *labels]))
             if query:
@@ -69,6 +71,19 @@ class RulesExecutor:
         output = build_output(plan, recorder.world, services, calls)
         return output, ParseStatus(status="valid",
                                    detail="built by the rules executor from evidence_refs")
+
+
+def _answerable_tools(plan: Plan, recorder: Recorder) -> list[str]:
+    """The plan's tools, without evidence tools the world has no source for when another
+    evidence tool of the plan has one (an alert question on a world without logs asks the
+    alerts; a question only the logs could answer still records why nothing was searched)."""
+    def has_source(tool: str) -> bool:
+        return recorder.world.source(TOOL_SPECS[tool].capability) is not None
+
+    evidence = [tool for tool in plan.tools if is_evidence_tool(tool)]
+    if not any(has_source(tool) for tool in evidence):
+        return list(plan.tools)
+    return [tool for tool in plan.tools if not is_evidence_tool(tool) or has_source(tool)]
 
 
 def _names_unknown_service(plan: Plan, vocabulary: Vocabulary) -> bool:

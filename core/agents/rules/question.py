@@ -207,6 +207,13 @@ def _quoted(text: _Text) -> list[str]:
 _QUALIFIED_NAME = re.compile(r"^([A-Za-z][A-Za-z0-9_]{7,})\s*[(\[{<>=%]")
 
 
+def alert_identifier(name: str) -> str | None:
+    """The identifier of a qualified alert name (``MysqlTooManyConnections`` of
+    ``MysqlTooManyConnections(>80%)``), case-folded; None for a plain name."""
+    match = _QUALIFIED_NAME.match(name)
+    return match.group(1).casefold() if match else None
+
+
 def name_aliases(names: Sequence[str]) -> dict[str, list[str]]:
     """Another spelling -> the names it stands for: the identifier of a qualified alert name
     (``MysqlTooManyConnections`` -> ``MysqlTooManyConnections(>80%)``), unless a name is
