@@ -6,8 +6,9 @@ The mapping only copies and formats; it never invents:
 
 - ``service``: the value of the first label of ``service_labels`` the alert has (default:
   ``service``, ``app``, ``app_kubernetes_io_name``, ``container``, ``deployment``,
-  ``statefulset``, ``daemonset``, ``node``, ``job``, ``namespace``, ``pod``, ``instance``: the
-  workload or node an exporter reports about before the exporter's own ``job``). A query for a
+  ``statefulset``, ``daemonset``, ``cronjob``, ``job_name``, ``node``, ``job``, ``namespace``,
+  ``pod``, ``instance``: the workload or node an exporter reports about before the exporter's
+  own ``job``; kube-state-metrics names a Kubernetes Job ``job_name``, since ``job`` is its own). A query for a
   service matches an alert whose value of *any* of those labels is that service, and the alert
   then reads as that service (so a question about a pod, a deployment, a node or a namespace
   finds its alerts, named as the question names them). ``instance`` also matches by its host
@@ -31,7 +32,7 @@ from datetime import datetime
 # containers, deployments, nodes) under their own job.
 DEFAULT_SERVICE_LABELS: tuple[str, ...] = (
     "service", "app", "app_kubernetes_io_name", "container", "deployment", "statefulset",
-    "daemonset", "node", "job", "namespace", "pod", "instance")
+    "daemonset", "cronjob", "job_name", "node", "job", "namespace", "pod", "instance")
 # Labels whose values are not service names a person types (addresses, pod hashes): the
 # vocabulary leaves them out, though they still name an alert's service when nothing else does.
 NOT_VOCABULARY_LABELS = frozenset({"instance", "pod"})
