@@ -34,14 +34,13 @@ import yaml
 
 from tests.live.live_servers import (
     CORPORA,
-    PROMETHEUS,
     Exporter,
     Server,
     free_port,
     get_json,
+    launch_prometheus,
     silence_alert,
     start_alertmanager,
-    start_server,
 )
 
 KUBE = CORPORA / "kube-prometheus" / "manifests"
@@ -143,8 +142,8 @@ def mysqld_exporter() -> Exporter:
     return exporter
 
 
-def launch_prometheus(folder: Path, jobs: list[dict[str, Any]], rule_files: list[Path],
-                      alertmanager: Server | None) -> Server:
+def launch_rules_prometheus(folder: Path, jobs: list[dict[str, Any]], rule_files: list[Path],
+                            alertmanager: Server | None) -> Server:
     """A Prometheus on a free port (not yet waited for): ``jobs`` are scrape configs, every
     second."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -153,19 +152,9 @@ def launch_prometheus(folder: Path, jobs: list[dict[str, Any]], rule_files: list
         name = f"rules-{index}-{path.stem}.yml"
         (folder / name).write_text(yaml.safe_dump({"groups": rule_groups(path)}, allow_unicode=True))
         names.append(name)
-    config: dict[str, Any] = {
+    return launch_prometheus(folder, {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s", "scrape_timeout": "1s"},
-        "rule_files": names, "scrape_configs": jobs}
-    if alertmanager is not None:
-        config["alerting"] = {"alertmanagers": [{"static_configs": [
-            {"targets": [alertmanager.url.removeprefix("http://")]}]}]}
-    (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
-    port = free_port()
-    assert PROMETHEUS is not None
-    server = start_server("prometheus", [
-        PROMETHEUS, "--config.file=prometheus.yml", f"--storage.tsdb.path={folder / 'data'}",
-        f"--web.listen-address=127.0.0.1:{port}"], f"http://127.0.0.1:{port}", folder)
-    return server
+        "rule_files": names, "scrape_configs": jobs}, alertmanager)
 
 
 @dataclass
@@ -195,8 +184,8 @@ class HeldoutWorld:
                  for job in ("payments-api", "hadoop-namenode")]  # nobody listens: up == 0
         alertmanager = start_alertmanager(folder / "alertmanager")
         # Both Prometheus servers boot at once: the first scrape waits ~5 s for target discovery.
-        prometheus = launch_prometheus(folder / "prometheus", jobs, list(RULE_FILES), alertmanager)
-        spare = launch_prometheus(folder / "spare", jobs, list(RULE_FILES), None)
+        prometheus = launch_rules_prometheus(folder / "prometheus", jobs, list(RULE_FILES), alertmanager)
+        spare = launch_rules_prometheus(folder / "spare", jobs, list(RULE_FILES), None)
         world = cls(folder=folder, prometheus=prometheus, alertmanager=alertmanager, spare=spare,
                     jobs=jobs, exporters=list(exporters.values()))
         try:

@@ -207,22 +207,27 @@ def start_prometheus(folder: Path, exporters: dict[str, int], alertmanager: Serv
                      rules: dict[str, Any]) -> Server:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "rules.yml").write_text(yaml.safe_dump(rules, allow_unicode=True))
-    config: dict[str, Any] = {
+    server = launch_prometheus(folder, {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
         "rule_files": ["rules.yml"],
         "scrape_configs": [{"job_name": job, "static_configs": [{"targets": [f"127.0.0.1:{port}"]}]}
-                           for job, port in exporters.items()]}
+                           for job, port in exporters.items()]}, alertmanager)
+    server.wait_ready("/-/ready")
+    return server
+
+
+def launch_prometheus(folder: Path, config: dict[str, Any], alertmanager: Server | None) -> Server:
+    """A Prometheus on a free port with ``config`` (sending to ``alertmanager``), run in
+    ``folder``; not yet waited for."""
     if alertmanager is not None:
-        config["alerting"] = {"alertmanagers": [{"static_configs": [
-            {"targets": [alertmanager.url.removeprefix("http://")]}]}]}
+        config = {**config, "alerting": {"alertmanagers": [{"static_configs": [
+            {"targets": [alertmanager.url.removeprefix("http://")]}]}]}}
     (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
     port = free_port()
     assert PROMETHEUS is not None
-    server = start_server("prometheus", [
+    return start_server("prometheus", [
         PROMETHEUS, "--config.file=prometheus.yml", f"--storage.tsdb.path={folder / 'data'}",
         f"--web.listen-address=127.0.0.1:{port}"], f"http://127.0.0.1:{port}", folder)
-    server.wait_ready("/-/ready")
-    return server
 
 
 @dataclass
