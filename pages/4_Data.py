@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.errors import PackError
@@ -18,6 +17,7 @@ from core.views.data import (
     series_figure,
 )
 from ui.render import empty_state, escape_markdown, literal_text, setup_page, small_text
+from ui.tables import text_table
 
 setup_page("Data")
 st.title("Data", anchor=False)
@@ -55,7 +55,7 @@ alerts_tab, logs_tab, runbooks_tab = st.tabs(
 with alerts_tab:
     st.subheader("Alerts", anchor=False)
     if pack.alerts:
-        st.dataframe(pd.DataFrame(alert_rows(pack.alerts)), hide_index=True, width="stretch")
+        text_table(alert_rows(pack.alerts), key="alerts_table", long_columns=["details"])
     else:
         st.caption("This pack has no alerts (add alerts.yaml).")
     st.subheader("Metric series", anchor=False)
@@ -84,10 +84,8 @@ with logs_tab:
         st.caption(f"query_logs: {escape_markdown(found.message)}. The same search the agents run "
                    "(synonyms, identifiers, quoted phrases), most relevant first; lines shown exactly "
                    "as stored.")
-        st.dataframe(pd.DataFrame(found.groups), hide_index=True, width="stretch",
-                     column_config={"template": st.column_config.TextColumn(width="large")})
-        st.dataframe(pd.DataFrame(found.rows), hide_index=True, width="stretch",
-                     column_config={"message": st.column_config.TextColumn(width="large")})
+        text_table(found.groups, key="log_groups_table", long_columns=["template"])
+        text_table(found.rows, key="logs_table", long_columns=["message"])
 
 with runbooks_tab:
     if not pack.runbooks:

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from core.errors import EvalCaseError
 from core.packs import Pack
 from core.sources.base import World
+from core.store import Store, repository
 from core.tools.spec import run_tool
 from core.views.data import search_logs, series_figure
 from core.views.evals import cases_from_upload
@@ -97,7 +98,7 @@ def test_search_and_series_builders(demo_pack: Pack, demo_world: World) -> None:
 
 
 def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
-                                               tmp_path: Path) -> None:
+                                               tmp_store: Store) -> None:
     app = open_app(EVALS)
     assert not app.exception
     assert any("No eval runs yet" in info.value for info in app.info)
@@ -112,8 +113,17 @@ def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
     assert list(matrix["case"]) == ["tamper-caught", "cpu-positive"]  # failures first
     assert list(matrix["result"]) == ["failed", "passed"]
     assert "verdict" in matrix["failed expectations"].iloc[0]
-    assert matrix["actual verdict"].iloc[0] == "REJECT"
-    assert len(app.get("plotly_chart")) == 4
+    assert matrix["actual"].iloc[0] == "REJECT · rejected"
+    assert matrix["actual"].iloc[1] == "PASS · verified finding"
+    # Each case's session id opens it on Investigate.
+    (run,) = repository.list_eval_runs(tmp_store)
+    sessions = {row.case_id: row.session_id
+                for row in repository.list_case_results(tmp_store, run_id=run.id)}
+    assert list(matrix["session"]) == [f"./?session={sessions['tamper-caught']}",
+                                       f"./?session={sessions['cpu-positive']}"]
+    # One run so far: no one-point trend chart, a sentence instead.
+    assert len(app.get("plotly_chart")) == 3
+    assert any("One run so far" in caption.value for caption in app.caption)
     headline = {m.label: m.value for m in app.metric}
     assert headline["pass rate"] == "50%"
 
