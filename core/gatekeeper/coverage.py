@@ -27,7 +27,6 @@ must cover at least one pair (a query about something else supports nothing). A 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -133,14 +132,13 @@ def _has_words_beyond(normalized: str, services: list[str]) -> bool:
 
 def claim_subject(claim: Claim, known_services: Iterable[str] = (),
                   phrases: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """The claim's services and topics: its subject fields plus what its text names. A word of
-    the text that is one of ``phrases`` (the exact phrases the cited queries searched) names
-    that phrase, not its topic: "No HikariCP lines" for ``terms=[HikariCP]``."""
+    """The claim's services and topics: its subject fields plus what its text names. A service
+    the claim declares is not read as a topic where its text names it (``mysql``, ``redis``),
+    nor is a word of the text that is one of ``phrases`` (the exact phrases the cited queries
+    searched): it names that phrase, not its topic ("No HikariCP lines" for ``terms=[HikariCP]``)."""
     declared = [service.casefold() for service in claim.subject_services]
     services = dict.fromkeys(declared + lexicon.services_in(claim.claim_text, [*declared, *known_services]))
-    text = " ".join(lexicon.normalize(claim.claim_text).split())
-    for phrase in phrases:
-        text = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", " ", text)
+    text = lexicon.without_names(claim.claim_text, [*declared, *phrases])
     topics = dict.fromkeys([*claim.subject_topics, *lexicon.topics_in(text)])
     return list(services), [topic for topic in topics if topic in lexicon.TOPICS]
 

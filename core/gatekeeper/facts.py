@@ -345,6 +345,15 @@ _BYTE_UNIT_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?((?:[kKmMgGtTpP]i?)?[bB
 _RECASINGS = (str.upper, str.lower, str.swapcase, str.title)
 
 
+def _recased_words(excerpt: str, ref_text: str) -> bool:
+    """Whether a word of the excerpt other than a unit is in the ref only in another case: the
+    quote was recased (title case after a cut, ``Jvm`` for ``JVM``), which is formatting, so the
+    case of its units says nothing either."""
+    words = re.findall(r"[A-Za-z]+", _BYTE_UNIT_RE.sub(" ", excerpt))
+    folded = ref_text.casefold()
+    return any(word not in ref_text and word.casefold() in folded for word in words)
+
+
 def _ascii_letters(text: str) -> str:
     return "".join(char for char in text if char.isascii() and char.isalpha())
 
@@ -355,12 +364,20 @@ def byte_unit_problem(excerpt: str, ref_text: str, region: str = "") -> str:
     the excerpt quotes. A quote recased as a whole (upper, lower, swapped or title case) is
     formatting and says nothing about the case of its units; one whose letters keep the ref's
     case but a unit's is a changed fact."""
+    from core.gatekeeper.invisible import without_benign  # invisible does not import facts
+
+    words = re.findall(r"[A-Za-z]+", excerpt)
+    if words and all(word[0].isupper() and word[1:] == word[1:].lower() for word in words):
+        return ""  # title case (each word as ``str.title`` leaves it)
+    excerpt = without_benign(excerpt)  # copy-paste invisibles split no word here
     if excerpt.isupper() or excerpt.islower():
         return ""
     if region:
         letters = _ascii_letters(excerpt)
         if any(letters == _ascii_letters(recase(region)) for recase in _RECASINGS):
             return ""
+    if _recased_words(excerpt, ref_text):
+        return ""
     written = _BYTE_UNIT_RE.findall(excerpt)
     if not written:
         return ""

@@ -93,6 +93,11 @@ def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
 
 _BENIGN_CLASS = "[" + re.escape("".join(sorted(BENIGN_INVISIBLE))) + "]"
 _BENIGN_RE = re.compile(_BENIGN_CLASS)
+
+
+def without_benign(text: str) -> str:
+    """``text`` without the benign copy-paste invisibles (see the module docstring)."""
+    return _BENIGN_RE.sub("", text)
 # A run of benign invisible characters between two characters of one token, one of them a
 # digit or a decimal point next to a digit: inside a number (``9\u200d1%``).
 _INSIDE_NUMBER_RE = re.compile(

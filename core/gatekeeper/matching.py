@@ -328,10 +328,11 @@ def _starts_after_joiner(text: str, start: int, token_start: int) -> bool:
     """A quote that starts right after a separator joining two parts of a number or of a name
     that goes on with a digit reads another number: ``4GB`` of ``3.8GB/4GB`` (the total, not
     the use), ``17:00+08:00`` of ``11:17:00+08:00``, ``1`` of ``HikariPool-1``. A separator
-    that joins nothing on its left (``/10.251.43.21:50010``) starts the name itself."""
+    that joins nothing on its left (``/10.251.43.21:50010``) starts the name itself, and a quote
+    that starts *with* the separator (``…:30+08:00``) shows the cut."""
     if start < 2 or not (text[token_start].isdigit() or text[start].isdigit()):
         return False
-    return _is_word_char(text[start - 2])
+    return _is_word_char(text[start]) and not _is_word_char(text[start - 1]) and _is_word_char(text[start - 2])
 
 
 def _qualifier_cut(text: str, start: int) -> str:

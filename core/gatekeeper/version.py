@@ -17,10 +17,12 @@ from core.gatekeeper.normalize import NORMALIZER_VERSION
 # private use ...) reject; a stop-word substituted for another is a changed word; cited refs
 # must be what the recorder's recipe makes of the raw output (evidence.refs_tampered); a
 # negative observation's subject is read from its text as well as its subject fields.
-# gk-5 (gk-4 names another change): a mark after a number (``91%+``) and look-alike marks
-# before it, hidden characters inside a number, look-alike digits, a quote that starts inside a
-# number, a stop-word moved; arguments that are not the request their source served; a negative
-# observation's search words, level, state, time window and exclusions compared with its text.
+# gk-4: a service a negative observation declares (``subject_services``) is not read as a
+# lexicon topic where its text names it (a service called ``mysql`` is not the slow-query topic).
+# gk-5: a mark after a number (``91%+``) and look-alike marks before it, hidden characters
+# inside a number, look-alike digits, a quote that starts inside a number, a stop-word moved;
+# arguments that are not the request their source served; a negative observation's search
+# words, exact phrases, level, state, time window and exclusions compared with its text.
 RULES_VERSION = "gk-5"
 # rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
 FUZZY_THRESHOLD = 90.0

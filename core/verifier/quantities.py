@@ -59,7 +59,8 @@ _TO_RE = re.compile(
 _ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
     r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
-_CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+# A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
+_CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
 
 
 def plain_number(number: float) -> str:
