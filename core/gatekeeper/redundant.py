@@ -55,6 +55,9 @@ def _narrowed_cover(claim: Claim, invocation: Invocation, queries: Sequence[Invo
     narrowing = [key for key in NARROWING_ARGS if invocation.arguments.get(key)]
     if not narrowing or negative.evidence_problem(invocation):
         return False
-    broad = invocation.model_copy(update={"arguments": {
-        key: value for key, value in invocation.arguments.items() if key not in narrowing}})
+    # the filter goes from the request too, which ``narrowing`` reads an edited-out filter from
+    broad = invocation.model_copy(update={
+        "arguments": {key: value for key, value in invocation.arguments.items() if key not in narrowing},
+        "request": None if invocation.request is None else {
+            key: value for key, value in invocation.request.items() if key not in narrowing}})
     return not negative.coverage_problem(claim, broad, [broad, *queries])
