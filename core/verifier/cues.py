@@ -40,7 +40,7 @@ def _en(words: str) -> str:
 _BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
         ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|"
          + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|over(?! the (?:last|past))|limit of"), _ANY),
-        ("current", r"当前值|当前|目前|现在|现为|实时值|实时|最新值|"
+        ("current", r"当前值|当前|目前|(?<!出)现在|现为|实时值|实时|最新值|"
          + _en(r"current(?:ly)?|now|at present|presently|latest value"), _ANY),
         ("duration", r"已经持续|已持续|持续了|持续时间|持续|历时|"
          + _en(r"duration|for|lasting|lasted|has lasted|firing for|ongoing for"), _TIME),
@@ -68,7 +68,7 @@ _FIRST = re.compile(r"最早|首次|第一次|起始|开始于|始于|自|从|"
                     + _en(r"first|earliest|since|from|starting|started|began"))
 # Words that state a value as the present one: a current cue anywhere before it in its clause
 # (当前使用 4GB), or a copula right before it (内存使用率为 85%, "memory usage is 85%").
-_NOW_MARK = re.compile(r"当前|目前|现在|现为|实时|(?:为|是)\s*$|"
+_NOW_MARK = re.compile(r"当前|目前|(?<!出)现在|现为|实时|(?:为|是)\s*$|"
                        + _en(r"current(?:ly)?|now|at present|presently") + "|"
                        + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
 # "11:05 到 11:17", "from 11:05 to 11:17": the first time of a range.

@@ -18,6 +18,7 @@ from functools import lru_cache
 from core.charclasses import HAN
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
+from core.verifier.numerals import en_value
 
 _CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{HAN}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{HAN}])")
 _UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
@@ -66,11 +67,29 @@ def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = Tru
     known_negations = frozenset().union(*(facts.negations for facts in evidence))
     gaps = [f"number {_show(number)}" for number in sorted(claim.numbers - known_numbers)]
     gaps += [f"identifier '{name}'" for name in sorted(claim.identifiers)
-             if not contains_identifier(region, name)]
-    gaps += [f"state '{word}'" for word in sorted(claim.states - known_states)]
+             if not _named_in(region, name)]
+    gaps += [f"state '{word}'" for word in sorted(claim.states)
+             if _STATE_FORMS.get(word, word) not in {_STATE_FORMS.get(w, w) for w in known_states}]
     if negations:
         gaps += [f"negation '{word}'" for word in sorted(claim.negations - known_negations)]
     return gaps
+
+
+# Spellings of one state word ("a warning" is a WARN line).
+_STATE_FORMS = {"warning": "warn"}
+# A value with its unit joined by a hyphen ("a 10-second timeout"): a quantity, read by the
+# role reader, not a name.
+_HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
+
+
+def _named_in(region: str, name: str) -> bool:
+    """Whether an identifier of a claim is in the evidence: as written, as the singular of a
+    plural (``GCs``), or not a name at all (``ninety-one``, ``10-second`` are values)."""
+    if contains_identifier(region, name):
+        return True
+    if name.endswith("s") and len(name) > 2 and contains_identifier(region, name[:-1]):
+        return True
+    return _HYPHENATED_VALUE.fullmatch(name) is not None or en_value(name) is not None
 
 
 def _show(number: Number) -> str:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.verifier.numerals import spelled_numbers, zh_clocks
+
 Family = Literal["percent", "time", "size", "count", "plain"]
 
 _TIME_UNITS: dict[str, float] = {
@@ -29,13 +31,14 @@ _SIZE_UNITS: dict[str, float] = {
     "gb": 1024.0 ** 3, "gib": 1024.0 ** 3, "g": 1024.0 ** 3,
     "tb": 1024.0 ** 4, "tib": 1024.0 ** 4,
 }
+_PERCENT_UNITS: frozenset[str] = frozenset({"%", "percent", "per cent", "pct"})
 _COUNT_UNITS: frozenset[str] = frozenset({
     "次", "条", "个", "行", "项", "例", "time", "times", "line", "lines", "message", "messages",
     "entry", "entries", "request", "requests", "occurrence", "occurrences", "event", "events",
     "error", "errors", "connection", "connections", "thread", "threads", "restart", "restarts",
 })
 UNITS: dict[str, tuple[Family, float]] = {
-    "%": ("percent", 1.0),
+    **{unit: ("percent", 1.0) for unit in _PERCENT_UNITS},
     **{unit: ("time", factor) for unit, factor in _TIME_UNITS.items()},
     **{unit: ("size", factor) for unit, factor in _SIZE_UNITS.items()},
     **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
@@ -43,7 +46,7 @@ UNITS: dict[str, tuple[Family, float]] = {
 # Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space.
 _ATTACHED_ONLY = frozenset({"s", "m", "h", "d", "b", "g"})
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
-_UNIT_RE = re.compile(rf"( ?)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
+_UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 _SLASH_RE = re.compile(r" ?/ ?(?=\d)")
 _UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
@@ -162,6 +165,11 @@ def _times(text: str) -> list[Token]:
             found.append(Token(match.start(), match.end(), "time", time=TimePoint(
                 f"{match.group(1)}-{match.group(2)}-{match.group(3)}", None, None)))
             taken.append(match.span())
+    for clock in zh_clocks(text):
+        if not _inside((clock.start, clock.end), taken):
+            found.append(Token(clock.start, clock.end, "time",
+                               time=TimePoint(None, clock.hour, clock.minute, clock.second)))
+            taken.append((clock.start, clock.end))
     for match in _CLOCK_RE.finditer(text):
         if _inside(match.span(), taken):
             continue
@@ -193,6 +201,16 @@ def _is_sign(text: str, position: int) -> bool:
     return text[position] == "-" and (position == 0 or text[position - 1] in " \t=:(（，,[")
 
 
+def _unit_fits(separator: str, unit: str) -> bool:
+    """A unit word may follow its number after a space (``15 minutes``) or, for a duration, a
+    hyphen (``a 10-second timeout``); a one-letter unit only attached (``15m``)."""
+    if not separator:
+        return True
+    if unit in _ATTACHED_ONLY:
+        return False
+    return separator == " " or UNITS[unit][0] == "time"
+
+
 def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
     """The number at ``match`` with its unit, and where it ends; None if it is part of a name."""
     end = match.end()
@@ -200,7 +218,7 @@ def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
     unit = ""
     if unit_match is not None:
         spaced, candidate = unit_match.groups()
-        if not (spaced and candidate in _ATTACHED_ONLY):
+        if _unit_fits(spaced, candidate):
             unit, end = candidate, unit_match.end()
     if not unit and end < len(text) and (text[end].isascii() and (text[end].isalpha() or text[end] == "_")):
         word = _UNKNOWN_UNIT_RE.match(text, end)
@@ -247,8 +265,27 @@ def tokens(text: str) -> list[Token]:
         found.append(Token(match.start(), end, "ratio" if len(parts) > 1 else "number",
                            parts=tuple(parts)))
         position = end
+    found += _spelled(text, [(token.start, token.end) for token in found])
     found.sort(key=lambda token: token.start)
     return _mark_trends(text, found)
+
+
+def _spelled(text: str, taken: list[tuple[int, int]]) -> list[Token]:
+    """Numbers written in words (``九十一%``, ``twenty-five minutes``, ``half an hour``): a
+    value only with a unit after them, or one their words name."""
+    found: list[Token] = []
+    for spelled in spelled_numbers(text):
+        if _inside((spelled.start, spelled.end), taken):
+            continue
+        unit, end = spelled.unit, spelled.end
+        if not unit:
+            unit_match = _UNIT_RE.match(text, end)
+            if unit_match is None or not _unit_fits(*unit_match.groups()):
+                continue
+            unit, end = unit_match.group(2), unit_match.end()
+        family: Family = UNITS[unit][0] if unit in UNITS else "plain"
+        found.append(Token(spelled.start, end, "number", parts=(Quantity(spelled.value, unit, family),)))
+    return found
 
 
 def _mark_trends(text: str, found: list[Token]) -> list[Token]:

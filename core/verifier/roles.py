@@ -37,12 +37,13 @@ from core.verifier.cues import (
     time_qualifier,
     topics_of,
 )
+from core.verifier.mentions import ClaimMentions, canonical_level
 from core.verifier.quantities import Quantity, TimePoint, Token, tokens
 from core.verifier.text import clause_bounds, fold
 
 _LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
 # A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
-_GROUP = re.compile(r'^\s*\d+ lines? like ".*" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
+_GROUP = re.compile(r'^\s*\d+ lines? like "(?P<template>.*)" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
                     re.DOTALL)
 _ALERT_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
 
@@ -64,6 +65,8 @@ class RoleFact:
     trend: int | None = None
     order: int | None = None
     now: bool = False                # a claim states it as the value now ("当前", "is", "currently")
+    about: str = ""                  # claim: the quoted lines it is stated for (core.verifier.mentions)
+    near: str = ""                   # claim: the words around it, when it quotes nothing
 
     def shown(self) -> str:
         """``current 91%``, ``sample 86.2% at 11:05``, ``latest time 11:17``."""
@@ -83,6 +86,7 @@ class Reading:
     levels: frozenset[str] = frozenset()
     states: frozenset[str] = frozenset()
     kind: Literal["alert", "log", "text"] = "text"
+    message: str = ""                # a log line's message, a group's template, an alert's text
 
 
 # ---------------------------------------------------------------- reading
@@ -158,8 +162,23 @@ def _used_before_total(facts: list[RoleFact]) -> list[RoleFact]:
 def _time_fact(folded: str, token: Token, window: str, window_start: int, limit: int,
                context: _Context) -> RoleFact:
     qualifier = time_qualifier(folded, window, token.end, limit)
+    if qualifier is None and not context.evidence:
+        # "最新一条「X」出现在 11:17": the qualifier stands before the quoted line.
+        qualifier = time_qualifier(folded, _across_quotes(folded, token.start), token.end, limit)
     return RoleFact("time", token.start, token.end, token.start, time=token.time,
                     qualifier=qualifier, subjects=_subjects_at(context, token.start))
+
+
+_QUOTED_SPAN = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_CLAUSE_END = re.compile(r"[，,；;。!?！？\n]")
+
+
+def _across_quotes(folded: str, position: int) -> str:
+    """The words of a clause before ``position``, quoted spans blanked out (a quote's commas
+    and marks do not end the clause)."""
+    before = _QUOTED_SPAN.sub(lambda match: " " * len(match.group()), folded[:position])
+    cut = max((match.end() for match in _CLAUSE_END.finditer(before)), default=0)
+    return before[cut:]
 
 
 def _cued(folded: str, token: Token, window: str, window_start: int, after_limit: int,
@@ -199,6 +218,12 @@ def _cued(folded: str, token: Token, window: str, window_start: int, after_limit
             for fact in _valued(token, role, cue_start, label, topics, context)]
 
 
+# "3.8GB of 4GB", "3.8GB used of 4GB", "3.8GB of order-service's 4GB": what lies between a
+# used amount and its total.
+_OF_TOTAL = re.compile(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a|[\w\-]+'s))?|/|，共|"
+                       r",\s*total)\s*")
+
+
 def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool:
     """``3.8GB of 4GB`` / ``3.8GB out of 4GB``: the second amount is the total."""
     if index == 0:
@@ -206,8 +231,7 @@ def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool
     previous = found[index - 1]
     if previous.kind != "number" or not previous.parts[0].comparable(token.parts[0]):
         return False
-    return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a))?|/|，共|,\s*total)\s*",
-                             folded[previous.end:token.start]))
+    return bool(_OF_TOTAL.fullmatch(folded[previous.end:token.start]))
 
 
 def _valued(token: Token, role: Role, cue_start: int, label: str, topics: frozenset[str],
@@ -274,7 +298,18 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
     context = _Context("value", frozenset(), mentions=mentions,
                        fallback_subjects=fallback if len(fallback) == 1 else frozenset())
     facts = _stated_now(folded, _read(folded, 0, len(folded), context))
+    facts = _what_about(folded, facts, {name for _, name in mentions} | set(fallback))
     return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
+
+
+def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[RoleFact]:
+    """Each fact with the lines it is stated for: a quote, else the words around it."""
+    mentions = ClaimMentions(folded)
+    marked = []
+    for fact in facts:
+        about, near = mentions.about(fact.start, ignore=services)
+        marked.append(replace(fact, about=about, near=near))
+    return marked
 
 
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
@@ -323,7 +358,7 @@ def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects
         subjects = frozenset({own}) | named | arguments
         facts = _read(folded, 0, len(folded), _Context("value", subjects, evidence=True))
         return Reading(tuple(facts), subjects, levels=frozenset({_level(group.group("level"))}),
-                       kind="log")
+                       kind="log", message=folded[group.start("template"):group.end("template")])
     alert = _ALERT_HEAD.match(text)
     named = frozenset(name for _, name in service_mentions(folded, known_subjects))
     subjects = named | arguments
@@ -331,8 +366,10 @@ def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects
         base = frozenset(topics_in(alert.group("name")))
         context = _Context("current", subjects, evidence=True, base_topics=base)
         facts = _read(folded, alert.end(), len(folded), context)
+        severity = _SEVERITY.search(folded)
         return Reading(tuple(facts), subjects, states=frozenset({alert.group("state").lower()}),
-                       kind="alert")
+                       levels=frozenset({_level(severity.group(1))}) if severity else frozenset(),
+                       kind="alert", message=folded)
     context = _Context("value", subjects, evidence=True)
     return Reading(tuple(_read(folded, 0, len(folded), context)), subjects)
 
@@ -350,12 +387,16 @@ def _read_log(folded: str, log: re.Match[str], arguments: frozenset[str],
         facts.insert(0, RoleFact("time", log.start("ts"), log.end("ts"), log.start("ts"),
                                  time=observed, subjects=subjects))
     level = _level(log.group("level"))
-    return Reading(tuple(facts), subjects, levels=frozenset({level}), kind="log")
+    return Reading(tuple(facts), subjects, levels=frozenset({level}), kind="log",
+                   message=folded[log.end():])
+
+
+# An alert's severity is its level (severity=warning is a warning).
+_SEVERITY = re.compile(r"(?<![a-z])severity=([a-z]+)")
 
 
 def _level(word: str) -> str:
-    folded = fold(word.strip())
-    return {"warning": "warn", "severe": "error", "critical": "error", "fatal": "error"}.get(folded, folded)
+    return canonical_level(fold(word))
 
 
 def argument_services(arguments: dict[str, object]) -> list[str]:

@@ -37,7 +37,7 @@ GENERIC_EN: frozenset[str] = frozenset({
 })
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
 _GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
-                               "这该其此之等其它")
+                               "这该其此之等其它最新早晚近后首末一共另外")
 
 
 def _fold_char(char: str) -> str:
