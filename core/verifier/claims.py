@@ -44,7 +44,7 @@ from core.verifier.rules import (
 )
 from core.verifier.scope import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.verifier.support import align, align_subjects
-from core.verifier.text import clauses, content_units, fold
+from core.verifier.text import clauses, content_units, fold, stems
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
 _DIAGNOSIS_RE = re.compile(
@@ -188,15 +188,15 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     runbook of the session says them.
     """
     folded = fold(claim.claim_text)
-    evidence_units = set().union(*(content_units(fold(text)) for text in texts))
+    evidence_units = stems(set().union(*(content_units(fold(text)) for text in texts)))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
     evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
-    runbook_units = [content_units(fold(text)) for text in runbook_texts]
+    runbook_units = [stems(content_units(fold(text))) for text in runbook_texts]
     for start, end in clauses(folded):
         if any(start <= s_start and s_end <= end for s_start, s_end in supported):
             continue
         sentence = folded[start:end]
-        units = content_units(sentence)
+        units = stems(content_units(sentence))
         if len(units) < 2:
             continue
         if len(units & evidence_units) >= _GROUNDED_SHARE * len(units):
@@ -228,7 +228,7 @@ def _grounded_by_labels(sentence: str, evidence_units: set[str], evidence_topics
     rest = list(normalized)
     for start, end in [(m.start, m.end) for m in topics] + [(m.start, m.end) for m in named]:
         rest[start:end] = " " * (end - start)
-    left = content_units(fold("".join(rest)))
+    left = stems(content_units(fold("".join(rest))))
     return len(left) < 2 or len(left & evidence_units) >= _GROUNDED_SHARE * len(left)
 
 

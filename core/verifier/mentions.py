@@ -14,6 +14,7 @@ Everything works on folded text (``core.verifier.text.fold``: same offsets as th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -30,11 +31,12 @@ _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
 _LEVEL_WORD = re.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
-                         r"critical|crit)(?![a-z0-9_\-])")
+                         r"critical|crit)(?![a-z0-9_\-])|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {"trace": "trace", "debug": "debug", "info": "info", "notice": "info",
                           "warn": "warn", "warning": "warn", "error": "error", "err": "error",
-                          "severe": "error", "fatal": "fatal", "critical": "fatal", "crit": "fatal"}
+                          "severe": "error", "fatal": "fatal", "critical": "fatal", "crit": "fatal",
+                          "错误": "error", "警告": "warn", "致命": "fatal", "调试": "debug"}
 _LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
 _RANK = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "fatal": 5}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
@@ -89,27 +91,41 @@ class ClaimMentions:
         """The quote ``position`` lies in, if any."""
         return next((q for q in self.quotes if q.start <= position < q.end), None)
 
-    def about(self, position: int, *, ignore: AbstractSet[str] = frozenset()) -> tuple[str, str]:
+    def about(self, position: int, *, ignore: AbstractSet[str] = frozenset(),
+              values: Sequence[int] = ()) -> tuple[str, tuple[str, ...]]:
         """What a value at ``position`` is stated for: ``(quote, words)``. The quote it lies in,
-        else the nearest quote of its clause (the one after it on a tie); else, when its clause
-        has words of its own (``291 条 Connection broken 日志``), those words; else the nearest
-        quote of its sentence (``…like "X", the first at 19:03``), else the sentence's words.
-        ``ignore``: words that say whose the lines are, not which (service names)."""
+        else the nearest quote of its clause (the one after it on a tie); else the words around
+        it, nearest first -- up to the next value (``86 Connection broken warnings``), back to
+        the previous one (``「X」出现了 291 次``), its clause -- and, when none of them says
+        anything of its own, the nearest quote of its sentence (``…like "X", the first at
+        19:03``), else the sentence's words. A value in parentheses is about what precedes
+        them. ``ignore``: words that say whose the lines are, not which (service names);
+        ``values``: where the text's values start."""
         inside = self.inside_quote(position)
         if inside is not None:
-            return inside.text, ""
+            return inside.text, ()
+        bracket = _opening_bracket(self.folded, _holding(self.sentences, position)[0], position)
+        if bracket is not None:
+            position = bracket
         start, end = _holding(self.clauses, position)
+        if bracket is not None:
+            end = bracket
         near = [q for q in self.quotes if start <= q.start and q.end <= end]
         if near:
-            return _nearest(near, position).text, ""
-        words = self.folded[start:end]
-        if _own_units(words, ignore):
+            return _nearest(near, position).text, ()
+        following = min([v for v in values if v > position] + [end])
+        preceding = max([v for v in values if v < position] + [start])
+        words = tuple(dict.fromkeys(text for text in (self.folded[position:following],
+                                                      self.folded[preceding:position],
+                                                      self.folded[start:end])
+                                    if _own_units(text, ignore)))
+        if words:
             return "", words
         start, end = _holding(self.sentences, position)
         near = [q for q in self.quotes if start <= q.start and q.end <= end]
         if near:
-            return _nearest(near, position).text, ""
-        return "", self.folded[start:end]
+            return _nearest(near, position).text, ()
+        return "", (self.folded[start:end],)
 
     def sentence(self, position: int) -> tuple[int, int]:
         """The sentence holding ``position``."""
@@ -128,13 +144,28 @@ class ClaimMentions:
             if self.inside_quote(match.start()) is not None:
                 continue
             above = _OR_ABOVE.match(self.folded, match.end()) is not None
-            level = LEVELS[match.group(1)]
+            level = LEVELS[match.group(1) or match.group(2)]
             if found and _LEVEL_JOIN.fullmatch(self.folded[found[-1][1]:match.start()]):
                 start, _, levels, was_above = found[-1]
                 found[-1] = (start, match.end(), levels | {level}, was_above or above)
             else:
                 found.append((match.start(), match.end(), frozenset({level}), above))
         return found
+
+
+_BRACKETS = {"(": ")", "（": "）", "[": "]", "【": "】"}
+
+
+def _opening_bracket(folded: str, start: int, position: int) -> int | None:
+    """Where the bracket ``position`` lies in opens (looking back to ``start``), if it does."""
+    depth_at: list[int] = []
+    for index in range(start, position):
+        char = folded[index]
+        if char in _BRACKETS:
+            depth_at.append(index)
+        elif char in _BRACKETS.values() and depth_at:
+            depth_at.pop()
+    return depth_at[-1] if depth_at else None
 
 
 def _distance(quote: Quote, position: int) -> int:

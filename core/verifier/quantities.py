@@ -62,6 +62,10 @@ _TO_RE = re.compile(
 _ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
     r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
+# 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
+_ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+# "99th percentile", "99 分位": the number names a statistic, it is not a value.
+_PERCENTILE_AFTER = re.compile(r"\s*(?:th|st|nd|rd)?\s*(?:percentile|百分位|分位)")
 _CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
 
 
@@ -165,7 +169,22 @@ def _times(text: str) -> list[Token]:
             found.append(Token(match.start(), match.end(), "time", time=TimePoint(
                 f"{match.group(1)}-{match.group(2)}-{match.group(3)}", None, None)))
             taken.append(match.span())
-    for clock in zh_clocks(text):
+    clocks = zh_clocks(text)
+    for match in _ZH_DATE_RE.finditer(text):
+        if _inside(match.span(), taken):
+            continue
+        date = f"{match.group(1)}-{int(match.group(2)):02d}-{int(match.group(3)):02d}"
+        end, hour, minute, second = match.end(), None, None, None
+        clock = _CLOCK_RE.match(text, end + len(text[end:]) - len(text[end:].lstrip()))
+        zh_clock = next((c for c in clocks if c.start == end + len(text[end:]) - len(text[end:].lstrip())), None)
+        if clock is not None:
+            hour, minute = int(clock.group(1)), int(clock.group(2))
+            second, end = (int(clock.group(3)) if clock.group(3) else None), clock.end()
+        elif zh_clock is not None:
+            hour, minute, second, end = zh_clock.hour, zh_clock.minute, zh_clock.second, zh_clock.end
+        found.append(Token(match.start(), end, "time", time=TimePoint(date, hour, minute, second)))
+        taken.append((match.start(), end))
+    for clock in clocks:
         if not _inside((clock.start, clock.end), taken):
             found.append(Token(clock.start, clock.end, "time",
                                time=TimePoint(None, clock.hour, clock.minute, clock.second)))
@@ -218,7 +237,10 @@ def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
     unit = ""
     if unit_match is not None:
         spaced, candidate = unit_match.groups()
-        if _unit_fits(spaced, candidate):
+        # "len: 211 time: 30.0021": a word before a colon names the next value, it is no unit.
+        next_key = bool(spaced) and UNITS[candidate][0] == "count" \
+            and text[unit_match.end():unit_match.end() + 1] in (":", "=", "：")
+        if _unit_fits(spaced, candidate) and not next_key:
             unit, end = candidate, unit_match.end()
     if not unit and end < len(text) and (text[end].isascii() and (text[end].isalpha() or text[end] == "_")):
         word = _UNKNOWN_UNIT_RE.match(text, end)
@@ -240,7 +262,8 @@ def tokens(text: str) -> list[Token]:
         if match is None:
             break
         position = match.end()
-        if _inside(match.span(), taken) or _is_name_part(text, match.start()):
+        if _inside(match.span(), taken) or _is_name_part(text, match.start()) \
+                or _PERCENTILE_AFTER.match(text, match.end()):
             continue
         read = _quantity(text, match)
         if read is None:

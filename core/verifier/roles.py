@@ -34,6 +34,7 @@ from core.verifier.cues import (
     label_of,
     role_cue,
     says_now,
+    statistic_of,
     time_qualifier,
     topics_of,
 )
@@ -65,8 +66,10 @@ class RoleFact:
     trend: int | None = None
     order: int | None = None
     now: bool = False                # a claim states it as the value now ("当前", "is", "currently")
+    stat: str = ""                   # the percentile it is (p99, p50), when its words name one
     about: str = ""                  # claim: the quoted lines it is stated for (core.verifier.mentions)
-    near: str = ""                   # claim: the words around it, when it quotes nothing
+    near: tuple[str, ...] = ()       # claim: the words around it, nearest first, when it quotes nothing
+    after: str = ""                  # claim: the words right after it in its clause
 
     def shown(self) -> str:
         """``current 91%``, ``sample 86.2% at 11:05``, ``latest time 11:17``."""
@@ -162,7 +165,7 @@ def _used_before_total(facts: list[RoleFact]) -> list[RoleFact]:
 def _time_fact(folded: str, token: Token, window: str, window_start: int, limit: int,
                context: _Context) -> RoleFact:
     qualifier = time_qualifier(folded, window, token.end, limit)
-    if qualifier is None and not context.evidence:
+    if qualifier is None and not context.evidence and folded[:window_start].rstrip()[-1:] in _CLOSING_QUOTES:
         # "最新一条「X」出现在 11:17": the qualifier stands before the quoted line.
         qualifier = time_qualifier(folded, _across_quotes(folded, token.start), token.end, limit)
     return RoleFact("time", token.start, token.end, token.start, time=token.time,
@@ -170,6 +173,7 @@ def _time_fact(folded: str, token: Token, window: str, window_start: int, limit:
 
 
 _QUOTED_SPAN = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_CLOSING_QUOTES = "」”\"』"
 _CLAUSE_END = re.compile(r"[，,；;。!?！？\n]")
 
 
@@ -214,7 +218,8 @@ def _cued(folded: str, token: Token, window: str, window_start: int, after_limit
                          trend=token.trend, order=token.order)]
     if token.kind == "number" and _of_total(folded, token, found, index):
         role = "total"
-    return [replace(fact, now=now and fact.role not in ("total", "threshold"))
+    stat = statistic_of(window)
+    return [replace(fact, now=now and fact.role not in ("total", "threshold"), stat=stat)
             for fact in _valued(token, role, cue_start, label, topics, context)]
 
 
@@ -302,13 +307,23 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
     return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
 
 
+# The name of the next value ("status: 503 len: 211"): not words about this one.
+_NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
+
+
 def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[RoleFact]:
-    """Each fact with the lines it is stated for: a quote, else the words around it."""
+    """Each fact with the lines it is stated for (a quote, else the words around it) and the
+    words right after it in its clause, up to the next value."""
     mentions = ClaimMentions(folded)
+    starts = sorted({fact.start for fact in facts})
     marked = []
     for fact in facts:
-        about, near = mentions.about(fact.start, ignore=services)
-        marked.append(replace(fact, about=about, near=near))
+        about, near = mentions.about(fact.start, ignore=services, values=starts)
+        clause_end = mentions.clause(fact.start)[1]
+        following = min([start for start in starts if start > fact.start] + [clause_end])
+        after = "" if mentions.inside_quote(fact.start) \
+            else _NEXT_KEY.sub("", folded[fact.end:max(following, fact.end)])
+        marked.append(replace(fact, about=about, near=near, after=after))
     return marked
 
 

@@ -25,7 +25,7 @@ import re
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
-from core.lexicon import expand_topics, services_in, topics_in
+from core.lexicon import expand_topics, normalize, services_in, topic_mentions, topics_in
 from core.verifier.rules import (
     ACTION_UNFOUNDED,
     GAP_ASSERTS_STATE,
@@ -102,6 +102,13 @@ _DEFINITE_STATE = re.compile(
     + _en(r"is (?:leaking|exhausted|down|crashed|full|dead)|has (?:leaked|crashed|died)|"
           r"(?:has|have) (?:a )?(?:memory )?leak|there is a (?:memory )?leak|the known (?:memory )?leak|"
           r"(?:memory )?leak (?:is|was) (?:confirmed|found)|leaks memory"))
+# A state taken as given by naming its details: the leak's source, point, object.
+_PRESUMED = re.compile(
+    r"泄[漏露](?:点|源|对象|位置|来源|代码|的(?:对象|位置|来源|根源|代码|原因))|(?:连接池)?耗尽的(?:原因|根源)|"
+    + _en(r"(?:source|cause|location|origin|point|culprit) of the (?:memory |connection )?leak|"
+          r"the (?:memory )?leak(?:ing)? (?:source|point|object|class|site)|leaking (?:object|class|code)"))
+# ... unless the clause asks whether there is one at all.
+_ASKED_STATE = re.compile(r"是否|有无|有没有|" + _en(r"whether|if there is|any"))
 # Words that keep a clause open: a question, a doubt, or what is missing is not a conclusion.
 _HEDGE = re.compile(
     r"是否|能否|有无|有没有|是不是|尚不|尚未|尚无|无法|未能|不能|不确定|不清楚|不明|未知|待确认|待定位|"
@@ -123,12 +130,22 @@ def is_repair(text: str) -> str:
         match = _ZH_REPAIR.search(clause) or _EN_NOUNABLE.search(clause) or _EN_PURE.search(clause)
         if match is None:
             continue
+        before = clause[:match.start()]
+        # "无法判断是否需要调整", "decide whether to restart": a question, not an instruction.
+        if _ASKING.search(before):
+            continue
         gather = _GATHER.search(clause)
-        # "查看重启前的日志", "check whether it was restarted": a gathering verb governs it.
-        if gather is not None and gather.start() < match.start() and not _purpose(clause, match.start()):
+        # "查看重启前的日志", "check whether it was restarted": a gathering verb governs it --
+        # unless the repair is a next instruction ("确认后把连接池调大", "看一下然后将其重启").
+        if gather is not None and gather.start() < match.start() and not _purpose(clause, match.start()) \
+                and not _NEXT_INSTRUCTION.search(clause[gather.end():match.start()]):
             continue
         return match.group().strip()
     return ""
+
+
+_ASKING = re.compile(r"是否|能否|要不要|需不需要|该不该|是不是|" + _en(r"whether|if to|if we should"))
+_NEXT_INSTRUCTION = re.compile(r"^\s*后|[把将]")
 
 
 def _purpose(clause: str, position: int) -> bool:
@@ -140,9 +157,13 @@ def _purpose(clause: str, position: int) -> bool:
 
 def asserted_state(text: str) -> str:
     """A conclusion stated in a step (``内存泄漏已确认``, "root cause is …"), '' when there is
-    none. A clause that asks or doubts (是否, 尚不能确认, "whether", "not known") concludes nothing."""
+    none. A clause that asks or doubts (是否, 尚不能确认, "whether", "not known") concludes nothing
+    -- unless it takes the state as given and doubts only its details (``内存泄漏点尚未定位``,
+    "the source of the memory leak is not identified")."""
     folded = fold(text)
     for clause in re.split(r"[，,；;。!?！？\n]|\.(?!\d)", folded):
+        if _PRESUMED.search(clause) and not _ASKED_STATE.search(clause):
+            return clause.strip()
         if _HEDGE.search(clause):
             continue
         if _CAUSE.search(clause) or _DEFINITE_STATE.search(clause) \
@@ -170,6 +191,16 @@ def judge_steps(output: ExecutorOutput, plan: Plan, *, claim_texts: list[str]) -
                               topics, basis_units)
                 for action in output.recommended_actions]
     return results
+
+
+def _without_topics(text: str, known: set[str]) -> str:
+    """``text`` with the names of topics outside ``known`` blanked: "查看节点的磁盘使用率" after a
+    memory finding shares "使用率" with it only through a topic it is not about."""
+    normalized = normalize(text)
+    for mention in reversed(topic_mentions(normalized)):
+        if mention.topic not in known:
+            normalized = normalized[:mention.start] + " " + normalized[mention.end:]
+    return normalized
 
 
 def _objects(text: str) -> set[str]:
@@ -224,7 +255,7 @@ def _judge_action(action_id: str, text: str, reason: str, plan: Plan, services: 
             "about service(s) no claim or gap is about: " + ", ".join(foreign))
     named = list(dict.fromkeys(topics_in(text)))
     own_services = [s for s in services_in(text) if s.lower() in services]
-    shares = bool(_objects(text) & basis_units)
+    shares = bool(_objects(_without_topics(text, topics)) & basis_units)
     if named and not set(named) & topics and not shares:
         failures.setdefault(ACTION_UNFOUNDED, []).append(
             "about topic(s) no claim or gap is about: " + ", ".join(named))

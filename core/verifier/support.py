@@ -32,9 +32,10 @@ from typing import Literal
 from core.contracts import FactSupport
 from core.verifier.evidence import Evidence, Item
 from core.verifier.mentions import fits, overlap
+from core.verifier.quantities import Quantity
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
-from core.verifier.text import clause_bounds, fold
+from core.verifier.text import clause_bounds, content_units, fold
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
     "current": frozenset({"current", "value", "sample", "used", "count"}),
@@ -107,8 +108,10 @@ class Lines:
             return True
         if fact.about and self._quote_used(fact.about):
             return fits(fact.about, message)
-        if fact.near and (fact.role in ("count", "time") or fact.qualifier) and self._near_used(fact.near):
-            return overlap(fact.near, message, ignore=self.services) > 0
+        if fact.role in ("count", "time") or fact.qualifier:
+            words = next((near for near in fact.near if self._near_used(near)), None)
+            if words is not None:
+                return overlap(words, message, ignore=self.services) > 0
         return True
 
 
@@ -119,6 +122,12 @@ def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence, item: Item |
         return f"the evidence gives it as the {ROLE_NAMES[evidence.role]}"
     if not _subjects_ok(claim, evidence):
         return f"the evidence gives it for {', '.join(sorted(evidence.subjects))}"
+    if claim.stat and claim.stat != evidence.stat:
+        given = f"the {evidence.stat.upper()}" if evidence.stat else "one measurement, not a percentile"
+        return f"the evidence gives it as {given}, not the {claim.stat.upper()}"
+    conflict = _label_conflict(claim, evidence, item) if item is not None else ""
+    if conflict:
+        return conflict
     if item is not None and lines is not None and not lines.fit(claim, item):
         return f"the evidence gives it for other lines ('{_short(item.reading.message)}')"
     if not topics_compatible(claim.topics, evidence.topics):
@@ -131,6 +140,37 @@ def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence, item: Item |
         when = evidence.time.shown() if evidence.time else "?"
         return f"the evidence has it as an older sample ({when}), not the latest value"
     return ""
+
+
+def _key(label: str) -> str:
+    """What a value of a ref is called: the last name in its label (``active`` of ``HikariCP
+    pool stats: active``)."""
+    return re.split(r"[:=,;，：；]", label)[-1].strip()
+
+
+def _label_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
+    """A claim value whose words name another value of the same ref: ``50/50 idle
+    connections`` where the ref says ``active=50/50, idle=0``; "already tried 10 times" where it
+    says ``Already tried 0 time(s) ... maxRetries=10``."""
+    if claim.quantity is None:
+        return ""
+    words = f" {claim.label} {claim.after} "
+    own = _key(evidence.label)
+    if own and (_names(words, own) or (claim.label.strip() and claim.label.strip() in own)):
+        return ""
+    for other in item.reading.facts:
+        key = _key(other.label)
+        if not content_units(key) or key == own or other.quantity is None \
+                or other.quantity.same_value(claim.quantity):
+            continue  # a name that says nothing ("time", "status") names no other value
+        if _names(words, key):
+            return (f"the evidence calls it '{own or evidence.label or ROLE_NAMES[evidence.role]}'; "
+                    f"its '{key}' is {other.quantity.shown()}")
+    return ""
+
+
+def _names(words: str, key: str) -> bool:
+    return re.search(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])", words) is not None
 
 
 def _short(message: str) -> str:
@@ -171,11 +211,27 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
     return Alignment(tuple(supports), tuple(findings))
 
 
+# A ref that gives a time with no unit under a name that says it is one ("time: 30.0021"):
+# seconds, the unit such logs write.
+_TIMED_NAME = re.compile(r"(?<![a-z])(?:time|elapsed|latency|duration|took)(?![a-z])|耗时|用时|延迟")
+
+
+def _same(claimed: Quantity, evidence: RoleFact) -> bool:
+    """Whether an evidence value equals a claimed one (``30.0021 秒`` equals ``time: 30.0021``)."""
+    given = evidence.quantity
+    if given is None:
+        return False
+    if given.same_value(claimed):
+        return True
+    return (given.family == "plain" and claimed.family == "time" and claimed.base == claimed.number
+            and given.number == claimed.number and _TIMED_NAME.search(_key(evidence.label)) is not None)
+
+
 def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Sequence[Item],
                  ledger: Evidence, lines: Lines) -> tuple[FactSupport | None, Finding | None, list[RoleFact]]:
     assert fact.quantity is not None
     equal = [(item, evidence) for item in items for evidence in item.reading.facts
-             if evidence.quantity is not None and evidence.quantity.same_value(fact.quantity)]
+             if _same(fact.quantity, evidence)]
     fitting = [(item, evidence) for item, evidence in equal
                if not _problem(fact, evidence, ledger, item, lines)]
     words = _words(text, fact)

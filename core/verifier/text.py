@@ -89,3 +89,29 @@ def content_units(folded: str) -> set[str]:
             if not (pair[0] in _GENERIC_CJK_CHARS and pair[1] in _GENERIC_CJK_CHARS):
                 units.add(pair)
     return units
+
+
+_NAME_PARTS = re.compile(r"[_\-./:]+")
+_SUFFIXES = ("ing", "ed", "es", "s", "e")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def stems(units: set[str]) -> set[str]:
+    """Units compared loosely: an ASCII word by its stem ("writing" ~ "write"), a name also by
+    its parts (``write_block`` holds "write" and "block"); CJK pairs as they are."""
+    found: set[str] = set()
+    for unit in units:
+        if not unit.isascii():
+            found.add(unit)
+            continue
+        found.add(_stem(unit))
+        parts = [part for part in _NAME_PARTS.split(unit) if len(part) >= 3 and part.isalpha()]
+        if len(parts) > 1:
+            found.update(_stem(part) for part in parts if part not in GENERIC_EN)
+    return found
