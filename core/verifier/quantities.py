@@ -175,13 +175,14 @@ def _times(text: str) -> list[Token]:
             continue
         date = f"{match.group(1)}-{int(match.group(2)):02d}-{int(match.group(3)):02d}"
         end, hour, minute, second = match.end(), None, None, None
-        clock = _CLOCK_RE.match(text, end + len(text[end:]) - len(text[end:].lstrip()))
-        zh_clock = next((c for c in clocks if c.start == end + len(text[end:]) - len(text[end:].lstrip())), None)
-        if clock is not None:
-            hour, minute = int(clock.group(1)), int(clock.group(2))
-            second, end = (int(clock.group(3)) if clock.group(3) else None), clock.end()
-        elif zh_clock is not None:
-            hour, minute, second, end = zh_clock.hour, zh_clock.minute, zh_clock.second, zh_clock.end
+        after = end + len(text[end:]) - len(text[end:].lstrip())
+        digits = _CLOCK_RE.match(text, after)
+        written = next((c for c in clocks if c.start == after), None)
+        if digits is not None:
+            hour, minute, end = int(digits.group(1)), int(digits.group(2)), digits.end()
+            second = int(digits.group(3)) if digits.group(3) else None
+        elif written is not None:
+            hour, minute, second, end = written.hour, written.minute, written.second, written.end
         found.append(Token(match.start(), end, "time", time=TimePoint(date, hour, minute, second)))
         taken.append((match.start(), end))
     for clock in clocks:
