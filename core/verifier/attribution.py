@@ -71,8 +71,8 @@ class _Context:
 def _levels(context: _Context) -> list[Finding]:
     findings: list[Finding] = []
     for start, end, level, above in context.mentions.levels():
-        about, near = context.mentions.about(start, ignore=context.names)
-        probe = RoleFact("count", start, end, start, about=about, near=near)
+        about = context.mentions.about(start, ignore=context.names)
+        probe = RoleFact("count", start, end, start, about=about)
         leveled = [item for item in context.of(context.subject_at(start)) if item.reading.levels]
         candidates = [item for item in leveled if context.lines.fit(probe, item)]
         if not candidates:
@@ -80,7 +80,8 @@ def _levels(context: _Context) -> list[Finding]:
         if any(level_covers(level, above, actual) for item in candidates for actual in item.reading.levels):
             continue
         actual = sorted({_LEVEL_NAMES.get(a, a.upper()) for item in candidates for a in item.reading.levels})
-        what = f"lines like '{about}'" if about else "the lines it is about"
+        quote = about.quote or about.sentence_quote
+        what = f"lines like '{quote}'" if quote else "the lines it is about"
         findings.append(Finding(WRONG_ROLE, (
             f"'{context.folded[start:end].upper()}' is stated for {what}; the evidence gives "
             f"them at {', '.join(actual)} (binding {candidates[0].binding_index})")))

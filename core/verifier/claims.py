@@ -44,7 +44,7 @@ from core.verifier.rules import (
 )
 from core.verifier.scope import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.verifier.support import align, align_subjects
-from core.verifier.text import clauses, content_units, fold, stems
+from core.verifier.text import clauses, content_units, fold, stems, with_state_words
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
 _DIAGNOSIS_RE = re.compile(
@@ -188,7 +188,7 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     runbook of the session says them.
     """
     folded = fold(claim.claim_text)
-    evidence_units = stems(set().union(*(content_units(fold(text)) for text in texts)))
+    evidence_units = stems(with_state_words(set().union(*(content_units(fold(text)) for text in texts))))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
     evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
     runbook_units = [stems(content_units(fold(text))) for text in runbook_texts]

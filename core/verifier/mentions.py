@@ -78,6 +78,19 @@ def _holding(spans: list[tuple[int, int]], position: int) -> tuple[int, int]:
     return next((span for span in spans if span[0] <= position <= span[1]), (0, 0))
 
 
+@dataclass(frozen=True)
+class About:
+    """The lines a value of a claim is stated for: a quote in its clause, else words around it
+    (nearest first), else a quote of its sentence."""
+
+    quote: str = ""
+    words: tuple[str, ...] = ()
+    sentence_quote: str = ""
+
+
+NO_ABOUT = About()  # a fact read from evidence: its lines are its own binding
+
+
 class ClaimMentions:
     """The quotes, sentences and clauses of one claim, for asking what a position is about."""
 
@@ -92,18 +105,17 @@ class ClaimMentions:
         return next((q for q in self.quotes if q.start <= position < q.end), None)
 
     def about(self, position: int, *, ignore: AbstractSet[str] = frozenset(),
-              values: Sequence[int] = ()) -> tuple[str, tuple[str, ...]]:
-        """What a value at ``position`` is stated for: ``(quote, words)``. The quote it lies in,
-        else the nearest quote of its clause (the one after it on a tie); else the words around
-        it, nearest first -- up to the next value (``86 Connection broken warnings``), back to
-        the previous one (``「X」出现了 291 次``), its clause -- and, when none of them says
-        anything of its own, the nearest quote of its sentence (``…like "X", the first at
-        19:03``), else the sentence's words. A value in parentheses is about what precedes
-        them. ``ignore``: words that say whose the lines are, not which (service names);
-        ``values``: where the text's values start."""
+              values: Sequence[int] = ()) -> About:
+        """What a value at ``position`` is stated for (``About``): the quote it lies in, else the
+        nearest quote of its clause (the one after it on a tie); else the words around it,
+        nearest first -- up to the next value (``86 Connection broken warnings``), back to the
+        previous one (``「X」出现了 291 次``), its clause -- and the nearest quote of its sentence
+        (``…like "X", the first at 19:03``), else the sentence's words. A value in brackets is
+        about what precedes them. ``ignore``: words that say whose the lines are, not which
+        (service names); ``values``: where the text's values start."""
         inside = self.inside_quote(position)
         if inside is not None:
-            return inside.text, ()
+            return About(inside.text)
         bracket = _opening_bracket(self.folded, _holding(self.sentences, position)[0], position)
         if bracket is not None:
             position = bracket
@@ -112,20 +124,18 @@ class ClaimMentions:
             end = bracket
         near = [q for q in self.quotes if start <= q.start and q.end <= end]
         if near:
-            return _nearest(near, position).text, ()
+            return About(_nearest(near, position).text)
         following = min([v for v in values if v > position] + [end])
         preceding = max([v for v in values if v < position] + [start])
         words = tuple(dict.fromkeys(text for text in (self.folded[position:following],
                                                       self.folded[preceding:position],
                                                       self.folded[start:end])
                                     if _own_units(text, ignore)))
-        if words:
-            return "", words
         start, end = _holding(self.sentences, position)
         near = [q for q in self.quotes if start <= q.start and q.end <= end]
         if near:
-            return _nearest(near, position).text, ()
-        return "", (self.folded[start:end],)
+            return About("", words, _nearest(near, position).text)
+        return About("", words or (self.folded[start:end],))
 
     def sentence(self, position: int) -> tuple[int, int]:
         """The sentence holding ``position``."""

@@ -38,7 +38,7 @@ from core.verifier.cues import (
     time_qualifier,
     topics_of,
 )
-from core.verifier.mentions import ClaimMentions, canonical_level
+from core.verifier.mentions import NO_ABOUT, About, ClaimMentions, canonical_level
 from core.verifier.quantities import Quantity, TimePoint, Token, tokens
 from core.verifier.text import clause_bounds, fold
 
@@ -67,8 +67,7 @@ class RoleFact:
     order: int | None = None
     now: bool = False                # a claim states it as the value now ("当前", "is", "currently")
     stat: str = ""                   # the percentile it is (p99, p50), when its words name one
-    about: str = ""                  # claim: the quoted lines it is stated for (core.verifier.mentions)
-    near: tuple[str, ...] = ()       # claim: the words around it, nearest first, when it quotes nothing
+    about: About = NO_ABOUT          # claim: the lines it is stated for (core.verifier.mentions)
     after: str = ""                  # claim: the words right after it in its clause
 
     def shown(self) -> str:
@@ -302,13 +301,35 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
     fallback = frozenset(fold(s) for s in default_subjects)
     context = _Context("value", frozenset(), mentions=mentions,
                        fallback_subjects=fallback if len(fallback) == 1 else frozenset())
-    facts = _stated_now(folded, _read(folded, 0, len(folded), context))
+    facts = _ranges(folded, _stated_now(folded, _read(folded, 0, len(folded), context)))
     facts = _what_about(folded, facts, {name for _, name in mentions} | set(fallback))
     return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
 
 
 # The name of the next value ("status: 503 len: 211"): not words about this one.
 _NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:and|与|和|至|到|to|until|till|through|-|–|~)\s*")
+_RANGE_OPEN = re.compile(r"(?:between|from|从|自|在|介于)\s*$")
+_RANGE_CLOSE = re.compile(r"\s*(?:之间|期间|间)")
+
+
+def _ranges(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """"between A and B", ``从 A 到 B``, ``A 与 B 之间``: A is the first time, B the latest."""
+    marked = list(facts)
+    for index in range(len(marked) - 1):
+        first, last = marked[index], marked[index + 1]
+        if first.role != "time" or last.role != "time" or first.end > last.start:
+            continue
+        if not _RANGE_JOIN.fullmatch(folded[first.end:last.start]):
+            continue
+        opened = _RANGE_OPEN.search(folded[max(0, first.start - 12):first.start].rstrip())
+        if opened is None and not _RANGE_CLOSE.match(folded, last.end):
+            continue
+        marked[index] = replace(first, qualifier="first")
+        marked[index + 1] = replace(last, qualifier="latest")
+    return marked
 
 
 def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[RoleFact]:
@@ -318,12 +339,12 @@ def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[
     starts = sorted({fact.start for fact in facts})
     marked = []
     for fact in facts:
-        about, near = mentions.about(fact.start, ignore=services, values=starts)
+        about = mentions.about(fact.start, ignore=services, values=starts)
         clause_end = mentions.clause(fact.start)[1]
         following = min([start for start in starts if start > fact.start] + [clause_end])
         after = "" if mentions.inside_quote(fact.start) \
             else _NEXT_KEY.sub("", folded[fact.end:max(following, fact.end)])
-        marked.append(replace(fact, about=about, near=near, after=after))
+        marked.append(replace(fact, about=about, after=after))
     return marked
 
 

@@ -106,12 +106,15 @@ class Lines:
         message = item.reading.message
         if not message:
             return True
-        if fact.about and self._quote_used(fact.about):
-            return fits(fact.about, message)
+        about = fact.about
+        if about.quote and self._quote_used(about.quote):
+            return fits(about.quote, message)
         if fact.role in ("count", "time") or fact.qualifier:
-            words = next((near for near in fact.near if self._near_used(near)), None)
+            words = next((near for near in about.words if self._near_used(near)), None)
             if words is not None:
                 return overlap(words, message, ignore=self.services) > 0
+        if about.sentence_quote and self._quote_used(about.sentence_quote):
+            return fits(about.sentence_quote, message)
         return True
 
 

@@ -37,7 +37,7 @@ GENERIC_EN: frozenset[str] = frozenset({
 })
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
 _GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
-                               "这该其此之等其它最新早晚近后首末一共另外")
+                               "这该其此之等其它最新早晚近后首末一共另外正")
 
 
 def _fold_char(char: str) -> str:
@@ -115,3 +115,12 @@ def stems(units: set[str]) -> set[str]:
         if len(parts) > 1:
             found.update(_stem(part) for part in parts if part not in GENERIC_EN)
     return found
+
+
+# An alert's state as a Chinese sentence says it: "firing" is 触发 (告警正在触发), "resolved" 恢复.
+_STATE_UNITS = {"firing": ("触发", "发中"), "resolved": ("恢复", "解除"), "pending": ("等待", "待触")}
+
+
+def with_state_words(units: set[str]) -> set[str]:
+    """Evidence units plus the Chinese words of the alert states they hold."""
+    return units | {word for state, words in _STATE_UNITS.items() if state in units for word in words}
