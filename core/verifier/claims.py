@@ -31,7 +31,7 @@ from core.lexicon import expand_topics, normalize, topic_mentions, topics_in
 from core.verifier import facts
 from core.verifier.attribution import misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
-from core.verifier.relations import relations
+from core.verifier.relations import held_directions, relations
 from core.verifier.roles import read_claim
 from core.verifier.rules import (
     MISSING_FIELD,
@@ -155,7 +155,8 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
     texts = [text for item in current for text in item.texts()]
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
     _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
-                     supported=[s.claim_span for s in alignment.supports])
+                     supported=[*(s.claim_span for s in alignment.supports),
+                                *held_directions(claim.claim_text, reading, current)])
     _judge_diagnosis(claim, [item.excerpt for item in current] + [item.text for item in current],
                      failures)
     known = evidence.known_subjects | set(claim.subject_services)
@@ -183,7 +184,8 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
                      failures: Failures, *, supported: list[tuple[int, int]]) -> None:
     """Each sentence must say something its evidence says: its content words, or its topics.
 
-    A sentence with a supported value is grounded by it. Runbook sentences appended to a
+    A sentence with a supported value, or a direction word its numbers bear out, is grounded
+    by it. Runbook sentences appended to a
     real claim ("…；数据库慢查询或锁等待。") are neither, and are named as runbook text when a
     runbook of the session says them.
     """

@@ -54,7 +54,21 @@ def extract(text: str) -> ClaimFacts:
     spaced = _spaced(text)
     found = extract_facts(normalize_text(spaced), spaced)
     return ClaimFacts(frozenset((value, _UNIT_ALIASES.get(unit, unit)) for value, unit in found.numbers),
-                      found.identifiers, found.states, frozenset(found.negations))
+                      found.identifiers, found.states | _zh_states(text), frozenset(found.negations))
+
+
+# An alert's state in a Chinese sentence (the extractor reads the English words only):
+# ``告警已恢复`` is "resolved", ``告警正在触发`` "firing". Only next to 告警, and not negated
+# (``告警尚未恢复`` says it still fires), so ``服务恢复正常`` or ``触发条件`` are not states.
+_ZH_STATE_PHRASES = (
+    ("resolved", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不])(?:恢复|解除|消除|结束)")),
+    ("firing", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不停])触发|触发中")),
+    ("pending", re.compile(r"待触发|告警[^，。；,;.]{0,10}?(?:待定|等待中)")),
+)
+
+
+def _zh_states(text: str) -> frozenset[str]:
+    return frozenset(state for state, pattern in _ZH_STATE_PHRASES if pattern.search(text))
 
 
 def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = True) -> list[str]:

@@ -62,7 +62,16 @@ def relations(text: str, reading: Reading, items: Sequence[Item]) -> list[Findin
     """Comparisons with a threshold and directions of change that the numbers contradict."""
     folded = fold(text)
     mentions = ClaimMentions(folded)
-    return [*_comparisons(folded, mentions, reading), *_directions(folded, mentions, reading, items)]
+    directions = [finding for _, finding in _directions(folded, mentions, reading, items) if finding]
+    return [*_comparisons(folded, mentions, reading), *directions]
+
+
+def held_directions(text: str, reading: Reading, items: Sequence[Item]) -> list[tuple[int, int]]:
+    """Spans of the direction words the numbers bear out (``磁盘使用率持续上升`` over a rising
+    series): such a word is a supported fact of its clause, like a value."""
+    folded = fold(text)
+    return [span for span, finding in _directions(folded, ClaimMentions(folded), reading, items)
+            if finding is None]
 
 
 def _comparisons(folded: str, mentions: ClaimMentions, reading: Reading) -> list[Finding]:
@@ -95,9 +104,9 @@ def _comparisons(folded: str, mentions: ClaimMentions, reading: Reading) -> list
     return findings
 
 
-def _stated_directions(folded: str, mentions: ClaimMentions) -> list[tuple[int, Direction, bool]]:
-    """(position, direction, only for durations) of every direction word outside quotes."""
-    found: list[tuple[int, Direction, bool]] = []
+def _stated_directions(folded: str, mentions: ClaimMentions) -> list[tuple[int, int, Direction, bool]]:
+    """(start, end, direction, only for durations) of every direction word outside quotes."""
+    found: list[tuple[int, int, Direction, bool]] = []
     for pattern, direction, timed in ((_UP, "up", False), (_DOWN, "down", False),
                                       (_SLOWER, "up", True), (_FASTER, "down", True)):
         for match in pattern.finditer(folded):
@@ -105,31 +114,41 @@ def _stated_directions(folded: str, mentions: ClaimMentions) -> list[tuple[int, 
                 continue
             if _NEGATED.search(folded[max(0, match.start() - 12):match.start()]):
                 continue
-            found.append((match.start(), direction, timed))  # type: ignore[arg-type]
+            found.append((match.start(), match.end(), direction, timed))  # type: ignore[arg-type]
     return found
 
 
+# What the numbers say of a direction word: it contradicts them (the finding), they bear it
+# out (HELD), or nothing decides (None).
+HELD: Literal["held"] = "held"
+Verdict = Finding | Literal["held"] | None
+
+
 def _directions(folded: str, mentions: ClaimMentions, reading: Reading,
-                items: Sequence[Item]) -> list[Finding]:
-    findings: list[Finding] = []
-    said: set[tuple[tuple[int, int], Direction]] = set()
-    for position, direction, timed in _stated_directions(folded, mentions):
+                items: Sequence[Item]) -> list[tuple[tuple[int, int], Finding | None]]:
+    """Each direction word the numbers decide: its span and the finding when they contradict
+    it, ``None`` when they bear it out (words no trend or series decides are left out)."""
+    decided: list[tuple[tuple[int, int], Finding | None]] = []
+    said: dict[tuple[tuple[int, int], Direction], Verdict] = {}
+    for position, end, direction, timed in _stated_directions(folded, mentions):
         sentence = mentions.sentence(position)
         if (sentence, direction) in said:
+            if said[(sentence, direction)] == HELD:  # the same word again in its sentence
+                decided.append(((position, end), None))
             continue
-        said.add((sentence, direction))
         in_sentence = [fact for fact in reading.facts if fact.quantity is not None
                        and sentence[0] <= fact.start < sentence[1]
                        and (not timed or fact.quantity.family == "time")]
         trend = [fact for fact in in_sentence if fact.trend is not None]
         if trend:
-            finding = _against_trend(folded, direction, trend)
+            verdict = _against_trend(folded, direction, trend)
         else:
-            finding = _against_series(folded[sentence[0]:sentence[1]], direction, timed,
+            verdict = _against_series(folded[sentence[0]:sentence[1]], direction, timed,
                                       [f for f in in_sentence if f.role in _MEASURED], reading, items)
-        if finding is not None:
-            findings.append(finding)
-    return findings
+        said[(sentence, direction)] = verdict
+        if verdict is not None:
+            decided.append(((position, end), verdict if isinstance(verdict, Finding) else None))
+    return decided
 
 
 def _change(first: float, last: float) -> Direction | None:
@@ -140,20 +159,25 @@ def _change(first: float, last: float) -> Direction | None:
     return None
 
 
-def _against_trend(folded: str, direction: Direction, trend: list[RoleFact]) -> Finding | None:
+def _against_trend(folded: str, direction: Direction, trend: list[RoleFact]) -> Verdict:
+    """The finding when the claim's own values go the other way; HELD when they go its way."""
     ordered = sorted(trend, key=lambda fact: (fact.trend or 0, fact.order or 0))
     first, last = ordered[0], ordered[-1]
     assert first.quantity is not None and last.quantity is not None
     actual = _change(first.quantity.base, last.quantity.base)
-    if actual is None or actual == direction:
+    if actual is None:
         return None
+    if actual == direction:
+        return HELD
     return Finding(WRONG_ROLE, (
         f"the claim says the value is {'rising' if direction == 'up' else 'falling'}, but its own "
         f"values go from '{folded[first.start:first.end]}' to '{folded[last.start:last.end]}'"))
 
 
 def _against_series(sentence: str, direction: Direction, timed: bool, values: list[RoleFact],
-                    reading: Reading, items: Sequence[Item]) -> Finding | None:
+                    reading: Reading, items: Sequence[Item]) -> Verdict:
+    """The finding when every series the sentence is about goes the other way; HELD when one
+    goes its way; None when no series decides."""
     series = _series(items)
     topics = frozenset(topics_in(sentence))
     if values:
@@ -171,8 +195,10 @@ def _against_series(sentence: str, direction: Direction, timed: bool, values: li
     changes = [(_change(s[0].quantity.base, s[-1].quantity.base), s) for s in chosen
                if s[0].quantity is not None and s[-1].quantity is not None]
     changes = [(change, samples) for change, samples in changes if change is not None]
-    if not changes or any(change == direction for change, _ in changes):
+    if not changes:
         return None
+    if any(change == direction for change, _ in changes):
+        return HELD
     _, samples = changes[0]
     first, last = samples[0], samples[-1]
     assert first.quantity is not None and last.quantity is not None and first.time and last.time
