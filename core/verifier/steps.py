@@ -61,12 +61,14 @@ _EN_PURE = re.compile(
         r"clean(?:ing)? up|clear(?:ing)?|free(?:ing)? up|terminat(?:e|ing)|evict(?:ing)?|"
         r"remediat(?:e|ing)|mitigat(?:e|ing)|resolv(?:e|ing)|disabl(?:e|ing)|"
         r"add(?:ing)? (?:an? )?index(?:es)?|creat(?:e|ing) (?:an? )?index(?:es)?|"
-        r"optimi[sz](?:e|ing)|rewrit(?:e|ing)|apply(?:ing)? (?:a |the )?(?:fix|patch)")
-    + r"(?=\s+[\w/.$-])")
+        r"optimi[sz](?:e|ing)|rewrit(?:e|ing)|apply(?:ing)? (?:a |the )?(?:fix|patch)|"
+        r"set(?:ting)? (?:the |its |their )?[\w\s'.\-]{1,40}? to(?=\s+\d)")
+    + r"(?=\s*[\w/.$-])")
 _ZH_REPAIR = re.compile(
     r"(?<![被未否没])(?:重启|重新启动|重新部署|回滚|回退|扩容|缩容|扩展副本|调大|调高|调小|调低|加大|增大|"
     r"提高|提升|增加|降低|减少|修改|调整|删除|删掉|清理|清除|清空|杀掉|杀死|终止|停止|停掉|关闭|禁用|"
-    r"修复|修正|升级|降级|下线|摘除|切换|迁移|释放|优化|重建|加索引|添加索引|建索引|扩大)"
+    r"修复|修正|升级|降级|下线|摘除|切换|迁移|释放|优化|重建|加索引|添加索引|建索引|扩大|"
+    r"调到|调至|调成|改为|改成|设为|设置为|扩到|扩至)"
     r"(?!前|后|次数|记录|原因|事件|历史|日志|时间|情况|过|的|了|与否|是否|状态|趋势|速度|速率|幅度|比例|数)")
 # Gathering verbs (what an action may do) in both languages.
 _GATHER = re.compile(
@@ -97,7 +99,7 @@ _STATE_WORD = re.compile(r"内存泄漏|泄漏|泄露|耗尽|宕机|崩溃|挂�
                          + _en(r"memory leak|leak|leaking|exhausted|down|crashed|root cause"))
 # A state stated outright, with no assertion word needed.
 _DEFINITE_STATE = re.compile(
-    r"已(?:经)?(?:耗尽|宕机|崩溃|泄漏|泄露|满|打满|挂|挂掉|宕)|挂了|宕了|"
+    r"已(?:经)?(?:被.{0,12}?)?(?:耗尽|宕机|崩溃|泄漏|泄露|满|打满|占满|挂|挂掉|宕|拖垮|压垮)|挂了|宕了|"
     r"(?:存在|有|发生了?|出现了?)(?:内存)?泄[漏露]|(?:已知|确定|确认)的?.{0,6}泄[漏露]|"
     + _en(r"is (?:leaking|exhausted|down|crashed|full|dead)|has (?:leaked|crashed|died)|"
           r"(?:has|have) (?:a )?(?:memory )?leak|there is a (?:memory )?leak|the known (?:memory )?leak|"
@@ -106,7 +108,8 @@ _DEFINITE_STATE = re.compile(
 _PRESUMED = re.compile(
     r"泄[漏露](?:点|源|对象|位置|来源|代码|的(?:对象|位置|来源|根源|代码|原因))|(?:连接池)?耗尽的(?:原因|根源)|"
     + _en(r"(?:source|cause|location|origin|point|culprit) of the (?:memory |connection )?leak|"
-          r"the (?:memory )?leak(?:ing)? (?:source|point|object|class|site)|leaking (?:object|class|code)"))
+          r"the (?:memory )?leak(?:ing)? (?:source|point|object|class|site)|leaking (?:object|class|code)|"
+          r"the (?:memory )?leak (?:in|of|keeps|is|has|causes|makes|grows)"))
 # ... unless the clause asks whether there is one at all.
 _ASKED_STATE = re.compile(r"是否|有无|有没有|" + _en(r"whether|if there is|any"))
 # Words that keep a clause open: a question, a doubt, or what is missing is not a conclusion.
