@@ -38,9 +38,9 @@ _EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?= hundred| thousand))(?:
 _IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
     (re.compile(r"(?<![a-z])(?:an|one) hour and a half(?![a-z])|一个半小时|一个半钟头"), 90.0, "m"),
     (re.compile(r"(?<![a-z])half an hour(?![a-z])|半个?小时|半个钟头"), 30.0, "m"),
-    (re.compile(r"(?<![a-z])(?:an|the (?:past|last)) hour(?![a-z])|一个?小时|一个钟头"), 1.0, "h"),
-    (re.compile(r"(?<![a-z])(?:a|the (?:past|last)) minute(?![a-z])|一分钟"), 1.0, "m"),
-    (re.compile(r"(?<![a-z])(?:a|the (?:past|last)) day(?![a-z])|一天"), 1.0, "d"),
+    (re.compile(r"(?<![a-z])an hour(?![a-z])|(?<=the past |the last )hour(?![a-z])|一个?小时|一个钟头"), 1.0, "h"),
+    (re.compile(r"(?<![a-z])a minute(?![a-z])|(?<=the past |the last )minute(?![a-z])|一分钟"), 1.0, "m"),
+    (re.compile(r"(?<![a-z])a day(?![a-z])|(?<=the past |the last )day(?![a-z])|一天"), 1.0, "d"),
     (re.compile(r"一刻钟"), 15.0, "m"),
     (re.compile(r"三刻钟"), 45.0, "m"),
 )
