@@ -41,6 +41,8 @@ _BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
         ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|低于|"
          + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|below|under(?! the (?:last|past))|"
                r"over(?! the (?:last|past))|limit of|fires (?:at|when|above|below|under)"), _ANY),
+        # A limit on a percentage or a latency is its alert threshold (on bytes, its total).
+        ("threshold", r"限值|限额|" + _en(r"limits?"), frozenset({"percent", "time"})),
         ("current", r"当前值|当前|目前|(?<!出)现在|现为|实时值|实时|最新值|"
          + _en(r"current(?:ly)?|now|at present|presently|latest value"), _ANY),
         ("duration", r"已经持续|已持续|持续了|持续时间|持续|历时|"

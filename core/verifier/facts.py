@@ -94,16 +94,20 @@ _STATE_FORMS = {"warning": "warn"}
 # A value with its unit joined by a hyphen ("a 10-second timeout"): a quantity, read by the
 # role reader, not a name.
 _HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
+# "WARN-level entries": a log level, which the attribution checks against the lines, not a name.
+_LEVEL_NAMED = re.compile(r"(?:trace|debug|info|notice|warn|warning|error|err|severe|fatal|critical|crit)-level")
 
 
 def _named_in(region: str, name: str) -> bool:
     """Whether an identifier of a claim is in the evidence: as written, as the singular of a
-    plural (``GCs``), or not a name at all (``ninety-one``, ``10-second`` are values)."""
+    plural (``GCs``), or not a name at all (``ninety-one``, ``10-second`` are values,
+    ``WARN-level`` a level)."""
     if contains_identifier(region, name):
         return True
     if name.endswith("s") and len(name) > 2 and contains_identifier(region, name[:-1]):
         return True
-    return _HYPHENATED_VALUE.fullmatch(name) is not None or en_value(name) is not None
+    return _HYPHENATED_VALUE.fullmatch(name) is not None or en_value(name) is not None \
+        or _LEVEL_NAMED.fullmatch(name) is not None
 
 
 def _show(number: Number) -> str:

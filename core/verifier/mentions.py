@@ -31,7 +31,7 @@ _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
 _LEVEL_WORD = re.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
-                         r"critical|crit)(?![a-z0-9_\-])|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))")
+                         r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {"trace": "trace", "debug": "debug", "info": "info", "notice": "info",
                           "warn": "warn", "warning": "warn", "error": "error", "err": "error",
@@ -86,6 +86,7 @@ class About:
     quote: str = ""
     words: tuple[str, ...] = ()
     sentence_quote: str = ""
+    claim_quote: str = ""  # the claim's only quote, when its sentence has none
 
 
 NO_ABOUT = About()  # a fact read from evidence: its lines are its own binding
@@ -112,7 +113,8 @@ class ClaimMentions:
         previous one (``「X」出现了 291 次``), its clause -- and the nearest quote of its sentence
         (``…like "X", the first at 19:03``), else the sentence's words. A value in brackets is
         about what precedes them. ``ignore``: words that say whose the lines are, not which
-        (service names); ``values``: where the text's values start."""
+        (service names); ``values``: where the text's values start. With no quote in its
+        sentence: the claim's only quote, if it has one (for a first or latest time)."""
         inside = self.inside_quote(position)
         if inside is not None:
             return About(inside.text)
@@ -135,7 +137,11 @@ class ClaimMentions:
         near = [q for q in self.quotes if start <= q.start and q.end <= end]
         if near:
             return About("", words, _nearest(near, position).text)
-        return About("", words or (self.folded[start:end],))
+        # A claim that quotes one line only: its first and latest times are about it in every
+        # sentence ("…match "X"; first seen A, last seen B").
+        only = {q.text for q in self.quotes}
+        return About("", words or (self.folded[start:end],),
+                     claim_quote=only.pop() if len(only) == 1 else "")
 
     def sentence(self, position: int) -> tuple[int, int]:
         """The sentence holding ``position``."""

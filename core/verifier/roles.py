@@ -301,7 +301,7 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
     fallback = frozenset(fold(s) for s in default_subjects)
     context = _Context("value", frozenset(), mentions=mentions,
                        fallback_subjects=fallback if len(fallback) == 1 else frozenset())
-    facts = _ranges(folded, _stated_now(folded, _read(folded, 0, len(folded), context)))
+    facts = _ranges(folded, _stated_now(folded, _fires_at(folded, _read(folded, 0, len(folded), context))))
     facts = _what_about(folded, facts, {name for _, name in mentions} | set(fallback))
     return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
 
@@ -350,6 +350,30 @@ def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[
 
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
 _SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
+
+
+_FIRES_AT = re.compile(r"(?<![a-z])(?:fires|fired|firing|triggers|triggered|triggering) at\s*$")
+
+
+def _fires_at(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """"fires at 85%" names an alert's threshold -- unless its sentence gives the threshold
+    as well ("fires at 91% (limit 85%)", "fires at 91% against an 85% threshold"): then it is
+    the value the alert fires at now."""
+    breaks = [0, *(match.end() for match in _SENTENCE.finditer(folded)), len(folded) + 1]
+
+    def sentence(fact: RoleFact) -> int:
+        return max(index for index, start in enumerate(breaks) if start <= fact.start)
+
+    marked: list[RoleFact] = []
+    for fact in facts:
+        firing = fact.role == "threshold" and fact.quantity is not None \
+            and _FIRES_AT.search(folded[max(0, fact.start - 16):fact.start]) is not None
+        named = [other for other in facts if other is not fact and other.role == "threshold"
+                 and other.quantity is not None and fact.quantity is not None
+                 and other.quantity.comparable(fact.quantity) and sentence(other) == sentence(fact)
+                 and _FIRES_AT.search(folded[max(0, other.start - 16):other.start]) is None]
+        marked.append(replace(fact, role="current", now=True) if firing and named else fact)
+    return marked
 
 
 def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:

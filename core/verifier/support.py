@@ -115,6 +115,8 @@ class Lines:
                 return overlap(words, message, ignore=self.services) > 0
         if about.sentence_quote and self._quote_used(about.sentence_quote):
             return fits(about.sentence_quote, message)
+        if fact.qualifier and about.claim_quote and self._quote_used(about.claim_quote):
+            return fits(about.claim_quote, message)
         return True
 
 

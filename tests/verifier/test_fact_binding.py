@@ -85,6 +85,10 @@ RIGHT = [
     ("two", "inventory logged java.lang.StackOverflowError at 08:00."),
     ("two", "inventory 在 08:00 记录了一条错误日志：java.lang.StackOverflowError。"),
     ("stage", "batch-job 阶段完成，耗时 41.5077 秒。"),
+    ("groups", 'In kafka-broker, 40 WARN-level entries match "Lease expired for <*>"; '
+               "first seen 2019-03-02 08:10:11, last seen 2019-03-04 17:45:09."),
+    ("alert", "On billing-db, DiskFillingUp fires at 88% (limit 80%) and has done so for 20 minutes."),
+    ("latency", "cart-api's CheckoutLatency triggered at 2.4s against a 1.5s threshold."),
 ]
 
 # (evidence, claim, rule): every value, word and name is in the evidence -- in another role.
@@ -103,6 +107,14 @@ WRONG = [
                "时间从 2019-03-02 08:10:11 到 2019-03-04 17:45:09。", None),
     ("groups", 'kafka-broker logged 40 WARN lines like "Lease expired for <*>", '
                "from 2019-03-03 01:00:00 until 2019-03-03 02:30:00.", None),
+    # a level joined to 'level', first / last seen times of another template
+    ("groups", 'In kafka-broker, 40 ERROR-level entries match "Lease expired for <*>".', "verifier.wrong_role"),
+    ("groups", 'In kafka-broker, 40 WARN-level entries match "Lease expired for <*>"; '
+               "first seen 2019-03-03 01:00:00, last seen 2019-03-03 02:30:00.", None),
+    # the alert's threshold given as the value it fires at, a limit as the value
+    ("alert", "On billing-db, DiskFillingUp fires at 80% (limit 88%) and has done so for 20 minutes.",
+     "verifier.wrong_role"),
+    ("latency", "cart-api's CheckoutLatency triggered at 1.5s against a 2.4s threshold.", "verifier.wrong_role"),
     # a duration in words that is not the evidence's
     ("alert", "DiskFillingUp on billing-db has been firing for forty minutes.", "verifier.unsupported_fact"),
     ("alert", "billing-db 的 DiskFillingUp 告警已持续三十分钟。", "verifier.unsupported_fact"),
@@ -169,6 +181,9 @@ def test_two_times_that_are_no_range_keep_no_order() -> None:
     ("告警已持续二十五分钟", [("duration", "25 分钟")]),
     ("当前值百分之八十八", [("current", "88%")]),
     ("usage over 80%", [("threshold", "80%")]),
+    ("the alert fires at 80%", [("threshold", "80%")]),
+    ("usage 91% (limit 85%)", [("value", "91%"), ("threshold", "85%")]),
+    ("container memory limit 4GB", [("total", "4gb")]),
 ])
 def test_values_in_words_and_periods_take_their_roles(text: str, expected: list[tuple[str, str]]) -> None:
     reading = read_claim(text, known_subjects=[], default_subjects=[])
