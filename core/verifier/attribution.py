@@ -42,7 +42,19 @@ def misattributed(text: str, items: Sequence[Item], known: set[str],
     default = frozenset(fold(s) for s in fallback)
     context = _Context(folded, mentions, services, default if len(default) == 1 else frozenset(),
                        {name for _, name in services} | set(default), items)
-    return [*_levels(context), *_named(context)]
+    return [*(finding for _, finding in _levels(context) if finding), *_named(context)]
+
+
+def held_levels(text: str, items: Sequence[Item], known: set[str], fallback: Sequence[str]) -> list[tuple[int, int]]:
+    """Spans of the level words of ``text`` its lines bear out (``均为信息日志`` over INFO lines):
+    such a word is a supported fact of its clause, like a value."""
+    folded = fold(text)
+    mentions = ClaimMentions(folded)
+    services = service_mentions(folded, known)
+    default = frozenset(fold(s) for s in fallback)
+    context = _Context(folded, mentions, services, default if len(default) == 1 else frozenset(),
+                       {name for _, name in services} | set(default), items)
+    return [span for span, finding in _levels(context) if finding is None]
 
 
 class _Context:
@@ -68,8 +80,10 @@ class _Context:
         return [item for item in self.items if not item.reading.subjects or item.reading.subjects & subjects]
 
 
-def _levels(context: _Context) -> list[Finding]:
-    findings: list[Finding] = []
+def _levels(context: _Context) -> list[tuple[tuple[int, int], Finding | None]]:
+    """Each level word its lines decide: its span and the finding when they are at another
+    level, ``None`` when they bear it out."""
+    findings: list[tuple[tuple[int, int], Finding | None]] = []
     for start, end, level, above in context.mentions.levels():
         about = context.mentions.about(start, ignore=context.names)
         probe = RoleFact("count", start, end, start, about=about)
@@ -78,13 +92,14 @@ def _levels(context: _Context) -> list[Finding]:
         if not candidates:
             continue
         if any(level_covers(level, above, actual) for item in candidates for actual in item.reading.levels):
+            findings.append(((start, end), None))
             continue
         actual = sorted({_LEVEL_NAMES.get(a, a.upper()) for item in candidates for a in item.reading.levels})
         quote = about.quote or about.sentence_quote
         what = f"lines like '{quote}'" if quote else "the lines it is about"
-        findings.append(Finding(WRONG_ROLE, (
+        findings.append(((start, end), Finding(WRONG_ROLE, (
             f"'{context.folded[start:end].upper()}' is stated for {what}; the evidence gives "
-            f"them at {', '.join(actual)} (binding {candidates[0].binding_index})")))
+            f"them at {', '.join(actual)} (binding {candidates[0].binding_index})"))))
     return findings
 
 

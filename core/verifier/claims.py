@@ -29,7 +29,7 @@ from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import EN_NEGATIONS
 from core.lexicon import expand_topics, normalize, topic_mentions, topics_in
 from core.verifier import facts
-from core.verifier.attribution import misattributed
+from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
 from core.verifier.relations import held_directions, relations
 from core.verifier.roles import read_claim
@@ -154,9 +154,14 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
         failures.add(finding.rule, finding.reason)
     texts = [text for item in current for text in item.texts()]
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
+    known_states = set().union(*(facts.extract(text).states for text in texts))
     _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
                      supported=[*(s.claim_span for s in alignment.supports),
-                                *held_directions(claim.claim_text, reading, current)])
+                                *held_directions(claim.claim_text, reading, current),
+                                *held_levels(claim.claim_text, current, evidence.known_subjects
+                                             | set(claim.subject_services), claim.subject_services),
+                                *((start, end) for state, start, end in facts.zh_state_spans(claim.claim_text)
+                                  if state in known_states)])
     _judge_diagnosis(claim, [item.excerpt for item in current] + [item.text for item in current],
                      failures)
     known = evidence.known_subjects | set(claim.subject_services)
@@ -184,10 +189,10 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
                      failures: Failures, *, supported: list[tuple[int, int]]) -> None:
     """Each sentence must say something its evidence says: its content words, or its topics.
 
-    A sentence with a supported value, or a direction word its numbers bear out, is grounded
-    by it. Runbook sentences appended to a
-    real claim ("…；数据库慢查询或锁等待。") are neither, and are named as runbook text when a
-    runbook of the session says them.
+    A sentence with a supported value -- or a direction word its numbers bear out, a level
+    word its lines have, an alert state (in Chinese) its alert is in -- is grounded by it.
+    Runbook sentences appended to a real claim ("…；数据库慢查询或锁等待。") are neither, and are
+    named as runbook text when a runbook of the session says them.
     """
     folded = fold(claim.claim_text)
     evidence_units = stems(with_state_words(set().union(*(content_units(fold(text)) for text in texts))))

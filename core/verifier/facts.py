@@ -68,7 +68,13 @@ _ZH_STATE_PHRASES = (
 
 
 def _zh_states(text: str) -> frozenset[str]:
-    return frozenset(state for state, pattern in _ZH_STATE_PHRASES if pattern.search(text))
+    return frozenset(state for state, _, _ in zh_state_spans(text))
+
+
+def zh_state_spans(text: str) -> list[tuple[str, int, int]]:
+    """(state, start, end) of each alert state ``text`` says in Chinese."""
+    return [(state, match.start(), match.end()) for state, pattern in _ZH_STATE_PHRASES
+            for match in pattern.finditer(text)]
 
 
 def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = True) -> list[str]:

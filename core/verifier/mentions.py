@@ -31,12 +31,13 @@ _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
 _LEVEL_WORD = re.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
-                         r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))")
+                         r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))|"
+                         r"(信息)(?=\s*(?:级别|级|日志))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {"trace": "trace", "debug": "debug", "info": "info", "notice": "info",
                           "warn": "warn", "warning": "warn", "error": "error", "err": "error",
                           "severe": "error", "fatal": "fatal", "critical": "fatal", "crit": "fatal",
-                          "错误": "error", "警告": "warn", "致命": "fatal", "调试": "debug"}
+                          "错误": "error", "警告": "warn", "致命": "fatal", "调试": "debug", "信息": "info"}
 _LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
 _RANK = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "fatal": 5}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
@@ -160,7 +161,7 @@ class ClaimMentions:
             if self.inside_quote(match.start()) is not None:
                 continue
             above = _OR_ABOVE.match(self.folded, match.end()) is not None
-            level = LEVELS[match.group(1) or match.group(2)]
+            level = LEVELS[match.group(1) or match.group(2) or match.group(3)]
             if found and _LEVEL_JOIN.fullmatch(self.folded[found[-1][1]:match.start()]):
                 start, _, levels, was_above = found[-1]
                 found[-1] = (start, match.end(), levels | {level}, was_above or above)

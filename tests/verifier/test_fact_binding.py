@@ -89,6 +89,8 @@ RIGHT = [
                "first seen 2019-03-02 08:10:11, last seen 2019-03-04 17:45:09."),
     ("alert", "On billing-db, DiskFillingUp fires at 88% (limit 80%) and has done so for 20 minutes."),
     ("latency", "cart-api's CheckoutLatency triggered at 2.4s against a 1.5s threshold."),
+    ("groups", "「Replica fetcher failed for partition <*>」共计 7 次，均为错误日志（kafka-broker）。"),
+    ("alert", "billing-db 的 DiskFillingUp 告警目前仍在触发。"),
 ]
 
 # (evidence, claim, rule): every value, word and name is in the evidence -- in another role.
@@ -107,6 +109,7 @@ WRONG = [
                "时间从 2019-03-02 08:10:11 到 2019-03-04 17:45:09。", None),
     ("groups", 'kafka-broker logged 40 WARN lines like "Lease expired for <*>", '
                "from 2019-03-03 01:00:00 until 2019-03-03 02:30:00.", None),
+    ("groups", "「Lease expired for <*>」共计 40 次，均为信息日志（kafka-broker）。", "verifier.wrong_role"),
     # a level joined to 'level', first / last seen times of another template
     ("groups", 'In kafka-broker, 40 ERROR-level entries match "Lease expired for <*>".', "verifier.wrong_role"),
     ("groups", 'In kafka-broker, 40 WARN-level entries match "Lease expired for <*>"; '
