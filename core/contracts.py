@@ -165,6 +165,8 @@ class Invocation(Contract):
     output: dict[str, Any] = Field(default_factory=dict)
     retrieval_details: RetrievalDetails | None = None
     duration_ms: float | None = None
+    # When the call began, in ms since its session started (the console's timeline).
+    started_ms: float | None = None
     # Which source answered (``pack:demo``, ``logstore:/data/app.db``, ``prometheus:http://...``)
     # and the exact request it was sent, credentials removed. Replay never re-sends it.
     source: str | None = None
@@ -308,6 +310,38 @@ class TraceSummaryEntry(Contract):
 # ---------------------------------------------------------------- verifier, composer
 
 
+class RetryFinding(Contract):
+    """One failure of an executor attempt that the executor can fix, as it is told about it.
+
+    A binding finding (``binding_index`` set) quotes what was cited and what the ref at that
+    place actually says; a claim finding (``binding_index`` None) quotes the verifier's reason.
+    """
+
+    claim_id: str | None = None
+    action_id: str | None = None
+    binding_index: int | None = None
+    rule: str
+    message: str
+    claim_text: str | None = None
+    cited: EvidenceBinding | None = None
+    # The ref text at the cited (invocation, raw_path), when that place exists.
+    ref_text: str | None = None
+    # Where the cited excerpt really is, when it is found elsewhere in the session's refs.
+    found_at: list[EvidenceBinding] = Field(default_factory=list)
+    # What the claim's verified evidence says (for a claim finding).
+    evidence: list[str] = Field(default_factory=list)
+
+
+class RetryContext(Contract):
+    """The seed's ``retry_context``: why an executor attempt failed and what was asked of it
+    (``docs/llm.md``, "The repair turn")."""
+
+    attempt: int                     # the attempt that failed (1)
+    verdict: Verdict                 # its verdict
+    failed_rules: list[str] = Field(default_factory=list)
+    findings: list[RetryFinding] = Field(default_factory=list)
+
+
 class VerifierInput(Contract):
     """Everything the verifier may read, and nothing else (docs/design.md §5)."""
 
@@ -316,7 +350,8 @@ class VerifierInput(Contract):
     gatekeeper_result: GatekeeperResult
     tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
     executor_output_parse_status: ParseStatus = Field(default_factory=ParseStatus)
-    retry_context: dict[str, Any] | None = None
+    # Set on a repaired attempt: what the executor was told its previous attempt got wrong.
+    retry_context: RetryContext | None = None
     # The arguments of each invocation (by id): a query's own service filter is evidence of
     # whose lines it returned, so a quote without its ``[time][LEVEL][service]`` prefix still
     # shows whose line it is.
@@ -345,6 +380,8 @@ class ClaimResult(Contract):
     entailed: bool
     reasons: list[str] = Field(default_factory=list)
     rule: str | None = None
+    # Every rule the claim failed, worst first (``rule`` is the first); empty when entailed.
+    rules: list[str] = Field(default_factory=list)
     # How each value and time of the claim was aligned with its evidence (for the console).
     supports: list[FactSupport] = Field(default_factory=list)
 
@@ -372,6 +409,8 @@ class VerifierResult(Contract):
     claim_results: list[ClaimResult] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     step_results: list[StepResult] = Field(default_factory=list)
+    # Repair turns before the attempt judged here (0: the executor's first answer).
+    repairs: int = 0
 
 
 class ComposerOutput(Contract):
@@ -441,9 +480,24 @@ class Plan(Contract):
     level: str | None = None
     unknown_subjects: list[str] = Field(default_factory=list)
     searchable: bool = True
+    # The alert states the question asks about ("is X firing?" -> ["firing"]; "silenced",
+    # "pending"): an alert found in another state does not answer it "yes".
+    alert_states: list[str] = Field(default_factory=list)
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None
+
+
+class ExecutorAttempt(Contract):
+    """An executor answer that a repair turn superseded, as it was checked, and the feedback
+    the executor got about it. The session document's own fields hold the final attempt."""
+
+    attempt: int
+    executor_output: ExecutorOutput | None = None
+    executor_output_parse_status: ParseStatus | None = None
+    gatekeeper_result: GatekeeperResult | None = None
+    verifier_result: VerifierResult | None = None
+    feedback: RetryContext | None = None
 
 
 SessionStatus = Literal["running", "completed", "error", "incomplete"]
@@ -468,5 +522,9 @@ class SessionDocument(Contract):
     tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
     verifier_result: VerifierResult | None = None
     composer_output: ComposerOutput | None = None
+    # Earlier executor attempts a repair turn superseded (oldest first; empty without one).
+    attempts: list[ExecutorAttempt] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    # When each stage of ``timings_ms`` began, in ms since the session started (the timeline).
+    stage_starts_ms: dict[str, float] = Field(default_factory=dict)
     error: str | None = None

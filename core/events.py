@@ -19,6 +19,7 @@ from core.contracts import (
     Invocation,
     ParseStatus,
     Plan,
+    RetryContext,
     SessionDocument,
     VerifierResult,
 )
@@ -29,6 +30,8 @@ class Event(BaseModel):
 
     session_id: str = ""
     seq: int = 0
+    # When it happened, in ms since the session started (None in sessions of older versions).
+    at_ms: float | None = None
 
 
 class SessionStarted(Event):
@@ -99,6 +102,28 @@ class VerdictReached(Event):
     result: VerifierResult
 
 
+class RepairRequested(Event):
+    """The executor's attempt failed only in ways it can fix: it is asked once more, told which
+    binding or claim failed, by which rule, and what the evidence there says (``feedback``).
+    The events of the new attempt follow (tool calls, claims, bindings, judgements, verdict)."""
+
+    kind: Literal["repair_requested"] = "repair_requested"
+    attempt: int                      # the attempt about to be made (2)
+    feedback: RetryContext
+
+
+class RepairFinished(Event):
+    """The repaired attempt was checked from scratch: its verdict, and the rules the first
+    attempt failed (``repaired`` is true when the new attempt passes)."""
+
+    kind: Literal["repair_finished"] = "repair_finished"
+    attempt: int
+    repaired: bool
+    verdict: str
+    previous_verdict: str
+    previous_failed_rules: list[str] = Field(default_factory=list)
+
+
 class AnswerReady(Event):
     """The composer's answer, built only from what passed."""
 
@@ -125,8 +150,8 @@ class SessionFinished(Event):
 # with ``assert_never``, so mypy names every consumer a new event class is missing from.
 PipelineEvent: TypeAlias = (
     SessionStarted | PlanMade | ToolCalled | ToolReturned | ClaimsProduced | BindingChecked
-    | GatekeeperFinished | ClaimJudged | VerdictReached | AnswerReady | PipelineFailed
-    | SessionFinished)
+    | GatekeeperFinished | ClaimJudged | VerdictReached | RepairRequested | RepairFinished
+    | AnswerReady | PipelineFailed | SessionFinished)
 # What an executor yields while it runs (the pipeline stamps and forwards them).
 ToolEvent: TypeAlias = ToolCalled | ToolReturned
 

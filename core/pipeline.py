@@ -24,16 +24,18 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.agents.base import ExecutorRun
+from core.agents.base import ExecutorRun, can_repair
 from core.agents.faults import FaultContext, FaultMode, get_fault
 from core.agents.registry import Engines, build_engines
 from core.agents.rules.composer import name_failed_sources
 from core.contracts import (
+    ExecutorAttempt,
     ExecutorOutput,
     GatekeeperResult,
     Invocation,
     ParseStatus,
     Plan,
+    RetryContext,
     SessionDocument,
     SessionStatus,
     VerifierInput,
@@ -50,6 +52,8 @@ from core.events import (
     PipelineEvent,
     PipelineFailed,
     PlanMade,
+    RepairFinished,
+    RepairRequested,
     SessionFinished,
     SessionStarted,
     ToolCalled,
@@ -61,6 +65,7 @@ from core.inputs.text import check_question
 from core.outcome import session_outcome
 from core.recorder import Recorder
 from core.redact import redact_text
+from core.repair import retry_context
 from core.sources.base import World
 from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
@@ -127,6 +132,7 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     """
     engines = engines or build_engines()
     timings: dict[str, float] = {}
+    starts: dict[str, float] = {}
     started = time.perf_counter()
     plan = document.plan
     if plan is None:
@@ -136,13 +142,15 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
         session_id=document.session_id, invocations=document.invocations,
         executor_output=document.executor_output, parse_status=parse_status,
-        stored_invocations=stored_invocations))
+        stored_invocations=stored_invocations), starts=starts, origin=started)
+    feedback = document.attempts[-1].feedback if document.attempts else None
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
-        gatekeeper_result, document.invocations))
+        gatekeeper_result, document.invocations, retry_context=feedback,
+        repairs=len(document.attempts)), starts=starts, origin=started)
     composer_output = _timed(timings, "compose", lambda: name_failed_sources(
         engines.composer.compose(plan, verifier_input, verifier_result),
-        verifier_input.tool_trace_summary))
+        verifier_input.tool_trace_summary), starts=starts, origin=started)
     timings["total"] = _ms_since(started)
     outcome = session_outcome(plan, document.executor_output, verifier_result)
     return document.model_copy(update={
@@ -150,18 +158,21 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
         "executor_output_parse_status": parse_status, "gatekeeper_result": gatekeeper_result,
         "tool_trace_summary": verifier_input.tool_trace_summary,
         "verifier_result": verifier_result, "composer_output": composer_output,
-        "timings_ms": timings, "engines": {**document.engines, **_replay_engines(engines)}})
+        "timings_ms": timings, "stage_starts_ms": starts,
+        "engines": {**document.engines, **_replay_engines(engines)}})
 
 
 def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOutput | None,
                  parse_status: ParseStatus, gatekeeper_result: GatekeeperResult,
-                 invocations: list[Invocation]) -> tuple[VerifierInput, VerifierResult]:
-    """Build the verifier input (docs/design.md §5), run the verifier, enforce the verdict rule."""
+                 invocations: list[Invocation], *, retry_context: RetryContext | None = None,
+                 repairs: int = 0) -> tuple[VerifierInput, VerifierResult]:
+    """Build the verifier input (docs/design.md §5), run the verifier, enforce the verdict rule.
+    ``retry_context``: what the executor was told before this (repaired) attempt."""
     structured = output if output is not None else ExecutorOutput()
     verifier_input = VerifierInput(
         original_query=question, executor_structured_output=structured,
         gatekeeper_result=gatekeeper_result, tool_trace_summary=build_trace_summary(invocations),
-        executor_output_parse_status=parse_status,
+        executor_output_parse_status=parse_status, retry_context=retry_context,
         invocation_arguments={inv.invocation_id: inv.arguments for inv in invocations})
     judged = engines.verifier.verify(verifier_input, plan)
     result = final_verdict(gatekeeper_result, judged,
@@ -172,7 +183,7 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
     if failed:
         result = withdraw_pass(result, "a source failed, so the answer is incomplete: "
                                + "; ".join(failed))
-    return verifier_input, result
+    return verifier_input, result.model_copy(update={"repairs": repairs})
 
 
 def store_lookup(store: Store | None, *, recorded: Sequence[Invocation] = (),
@@ -201,8 +212,13 @@ def _replay_engines(engines: Engines) -> dict[str, str]:
     return {role: names[role] for role in ("verifier", "composer")}
 
 
-def _timed(timings: dict[str, float], stage: str, work: Callable[[], _T]) -> _T:
+def _timed(timings: dict[str, float], stage: str, work: Callable[[], _T], *,
+           starts: dict[str, float] | None = None, origin: float | None = None) -> _T:
+    """Run ``work``, recording its duration in ``timings`` and, with ``starts`` and the
+    session's ``origin``, when it began (ms since the origin: the console's timeline)."""
     started = time.perf_counter()
+    if starts is not None and origin is not None:
+        starts[stage] = round((started - origin) * 1000, 3)
     try:
         return work()
     finally:
@@ -225,11 +241,13 @@ class _Investigation:
         self.store = store
         self.session_id = session_id
         self.seq = 0
+        self.stage = "start"  # the stage running now, named when one fails
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
+        self.stage_starts: dict[str, float] = {}  # ms since ``started``, per stage
         self.journal = Journal(store, session_id)
         self.recorder = Recorder(world=world, session_id=session_id, store=store,
-                                 journal=self.journal)
+                                 journal=self.journal, clock_origin=self.started)
         self.document = SessionDocument(
             session_id=session_id, question=question, pack=world.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,
@@ -241,7 +259,7 @@ class _Investigation:
         """The event stream (see ``run_investigation``). Each stage's results and events are
         stored in one batch before they are yielded (the executor's tool events are yielded as
         they happen and stored with its output)."""
-        stage = "start"
+        self.stage = "start"
         document = self.document
         journal = self.journal
         try:
@@ -250,50 +268,26 @@ class _Investigation:
                 question=document.question, pack=document.pack, engines=document.engines,
                 executor_fault=document.executor_fault))
             _pause_if_asked("plan")
-            stage = "plan"
-            plan = _timed(self.timings, "plan",
-                          lambda: self.engines.planner.plan(document.question, self.world))
+            self.stage = "plan"
+            plan = self._time("plan",
+                              lambda: self.engines.planner.plan(document.question, self.world))
             document.plan = plan
             journal.save_plan(plan)
             journal.reserve_ids(ID_BLOCK)
             yield from self._stored(PlanMade(plan=plan))
 
             _pause_if_asked("execute")
-            stage = "execute"
-            output, parse_status = yield from self._execute(plan)
-            document.executor_output, document.executor_output_parse_status = output, parse_status
-            document.invocations = list(self.recorder.invocations)
-            journal.save_executor_output(output, parse_status)
-            executed = self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
-
-            _pause_if_asked("gatekeeper")
-            stage = "gatekeeper"
-            gatekeeper_result = _timed(self.timings, "gatekeeper",
-                                       lambda: self._check(output, parse_status))
-            document.gatekeeper_result = gatekeeper_result
-            journal.save_gatekeeper_result(gatekeeper_result)
-            # Stored with the executor's output: the gatekeeper is code and takes milliseconds,
-            # so one batch holds both (a crash inside it is caught and still stores them).
-            yield from self._stored(executed, *(BindingChecked(checked=checked)
-                                                for checked in gatekeeper_result.checked_bindings),
-                                    GatekeeperFinished(result=gatekeeper_result))
-
-            _pause_if_asked("verify")
-            stage = "verify"
-            verifier_input, verifier_result = _timed(self.timings, "verify", lambda: verify_stage(
-                self.engines, plan, document.question, output, parse_status, gatekeeper_result,
-                document.invocations))
-            document.tool_trace_summary = verifier_input.tool_trace_summary
-            document.verifier_result = verifier_result
-            document.outcome = session_outcome(plan, output, verifier_result)
-            journal.save_verification(verifier_input.tool_trace_summary, verifier_result)
-            yield from self._stored(*(ClaimJudged(claim_result=claim_result)
-                                      for claim_result in verifier_result.claim_results),
-                                    VerdictReached(result=verifier_result))
+            self.stage = "execute"
+            output, parse_status = yield from self._execute(
+                self.engines.executor.run(plan, self.recorder), "execute", fault=self.fault,
+                plan=plan)
+            verifier_input, verifier_result = yield from self._judge(plan, output, parse_status)
+            verifier_input, verifier_result = yield from self._repair(plan, verifier_input,
+                                                                      verifier_result)
 
             _pause_if_asked("compose")
-            stage = "compose"
-            composer_output = _timed(self.timings, "compose", lambda: name_failed_sources(
+            self.stage = "compose"
+            composer_output = self._time("compose", lambda: name_failed_sources(
                 self.engines.composer.compose(plan, verifier_input, verifier_result),
                 verifier_input.tool_trace_summary))
             document.composer_output = composer_output
@@ -303,26 +297,93 @@ class _Investigation:
             closing.append(AnswerReady(composer_output=composer_output))
 
             _pause_if_asked("finish")
-            stage = "finish"
+            self.stage = "finish"
             self._close("completed")
             final = self._stored(*closing, SessionFinished(document=self._snapshot()))
-            stage = "done"  # stored as completed: a consumer stopping now changes nothing
+            self.stage = "done"  # stored as completed: a consumer stopping now changes nothing
             yield from final
         except (GeneratorExit, KeyboardInterrupt):
             # The consumer stopped: no more yields; leave an honest ``incomplete`` record.
-            if stage != "done":
-                self._close("incomplete", error=f"stopped during stage {stage}")
+            if self.stage != "done":
+                self._close("incomplete", error=f"stopped during stage {self.stage}")
                 self._flush_quietly()
             raise
         except Exception as exc:  # a stage failure becomes events, never an exception
             # The events carry the message; an unexpected error's traceback is for --verbose.
-            logger.warning("session %s: stage %s failed: %s", self.session_id, stage, exc,
+            logger.warning("session %s: stage %s failed: %s", self.session_id, self.stage, exc,
                            exc_info=None if isinstance(exc, SuperbizError) else exc)
-            yield from self._fail(stage, exc)
+            yield from self._fail(self.stage, exc)
 
-    def _execute(self, plan: Plan) -> ExecutorRun:
-        """Drive the executor, stamping its tool events; then apply the fault, if any."""
-        run = self.engines.executor.run(plan, self.recorder)
+    def _judge(self, plan: Plan, output: ExecutorOutput | None, parse_status: ParseStatus, *,
+               retry: RetryContext | None = None, suffix: str = ""
+               ) -> Generator[PipelineEvent, None, tuple[VerifierInput, VerifierResult]]:
+        """Gatekeeper and verifier on one executor attempt: stored, then yielded."""
+        document, journal = self.document, self.journal
+        document.executor_output, document.executor_output_parse_status = output, parse_status
+        document.invocations = list(self.recorder.invocations)
+        journal.save_executor_output(output, parse_status)
+        executed = self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
+
+        _pause_if_asked("gatekeeper")
+        self.stage = "gatekeeper" + suffix
+        gatekeeper_result = self._time("gatekeeper" + suffix,
+                                       lambda: self._check(output, parse_status))
+        document.gatekeeper_result = gatekeeper_result
+        journal.save_gatekeeper_result(gatekeeper_result, attempt=len(document.attempts) + 1)
+        # Stored with the executor's output: the gatekeeper is code and takes milliseconds,
+        # so one batch holds both (a crash inside it is caught and still stores them).
+        yield from self._stored(executed, *(BindingChecked(checked=checked)
+                                            for checked in gatekeeper_result.checked_bindings),
+                                GatekeeperFinished(result=gatekeeper_result))
+
+        _pause_if_asked("verify")
+        self.stage = "verify" + suffix
+        verifier_input, verifier_result = self._time("verify" + suffix, lambda: verify_stage(
+            self.engines, plan, document.question, output, parse_status, gatekeeper_result,
+            document.invocations, retry_context=retry, repairs=len(document.attempts)))
+        document.tool_trace_summary = verifier_input.tool_trace_summary
+        document.verifier_result = verifier_result
+        document.outcome = session_outcome(plan, output, verifier_result)
+        journal.save_verification(verifier_input.tool_trace_summary, verifier_result)
+        yield from self._stored(*(ClaimJudged(claim_result=claim_result)
+                                  for claim_result in verifier_result.claim_results),
+                                VerdictReached(result=verifier_result))
+        return verifier_input, verifier_result
+
+    def _repair(self, plan: Plan, verifier_input: VerifierInput, verifier_result: VerifierResult
+                ) -> Generator[PipelineEvent, None, tuple[VerifierInput, VerifierResult]]:
+        """One repair turn when the attempt failed only in ways the executor can fix
+        (``core.repair``); never for an executor without one, nor under an injected fault (the
+        fault wraps the one answer, which is judged once, as without a repair turn)."""
+        executor, document = self.engines.executor, self.document
+        if self.fault is not None or not can_repair(executor):
+            return verifier_input, verifier_result
+        feedback = retry_context(document.executor_output, document.invocations,
+                                 verifier_input.gatekeeper_result, verifier_result)
+        if feedback is None:
+            return verifier_input, verifier_result
+        document.attempts = [ExecutorAttempt(
+            attempt=1, executor_output=document.executor_output,
+            executor_output_parse_status=document.executor_output_parse_status,
+            gatekeeper_result=document.gatekeeper_result, verifier_result=verifier_result,
+            feedback=feedback)]
+        self.journal.save_attempts(document.attempts)
+        yield self._emit(RepairRequested(attempt=2, feedback=feedback))
+        self.stage = "repair"
+        output, parse_status = yield from self._execute(
+            executor.repair(plan, self.recorder, feedback), "repair")
+        repaired_input, repaired = yield from self._judge(plan, output, parse_status,
+                                                          retry=feedback, suffix="_repair")
+        yield self._emit(RepairFinished(
+            attempt=2, repaired=repaired.verdict == "PASS", verdict=repaired.verdict,
+            previous_verdict=feedback.verdict, previous_failed_rules=feedback.failed_rules))
+        return repaired_input, repaired
+
+    def _execute(self, run: ExecutorRun, timing: str, *, fault: FaultMode | None = None,
+                 plan: Plan | None = None
+                 ) -> Generator[PipelineEvent, None, tuple[ExecutorOutput | None, ParseStatus]]:
+        """Drive an executor run, stamping its tool events; then apply the fault, if any."""
+        self.stage_starts[timing] = self._now_ms()
         elapsed = 0.0
         while True:
             started = time.perf_counter()
@@ -334,12 +395,12 @@ class _Investigation:
             finally:
                 elapsed += time.perf_counter() - started
             yield self._emit(event)
-        self.timings["execute"] = round(elapsed * 1000, 3)
-        if self.fault is not None and output is not None:
+        self.timings[timing] = round(elapsed * 1000, 3)
+        if fault is not None and plan is not None and output is not None:
             before = len(self.recorder.invocations)
             context = FaultContext(session_id=self.session_id, plan=plan,
                                    recorder=self.recorder, store=self.store)
-            output = self.fault.apply(output, list(self.recorder.invocations), context)
+            output = fault.apply(output, list(self.recorder.invocations), context)
             # Calls a fault made through the recorder belong to the session's trail too.
             for invocation in self.recorder.invocations[before:]:
                 yield self._emit(ToolCalled(tool_name=invocation.tool_name,
@@ -356,9 +417,19 @@ class _Investigation:
 
     # ------------------------------------------------------------ bookkeeping
 
+    def _now_ms(self) -> float:
+        """Milliseconds since the session started."""
+        return _ms_since(self.started)
+
+    def _time(self, stage: str, work: Callable[[], _T]) -> _T:
+        """``work`` as the stage ``stage``: its duration and start are recorded."""
+        return _timed(self.timings, stage, work, starts=self.stage_starts, origin=self.started)
+
     def _emit(self, event: _E) -> _E:
-        """Stamp the event and hand it to the journal (stored by the next flush)."""
-        stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
+        """Stamp the event (session, sequence number, time) and hand it to the journal (stored
+        by the next flush)."""
+        stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq,
+                                           "at_ms": self._now_ms()})
         self.journal.event(stamped)
         self.seq += 1
         return stamped
@@ -381,6 +452,7 @@ class _Investigation:
         self.document.status = status
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
+        self.document.stage_starts_ms = dict(self.stage_starts)
         self.journal.finish(self.document)
 
     def _flush_quietly(self) -> None:

@@ -18,7 +18,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "只确认 payment-service 当前是否存在 CPU 使用率过高告警"
 TOOL_ARGS = '{"service": "order-service", "query": "HikariCP"}'
-HEAVY = ("sqlalchemy", "sqlmodel", "openai", "core.store.db", "core.store.repository",
+HEAVY = ("sqlalchemy", "sqlmodel", "openai", "httpx2", "core.store.db", "core.store.repository",
          "core.agents.llm", "core.evals.runner", "streamlit")
 
 # Runs the CLI in this interpreter, then prints which of HEAVY it imported.

@@ -4,13 +4,14 @@ wires one engine per role, so engines can be mixed (``--executor llm --verifier 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 from core.contracts import (
     ComposerOutput,
     ExecutorOutput,
     ParseStatus,
     Plan,
+    RetryContext,
     VerifierInput,
     VerifierResult,
 )
@@ -42,6 +43,19 @@ class Executor(Protocol):
     engine: str
 
     def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun: ...
+
+
+class RepairingExecutor(Executor, Protocol):
+    """An executor that can take one repair turn: told what failed in its last answer on this
+    recorder (``feedback``), it answers once more (``docs/llm.md``, "The repair turn")."""
+
+    def repair(self, plan: Plan, recorder: Recorder, feedback: RetryContext) -> ExecutorRun: ...
+
+
+def can_repair(executor: Executor) -> TypeGuard[RepairingExecutor]:
+    """Whether ``executor`` takes a repair turn (the llm executor does; the rules executor,
+    deterministic, would only say the same again)."""
+    return callable(getattr(executor, "repair", None))
 
 
 class Verifier(Protocol):

@@ -32,6 +32,8 @@ from core.events import (
     PipelineEvent,
     PipelineFailed,
     PlanMade,
+    RepairFinished,
+    RepairRequested,
     SessionFinished,
     SessionStarted,
     ToolCalled,
@@ -40,7 +42,14 @@ from core.events import (
 )
 
 if TYPE_CHECKING:
-    from core.contracts import CheckedBinding, ExecutorOutput, Invocation, Plan, SessionDocument
+    from core.contracts import (
+        CheckedBinding,
+        ExecutorOutput,
+        Invocation,
+        Plan,
+        RetryContext,
+        SessionDocument,
+    )
 
 _LABEL_WIDTH = 9
 
@@ -143,6 +152,12 @@ def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
         case VerdictReached():
             return [("verdict", f"{event.result.verdict}  groundedness "
                                 f"{event.result.groundedness_score:.2f}")]
+        case RepairRequested():
+            return repair_lines(event.feedback)
+        case RepairFinished():
+            outcome = "repaired" if event.repaired else "still failing"
+            return [("repair", f"attempt {event.attempt} checked from scratch: {event.verdict} "
+                               f"({outcome}; attempt 1 was {event.previous_verdict})")]
         case AnswerReady():
             answer = event.composer_output.user_facing_answer.splitlines() or [""]
             return [("answer", f"[{event.composer_output.status}]"),
@@ -158,6 +173,18 @@ def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
             return lines
         case _:
             assert_never(event)
+
+
+def repair_lines(feedback: RetryContext) -> list[tuple[str, str]]:
+    """The repair turn: the failed attempt's verdict and each finding the executor is told."""
+    lines = [("repair", f"attempt {feedback.attempt} {feedback.verdict}: the executor is asked "
+                        f"once more, told {len(feedback.findings)} finding(s)")]
+    for finding in feedback.findings:
+        where = finding.claim_id or finding.action_id or "-"
+        if finding.binding_index is not None:
+            where += f"[{finding.binding_index}]"
+        lines.append(("", f"  {where} {finding.rule}"))
+    return lines
 
 
 def plan_lines(plan: Plan) -> list[tuple[str, str]]:
@@ -219,6 +246,8 @@ def checked_line(checked: CheckedBinding) -> str:
     if checked.status == "pass":
         score = f" {checked.score:.2f}" if checked.score is not None else ""
         return f"{owner}[{checked.binding_index}] {where}  pass ({checked.match_kind}{score})"
+    if checked.severity == "none":  # graded down to a warning: not counted, not a failure
+        return f"{owner}[{checked.binding_index}] {where}  not counted ({checked.rule}): {checked.message}"
     return f"{owner}[{checked.binding_index}] {where}  FAIL {checked.rule}: {checked.message}"
 
 

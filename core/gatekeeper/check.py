@@ -28,7 +28,7 @@ from core.contracts import (
     Invocation,
     ParseStatus,
 )
-from core.gatekeeper import negative
+from core.gatekeeper import negative, redundant
 from core.gatekeeper import rules as R
 from core.gatekeeper.matching import ExcerptMatch, match_excerpt
 from core.gatekeeper.resolve import SessionInvocations, StoredInvocations
@@ -83,8 +83,10 @@ def check_citations(*, session_id: str | None, invocations: Sequence[Invocation]
                 out.errors.append(GateIssue(rule=R.NO_BINDINGS, claim_id=claim.claim_id,
                                             message="claim has no evidence bindings"))
                 out.fail_rule(R.NO_BINDINGS)
-            for index, binding in enumerate(claim.evidence_bindings):
-                _record(out, _check_binding(session, binding, index, _Owner(claim=claim), out))
+            checked = [_check_binding(session, binding, index, _Owner(claim=claim), out)
+                       for index, binding in enumerate(claim.evidence_bindings)]
+            for item in redundant.regrade(claim, checked, lambda found: session.resolve(found).invocation):
+                _record(out, item)
         for action in executor_output.recommended_actions:
             for index, binding in enumerate(action.evidence_bindings):
                 _record(out, _check_binding(session, binding, index, _Owner(action_id=action.action_id), out))
@@ -113,7 +115,11 @@ def _overall_severity(out: _Collector) -> GateSeverity:
 
 def _record(out: _Collector, checked: CheckedBinding) -> None:
     out.checked.append(checked)
-    if checked.status == "fail" and checked.rule:
+    if checked.status == "fail" and checked.severity == "none" and checked.rule:
+        # Graded down to a warning (``redundant``): not support, not a failure.
+        out.warnings.append(GateIssue(rule=checked.rule, message=checked.message,
+                                      claim_id=checked.claim_id, binding_index=checked.binding_index))
+    elif checked.status == "fail" and checked.rule:
         out.fail_rule(checked.rule)
         out.errors.append(GateIssue(rule=checked.rule, message=checked.message,
                                     claim_id=checked.claim_id, action_id=checked.action_id,

@@ -1,8 +1,9 @@
 """Every rule the gatekeeper can report, with its grade (docs/design.md §4).
 
 Forged or misattributed citations are ``reject``; missing or incomplete ones ``low_confid``;
-the compatibility back-fill is a ``warning``; ``evidence.ok`` (``none``) names a passing
-binding. ``docs/gatekeeper-rules.md`` documents each one (a test keeps the two in step).
+the compatibility back-fill and a redundant narrower negative citation are ``warning``;
+``evidence.ok`` (``none``) names a passing binding. ``docs/gatekeeper-rules.md`` documents
+each one (a test keeps the two in step).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ REFS_TAMPERED = "evidence.refs_tampered"
 RAW_PATH = "evidence.raw_path"
 EXCERPT_MISMATCH = "evidence.excerpt_mismatch"
 NEGATIVE_MISMATCH = "evidence.negative_mismatch"
+NEGATIVE_REDUNDANT = "evidence.negative_redundant"
 NO_BINDINGS = "evidence.no_bindings"
 RAW_PATH_MISSING = "evidence.raw_path_missing"
 REFS_MISSING = "evidence.refs_missing"
@@ -55,6 +57,9 @@ _ALL: tuple[Rule, ...] = (
     Rule(NEGATIVE_MISMATCH, "reject", "A negative observation cites an invocation that returned "
          "evidence or failed, or whose arguments do not cover the claim's service, topic, level "
          "or state."),
+    Rule(NEGATIVE_REDUNDANT, "warning", "A negative observation also cites a no-hit query "
+         "narrower than the claim (a level/state filter) whose broader form covers it, next to "
+         "bindings that passed: not counted as support, and not a failure."),
     Rule(NO_BINDINGS, "low_confid", "A claim has no evidence bindings."),
     Rule(RAW_PATH_MISSING, "low_confid", "A binding has no raw_path (its excerpt was still checked "
          "against every ref of the invocation)."),

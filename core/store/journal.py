@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from core.contracts import (
+    ExecutorAttempt,
     ExecutorOutput,
     GatekeeperResult,
     Invocation,
@@ -128,8 +129,9 @@ class Journal:
         self._register("executor_output", output)
         self._register("parse_status", parse_status)
 
-    def save_gatekeeper_result(self, result: GatekeeperResult) -> None:
-        """The gatekeeper result and one row per checked binding."""
+    def save_gatekeeper_result(self, result: GatekeeperResult, *, attempt: int = 1) -> None:
+        """The gatekeeper result and one row per checked binding (of executor ``attempt``: a
+        repaired session has rows of both attempts, its result those of the last)."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
         from core.store.repository import binding_rows, gatekeeper_values
@@ -138,7 +140,17 @@ class Journal:
         self._set("gatekeeper_result", result, gatekeeper_values(result, self._evaluation))
         for index, checked in enumerate(result.checked_bindings):
             self._register(f"checked_binding:{index}", checked)
-        self._bindings += binding_rows(self.session_id, result)
+        self._bindings += binding_rows(self.session_id, result, attempt=attempt)
+
+    def save_attempts(self, attempts: list[ExecutorAttempt]) -> None:
+        """Executor attempts a repair turn superseded, with the feedback after each (kept in
+        the session's evaluation, whole: later stage results replace the session's own)."""
+        if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
+            return
+        from core.store.repository import verification_values
+
+        self._evaluation = {**self._evaluation, "attempts": list(attempts)}
+        self._values.update(verification_values(self._evaluation))
 
     def save_verification(self, trace_summary: list[TraceSummaryEntry],
                           verifier_result: VerifierResult) -> None:
@@ -165,7 +177,8 @@ class Journal:
         self._values.update(finish_values(
             status=document.status, composer_output=document.composer_output,
             verifier_result=document.verifier_result, timings_ms=document.timings_ms,
-            error=document.error, outcome=document.outcome))
+            error=document.error, outcome=document.outcome,
+            stage_starts_ms=document.stage_starts_ms))
         self._register("composer_output", document.composer_output)
         self._finished = True
 

@@ -13,7 +13,8 @@ the ref it was matched against and its invocation's arguments (``core.verifier.e
 - a cause (``root_cause`` / ``risk`` claims, or words such as leak / 根因 / 导致 in any claim)
   needs an excerpt that states it;
 - a negative observation is entailed by a passed negative check of the invocation that
-  returned nothing;
+  returned nothing; any sentence of it that is not the absence itself must be what the no-hit
+  queries say (a cause or a runbook sentence appended to "nothing found" is not);
 - a claim about an excluded subject, or outside the plan's services (or, for a narrow
   question, its topics), fails ``verifier.scope``.
 """
@@ -78,8 +79,9 @@ class Failures:
         rule = most_serious(set(self.by_rule))
         if rule is None:
             return ClaimResult(**base, entailed=True, reasons=[passed_reason])
-        reasons = [reason for name in _ordered(self.by_rule) for reason in self.by_rule[name]]
-        return ClaimResult(**base, entailed=False, reasons=reasons, rule=rule)
+        ordered = _ordered(self.by_rule)
+        reasons = [reason for name in ordered for reason in self.by_rule[name]]
+        return ClaimResult(**base, entailed=False, reasons=reasons, rule=rule, rules=ordered)
 
 
 def _ordered(by_rule: dict[str, list[str]]) -> list[str]:
@@ -131,6 +133,20 @@ def _judge_negative(claim: Claim, items: list[Item], failures: Failures) -> None
     gaps = facts.missing(claim.claim_text, described, negations=False)
     if gaps:
         failures.add(UNSUPPORTED_FACT, "not in the verified no-hit queries: " + ", ".join(gaps))
+    # Anything the claim says besides the absence is a statement about the present, which a
+    # query that found nothing cannot support ("…；慢 SQL 或锁等待导致连接被长期占用。"): each such
+    # sentence must be what the queries themselves say (the gatekeeper's description of each
+    # query and its arguments -- never the model's own excerpt, which nothing checked).
+    queries = [text for item in negative for text in (item.text, _arguments_text(item)) if text]
+    folded = fold(claim.claim_text)
+    absences = [(start, end) for start, end in clauses(folded)
+                if _NEGATION_RE.search(folded[start:end])]
+    _judge_sentences(claim, queries, [], failures, supported=absences)
+    _judge_diagnosis(claim, queries, failures)
+
+
+def _arguments_text(item: Item) -> str:
+    return ", ".join(f"{key}={value}" for key, value in item.arguments.items())
 
 
 def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,

@@ -71,7 +71,8 @@ _LATEST = re.compile(r"最新|最近一次|最近一条|最后|最晚|截至|直
 _FIRST = re.compile(r"最早|首次|第一次|起始|开始于|始于|自|从|"
                     + _en(r"first|earliest|since|from|starting|started|began"))
 # Words that state a value as the present one: a current cue anywhere before it in its clause
-# (当前使用 4GB), or a copula right before it (内存使用率为 85%, "memory usage is 85%").
+# (当前使用 4GB; not the 现在 of 出现在 "appeared at"), or a copula right before it
+# (内存使用率为 85%, "memory usage is 85%").
 _NOW_MARK = re.compile(r"当前|目前|(?<!出)现在|现为|实时|(?:为|是)\s*$|"
                        + _en(r"current(?:ly)?|now|at present|presently") + "|"
                        + _en(r"is|are|stands at|sits at|is at") + r"\s*$")

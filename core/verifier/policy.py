@@ -62,7 +62,7 @@ def bound(policy: Sequence[ClaimResult], model: Sequence[ClaimResult]) -> list[C
         elif not said.entailed:
             rule = said.rule if is_rule(said.rule) else UNSUPPORTED_FACT
             results.append(judged.model_copy(update={
-                "entailed": False, "rule": rule,
+                "entailed": False, "rule": rule, "rules": [rule],
                 "reasons": model_reasons or ["the verifier model judged it not entailed"]}))
         else:
             results.append(judged.model_copy(update={"reasons": [*judged.reasons, *model_reasons]}))

@@ -123,5 +123,5 @@ def grade(name: str | None) -> Verdict:
 
 def not_judged(claim_id: str, *, by: str = "the verifier") -> ClaimResult:
     """The result of a claim a verifier returned no judgement for: not entailed."""
-    return ClaimResult(claim_id=claim_id, entailed=False, rule=NOT_JUDGED,
+    return ClaimResult(claim_id=claim_id, entailed=False, rule=NOT_JUDGED, rules=[NOT_JUDGED],
                        reasons=[f"{by} returned no judgement for this claim"])

@@ -34,10 +34,20 @@ GENERIC_EN: frozenset[str] = frozenset({
     "seeing", "one", "two", "three", "more", "most", "less", "least", "than",
     "then", "them", "they", "what", "who", "how", "why", "yes", "no", "latest", "first",
     "last", "recent", "recently", "times", "time", "lasting", "lasted",
+    # How a person tells of log lines: the medium, not a fact about the system.
+    "keep", "keeps", "kept", "keeping", "logging", "emit", "emits", "emitted", "emitting",
+    "print", "prints", "printed", "printing", "report", "reports", "reported", "reporting",
+    "repeatedly", "continuously", "constantly", "newest", "appeared", "appears", "appear",
 })
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
 _GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
                                "这该其此之等其它最新早晚近后首末一共另外正")
+# CJK words (pairs) of the same kind: how a person tells of log lines and alerts
+# ("持续输出 WARN 级别日志", "告警正在触发"), the medium rather than a fact about the system.
+_GENERIC_CJK_PAIRS = frozenset({
+    "持续", "不断", "陆续", "反复", "输出", "打印", "产生", "写入", "级别", "最新", "最近", "一条",
+    "多条", "正在", "触发", "表明", "看到", "可见", "包含", "报出", "上报",
+})
 
 
 def _fold_char(char: str) -> str:
@@ -86,7 +96,8 @@ def content_units(folded: str) -> set[str]:
     for run in _CJK_RUN_RE.findall(folded):
         for index in range(len(run) - 1):
             pair = run[index:index + 2]
-            if not (pair[0] in _GENERIC_CJK_CHARS and pair[1] in _GENERIC_CJK_CHARS):
+            if not ((pair[0] in _GENERIC_CJK_CHARS and pair[1] in _GENERIC_CJK_CHARS)
+                    or pair in _GENERIC_CJK_PAIRS):
                 units.add(pair)
     return units
 

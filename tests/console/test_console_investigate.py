@@ -138,3 +138,24 @@ def test_tool_text_is_shown_literally(open_app: Callable[..., AppTest], tmp_stor
             for text in frame.value["text"]}
     assert any(XSS_LOG in text for text in refs)  # verbatim in the refs table
     assert not any("<script>" in markdown.value for markdown in app.markdown)
+
+
+def test_a_repaired_session_says_so_with_what_its_first_attempt_got_wrong(
+        open_app: Callable[..., AppTest], ask_session: Callable[..., object]) -> None:
+    from core.agents.llm.executor import LLMExecutor
+    from core.agents.llm.profiles import PROFILES
+    from core.agents.llm.simulated import SimulatedModel
+    from core.agents.registry import Engines
+    from core.agents.rules import RulesComposer, RulesPlanner, RulesVerifier
+
+    executor = LLMExecutor(SimulatedModel(error="paraphrase").client(), PROFILES["stub"])
+    document = ask_session(engines=Engines(RulesPlanner(), executor, RulesVerifier(),
+                                           RulesComposer()))
+    app = open_app(query={"session": document.session_id})  # type: ignore[attr-defined]
+    assert not app.exception
+    assert _metrics(app)["Verdict"] == "PASS"
+    assert any("repaired after 1 attempt" in markdown.value for markdown in app.markdown)
+    attempt = next(e for e in app.expander if e.label.replace("\\", "").startswith("Attempt 1: REJECT"))
+    rows = attempt.dataframe[0].value
+    assert list(rows["rule"]) == ["evidence.excerpt_mismatch"]
+    assert rows["the evidence there says"].iloc[0]  # what the cited ref actually says

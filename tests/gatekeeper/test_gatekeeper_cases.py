@@ -54,13 +54,20 @@ def test_result_invariants(case: dict[str, Any]) -> None:
                + [w.rule for w in result.warnings] + result.failed_rules)
     assert all(rule in RULES for rule in emitted)
     assert len(result.failed_rules) == len(set(result.failed_rules))
-    failing = [b for b in result.checked_bindings if b.status == "fail"]
+    failing = [b for b in result.checked_bindings if b.status == "fail" and b.severity != "none"]
     binding_errors = [e for e in result.errors if e.binding_index is not None]
     assert len(binding_errors) == len(failing)
+    # The only failing binding that is not an error: a redundant narrower negative citation,
+    # reported as a warning.
+    graded_down = [b for b in result.checked_bindings if b.status == "fail" and b.severity == "none"]
+    assert all(b.rule == "evidence.negative_redundant" for b in graded_down)
+    assert len(graded_down) == len([w for w in result.warnings
+                                    if w.rule == "evidence.negative_redundant"])
     for checked in result.checked_bindings:
         # A binding passes only with a pass rule and a real (or negative) match.
         assert (checked.status == "pass") == (checked.rule == "evidence.ok")
-        assert (checked.severity == "none") == (checked.status == "pass")
+        assert (checked.severity == "none") == (checked.status == "pass"
+                                                or checked.rule == "evidence.negative_redundant")
         if checked.auto_backfilled:
             assert checked.status == "fail" and checked.severity in ("low_confid", "reject")
         if checked.status == "pass":

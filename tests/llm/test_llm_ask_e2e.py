@@ -20,7 +20,7 @@ import pytest
 from core.agents.llm.stub_server import StubServer
 from core.agents.llm.transcript import load_transcript
 from core.cli import main
-from core.store.repository import load_session_document
+from core.store.repository import list_events, load_session_document
 from tests.llm.llm_helpers import TRANSCRIPTS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,8 @@ CASES: dict[str, tuple[str, str, str | None, str | None]] = {
     "honest_memory": (MEMORY, "completed", "PASS", None),
     "fabricated_invocation": (HIKARI, "completed", "REJECT", "evidence.invocation_ref"),
     "tampered_number": (HIKARI, "completed", "REJECT", "evidence.excerpt_mismatch"),
+    # Told by the repair turn what the ref says, the model copies it: PASS on the second attempt.
+    "repaired_tampered_number": (HIKARI, "completed", "PASS", None),
     "runbook_as_fact": (HIKARI, "completed", "REJECT", "verifier.runbook_as_fact"),
     "broken_json": (HIKARI, "completed", "LOW_CONFID", "evidence.output_incomplete"),
     "fault_empty_answer": (HIKARI, "completed", "LOW_CONFID", "evidence.output_incomplete"),
@@ -157,6 +159,45 @@ def test_mixed_engines_still_catch_the_tampered_number(llm_env: pytest.MonkeyPat
         _, document, _ = ask_json(capsys, HIKARI, "--executor", "llm", "--verifier", "rules")
     assert document["verifier_result"]["verdict"] == "REJECT"
     assert "waiting=23" not in document["composer_output"]["user_facing_answer"]
+
+
+def test_the_repair_turn_over_http_is_stored_whole(llm_env: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   tmp_store: Any, tmp_path: Path) -> None:
+    """The executor is told which binding failed, by which rule and what the ref says; its
+    second answer is checked from scratch; both attempts and the feedback stay readable."""
+    log = tmp_path / "requests.jsonl"
+    with StubServer(load_transcript(TRANSCRIPTS / "repaired_tampered_number.yaml"),
+                    log_requests=log) as stub:
+        llm_env.setenv("SUPERBIZ_LLM_BASE_URL", stub.base_url)
+        code, document, _ = ask_json(capsys, HIKARI, "--executor", "llm")
+    assert code == 0 and document["verifier_result"]["verdict"] == "PASS"
+    assert document["verifier_result"]["repairs"] == 1
+    first = document["attempts"][0]
+    assert first["verifier_result"]["verdict"] == "REJECT"
+    assert first["gatekeeper_result"]["failed_rules"] == ["evidence.excerpt_mismatch"]
+    assert "waiting=23" in first["executor_output"]["claims"][0]["claim_text"]
+    finding = first["feedback"]["findings"][0]
+    assert finding["rule"] == "evidence.excerpt_mismatch" and finding["binding_index"] == 0
+    assert "waiting=32" in finding["ref_text"]
+    answer = document["composer_output"]["user_facing_answer"]
+    assert "waiting=32" in answer and "waiting=23" not in answer
+    assert "修正说明" in answer and "evidence.excerpt_mismatch" in answer
+    # The re-ask the model got: the rule, the quote and what the ref says, as text and JSON.
+    bodies = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    reask = bodies[-1]["messages"][-1]["content"]
+    assert "evidence.excerpt_mismatch" in reask and "waiting=23" in reask
+    assert "The ref at that place says: «[" in reask and "(retry_context):" in reask
+    # Stored: both attempts, the feedback and the repair events read back from the store.
+    stored = load_session_document(tmp_store, session_id=document["session_id"])
+    assert stored is not None and stored.attempts[0].feedback is not None
+    assert stored.attempts[0].gatekeeper_result is not None
+    assert stored.attempts[0].gatekeeper_result.checked_bindings[0].status == "fail"
+    assert stored.gatekeeper_result is not None
+    assert [b.status for b in stored.gatekeeper_result.checked_bindings] == ["pass"]
+    kinds = [row.kind for row in list_events(tmp_store, session_id=document["session_id"])]
+    assert kinds.count("claims_produced") == 2 and kinds.count("verdict_reached") == 2
+    assert kinds.index("repair_requested") < kinds.index("repair_finished")
 
 
 @pytest.fixture

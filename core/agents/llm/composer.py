@@ -20,7 +20,14 @@ from typing import Literal
 from core.agents.llm import wire
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
-from core.agents.rules.composer import RulesComposer, answer_kind, lead_line, passed_steps
+from core.agents.rules.composer import (
+    RulesComposer,
+    claims_answer_kind,
+    lead_line,
+    passed_steps,
+    repair_line,
+    verified_claims,
+)
 from core.contracts import AnswerKind, Claim, ComposerOutput, Plan, VerifierInput, VerifierResult
 from core.lexicon import normalize
 from core.verifier.scope import excluded_mentions
@@ -38,14 +45,10 @@ class LLMComposer(LLMRole):
                 verifier_result: VerifierResult) -> ComposerOutput:
         """The model's answer when it is safe, else the rules composer's, with a note why."""
         claims = verifier_input.executor_structured_output.claims
-        entailed_ids = {r.claim_id for r in verifier_result.claim_results if r.entailed}
-        passed = [c for c in claims if c.claim_id in entailed_ids
-                  and not excluded_mentions(c.claim_text, plan.exclusions)]
+        passed = verified_claims(plan, verifier_input, verifier_result)
         blocked = [c for c in claims if c not in passed]
         status_now = answer_status(verifier_input, verifier_result, passed)
-        kind = answer_kind(plan.question, blocked=status_now == "blocked",
-                           found=any(c.claim_type != "negative_observation" for c in passed),
-                           absent=any(c.claim_type == "negative_observation" for c in passed))
+        kind = claims_answer_kind(plan, passed, blocked=status_now == "blocked")
         steps = passed_steps(plan, verifier_input, verifier_result)
         messages = [wire.system_message(self.prompt.text),
                     wire.user_message(self._task(plan, verifier_result, passed, steps, kind))]
@@ -63,6 +66,8 @@ class LLMComposer(LLMRole):
         text = answer.user_facing_answer.strip()
         if kind is not None and not _leads_with(text, kind):
             text = f"{lead_line(kind, plan.language)}\n\n{text}"
+        if (repaired := repair_line(verifier_input, verifier_result, plan.language)):
+            text = f"{text}\n\n{repaired}"
         return ComposerOutput(
             status=status_now, user_facing_answer=text, language=plan.language,
             passed_claim_ids=[claim.claim_id for claim in passed], answer_kind=kind,

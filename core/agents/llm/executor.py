@@ -18,15 +18,17 @@ import contextlib
 import json
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from core.agents.base import ExecutorRun
 from core.agents.llm import wire
 from core.agents.llm.client import ChatTurn, ToolCallRequest
 from core.agents.llm.completion import repair_model_json
 from core.agents.llm.errors import LLMCallError
+from core.agents.llm.feedback import repair_message
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
-from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
+from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan, RetryContext
 from core.events import ToolCalled, ToolEvent, ToolReturned
 
 if TYPE_CHECKING:
@@ -45,6 +47,9 @@ class LLMExecutor(LLMRole):
 
     def __init__(self, *args: Any, max_tool_steps: int | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The conversation of each session's last run, for its repair turn; held weakly, so a
+        # finished session's conversation goes with its recorder (engines serve many sessions).
+        self._conversations: WeakKeyDictionary[Recorder, list[wire.Message]] = WeakKeyDictionary()
         if not self.profile.tool_calling:
             raise LLMCallError("config", f"backend preset {self.profile.name!r} has no tool "
                                          f"calling, which the llm executor needs", role=self.role)
@@ -53,6 +58,18 @@ class LLMExecutor(LLMRole):
     def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun:
         """Yield ``ToolCalled`` / ``ToolReturned`` per call; return (output, parse status)."""
         messages = [wire.system_message(self.prompt.text), wire.user_message(self._task(plan))]
+        return (yield from self._converse(messages, recorder))
+
+    def repair(self, plan: Plan, recorder: Recorder, feedback: RetryContext) -> ExecutorRun:
+        """The repair turn: the same conversation, continued with what failed (``feedback``);
+        the model may call tools again, then answers in full once more. Without the
+        conversation of a run on this recorder, one is rebuilt from the recorded calls."""
+        messages = self._conversations.pop(recorder, None) or self._rebuilt(plan, recorder)
+        messages.append(wire.user_message(repair_message(feedback, self.profile)))
+        return (yield from self._converse(messages, recorder))
+
+    def _converse(self, messages: list[wire.Message], recorder: Recorder) -> ExecutorRun:
+        """The tool loop, then the structured answer; the conversation is kept for a repair."""
         tools = wire.tool_schemas()
         # Backends that take both constrain the final answer already inside the loop.
         loop_format = (wire.response_format(ExecutorOutput, SCHEMA_NAME, self.profile)
@@ -79,7 +96,22 @@ class LLMExecutor(LLMRole):
         output, status = request_structured(self._complete, messages, ExecutorOutput,
                                             name=SCHEMA_NAME, profile=self.profile,
                                             first_turn=answer)
+        if output is not None:  # the answer a repair turn follows, as the model gave it
+            messages.append(wire.assistant_message(answer) if status.status == "valid" and answer
+                            else wire.assistant_message(ChatTurn(content=output.model_dump_json())))
+        self._conversations[recorder] = messages
         return output, self._parse_status(status, failed_steps)
+
+    def _rebuilt(self, plan: Plan, recorder: Recorder) -> list[wire.Message]:
+        """A conversation that shows the recorded calls as if the model had made them."""
+        messages = [wire.system_message(self.prompt.text), wire.user_message(self._task(plan))]
+        for number, invocation in enumerate(recorder.invocations):
+            call = ToolCallRequest(id=f"call_r{number}", name=invocation.tool_name,
+                                   arguments_json=json.dumps(invocation.arguments,
+                                                             ensure_ascii=False))
+            messages.append(wire.assistant_message(ChatTurn(content=None, tool_calls=(call,))))
+            messages.append(wire.tool_message(call.id, invocation))
+        return messages
 
     def _task(self, plan: Plan) -> str:
         """The user message: the question, the plan, and how to answer."""

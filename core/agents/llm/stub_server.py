@@ -4,7 +4,8 @@
                                           [--log-requests FILE.jsonl]
 
 prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``POST /v1/chat/completions`` and
-``GET /v1/models`` until interrupted. Point the ``llm`` engine at it with
+``GET /v1/models`` until interrupted (``python -m core.agents.llm.simulated`` serves the
+simulated model the same way). Point the ``llm`` engine at it with
 ``SUPERBIZ_LLM_BASE_URL=http://127.0.0.1:PORT/v1``. The turn that answers a request is picked
 from the request alone (see ``transcript``), so any number of sessions can run against one
 server (a ``sequence`` transcript, answered in arrival order, is for one session). Fault turns
@@ -26,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from core.agents.llm.transcript import (
     ScriptedTurn,
@@ -58,12 +59,24 @@ class StubResponse(NamedTuple):
     headers: Mapping[str, str] = MappingProxyType({})  # read-only: the default is shared
 
 
-class StubServer:
-    """The server object: start it in a thread (tests) or ``serve_forever`` (the CLI)."""
+class ModelDouble(Protocol):
+    """A model that answers a request by reading it (``simulated.SimulatedModel``)."""
 
-    def __init__(self, transcript: Transcript, *, port: int = 0, api_key: str | None = None,
-                 model: str = DEFAULT_MODEL, log_requests: Path | None = None) -> None:
-        self.transcript = transcript
+    def reply(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+              response_format: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+
+class StubServer:
+    """The server object: start it in a thread (tests) or ``serve_forever`` (the CLI). It
+    replays a ``transcript``, or lets a ``double`` answer each request."""
+
+    def __init__(self, transcript: Transcript | None = None, *, double: ModelDouble | None = None,
+                 port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
+                 log_requests: Path | None = None) -> None:
+        if (transcript is None) == (double is None):
+            raise ValueError("a stub server serves a transcript or a model double, one of them")
+        self.transcript = transcript or Transcript()
+        self.double = double
         self.api_key = api_key
         self.model = model
         self.log_requests = log_requests
@@ -93,6 +106,17 @@ class StubServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
+    def serve_until_interrupted(self) -> None:
+        """Say where it listens, then serve in this thread until Ctrl-C (the CLI way)."""
+        print(f"listening on {self.base_url}", flush=True)
+        try:
+            self.httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stopping.set()
+            self.httpd.server_close()
+
     def __enter__(self) -> StubServer:
         return self.start()
 
@@ -113,6 +137,12 @@ class StubServer:
         self._log(body)
         with self._log_lock:
             arrival, self._arrivals = self._arrivals, self._arrivals + 1
+        if self.double is not None:
+            try:
+                reply = self.double.reply(messages, body.get("tools"), body.get("response_format"))
+            except TranscriptError as exc:
+                return StubResponse(400, _error(str(exc), "invalid_request_error"))
+            return StubResponse(200, self._completion(body, reply, ScriptedTurn()))
         try:
             turn = pick_turn(self.transcript, messages, arrival)
             if turn.fault is not None:
@@ -260,14 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TranscriptError, OSError) as exc:
         print(f"stub_server: error: {exc}", file=sys.stderr)
         return 2
-    print(f"listening on {server.base_url}", flush=True)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stopping.set()
-        server.httpd.server_close()
+    server.serve_until_interrupted()
     return 0
 
 
