@@ -271,6 +271,13 @@ def _align_time(text: str, fact: RoleFact, items: Sequence[Item],
     if not matching:
         return None, Finding(UNSUPPORTED_FACT, f"time '{words}' is in no verified excerpt or ref")
     if fact.qualifier is not None:
+        # A log group's own first / latest time is what "lines like X between A and B" states.
+        own = [(item, evidence) for item, evidence in matching if evidence.qualifier == fact.qualifier]
+        if own:
+            return _support(text, fact, *own[0]), None
+        # A line's time is its timestamp: a bare date in its message (a URL's /2013-10-17/)
+        # is neither the first nor the latest time of the lines.
+        times = [pair for pair in times if pair[1].time is not None and pair[1].time.hour is not None] or times
         ordered = sorted(times, key=lambda pair: pair[1].time.key() if pair[1].time else ("",))
         edge = ordered[-1] if fact.qualifier == "latest" else ordered[0]
         edge_time = edge[1].time

@@ -39,7 +39,18 @@ TWO_SERVICES = [("$.logs[0]", "[2026-04-01T08:00:00+00:00][ERROR][inventory] "
                 ("$.logs[1]", "[2026-04-01T08:05:00+00:00][INFO][gateway] request served in 120ms")]
 STAGE = [("$.logs[0]", "[2026-04-01T08:00:00+00:00][INFO][batch-job] stage finished, time: 41.5077")]
 
-EVIDENCE = {"groups": (GROUPS, "kafka-broker"), "alert": (ALERT, "billing-db"), "series": (SERIES, "billing-db"),
+# Templates that hold quotes of their own, and lines whose messages hold a bare date.
+REQUESTS = [
+    ("$.groups[0]", '3 lines like "<*> "PUT <*>" code: <*>" [INFO][web-api] '
+                    "from 2021-06-01T10:00:05 to 2021-06-01T10:20:00"),
+    ("$.logs[0]", '[2021-06-01T10:00:05][INFO][web-api] 10.0.0.7 "PUT /v1/2019-01-01/items HTTP/1.1" code: 409'),
+    ("$.groups[1]", '2 lines like "<*> "GET <*>" code: <*>" [INFO][web-api] '
+                    "from 2021-06-01T09:59:00 to 2021-06-01T10:30:00"),
+    ("$.logs[1]", '[2021-06-01T09:59:00][INFO][web-api] 10.0.0.8 "GET /v1/2019-01-01/items HTTP/1.1" code: 409'),
+]
+
+EVIDENCE = {"requests": (REQUESTS, "web-api"),
+            "groups": (GROUPS, "kafka-broker"), "alert": (ALERT, "billing-db"), "series": (SERIES, "billing-db"),
             "latency": (LATENCY, "cart-api"), "pool": (POOL, "inventory"), "two": (TWO_SERVICES, "inventory"),
             "stage": (STAGE, "batch-job")}
 
@@ -91,6 +102,9 @@ RIGHT = [
     ("latency", "cart-api's CheckoutLatency triggered at 2.4s against a 1.5s threshold."),
     ("groups", "「Replica fetcher failed for partition <*>」共计 7 次，均为错误日志（kafka-broker）。"),
     ("alert", "billing-db 的 DiskFillingUp 告警目前仍在触发。"),
+    ("requests", 'web-api logged 3 INFO lines between 2021-06-01T10:00:05 and 2021-06-01T10:20:00 like '
+                 '"<*> "PUT <*>" code: <*>"; 2 INFO lines between 2021-06-01T09:59:00 and 2021-06-01T10:30:00 '
+                 'like "<*> "GET <*>" code: <*>".'),
 ]
 
 # (evidence, claim, rule): every value, word and name is in the evidence -- in another role.
@@ -110,6 +124,8 @@ WRONG = [
     ("groups", 'kafka-broker logged 40 WARN lines like "Lease expired for <*>", '
                "from 2019-03-03 01:00:00 until 2019-03-03 02:30:00.", None),
     ("groups", "「Lease expired for <*>」共计 40 次，均为信息日志（kafka-broker）。", "verifier.wrong_role"),
+    ("requests", 'web-api logged 3 INFO lines between 2021-06-01T10:20:00 and 2021-06-01T10:00:05 like '
+                 '"<*> "PUT <*>" code: <*>".', "verifier.wrong_role"),
     # a level joined to 'level', first / last seen times of another template
     ("groups", 'In kafka-broker, 40 ERROR-level entries match "Lease expired for <*>".', "verifier.wrong_role"),
     ("groups", 'In kafka-broker, 40 WARN-level entries match "Lease expired for <*>"; '
