@@ -18,14 +18,16 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from core.charclasses import HAN
 from core.verifier.text import content_units
 
 _QUOTE = re.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
                     r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")
 _SENTENCE_BREAK = re.compile(r"[。；;!?！？\n]|\.(?=\s|$)")
 # A colon ends a clause too ("logged lines with "X": 176 lines like "Y""): what follows it is
-# what the lines are, the words before it a heading.
-_CLAUSE_BREAK = re.compile(r"[。；;!?！？\n，,、：]|\.(?=\s|$)|:(?=\s|[\"“「『'])")
+# what the lines are, the words before it a heading. Folded text has ASCII colons only, so a
+# Chinese one (``相关的记录：3 条``) is the colon after a Han character.
+_CLAUSE_BREAK = re.compile(rf"[。；;!?！？\n，,、：]|\.(?=\s|$)|:(?=\s|[\"“「『'])|(?<=[{HAN}]):")
 # A template's variable part (``<*>``) and a quote's ellipsis stand for any text.
 _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")

@@ -102,6 +102,7 @@ RIGHT = [
     ("latency", "cart-api's CheckoutLatency triggered at 2.4s against a 1.5s threshold."),
     ("groups", "「Replica fetcher failed for partition <*>」共计 7 次，均为错误日志（kafka-broker）。"),
     ("alert", "billing-db 的 DiskFillingUp 告警目前仍在触发。"),
+    ("requests", '与「/v1/2019-01-01/items」相关的记录：3 条 INFO 日志形如「<*> "PUT <*>" code: <*>」。'),
     ("requests", 'web-api logged 3 INFO lines between 2021-06-01T10:00:05 and 2021-06-01T10:20:00 like '
                  '"<*> "PUT <*>" code: <*>"; 2 INFO lines between 2021-06-01T09:59:00 and 2021-06-01T10:30:00 '
                  'like "<*> "GET <*>" code: <*>".'),
