@@ -36,25 +36,22 @@ def misattributed(text: str, items: Sequence[Item], known: set[str],
                   fallback: Sequence[str]) -> list[Finding]:
     """Levels, identifiers and quotes of the claim ``text`` stated for lines or a service the
     evidence does not give them for."""
-    folded = fold(text)
-    mentions = ClaimMentions(folded)
-    services = service_mentions(folded, known)
-    default = frozenset(fold(s) for s in fallback)
-    context = _Context(folded, mentions, services, default if len(default) == 1 else frozenset(),
-                       {name for _, name in services} | set(default), items)
+    context = _context(text, items, known, fallback)
     return [*(finding for _, finding in _levels(context) if finding), *_named(context)]
 
 
 def held_levels(text: str, items: Sequence[Item], known: set[str], fallback: Sequence[str]) -> list[tuple[int, int]]:
     """Spans of the level words of ``text`` its lines bear out (``均为信息日志`` over INFO lines):
     such a word is a supported fact of its clause, like a value."""
+    return [span for span, finding in _levels(_context(text, items, known, fallback)) if finding is None]
+
+
+def _context(text: str, items: Sequence[Item], known: set[str], fallback: Sequence[str]) -> _Context:
     folded = fold(text)
-    mentions = ClaimMentions(folded)
     services = service_mentions(folded, known)
     default = frozenset(fold(s) for s in fallback)
-    context = _Context(folded, mentions, services, default if len(default) == 1 else frozenset(),
-                       {name for _, name in services} | set(default), items)
-    return [span for span, finding in _levels(context) if finding is None]
+    return _Context(folded, ClaimMentions(folded), services, default if len(default) == 1 else frozenset(),
+                    {name for _, name in services} | set(default), items)
 
 
 class _Context:
