@@ -301,8 +301,9 @@ def fixed(previous: Answer, feedback: dict[str, Any], honest: Answer,
             if not claim.get("claim_type"):
                 claim["claim_type"] = "observation"
             for binding in claim.get("evidence_bindings") or []:
-                binding.setdefault("tool_name", _tool_of(binding, results))
-        elif honest_claim is not None and honest_claim["claim_text"] != claim["claim_text"]:
+                if binding and not binding.get("tool_name"):
+                    binding["tool_name"] = _tool_of(binding, results)
+        elif honest_claim is not None:  # restated as its evidence says it, cited again
             claim["claim_text"] = honest_claim["claim_text"]
             claim["evidence_bindings"] = copy.deepcopy(honest_claim["evidence_bindings"])
         else:
@@ -331,8 +332,8 @@ def _fix_binding(claim: dict[str, Any], index: int, finding: dict[str, Any],
     elif finding.get("ref_text") and binding.get("raw_path") and str(
             (finding.get("cited") or {}).get("tool_name") or binding.get("tool_name")) != "lookup_knowledge":
         binding["evidence_excerpt"] = finding["ref_text"]
-    elif honest_claim is not None and index < len(honest_claim["evidence_bindings"]) and \
-            honest_claim["evidence_bindings"][index] not in bindings:
+    elif honest_claim is not None and index < len(honest_claim["evidence_bindings"]):
+        # What it meant to cite (the same again, when the claim itself is what was wrong).
         bindings[index] = copy.deepcopy(honest_claim["evidence_bindings"][index])
     else:
         bindings[index] = {}
