@@ -48,7 +48,7 @@ _BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
         ("period", r"最近|过去|" + _en(r"(?:in|over|for|during) the (?:last|past)"), _TIME),
         ("used", r"已使用|已用|使用了|使用(?!率)|占用(?!率)|用量|" + _en(r"used|using|in use|consum(?:es|ing|ed)"),
          _AMOUNT),
-        ("total", r"总量|总容量|容量|上限|最大值|最大|"
+        ("total", r"总量|总容量|容量|上限|最大值|最大|总共|合计|(?<![一总])共(?!享|同|用)|"
          + _en(r"total|max(?:imum)?|capacity|limit"), _AMOUNT),
         ("average", r"平均(?:耗时|值|时间|时长|延迟)?|均值|" + _en(r"avg|average|mean"), _ANY),
         ("count", r"次数|数量|个数|线程数|连接数|" + _en(r"count|number of"), _COUNTABLE),
