@@ -18,8 +18,9 @@ reads the tool outputs the product sends it. Two doubles, written apart:
 Each error by a model that fixes what the repair turn names ("fixer") and by one that says
 the same again ("stubborn"), with ``--seeds`` placements. Prints, per mode: final verdicts,
 sessions repaired (and PASS after the repair), answers that still show claims verified on their
-own, and wrong content that reached an answer (any, and a PASS one); ``err`` counts the
-sessions in which the model could make its error. No assertions.
+own, wrong content that reached an answer (any, and a PASS one), and the claims the verifier
+entailed of all the model made (for honest modes: the honest claims downgraded); ``err``
+counts the sessions in which the model could make its error. No assertions.
 
     .venv/bin/python bench/llm_sim.py [--model first|other|both] [--roles executor|all]
                                       [--seeds 2] [--modes honest,off_by_one,...]
@@ -61,6 +62,8 @@ class Row:
     partial: int = 0
     wrong_in_answer: int = 0
     wrong_in_pass: int = 0
+    claims: int = 0                 # claims the model made (final attempt)
+    verified_claims: int = 0        # of which the verifier entailed
 
     def add(self, outcome: SimOutcome) -> None:
         self.sessions += 1
@@ -72,10 +75,13 @@ class Row:
         self.partial += outcome.partial
         self.wrong_in_answer += bool(outcome.wrong_in_answer)
         self.wrong_in_pass += bool(outcome.wrong_in_answer) and outcome.verdict == "PASS"
+        results = (outcome.document.get("verifier_result") or {}).get("claim_results") or []
+        self.claims += len(results)
+        self.verified_claims += sum(bool(result.get("entailed")) for result in results)
 
     def merge(self, other: Row) -> None:
         for name in ("sessions", "errors_made", "repaired", "pass_after_repair", "made_pass",
-                     "partial", "wrong_in_answer", "wrong_in_pass"):
+                     "partial", "wrong_in_answer", "wrong_in_pass", "claims", "verified_claims"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.verdicts.update(other.verdicts)
 
@@ -84,7 +90,8 @@ class Row:
                             ("PASS", "LOW_CONFID", "REJECT", "error") if self.verdicts[key])
         return (f"{name:30} {self.sessions:4} {self.errors_made:4}  {verdicts:34} repaired "
                 f"{self.repaired:3} (PASS {self.pass_after_repair:3})  partial {self.partial:3}  "
-                f"wrong->answer {self.wrong_in_answer:3}  wrong->PASS {self.wrong_in_pass:3}")
+                f"wrong->answer {self.wrong_in_answer:3}  wrong->PASS {self.wrong_in_pass:3}  "
+                f"claims verified {self.verified_claims:4}/{self.claims:<4}")
 
 
 Group = tuple[str, Any, Callable[[Any], AbstractContextManager[str]], Sequence[str]]
@@ -149,7 +156,8 @@ def report(title: str, rows: dict[str, Row], citation: Sequence[str],
     honest = {name: row for name, row in rows.items() if name.startswith("honest")}
     for name, row in honest.items():
         print(f"{name}: PASS {row.verdicts['PASS']}/{row.sessions} "
-              f"(after a repair {row.pass_after_repair})")
+              f"(after a repair {row.pass_after_repair}); honest claims downgraded "
+              f"{row.claims - row.verified_claims}/{row.claims}")
     groups = {"citation errors, fixer": [f"{e} fixer" for e in citation],
               "citation errors, stubborn": [f"{e} stubborn" for e in citation],
               "content errors (any)": [f"{e} {b}" for e in content for b in ("fixer", "stubborn")]}
