@@ -10,9 +10,6 @@ sentence, rounded value or threshold-as-current value reaches an answer.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -23,8 +20,7 @@ from core.agents.llm import othermodel
 from core.agents.llm.othermodel import OtherModel
 from core.agents.llm.othermodel.sessions import seed_questions, serving
 from core.agents.llm.sim_sessions import SimOutcome, ask_simulated
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.llm.llm_helpers import ask_served_process
 
 
 @cache
@@ -103,25 +99,7 @@ def test_wrong_content_never_reaches_an_answer(error: str, fixes: bool) -> None:
 
 def test_the_second_double_serves_over_http_as_a_process(tmp_path: Path) -> None:
     """``python -m core.agents.llm.othermodel.server`` as a user starts it."""
-    server = subprocess.Popen([sys.executable, "-m", "core.agents.llm.othermodel.server",
-                               "--wording", "strict", "--error", "off_by_one", "--port", "0"],
-                              cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline().strip()
-        assert line.startswith("listening on "), line
-        env = {**{k: v for k, v in os.environ.items()
-                  if not k.startswith(("SUPERBIZ_LLM_", "OPENAI_"))},
-               "SUPERBIZ_LLM_BASE_URL": line.removeprefix("listening on "),
-               "SUPERBIZ_DB": str(tmp_path / "audit.db")}
-        probe = ("import json, io, contextlib\nfrom core.cli import main\nout = io.StringIO()\n"
-                 "with contextlib.redirect_stdout(out):\n"
-                 f"    main(['ask', {some_questions()[0]!r}, '--executor', 'llm', '--json'])\n"
-                 "d = json.loads(out.getvalue())\n"
-                 "print(d['status'], d['verifier_result']['verdict'], d['verifier_result']['repairs'])")
-        completed = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, env=env,
-                                   capture_output=True, text=True, timeout=120, check=True)
-        assert completed.stdout.split() == ["completed", "PASS", "1"], completed.stderr
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    printed = ask_served_process(["core.agents.llm.othermodel.server", "--wording", "strict",
+                                  "--error", "off_by_one"], some_questions()[0],
+                                 tmp_path / "audit.db")
+    assert printed == ["completed", "PASS", "1", "True"]
