@@ -13,21 +13,30 @@ help:
 	@echo "make check  lint (ruff) and type-check (mypy, strict for core/)"
 	@echo "make bench  run the benchmarks in bench/ (figures, not assertions)"
 
+# Says what it does before each slow step; pip shows what it downloads and installs.
 $(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "superbiz needs Python >= 3.11, found " + sys.version.split()[0] + ": make PYTHON=python3.11 ...")'
+	@test -x $(PY) || echo "== creating the virtual environment $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "== upgrading pip in $(VENV)"
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@echo "== installing superbiz and its dependencies into $(VENV) (Streamlit, pandas, plotly, SQLAlchemy, pytest ...: a minute or two the first time)"
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -e '.[dev]'
+	@touch $(STAMP)
+	@echo "== installed"
 
 install: $(STAMP)
 
 db: $(STAMP)
+	@echo "== creating the audit database (if missing)"
 	$(VENV)/bin/superbiz db init
 
 run: db
+	@echo "== starting the console on http://127.0.0.1:$(PORT) (Ctrl+C stops it)"
 	$(VENV)/bin/superbiz serve --port $(PORT)
 
 test: $(STAMP)
+	@echo "== running every test (the real-browser test needs /usr/bin/chromium; it skips without)"
 	$(VENV)/bin/pytest -n 2 --dist loadfile
 
 # Configured in pyproject.toml ([tool.ruff], [tool.mypy]). No formatter: `ruff format` is not run.

@@ -1,8 +1,9 @@
 """Evidence Console — Investigate: ask a narrow question and watch every citation be checked.
 
-The run happens in a background thread (``ui.runs``) that writes each event to the audit store;
-this page reads the session back from the store by id (``?session=...``), polling while the run
-is alive. So a rerun, a reload or a shared link shows the same session.
+The run happens in a background thread (``ui.runs``) that stores each stage and keeps its
+events in memory: this page shows the run it started from that stream (each tool call as it
+returns, at the demo pace it was asked with), and any other session from the store by id
+(``?session=...``). A link restores the question and the settings it was asked with.
 """
 
 from __future__ import annotations
@@ -24,25 +25,54 @@ from core.views.choices import (
     fault_label,
     fault_or_none,
     llm_availability,
+    restored_inputs,
 )
+from core.views.pace import DEFAULT_PACE, PACE_CHOICES, pace_seconds
 from core.views.sources import choice_label, configured_servers, open_choice, world_choices
-from core.views.timeline import event_rows, load_view, parse_stored_events
+from core.views.timeline import load_view, parse_stored_events
 from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
+POLL_SECONDS = 0.3  # how often a running session is redrawn
+
 setup_page("Investigate")
 store = get_store()
+pack_descriptions = dict(list_packs())
+world_names = world_choices(list(pack_descriptions), get_settings().sources_files())
+llm = llm_availability()
+
+
+def _restore(session_id: str) -> None:
+    """Fill the inputs as ``session_id`` was asked (a link, or coming back to this page)."""
+    try:
+        document = stored.load_session_document(store, session_id=session_id)
+    except StoredRowError:
+        return  # the session view below says why it cannot be shown
+    if document is not None:
+        st.session_state.update(restored_inputs(document, worlds=world_names,
+                                                llm_usable=llm.usable))
+
 
 # The current session: a link (?session=) wins over what this browser tab last looked at.
 linked = st.query_params.get("session")
 if linked and linked != st.session_state.get("session_id"):
     st.session_state["session_id"] = linked
+    _restore(linked)
 session_id: str | None = st.session_state.get("session_id")
 if session_id and not linked:
     st.query_params["session"] = session_id  # keep the URL shareable and reload-proof
+if session_id and "question" not in st.session_state:
+    _restore(session_id)  # back on this page: the question box is filled again
+# Defaults set here, not by the widgets: a restored value and a widget default never compete.
+if world_names:
+    if st.session_state.get("pack") not in world_names:  # unset, or a pack gone since
+        st.session_state["pack"] = world_names[default_pack_index(world_names)]
+    for role, engine in default_roles().items():
+        st.session_state.setdefault(f"engine_{role}", engine)
+st.session_state.setdefault("pace", DEFAULT_PACE)
 handle = get_run(session_id)
-running = handle is not None and handle.alive
+running = handle is not None and handle.showing()
 
 
 def _use_example() -> None:
@@ -63,7 +93,8 @@ def _ask() -> None:
     try:
         started = start_run(store, question=question, pack=open_choice(st.session_state["pack"]),
                             roles=roles,
-                            executor_fault=fault_or_none(st.session_state.get("fault")))
+                            executor_fault=fault_or_none(st.session_state.get("fault")),
+                            pace=pace_seconds(st.session_state.get("pace")))
     except SuperbizError as exc:
         st.session_state["ask_error"] = redact_text(str(exc))
         return
@@ -71,10 +102,8 @@ def _ask() -> None:
     st.query_params["session"] = started.session_id
 
 
-# ---------------------------------------------------------------- sidebar: pack, engines, fault
+# ---------------------------------------------------------------- sidebar: pack, engines
 
-pack_descriptions = dict(list_packs())
-world_names = world_choices(list(pack_descriptions), get_settings().sources_files())
 with st.sidebar:
     st.header("Run settings", anchor=False)
     if not world_names:
@@ -82,7 +111,7 @@ with st.sidebar:
         st.error(escape_markdown(f"No scenario pack found in {folders}."))
         st.stop()
     st.selectbox("Scenario pack", world_names, key="pack", disabled=running,
-                 index=default_pack_index(world_names), format_func=choice_label,
+                 format_func=choice_label,
                  help="The world the tools see: a pack (alerts, metric series, logs and "
                       "runbooks) or a sources file (SUPERBIZ_SOURCES). The Sources page shows "
                       "what each source holds.")
@@ -90,21 +119,13 @@ with st.sidebar:
     servers = configured_servers(get_settings())
     if servers:
         small_text("Live sources: " + "; ".join(servers))
-    llm = llm_availability()
     st.markdown("**Engine per role**")
-    for role, engine in default_roles().items():
-        st.segmented_control(role, ENGINE_NAMES, default=engine, key=f"engine_{role}",
+    for role in ROLES:
+        st.segmented_control(role, ENGINE_NAMES, key=f"engine_{role}",
                              disabled=running or not llm.usable, required=True)
     small_text(llm.message)
-    st.selectbox("Fault injection (demo)", fault_choices(), key="fault", format_func=fault_label,
-                 disabled=running,
-                 help="Wrap the executor with one known kind of fabrication, to see what the "
-                      "gatekeeper and the verifier catch.")
-    description = fault_description(st.session_state.get("fault") or "")
-    if description:
-        small_text(description)
 
-# ---------------------------------------------------------------- question
+# ---------------------------------------------------------------- question and demo controls
 
 st.title("Investigate", anchor=False)
 st.caption("Ask a narrow question. Every sentence of the answer is traced to a real tool "
@@ -124,6 +145,20 @@ if world.example_questions:
         st.pills("Pick one to fill the question box", list(world.example_questions),
                  key="example", on_change=_use_example, disabled=running,
                  format_func=escape_markdown, label_visibility="collapsed")
+controls = st.columns([1.4, 1], vertical_alignment="top")
+controls[0].selectbox(
+    "Fault injection (demo)", fault_choices(), key="fault", format_func=fault_label,
+    disabled=running,
+    help="Wrap the executor with one known kind of fabrication, to see what the gatekeeper and "
+         "the verifier catch.")
+controls[1].selectbox(
+    "Demo pace", list(PACE_CHOICES), key="pace", disabled=running,
+    help="Show the run's events one at a time, so an audience can watch the plan, each tool "
+         "call, the refs, the gatekeeper and the verdict arrive in order. Only the display is "
+         "slowed: the recorded timings stay true.")
+description = fault_description(st.session_state.get("fault") or "")
+if description:
+    small_text(description)
 st.button("Ask", type="primary", icon=":material/send:", on_click=_ask, disabled=running,
           key="ask")
 if st.session_state.get("ask_error"):
@@ -134,24 +169,28 @@ st.divider()
 # ---------------------------------------------------------------- the session
 
 
-@st.fragment(run_every=0.4 if running else None)
+@st.fragment(run_every=POLL_SECONDS if running else None)
 def _session_view() -> None:
     if not session_id:
         empty_state("Nothing asked yet. Type a question above (or pick an example) and press "
                     "Ask. Past investigations are on the Sessions page.")
         return
-    events = parse_stored_events(stored.list_events(store, session_id=session_id))
-    try:
-        document = stored.load_session_document(store, session_id=session_id)
-    except StoredRowError as exc:  # a damaged row: say so, never a page error
-        st.error(escape_markdown(str(exc)), icon=":material/error:")
-        return
-    if document is None and not events:
-        empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one on "
-                                    "the Sessions page, or ask a new question."),
-                    icon=":material/search_off:")
-        return
-    view = load_view(events, document)
+    if handle is not None and handle.events:  # this console's own run: its live stream
+        events = handle.visible()
+        view = load_view(events, None)
+    else:  # a session started elsewhere (or before a restart): read back from the store
+        events = parse_stored_events(stored.list_events(store, session_id=session_id))
+        try:
+            document = stored.load_session_document(store, session_id=session_id)
+        except StoredRowError as exc:  # a damaged row: say so, never a page error
+            st.error(escape_markdown(str(exc)), icon=":material/error:")
+            return
+        if document is None and not events:
+            empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one "
+                                        "on the Sessions page, or ask a new question."),
+                        icon=":material/search_off:")
+            return
+        view = load_view(events, document)
     if handle is not None and handle.error:
         st.error(escape_markdown(redact_text(f"The run stopped unexpectedly: {handle.error}")),
                  icon=":material/error:")
@@ -159,9 +198,16 @@ def _session_view() -> None:
         st.warning("This session is marked running but is not running in this console (it "
                    "was started elsewhere or interrupted). Showing what was stored.",
                    icon=":material/sync_problem:")
-    render_investigation(view, event_rows(events))
-    if running and handle is not None and not handle.alive:
-        st.rerun()  # the run ended: rerun the whole page so the inputs are enabled again
+    if handle is not None and handle.pace and handle.showing():
+        held = len(handle.events) - len(events)
+        with st.container(horizontal=True, vertical_alignment="center"):
+            small_text(f"Demo pace: one event every {handle.pace:g} s"
+                       + (f" ({held} more already arrived)" if held > 0 else ""))
+            st.button("Show the rest now", key="skip_pace", icon=":material/fast_forward:",
+                      on_click=handle.skip_pace)
+    render_investigation(view, events)
+    if running and handle is not None and not handle.showing():
+        st.rerun()  # the run is over and on screen: rerun the page so the inputs are enabled
 
 
 _session_view()

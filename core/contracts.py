@@ -165,6 +165,8 @@ class Invocation(Contract):
     output: dict[str, Any] = Field(default_factory=dict)
     retrieval_details: RetrievalDetails | None = None
     duration_ms: float | None = None
+    # When the call began, in ms since its session started (the console's timeline).
+    started_ms: float | None = None
     # Which source answered (``pack:demo``, ``logstore:/data/app.db``, ``prometheus:http://...``)
     # and the exact request it was sent, credentials removed. Replay never re-sends it.
     source: str | None = None
@@ -520,4 +522,6 @@ class SessionDocument(Contract):
     # Earlier executor attempts a repair turn superseded (oldest first; empty without one).
     attempts: list[ExecutorAttempt] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    # When each stage of ``timings_ms`` began, in ms since the session started (the timeline).
+    stage_starts_ms: dict[str, float] = Field(default_factory=dict)
     error: str | None = None

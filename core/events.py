@@ -30,6 +30,8 @@ class Event(BaseModel):
 
     session_id: str = ""
     seq: int = 0
+    # When it happened, in ms since the session started (None in sessions of older versions).
+    at_ms: float | None = None
 
 
 class SessionStarted(Event):

@@ -54,11 +54,6 @@ def level_rank(level: str) -> int | None:
     return LEVEL_RANKS[name] if name is not None else None
 
 
-def levels_of_rank(rank: int) -> list[str]:
-    """Canonical names of one rank."""
-    return [name for name, value in LEVEL_RANKS.items() if value == rank]
-
-
 # ---------------------------------------------------------------- time
 
 _ISO = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|z|[+-]\d\d(:?\d\d)?)?")

@@ -13,6 +13,11 @@ A pack folder holds::
     logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list;
                      or neither, when pack.yaml points at a log store (``superbiz logs import``,
                      the path relative to the pack folder)
+
+A log file up to 1 MiB is read at load (``Pack.logs``); a bigger one is read once, line by
+line, into a log store cached in the user's cache folder (``core.sources.logcache``), and
+later loads find that store without reading a line. Either way the logs are searched by the
+log store (``core.sources.pack.PackLogs``).
     runbooks/        Markdown files (any depth); may be empty
     rules/           optional: Prometheus alerting rule files (``.yml``/``.yaml``, rule files or
                      PrometheusRule resources), searched by ``lookup_knowledge`` like runbooks
@@ -33,6 +38,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -40,7 +46,7 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
 
 from core.contracts import Alert, LogEntry, MetricSeries
-from core.errors import InputError, PackError
+from core.errors import InputError, LogStoreError, PackError
 from core.inputs.files import MiB, open_regular, read_text, resolve_within
 from core.inputs.text import check_text
 from core.inputs.yamldoc import parse_yaml
@@ -83,13 +89,19 @@ class Pack(BaseModel):
     root: Path
     alerts: list[Alert] = Field(default_factory=list)
     series: dict[str, MetricSeries] = Field(default_factory=dict)
+    # A small log file's entries, read and checked at load (empty when a store serves the logs).
     logs: list[LogEntry] = Field(default_factory=list)
     runbooks: list[Runbook] = Field(default_factory=list)
     # Alerting rules (rules/): one "runbook" per rule group, one section per rule.
     rules: list[Runbook] = Field(default_factory=list)
     example_questions: list[str] = Field(default_factory=list)
-    # A log store holding the pack's logs (``logs: {store: PATH}``), instead of ``logs``.
+    log_file: Path | None = None  # logs.jsonl or logs.yaml
+    # A log store holding the pack's logs (``logs: {store: PATH}``), instead of a log file.
     log_store: Path | None = None
+    # The cached store of a big log file (``core.sources.logcache``), built once from it.
+    log_cache: Path | None = None
+    log_lines: int = 0  # log entries, in whichever form they are held
+    log_services: list[str] = Field(default_factory=list)  # services with log lines, first seen first
 
     # Derived data the tools build once per loaded pack (search indexes); see core.tools.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -107,7 +119,16 @@ class Pack(BaseModel):
             seen.setdefault(series.service, None)
         for entry in self.logs:
             seen.setdefault(entry.service, None)
+        for service in self.log_services:
+            seen.setdefault(service, None)
         return list(seen)
+
+    def __getstate__(self) -> dict[Any, Any]:
+        """Pickled without its derived data (an open log store cannot be pickled; it is
+        rebuilt on first use)."""
+        state: dict[Any, Any] = super().__getstate__()
+        state["__pydantic_private__"] = {**(state.get("__pydantic_private__") or {}), "_derived": {}}
+        return state
 
     def derived(self, key: str, build: Callable[[], _T]) -> _T:
         """Return the value cached under ``key``, building it once with ``build()`` (thread-safe).
@@ -339,44 +360,115 @@ def _read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]
                                    lambda loc: (f"series[{loc[0]!r}]", _dotted(loc[1:])))
 
 
-def _read_store(root: Path, logs: PackLogs) -> tuple[Path | None, list[PackProblem]]:
+@dataclass
+class _FoundLogs:
+    """What the loader found of a pack's logs: a small file's entries, or the store answering
+    for them (the one ``pack.yaml`` names, or a big file's cached store), and a summary."""
+
+    entries: list[LogEntry] = dataclass_field(default_factory=list)
+    file: Path | None = None
+    store: Path | None = None
+    cache: Path | None = None
+    lines: int = 0
+    services: list[str] = dataclass_field(default_factory=list)
+
+
+def _store_summary(path: Path) -> tuple[int, list[str]]:
+    """(lines, services) of a log store: read from its tables, no line loaded."""
+    from core.sources.logstore import LogStore
+
+    store = LogStore.open(path)
+    try:
+        return store.line_count(), store.services()
+    finally:
+        store.close()
+
+
+def _read_store(root: Path, logs: PackLogs) -> tuple[_FoundLogs, list[PackProblem]]:
     """The log store ``pack.yaml`` points at, checked (it is opened when the logs are asked)."""
     from core.sources.logstore import check_store  # the store's module imports the tools
 
     present = [name for name in (LOGS_JSONL, LOGS_YAML) if (root / name).exists()]
     if present:
-        return None, [PackProblem(PACK_FILE, f"logs.store is set and {present[0]} exists; keep one",
-                                  field="logs.store")]
+        return _FoundLogs(), [PackProblem(PACK_FILE, f"logs.store is set and {present[0]} exists; keep one",
+                                          field="logs.store")]
     path = (root / Path(logs.store).expanduser()).resolve()
     problem = check_store(path)
     if problem is not None:
-        return None, [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
-    return path, []
+        return _FoundLogs(), [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
+    lines, services = _store_summary(path)
+    return _FoundLogs(store=path, lines=lines, services=services), []
 
 
-def _read_logs(root: Path) -> tuple[list[LogEntry], list[PackProblem]]:
+def _read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[_FoundLogs, list[PackProblem]]:
+    """The pack's logs.jsonl or logs.yaml, every entry checked. A small file is read into
+    memory; a big one is served by its cached store (``core.sources.logcache``): found by key,
+    or built now from one streaming pass when ``build`` (loading), else only checked
+    (validating), so that no million entries are ever held."""
     jsonl, yaml_file = root / LOGS_JSONL, root / LOGS_YAML
     has_jsonl, has_yaml = (_present(jsonl), _present(yaml_file))
     if has_jsonl and has_yaml:
-        return [], [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
-    if has_jsonl:
-        return _read_jsonl(root, jsonl)
-    if not has_yaml:
-        return [], [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
+        return _FoundLogs(), [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
+    if not has_jsonl and not has_yaml:
+        return _FoundLogs(), [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
+    path = jsonl if has_jsonl else yaml_file
+    checker = _EntryChecker(path.name)
+    from core.sources.logcache import SMALL_LOG_BYTES, CacheBuild, cached_store
+
+    big = path.is_file() and not path.is_symlink() and path.stat().st_size > SMALL_LOG_BYTES
+    if not big:  # small, or not a plain file: reading it says what is wrong
+        entries = [entry for _, entry in _log_entries(root, path, checker)]
+        services = list(dict.fromkeys(entry.service for entry in entries))
+        return _FoundLogs(entries=entries, file=path, lines=len(entries), services=services), checker.problems
+    zone = meta.now.tzinfo if meta is not None else None
+    cached = cached_store(path, zone) if meta is not None else None
+    if cached is not None:
+        lines, services = _store_summary(cached)
+        return _FoundLogs(file=path, cache=cached, lines=lines, services=services), []
+    found = _FoundLogs(file=path)
+    seen: dict[str, None] = {}
+    if not build or meta is None:
+        for _, entry in _log_entries(root, path, checker):
+            seen.setdefault(entry.service, None)
+            found.lines += 1
+        found.services = list(seen)
+        return found, checker.problems
+    try:
+        with CacheBuild(path, zone, f"{meta.name}/{path.name}") as cache:
+            for number, entry in _log_entries(root, path, checker):
+                if not checker.problems:
+                    cache.add(entry, number)
+                    seen.setdefault(entry.service, None)
+                    found.lines += 1
+            if not checker.problems:
+                found.cache = cache.commit()
+    except LogStoreError as error:
+        return found, [PackProblem(path.name, str(error))]
+    found.services = list(seen)
+    return found, checker.problems
+
+
+def _log_entries(root: Path, path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
+    """(line number, entry) of each entry of a log file, checked by ``checker``, which
+    collects the problems (reading stops after ``_MAX_PROBLEMS_PER_FILE``)."""
+    if path.name == LOGS_JSONL:
+        yield from _jsonl_entries(root, path, checker)
+        return
     data, problems = _yaml(root, LOGS_YAML, list)
     if problems:
-        return [], problems
+        checker.problems += problems
+        return
     try:
         logs = _LOGS.validate_python(data)
     except ValidationError as error:
-        return [], _field_problems(LOGS_YAML, error,
-                                   lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
-    checker = _EntryChecker(LOGS_YAML)
+        checker.problems += _field_problems(LOGS_YAML, error,
+                                            lambda loc: (f"logs[{loc[0]}]", _dotted(loc[1:])))
+        return
     for index, entry in enumerate(logs):
         checker.check(entry, f"logs[{index}]")
+        yield index + 1, entry
         if checker.full:
-            break
-    return logs, checker.problems
+            return
 
 
 def _present(path: Path) -> bool:
@@ -385,25 +477,25 @@ def _present(path: Path) -> bool:
     return path.exists() or path.is_symlink()
 
 
-def _read_jsonl(root: Path, path: Path) -> tuple[list[LogEntry], list[PackProblem]]:
-    """One ``LogEntry`` per non-blank line; problems name the line number."""
-    logs: list[LogEntry] = []
-    checker = _EntryChecker(LOGS_JSONL)
+def _jsonl_entries(root: Path, path: Path, checker: _EntryChecker) -> Iterator[tuple[int, LogEntry]]:
+    """One ``LogEntry`` per non-blank line, streamed; problems name the line number."""
     problems = checker.problems
     try:
         handle = open_regular(path, source=LOGS_JSONL, max_bytes=MAX_LOG_FILE_BYTES, within=root)
     except InputError as error:
-        return [], [_input_problem(LOGS_JSONL, error)]
+        problems.append(_input_problem(LOGS_JSONL, error))
+        return
     with handle:
         for number, raw in enumerate(iter(lambda: handle.readline(MAX_LOG_LINE_BYTES + 1), b""),
                                      start=1):
             if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
                 _skip_line(handle)  # the rest of an over-long line is not another line
-            _jsonl_line(raw, number, logs, checker)
+            entry = _jsonl_line(raw, number, checker)
+            if entry is not None:
+                yield number, entry
             if len(problems) >= _MAX_PROBLEMS_PER_FILE:
                 problems.append(PackProblem(LOGS_JSONL, "... stopped after this many problems"))
-                break
-    return logs, problems
+                return
 
 
 def _skip_line(handle: IO[bytes]) -> None:
@@ -411,24 +503,25 @@ def _skip_line(handle: IO[bytes]) -> None:
         pass
 
 
-def _jsonl_line(raw: bytes, number: int, logs: list[LogEntry], checker: _EntryChecker) -> None:
-    """Parse one line into ``logs``; a bad line's problems go to ``checker.problems``."""
+def _jsonl_line(raw: bytes, number: int, checker: _EntryChecker) -> LogEntry | None:
+    """One line's entry (checked), or None: a blank line, or a bad one whose problems go to
+    ``checker.problems``."""
     where = f"line {number}"
     if len(raw) > MAX_LOG_LINE_BYTES:
         checker.problems.append(
             PackProblem(LOGS_JSONL, f"line longer than {MAX_LOG_LINE_BYTES:,} bytes", where))
-        return
+        return None
     if not raw.strip():
-        return
+        return None
     # pydantic's own JSON parser (fast, on bytes) already refuses invalid UTF-8, lone
     # surrogates and deep nesting.
     try:
         entry = LogEntry.model_validate_json(raw)
     except ValidationError as error:
         checker.problems.extend(_jsonl_problems(error, number))
-        return
-    logs.append(entry)
+        return None
     checker.check(entry, where)
+    return entry
 
 
 class _EntryChecker:
@@ -544,18 +637,18 @@ def _read_rules(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
 # ---------------------------------------------------------------- validate and load
 
 
-def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
+def _read_pack(root: Path, build: bool = True) -> tuple[Pack | None, list[PackProblem]]:
+    """The pack and its problems. ``build=False`` (validating) checks a big log file without
+    building its cached store: the pack returned then holds a summary of its logs only."""
     meta, problems = _read_meta(root)
     alerts, more = _read_alerts(root)
     problems += more
     series, more = _read_series(root)
     problems += more
-    logs: list[LogEntry] = []
-    store: Path | None = None
     if meta is not None and meta.logs is not None:
-        store, more = _read_store(root, meta.logs)
+        logs, more = _read_store(root, meta.logs)
     else:
-        logs, more = _read_logs(root)
+        logs, more = _read_logs(root, meta, build)
     problems += more
     runbooks, more = _read_runbooks(root)
     problems += more
@@ -564,15 +657,22 @@ def _read_pack(root: Path) -> tuple[Pack | None, list[PackProblem]]:
     if problems or meta is None:
         return None, problems
     pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
-                alerts=alerts, series=series, logs=logs, runbooks=runbooks, rules=rules,
-                example_questions=meta.example_questions, log_store=store)
+                alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks, rules=rules,
+                example_questions=meta.example_questions, log_file=logs.file, log_store=logs.store,
+                log_cache=logs.cache, log_lines=logs.lines, log_services=logs.services)
     return pack, []
 
 
 def validate_pack(path: str | Path, packs_dir: Path | None = None) -> list[PackProblem]:
     """Every problem of a pack (empty when it is valid). A pack that cannot be found raises."""
-    root = resolve_pack(str(path), packs_dir)
-    return _read_pack(root)[1]
+    return inspect_pack(path, packs_dir)[1]
+
+
+def inspect_pack(path: str | Path, packs_dir: Path | None = None) -> tuple[Pack | None, list[PackProblem]]:
+    """Validate a pack without building anything: (the pack, or None, and every problem).
+    A big log file without a cached store is checked line by line and only summarised
+    (``log_lines``, ``log_services``); such a pack is for reading, not for asking."""
+    return _read_pack(resolve_pack(str(path), packs_dir), build=False)
 
 
 _CACHE: dict[Path, tuple[tuple[Any, ...], Pack]] = {}

@@ -132,6 +132,7 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     """
     engines = engines or build_engines()
     timings: dict[str, float] = {}
+    starts: dict[str, float] = {}
     started = time.perf_counter()
     plan = document.plan
     if plan is None:
@@ -141,15 +142,15 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
     gatekeeper_result = _timed(timings, "gatekeeper", lambda: check_citations(
         session_id=document.session_id, invocations=document.invocations,
         executor_output=document.executor_output, parse_status=parse_status,
-        stored_invocations=stored_invocations))
+        stored_invocations=stored_invocations), starts=starts, origin=started)
     feedback = document.attempts[-1].feedback if document.attempts else None
     verifier_input, verifier_result = _timed(timings, "verify", lambda: verify_stage(
         engines, plan, document.question, document.executor_output, parse_status,
         gatekeeper_result, document.invocations, retry_context=feedback,
-        repairs=len(document.attempts)))
+        repairs=len(document.attempts)), starts=starts, origin=started)
     composer_output = _timed(timings, "compose", lambda: name_failed_sources(
         engines.composer.compose(plan, verifier_input, verifier_result),
-        verifier_input.tool_trace_summary))
+        verifier_input.tool_trace_summary), starts=starts, origin=started)
     timings["total"] = _ms_since(started)
     outcome = session_outcome(plan, document.executor_output, verifier_result)
     return document.model_copy(update={
@@ -157,7 +158,8 @@ def replay(document: SessionDocument, *, engines: Engines | None = None,
         "executor_output_parse_status": parse_status, "gatekeeper_result": gatekeeper_result,
         "tool_trace_summary": verifier_input.tool_trace_summary,
         "verifier_result": verifier_result, "composer_output": composer_output,
-        "timings_ms": timings, "engines": {**document.engines, **_replay_engines(engines)}})
+        "timings_ms": timings, "stage_starts_ms": starts,
+        "engines": {**document.engines, **_replay_engines(engines)}})
 
 
 def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOutput | None,
@@ -210,8 +212,13 @@ def _replay_engines(engines: Engines) -> dict[str, str]:
     return {role: names[role] for role in ("verifier", "composer")}
 
 
-def _timed(timings: dict[str, float], stage: str, work: Callable[[], _T]) -> _T:
+def _timed(timings: dict[str, float], stage: str, work: Callable[[], _T], *,
+           starts: dict[str, float] | None = None, origin: float | None = None) -> _T:
+    """Run ``work``, recording its duration in ``timings`` and, with ``starts`` and the
+    session's ``origin``, when it began (ms since the origin: the console's timeline)."""
     started = time.perf_counter()
+    if starts is not None and origin is not None:
+        starts[stage] = round((started - origin) * 1000, 3)
     try:
         return work()
     finally:
@@ -237,9 +244,10 @@ class _Investigation:
         self.stage = "start"  # the stage running now, named when one fails
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
+        self.stage_starts: dict[str, float] = {}  # ms since ``started``, per stage
         self.journal = Journal(store, session_id)
         self.recorder = Recorder(world=world, session_id=session_id, store=store,
-                                 journal=self.journal)
+                                 journal=self.journal, clock_origin=self.started)
         self.document = SessionDocument(
             session_id=session_id, question=question, pack=world.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,
@@ -261,8 +269,8 @@ class _Investigation:
                 executor_fault=document.executor_fault))
             _pause_if_asked("plan")
             self.stage = "plan"
-            plan = _timed(self.timings, "plan",
-                          lambda: self.engines.planner.plan(document.question, self.world))
+            plan = self._time("plan",
+                              lambda: self.engines.planner.plan(document.question, self.world))
             document.plan = plan
             journal.save_plan(plan)
             journal.reserve_ids(ID_BLOCK)
@@ -279,7 +287,7 @@ class _Investigation:
 
             _pause_if_asked("compose")
             self.stage = "compose"
-            composer_output = _timed(self.timings, "compose", lambda: name_failed_sources(
+            composer_output = self._time("compose", lambda: name_failed_sources(
                 self.engines.composer.compose(plan, verifier_input, verifier_result),
                 verifier_input.tool_trace_summary))
             document.composer_output = composer_output
@@ -318,8 +326,8 @@ class _Investigation:
 
         _pause_if_asked("gatekeeper")
         self.stage = "gatekeeper" + suffix
-        gatekeeper_result = _timed(self.timings, "gatekeeper" + suffix,
-                                   lambda: self._check(output, parse_status))
+        gatekeeper_result = self._time("gatekeeper" + suffix,
+                                       lambda: self._check(output, parse_status))
         document.gatekeeper_result = gatekeeper_result
         journal.save_gatekeeper_result(gatekeeper_result, attempt=len(document.attempts) + 1)
         # Stored with the executor's output: the gatekeeper is code and takes milliseconds,
@@ -330,7 +338,7 @@ class _Investigation:
 
         _pause_if_asked("verify")
         self.stage = "verify" + suffix
-        verifier_input, verifier_result = _timed(self.timings, "verify" + suffix, lambda: verify_stage(
+        verifier_input, verifier_result = self._time("verify" + suffix, lambda: verify_stage(
             self.engines, plan, document.question, output, parse_status, gatekeeper_result,
             document.invocations, retry_context=retry, repairs=len(document.attempts)))
         document.tool_trace_summary = verifier_input.tool_trace_summary
@@ -375,6 +383,7 @@ class _Investigation:
                  plan: Plan | None = None
                  ) -> Generator[PipelineEvent, None, tuple[ExecutorOutput | None, ParseStatus]]:
         """Drive an executor run, stamping its tool events; then apply the fault, if any."""
+        self.stage_starts[timing] = self._now_ms()
         elapsed = 0.0
         while True:
             started = time.perf_counter()
@@ -408,9 +417,19 @@ class _Investigation:
 
     # ------------------------------------------------------------ bookkeeping
 
+    def _now_ms(self) -> float:
+        """Milliseconds since the session started."""
+        return _ms_since(self.started)
+
+    def _time(self, stage: str, work: Callable[[], _T]) -> _T:
+        """``work`` as the stage ``stage``: its duration and start are recorded."""
+        return _timed(self.timings, stage, work, starts=self.stage_starts, origin=self.started)
+
     def _emit(self, event: _E) -> _E:
-        """Stamp the event and hand it to the journal (stored by the next flush)."""
-        stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq})
+        """Stamp the event (session, sequence number, time) and hand it to the journal (stored
+        by the next flush)."""
+        stamped = event.model_copy(update={"session_id": self.session_id, "seq": self.seq,
+                                           "at_ms": self._now_ms()})
         self.journal.event(stamped)
         self.seq += 1
         return stamped
@@ -433,6 +452,7 @@ class _Investigation:
         self.document.status = status
         self.document.error = error
         self.document.timings_ms = dict(self.timings)
+        self.document.stage_starts_ms = dict(self.stage_starts)
         self.journal.finish(self.document)
 
     def _flush_quietly(self) -> None:

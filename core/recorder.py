@@ -43,8 +43,11 @@ class Recorder:
     """Calls tools on a world for one session and records each call (in the store, if given)."""
 
     def __init__(self, *, world: World, session_id: str, store: Store | None = None,
-                 journal: Journal | None = None) -> None:
+                 journal: Journal | None = None, clock_origin: float | None = None) -> None:
         self.world = world
+        # ``time.perf_counter()`` when the session started: each call's ``started_ms`` counts
+        # from it (from the recorder's creation when not given).
+        self.clock_origin = time.perf_counter() if clock_origin is None else clock_origin
         self.session_id = session_id
         self.store = store
         # The pipeline's write path: calls get reserved ids and are stored with their stage.
@@ -78,22 +81,23 @@ class Recorder:
                 raise
             output = {"success": False, "error": str(exc), "failure": "call"}
         duration_ms = (time.perf_counter() - started) * 1000
+        started_ms = round((started - self.clock_origin) * 1000, 3)
         invocation = self._persist(tool_name, dict(arguments), output,
                                    extract_evidence_refs(tool_name, output), duration_ms,
-                                   source, request)
+                                   source, request, started_ms)
         self.invocations.append(invocation)
         return invocation
 
     def _persist(self, tool_name: str, arguments: dict[str, Any], output: dict[str, Any],
                  details: RetrievalDetails, duration_ms: float, source: str | None,
-                 request: Request | None) -> Invocation:
+                 request: Request | None, started_ms: float) -> Invocation:
         reserved = self.journal.next_invocation_id() if self.journal is not None else None
         if self.store is None or reserved is not None:
             invocation = Invocation(
                 invocation_id=reserved if reserved is not None else next(_unstored_ids),
                 session_id=self.session_id, tool_name=tool_name, arguments=arguments,
                 output=output, retrieval_details=details, duration_ms=duration_ms,
-                source=source, request=request)
+                started_ms=started_ms, source=source, request=request)
             if reserved is not None and self.journal is not None:
                 self.journal.add_invocation(invocation)
             return invocation
@@ -102,7 +106,7 @@ class Recorder:
         invocation = record_invocation(self.store, session_id=self.session_id, tool_name=tool_name,
                                        arguments=arguments, output=output,
                                        retrieval_details=details, duration_ms=duration_ms,
-                                       source=source, request=request)
+                                       source=source, request=request, started_ms=started_ms)
         if self.journal is not None:
             self.journal.known_invocation(invocation)
         return invocation

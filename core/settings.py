@@ -20,12 +20,20 @@ def default_data_dir() -> Path:
     return Path(base) / "superbiz"
 
 
+def default_cache_dir() -> Path:
+    """The user's cache directory (XDG on Linux), where rebuildable files live (the log stores
+    of packs' big log files)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "superbiz"
+
+
 class Settings(BaseSettings):
     """Process settings. ``SUPERBIZ_DB`` takes a file path or any SQLAlchemy URL.
 
     ``SUPERBIZ_PACKS_DIR`` names more pack folders (several separated by ``os.pathsep``, ``:``
     on Linux), searched before the built-in packs: a pack there overrides a built-in pack of
-    the same name.
+    the same name. ``SUPERBIZ_CACHE_DIR`` is where rebuildable files are kept (default: the
+    user's cache directory).
     """
 
     model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore")
@@ -34,6 +42,7 @@ class Settings(BaseSettings):
     packs_dir: str = ""
     default_pack: str = "demo"
     engine: str = "rules"
+    cache_dir: str = ""
     # Live sources (docs/sources.md): a sources file (several joined by os.pathsep: the
     # console lists each), or servers whose alerts replace the pack's metrics.
     sources: str = ""
@@ -55,6 +64,10 @@ class Settings(BaseSettings):
         parts = (part.strip() for part in self.packs_dir.split(os.pathsep))
         extra = [Path(part).expanduser() for part in parts if part]
         return [*extra, DEFAULT_PACKS_DIR]
+
+    def cache_path(self) -> Path:
+        """The folder of rebuildable files (created by whoever writes there)."""
+        return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
 
     def database_url(self) -> str:
         """The SQLAlchemy URL of the audit store (``StoreError`` when ``SUPERBIZ_DB`` is

@@ -1,4 +1,5 @@
-"""Sessions: the investigation history, filterable; a row opens the session; JSON Lines export."""
+"""Sessions: the investigation history, filterable; each session id opens it on Investigate, a
+selected row shows it here; JSON Lines export."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import streamlit as st
 
 from core.errors import StoredRowError
 from core.views import stored
-from core.views.badges import session_status_badge, severity_badge, verdict_badge
+from core.views.badges import session_status_badge, severity_badge
+from core.views.outcomes import answer_lead, meaning_of
 from core.views.sessions import (
+    LINK_DISPLAY,
     SEVERITY_CHOICES,
     TONED_COLUMNS,
     VERDICT_CHOICES,
@@ -24,13 +27,16 @@ from ui.render import (
     empty_state,
     escape_markdown,
     get_store,
+    lead_box,
     literal_text,
     setup_page,
     small_text,
     toned,
 )
+from ui.tables import WRAP_ROW_HEIGHT, folded_text
 
 PAGE_SIZE = 200
+TIME_WIDTH = 150  # px: a whole timestamp; the session link right after it
 EXPORT_LIMIT = 1000
 ANY = "any"
 
@@ -38,8 +44,9 @@ setup_page("Sessions")
 store = get_store()
 
 st.title("Sessions", anchor=False)
-st.caption("Every investigation, stored stage by stage as it ran. Filter, select a row to open "
-           "it, export one document or the filtered set.")
+st.caption("Every investigation, stored stage by stage as it ran. Filter; a session id opens "
+           "it on Investigate, selecting a row shows it below; export one document or the "
+           "filtered set.")
 
 columns = st.columns([1, 1, 1.3, 2])
 verdict = columns[0].selectbox("Verdict", [ANY, *VERDICT_CHOICES], key="filter_verdict")
@@ -69,9 +76,14 @@ shown = f"the newest {len(summaries)}" if total > len(summaries) else f"all {tot
 st.caption(f"{total} session(s) match; showing {shown}.")
 table = st.dataframe(
     toned(pd.DataFrame(session_rows(summaries)), TONED_COLUMNS, precision=2),
-    key="sessions_table", on_select="rerun",
+    key="sessions_table", on_select="rerun", row_height=WRAP_ROW_HEIGHT,
     selection_mode="single-row", hide_index=True, width="stretch",
     column_config={
+        "time (UTC)": st.column_config.TextColumn(width=TIME_WIDTH),
+        "open": st.column_config.LinkColumn(
+            "session", display_text=LINK_DISPLAY, width="medium",
+            help="Opens the session on Investigate (in a new tab)"),
+        "result": st.column_config.TextColumn(width="medium"),
         "question": st.column_config.TextColumn(width="large"),
         "groundedness": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0,
                                                         format="%.2f"),
@@ -92,7 +104,7 @@ st.download_button(f"Export {exported} session(s) as JSON Lines", data=_export_f
 
 selected_rows = table.selection.rows if table is not None else []
 if not selected_rows:
-    st.caption("Select a row to open a session.")
+    st.caption("Select a row to show its question, answer and links here.")
     st.stop()
 
 summary = summaries[selected_rows[0]]
@@ -107,11 +119,18 @@ if document is None:
 
 st.divider()
 st.subheader(escape_markdown(f"Session {document.session_id}"), anchor=False)
-badges([verdict_badge(summary.verdict), severity_badge(summary.gatekeeper_severity),
+meaning = meaning_of(verdict=summary.verdict, outcome=summary.outcome, status=summary.status)
+badges([meaning.badge(repair_turns=len(document.attempts)),
+        severity_badge(summary.gatekeeper_severity),
         session_status_badge(summary.status)])
-st.text(document.question)
-if document.composer_output is not None:
-    literal_text(document.composer_output.user_facing_answer, answer=True)
+folded_text(document.question, key_hint=" of the question")
+composer = document.composer_output
+if composer is not None:
+    lead = answer_lead(composer.answer_kind, language=composer.language, meaning=meaning)
+    if lead is not None and summary.status == "completed":
+        lead_box(lead, composer.answer_kind or "")
+    literal_text(composer.user_facing_answer, answer=True, tone=meaning.tone)
+    small_text(meaning.sentence)
 elif document.error:
     st.error(escape_markdown(document.error), icon=":material/error:")
 if summary.failed_rules:

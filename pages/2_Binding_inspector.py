@@ -1,7 +1,10 @@
 """Binding inspector: one citation at a time, the executor's excerpt next to what the gatekeeper
-found, and a box to tamper with it and see the gatekeeper's answer (nothing is stored)."""
+found, how the verifier supported the claim's facts, the raw output opened at the cited path,
+and a box to tamper with the citation and see the gatekeeper's answer (nothing is stored)."""
 
 from __future__ import annotations
+
+import json
 
 import streamlit as st
 
@@ -10,16 +13,21 @@ from core.errors import StoredRowError
 from core.gatekeeper import GATEKEEPER_VERSION
 from core.store.lookup import StoreInvocations
 from core.views import stored
-from core.views.badges import severity_badge, verdict_badge
+from core.views.badges import severity_badge
 from core.views.inspector import (
+    claim_judgement,
     default_binding_index,
     recheck_binding,
     recheck_session,
     session_bindings,
+    support_rows,
 )
+from core.views.outcomes import meaning_of
+from core.views.rawjson import cited_json_lines, lines_html
 from core.views.sessions import session_pick_label
 from ui.compare import LEGEND, render_side_by_side, render_verdict_line
 from ui.render import badges, empty_state, escape_markdown, get_store, setup_page, small_text
+from ui.tables import folded_text, text_table
 
 setup_page("Binding inspector")
 store = get_store()
@@ -62,9 +70,14 @@ if document is None:
     st.stop()
 
 gatekeeper = document.gatekeeper_result
-badges([verdict_badge(document.verifier_result.verdict if document.verifier_result else None),
-        severity_badge(gatekeeper.severity if gatekeeper else None)])
-st.text(document.question)
+verdict = document.verifier_result.verdict if document.verifier_result else None
+meaning = meaning_of(verdict=verdict, outcome=document.outcome, status=document.status)
+with st.container(horizontal=True, vertical_alignment="center"):
+    badges([meaning.badge(repair_turns=len(document.attempts)),
+            severity_badge(gatekeeper.severity if gatekeeper else None)])
+    st.page_link("app.py", label=escape_markdown(f"Open {document.session_id} in Investigate"),
+                 icon=":material/travel_explore:", query_params={"session": document.session_id})
+folded_text(document.question, key_hint=" of the question")
 
 items = session_bindings(document)
 if not items:
@@ -80,20 +93,36 @@ index = st.selectbox("Binding", range(len(items)), index=default_binding_index(i
 item = items[index]
 
 st.subheader(escape_markdown(f"{item.key.owner_id} · binding #{item.key.index}"), anchor=False)
-st.text(item.owner_text)
-render_verdict_line(item.checked)
+folded_text(item.owner_text)
+render_verdict_line(item.checked, explain=True)
 render_side_by_side(item.binding.evidence_excerpt, item.shown_ref_text, item.checked,
                     ref_label=f"Ref text at {item.binding.raw_path or '(no raw_path)'}")
 st.caption(LEGEND)
 stored_version = gatekeeper.version if gatekeeper else "?"
 small_text(f"Checked by gatekeeper {stored_version} · current version {GATEKEEPER_VERSION}")
 
+judgement = claim_judgement(document, item.key)
+if judgement:
+    st.markdown("**The verifier: which evidence supports each fact of the claim**")
+    small_text(judgement)
+    supports = support_rows(document, item.key)
+    if supports:
+        text_table(supports, key=f"supports_{session_id}_{index}",
+                   long_columns=["fact", "evidence"])
+    else:
+        small_text("No fact of this claim was aligned with its evidence.")
+
 if item.invocation is not None:
-    with st.expander(escape_markdown(f"Raw output of invocation #{item.invocation.invocation_id} "
-                                     f"({item.invocation.tool_name})"),
-                     icon=":material/data_object:"):
-        st.code(str(item.invocation.arguments), language=None)
-        st.json(item.invocation.output, expanded=2)
+    invocation = item.invocation
+    cited_at = item.binding.raw_path or "(no raw_path)"
+    with st.expander(escape_markdown(f"Raw output of invocation #{invocation.invocation_id} "
+                                     f"({invocation.tool_name}), opened at {cited_at}"),
+                     expanded=True, icon=":material/data_object:"):
+        small_text("Arguments: " + json.dumps(invocation.arguments, ensure_ascii=False))
+        st.html(lines_html(cited_json_lines(invocation.output, item.binding.raw_path)))
+        small_text("Marked: the element the citation names. Lists around it are folded.")
+        with st.popover("Whole raw output", icon=":material/unfold_more:"):
+            st.json(invocation.output, expanded=True)
 else:
     small_text("The cited invocation is not one of this session's calls.")
 
@@ -129,11 +158,17 @@ changed = replacement != binding
 # The stored invocation wins over the document's copy.
 recheck = recheck_binding(document, item.key, replacement, stored_invocations=StoreInvocations(store))
 with st.container(border=True):
-    st.markdown("**Gatekeeper's answer for the citation above**" if changed else
-                "**Gatekeeper's answer (citation unchanged: the stored verdict, re-derived)**")
-    render_verdict_line(recheck.checked)
-    render_side_by_side(excerpt, recheck.ref_text, recheck.checked,
-                        ref_label=f"Ref text at {replacement.raw_path or '(no raw_path)'}")
+    if changed:
+        st.markdown("**Gatekeeper's answer for the citation above**")
+        render_verdict_line(recheck.checked)
+        render_side_by_side(excerpt, recheck.ref_text, recheck.checked,
+                            ref_label=f"Ref text at {replacement.raw_path or '(no raw_path)'}")
+    else:  # the comparison above is this one: say what the re-check gives, once
+        now = recheck.checked
+        verdict_now = (f"{now.status} / {now.severity}" if now is not None else "not checked")
+        st.markdown("**Citation unchanged**")
+        small_text(f"Re-checked now: {verdict_now} — the comparison above. Edit the excerpt, "
+                   "raw_path, invocation or tool to see what the gatekeeper says.")
     small_text(f"Whole session with this edit: gatekeeper {recheck.result.status} / "
                f"{recheck.result.severity}; failed rules: "
                f"{', '.join(recheck.result.failed_rules) or 'none'}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.errors import SuperbizError
@@ -21,15 +20,18 @@ from core.views.evals import (
     pass_rate_figure,
     run_label,
 )
-from ui.render import empty_state, escape_markdown, get_store, setup_page, toned
+from core.views.sessions import LINK_DISPLAY
+from ui.render import empty_state, escape_markdown, get_store, setup_page
+from ui.tables import text_table
 
 DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
+CASE_WIDTH = 260  # px: a case id; its session link right after it
 
 setup_page("Evals")
 store = get_store()
 st.title("Evals", anchor=False)
 st.caption("Each case asks one question of the real pipeline and states what a correct system "
-           "does with it. Every case becomes a stored session you can open.")
+           "does with it. Every case becomes a stored session: its id in the results opens it.")
 
 source = st.segmented_control("Cases", [DEFAULT_SOURCE, UPLOAD_SOURCE], default=DEFAULT_SOURCE,
                               key="eval_source", required=True)
@@ -96,16 +98,26 @@ only_failures = st.toggle("Only cases that did not pass", key="eval_only_failure
 rows = case_matrix_rows(stored.list_case_results(store, run_id=run_id),
                         only_failures=only_failures)
 if rows:
-    st.dataframe(toned(pd.DataFrame(rows), TONED_COLUMNS, precision=1), hide_index=True,
-                 width="stretch",
-                 column_config={"failed expectations": st.column_config.TextColumn(width="large"),
-                                "question": st.column_config.TextColumn(width="medium")})
+    text_table(rows, key=f"eval_matrix_{run_id}", toned_columns=TONED_COLUMNS, precision=1,
+               long_columns=["failed expectations", "question"],
+               column_config={"case": st.column_config.TextColumn(width=CASE_WIDTH),
+                              "result": st.column_config.TextColumn(width=70),
+                              "session": st.column_config.LinkColumn(
+                   "session", display_text=LINK_DISPLAY, width="medium",
+                   help="Opens the case's session on Investigate (in a new tab)")})
 else:
     st.caption("Every case of this run passed." if only_failures else "This run has no cases.")
 
 st.subheader("Charts", anchor=False)
 left, right = st.columns(2)
-left.plotly_chart(pass_rate_figure(runs), key="chart_pass_rate", width="stretch")
+if len(runs) > 1:
+    left.plotly_chart(pass_rate_figure(runs), key="chart_pass_rate", width="stretch")
+else:  # a trend needs two runs: one point on a line chart says nothing
+    with left.container(border=True):
+        st.markdown("**Pass rate and citation precision over runs**")
+        st.caption("One run so far: run the suite again to see the trend. This run: "
+                   + " · ".join(f"{label} {value}" for label, value in headline(metrics).items()
+                                if label in ("pass rate", "citation precision")))
 right.plotly_chart(confusion_figure(metrics), key="chart_confusion", width="stretch")
 left, right = st.columns(2)
 left.plotly_chart(failed_rules_figure(metrics), key="chart_rules", width="stretch")

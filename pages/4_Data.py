@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.errors import PackError
 from core.packs import list_packs, load_pack
 from core.settings import get_settings
+from core.sources.pack import load_world
 from core.views.choices import default_pack_index
 from core.views.data import (
-    LOG_ROW_LIMIT,
+    MINIMUM_LEVELS,
     alert_rows,
-    log_levels,
+    log_line_count,
     search_logs,
     series_figure,
 )
 from ui.render import empty_state, escape_markdown, literal_text, setup_page, small_text
+from ui.tables import text_table
 
 setup_page("Data")
 st.title("Data", anchor=False)
@@ -36,15 +37,17 @@ try:
 except PackError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()
+world = load_world(pack)
 small_text(f"{pack.description}\nPack clock (every timestamp and duration is relative to it): "
            f"{pack.now.isoformat()}")
 
 columns = st.columns(5)
 columns[0].metric("Alerts", len(pack.alerts))
 columns[1].metric("Metric series", len(pack.series))
-columns[2].metric("Log lines", f"{len(pack.logs):,}")
+lines = log_line_count(world)
+columns[2].metric("Log lines", f"{lines:,}" if lines is not None else "—")
 columns[3].metric("Runbooks", len(pack.runbooks))
-columns[4].metric("Services", len(pack.services))
+columns[4].metric("Services", len(world.vocabulary.services))
 
 alerts_tab, logs_tab, runbooks_tab = st.tabs(
     ["Alerts and metrics", "Logs", "Runbooks"])
@@ -52,7 +55,7 @@ alerts_tab, logs_tab, runbooks_tab = st.tabs(
 with alerts_tab:
     st.subheader("Alerts", anchor=False)
     if pack.alerts:
-        st.dataframe(pd.DataFrame(alert_rows(pack.alerts)), hide_index=True, width="stretch")
+        text_table(alert_rows(pack.alerts), key="alerts_table", long_columns=["details"])
     else:
         st.caption("This pack has no alerts (add alerts.yaml).")
     st.subheader("Metric series", anchor=False)
@@ -66,19 +69,23 @@ with alerts_tab:
 with logs_tab:
     filters = st.columns([2, 1.2, 1])
     text = filters[0].text_input("Search", key="log_text",
-                                 placeholder="words that must all appear, e.g. HikariPool timeout")
-    services = filters[1].multiselect("Services", sorted({e.service for e in pack.logs}),
-                                      key="log_services")
-    levels = filters[2].multiselect("Levels", log_levels(pack.logs), key="log_levels")
-    found = search_logs(pack.logs, text=text, services=services, levels=levels)
-    if not found.rows:
+                                 placeholder='what the agents would ask, e.g. HikariPool timeout, "timed out"')
+    service = filters[1].selectbox("Service", world.vocabulary.log_services, index=None,
+                                   placeholder="every service", key="log_service")
+    level = filters[2].selectbox("Level at least", MINIMUM_LEVELS, index=None,
+                                 placeholder="any level", key="log_level")
+    found = search_logs(world, text=text, service=service, level=level)
+    if found.error:
+        st.error(escape_markdown(found.error), icon=":material/error:")
+    elif not found.rows:
         empty_state("No log line matches. Remove a word or a filter.",
                     icon=":material/search_off:")
     else:
-        more = f" (showing the first {LOG_ROW_LIMIT})" if found.matched > len(found.rows) else ""
-        st.caption(f"{found.matched:,} matching line(s){more}. Shown exactly as stored.")
-        st.dataframe(pd.DataFrame(found.rows), hide_index=True, width="stretch",
-                     column_config={"message": st.column_config.TextColumn(width="large")})
+        st.caption(f"query_logs: {escape_markdown(found.message)}. The same search the agents run "
+                   "(synonyms, identifiers, quoted phrases), most relevant first; lines shown exactly "
+                   "as stored.")
+        text_table(found.groups, key="log_groups_table", long_columns=["template"])
+        text_table(found.rows, key="logs_table", long_columns=["message"])
 
 with runbooks_tab:
     if not pack.runbooks:

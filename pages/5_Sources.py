@@ -3,7 +3,6 @@ what they hold (alerts, rules, series, log lines, runbooks)."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.errors import SuperbizError
@@ -19,6 +18,7 @@ from core.views.sources import (
     world_choices,
 )
 from ui.render import empty_state, escape_markdown, setup_page, small_text
+from ui.tables import text_table
 
 setup_page("Sources")
 st.title("Sources", anchor=False)
@@ -64,5 +64,4 @@ if unreachable:
     st.warning(f"{unreachable} source(s) do not answer: their tools' calls will be recorded as "
                "failed and no answer resting on them can PASS.\n\n" + "\n".join(problems),
                icon=":material/cloud_off:")
-st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch",
-             column_config={"problem": st.column_config.TextColumn(width="large")})
+text_table(table, key="sources_table", long_columns=["holds", "problem"])

@@ -24,9 +24,11 @@ SHARED_DIR = REPO_ROOT.parent / "shared"
 
 @pytest.fixture(autouse=True)
 def _isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Every test gets its own SQLite file through SUPERBIZ_DB; nothing touches ~/.local."""
+    """Every test gets its own SQLite file through SUPERBIZ_DB and its own cache folder
+    (SUPERBIZ_CACHE_DIR); nothing touches ~/.local or ~/.cache."""
     db_path = tmp_path / "audit.db"
     monkeypatch.setenv("SUPERBIZ_DB", str(db_path))
+    monkeypatch.setenv("SUPERBIZ_CACHE_DIR", str(tmp_path / "cache"))
     get_settings.cache_clear()
     yield db_path
     get_settings.cache_clear()

@@ -34,8 +34,11 @@ def test_tools_call_hikari_on_order_service(capsys: pytest.CaptureFixture[str]) 
     assert logs and all(log["service"] == "order-service" for log in logs)
     details = invocation["retrieval_details"]
     assert details["evidence_status"] == "supported"
+    groups = invocation["output"]["groups"]
+    assert groups and sum(group["count"] for group in groups) == invocation["output"]["total"]
     assert [r["raw_path"] for r in details["evidence_refs"]] == [
-        f"$.logs[{i}]" for i in range(len(logs))]
+        f"$.logs[{i}]" for i in range(len(logs))] + [f"$.groups[{i}]" for i in range(len(groups))]
+    assert invocation["request"]["search"]["query"]["service"] == "order-service"  # what the store ran
     texts = " ".join(r["text"] for r in details["evidence_refs"])
     assert "HikariPool-1 - Connection is not available" in texts and "active=50/50" in texts
 

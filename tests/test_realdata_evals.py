@@ -19,8 +19,7 @@ from core.evals.runner import run_cases
 from core.packs import load_pack
 from core.pipeline import ask
 from core.sources.base import World
-from core.sources.logstore import LogStore
-from core.sources.pack import PackKnowledge, PackMetrics
+from core.sources.pack import load_world
 from evals.loghub.packs import DATASETS, PERTURBATIONS, BuiltPack, build_packs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -85,9 +84,10 @@ def test_every_case_passes_on_the_log_store(store_packs: dict[str, BuiltPack]) -
     worlds: dict[str, World] = {}
     for name, built in store_packs.items():
         pack = load_pack(str(built.path))
-        assert pack.log_store is not None
-        worlds[name] = World(name=pack.name, now=pack.now, metrics=PackMetrics(pack),
-                             logs=LogStore.open(pack.log_store), knowledge=PackKnowledge(pack))
+        assert pack.log_store is not None  # a pack pointing at a store is asked like any pack
+        worlds[name] = load_world(pack)
+        assert worlds[name].logs is not None
+        assert worlds[name].logs.source_id == f"logstore:{pack.log_store}"
     failed: dict[str, list[str]] = {}
     group_citations = 0
     for case in [*load_case_file(CASES), *load_case_file(HELD_OUT)]:

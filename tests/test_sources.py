@@ -33,7 +33,9 @@ def test_a_pack_world_has_one_source_per_capability(demo_pack: Pack) -> None:
     assert [s.source_id for s in world.sources()] == ["pack:demo"] * 3
     described = {d.capability: d for d in world.describe()}
     assert described["metrics"].holds == {"alerts": len(demo_pack.alerts), "series": len(demo_pack.series)}
-    assert described["logs"].holds == {"lines": len(demo_pack.logs)}
+    # the logs are searched by the log store: lines, and the templates they group into
+    assert described["logs"].holds["lines"] == len(demo_pack.logs)
+    assert 0 < described["logs"].holds["templates"] < len(demo_pack.logs)
     assert described["knowledge"].holds["runbooks"] == len(demo_pack.runbooks)
     assert {d.kind for d in described.values()} == {"pack"}
 

@@ -123,7 +123,8 @@ def test_results_are_newest_first_and_limited(demo_pack: Pack) -> None:
     short = logs(demo_pack, service="payment-service", limit=2)
     assert short["total"] == full["total"] == 7
     assert short["logs"] == full["logs"][:2]
-    assert short["message"] == "找到 7 条日志，返回最新 2 条"
+    groups = len(full["groups"])
+    assert groups >= 1 and short["message"] == f"找到 7 条日志（{groups} 类），返回最相关的 2 条"
 
 
 def test_level_topic_and_identifier_filters(demo_pack: Pack) -> None:

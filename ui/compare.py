@@ -8,16 +8,17 @@ import streamlit as st
 from core.contracts import CheckedBinding
 from core.views.badges import binding_badge
 from core.views.highlight import diff_segments, differing_text, segments_html
-from core.views.inspector import rule_description
+from core.views.inspector import SCORE_EXPLAINED, rule_description
 from ui.render import badges, escape_markdown, small_text
 
-LEGEND = ("Green underline: the span of the ref text the excerpt was aligned to. Red: characters "
-          "that differ between the excerpt and that span (case, width and spacing are ignored, "
-          "as the gatekeeper ignores them).")
+LEGEND = ("Green underline: the span of the ref text the excerpt was aligned to. Red: tokens "
+          "(a number with its unit, a word) that differ between the excerpt and that span "
+          "(case, width and spacing are ignored, as the gatekeeper ignores them).")
 
 
-def render_verdict_line(checked: CheckedBinding | None) -> None:
-    """Pass / low_confid / reject, the rule, the score and the match kind, then the message."""
+def render_verdict_line(checked: CheckedBinding | None, *, explain: bool = False) -> None:
+    """Pass / low_confid / reject, the rule, the score and the match kind, then the message
+    (``explain``: and the sentence saying what the score is, and is not)."""
     badges([binding_badge(checked)])
     if checked is None:
         st.caption("The gatekeeper has not checked this binding.")
@@ -27,8 +28,12 @@ def render_verdict_line(checked: CheckedBinding | None) -> None:
     # Metric values are Markdown: every value from data is escaped.
     columns[0].metric("Status", escape_markdown(checked.status))
     columns[1].metric("Rule", escape_markdown(checked.rule or "—"))
-    columns[2].metric("Score", score)
-    columns[3].metric("Match", escape_markdown(checked.match_kind))
+    columns[2].metric("Locate score", score, help=SCORE_EXPLAINED)
+    columns[3].metric("Match", escape_markdown(checked.match_kind),
+                      help="How the excerpt was accepted: exact, truncated (an elided quote), "
+                           "fuzzy (formatting only), negative (a no-hit query); none: it was not.")
+    if explain:
+        small_text(SCORE_EXPLAINED)
     if checked.message:
         small_text(f"Gatekeeper: {checked.message}")
     description = rule_description(checked.rule)

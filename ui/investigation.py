@@ -1,19 +1,20 @@
 """Rendering one investigation (live or stored): verdict, answer, and the evidence chain
 plan -> tool calls -> claims with their gatekeeper-checked bindings -> verifier -> answer.
 
-Everything shown here comes from ``core.views.timeline.InvestigationView``; data strings go
-through dataframes, ``st.json``, ``st.code`` or escaped HTML, and into a Markdown label or
-metric only through ``escape_markdown``.
+Everything shown here comes from ``core.views.timeline.InvestigationView`` (and the timeline
+from ``core.views.waterfall``); data strings go through dataframes, ``st.json``, ``st.code`` or
+escaped HTML, and into a Markdown label or metric only through ``escape_markdown``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
-import pandas as pd
 import streamlit as st
 
 from core.contracts import Claim, Plan
+from core.events import PipelineEvent
 from core.views.badges import (
     Badge,
     binding_badge,
@@ -21,14 +22,18 @@ from core.views.badges import (
     evidence_status_badge,
     session_status_badge,
     severity_badge,
-    verdict_badge,
 )
+from core.views.outcomes import answer_lead
 from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
-from core.views.timeline import InvestigationView, ToolCallView
-from ui.render import badge, badges, escape_markdown, literal_text, small_text, toned
+from core.views.timeline import InvestigationView, ToolCallView, event_rows
+from core.views.waterfall import build_waterfall, waterfall_figure
+from ui.render import badge, badges, escape_markdown, lead_box, literal_text, small_text
+from ui.tables import folded_text, text_table
 
 INSPECTOR_PAGE = "pages/2_Binding_inspector.py"
+METRIC_WIDTH = 150  # px: five fit a desktop row, two a phone's
+METRICS_ROW = "sb-metrics"  # a row that wraps on a phone (ui.render's stylesheet)
 _STAGES = ("planning", "calling tools", "checking citations", "verifying claims",
            "composing the answer", "finished")
 
@@ -51,29 +56,49 @@ def current_stage(view: InvestigationView) -> str:
 
 
 def render_header(view: InvestigationView) -> None:
-    """Verdict, groundedness, gatekeeper severity, claims and timing at a glance."""
+    """What the result means (its badge), verdict, groundedness, gatekeeper severity, claims
+    and timing at a glance."""
     st.subheader("Verdict", anchor=False)
     verdict = view.verdict  # final only once the session completed
-    badges([verdict_badge(verdict), severity_badge(view.gatekeeper.severity
-                                                   if view.gatekeeper else None),
+    badges([view.meaning.badge(), severity_badge(view.gatekeeper.severity
+                                                 if view.gatekeeper else None),
             session_status_badge(view.status)])
     passed = sum(1 for result in view.claim_results if result.entailed)
     groundedness = view.verifier.groundedness_score if view.verifier else None
-    columns = st.columns(5)
-    columns[0].metric("Verdict", escape_markdown(verdict or "…"))
-    columns[1].metric("Groundedness", f"{groundedness:.2f}" if groundedness is not None else "…",
-                      help="entailed claims / all claims")
-    columns[2].metric("Claims entailed", f"{passed} / {len(view.claims)}")
-    columns[3].metric("Tool calls", str(len(view.tool_calls)))
     total = view.timings_ms.get("total")
-    columns[4].metric("Duration", f"{total:.0f} ms" if total is not None else "…")
+    # A wrapping row: five across on a desktop, two or three a line on a phone.
+    with st.container(horizontal=True, gap="medium", key=METRICS_ROW):
+        st.metric("Verdict", escape_markdown(verdict or "…"), width=METRIC_WIDTH)
+        st.metric("Groundedness", f"{groundedness:.2f}" if groundedness is not None else "…",
+                  help="entailed claims / all claims", width=METRIC_WIDTH)
+        st.metric("Claims entailed", f"{passed} / {len(view.claims)}", width=METRIC_WIDTH)
+        st.metric("Tool calls", str(len(view.tool_calls)), width=METRIC_WIDTH)
+        st.metric("Duration", f"{total:.0f} ms" if total is not None else "…",
+                  width=METRIC_WIDTH)
+
+
+def render_lead(view: InvestigationView) -> None:
+    """A yes/no question's answer word (是 · Yes, 否 · No ...), large, in the session's tone."""
+    composer = view.composer
+    if composer is None or not view.finished:
+        return
+    lead = answer_lead(composer.answer_kind, language=composer.language, meaning=view.meaning)
+    if lead is None:
+        return
+    lead_box(lead, composer.answer_kind or "")
 
 
 def render_answer(view: InvestigationView) -> None:
-    """The composer's answer (escaped), or why there is none."""
+    """The composer's answer (escaped) in a box toned by what the result means, led by the
+    yes/no word when the question asked one; or why there is none."""
     st.subheader("Answer", anchor=False)
     if view.composer is not None:
-        literal_text(view.composer.user_facing_answer, answer=True)
+        render_lead(view)
+        meaning = view.meaning
+        literal_text(view.composer.user_facing_answer, answer=True,
+                     tone=meaning.tone if view.finished else None)
+        if view.finished:
+            small_text(meaning.sentence)
         st.caption(escape_markdown(f"composer status: {view.composer.status} · language: "
                                    f"{view.composer.language} · built only from claims the "
                                    "verifier passed"))
@@ -92,14 +117,16 @@ def render_repair(view: InvestigationView) -> None:
     if summary is None:
         return
     badge(Badge(summary.headline, summary.tone, "build_circle"))
-    for attempt in summary.attempts:
-        with st.expander(f"Attempt {attempt.attempt}: {attempt.verdict} "
-                         f"({', '.join(attempt.failed_rules)}) — what the executor was told",
-                         icon=":material/history:"):
-            st.dataframe(pd.DataFrame(attempt.rows), hide_index=True, width="stretch")
+    for number, attempt in enumerate(summary.attempts):
+        with st.expander(escape_markdown(
+                f"Attempt {attempt.attempt}: {attempt.verdict} "
+                f"({', '.join(attempt.failed_rules)}) — what the executor was told"),
+                icon=":material/history:"):
+            text_table(attempt.rows, key=f"attempt_{view.session_id}_{number}",
+                       long_columns=["why", "cited", "the evidence there says"])
 
 
-def _plan_rows(plan: Plan) -> pd.DataFrame:
+def _plan_rows(plan: Plan) -> list[dict[str, str]]:
     exclusions = plan.exclusions
     excluded = [*exclusions.services, *exclusions.topics, *exclusions.alert_names,
                 *exclusions.terms]
@@ -109,7 +136,7 @@ def _plan_rows(plan: Plan) -> pd.DataFrame:
             ("scope markers", ", ".join(plan.scope_markers)),
             ("excluded", ", ".join(excluded)), ("tools", ", ".join(plan.tools)),
             ("language", plan.language), ("notes", "; ".join(plan.notes))]
-    return pd.DataFrame([{"field": name, "value": value or "—"} for name, value in rows])
+    return [{"field": name, "value": value or "—"} for name, value in rows]
 
 
 def render_plan(view: InvestigationView) -> None:
@@ -119,10 +146,10 @@ def render_plan(view: InvestigationView) -> None:
         if view.plan is None:
             st.caption("Planning…")
             return
-        st.dataframe(_plan_rows(view.plan), hide_index=True, width="stretch")
+        text_table(_plan_rows(view.plan), key=f"plan_{view.session_id}", long_columns=["value"])
 
 
-def _render_tool_call(number: int, call: ToolCallView) -> None:
+def _render_tool_call(number: int, call: ToolCallView, key: str) -> None:
     with st.container(border=True):
         invocation = call.invocation
         head = f"{number}. {call.tool_name}"
@@ -143,9 +170,9 @@ def _render_tool_call(number: int, call: ToolCallView) -> None:
             st.error("The call failed, so it says nothing about what the source holds: "
                      + escape_markdown(failed), icon=":material/cloud_off:")
         elif call.evidence_refs:
-            st.dataframe(pd.DataFrame([{"raw_path": ref.raw_path, "text": ref.text}
-                                       for ref in call.evidence_refs]),
-                         hide_index=True, width="stretch")
+            text_table([{"raw_path": ref.raw_path, "text": ref.text}
+                        for ref in call.evidence_refs], key=f"refs_{key}_{number}",
+                       long_columns=["text"])
         elif call.returned:
             st.caption("No evidence refs: the tool found nothing for these arguments.")
         if invocation is not None:
@@ -165,11 +192,11 @@ def render_tool_calls(view: InvestigationView) -> None:
         if not view.tool_calls:
             st.caption("No tool called yet.")
         for number, call in enumerate(view.tool_calls, start=1):
-            _render_tool_call(number, call)
+            _render_tool_call(number, call, view.session_id)
 
 
-def _binding_frame(view: InvestigationView, claim: Claim) -> pd.DataFrame:
-    rows = []
+def _binding_rows(view: InvestigationView, claim: Claim) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
     for row in view.binding_rows(claim):
         checked = row.checked
         rows.append({
@@ -182,10 +209,10 @@ def _binding_frame(view: InvestigationView, claim: Claim) -> pd.DataFrame:
             "raw_path": row.binding.raw_path or "",
             "excerpt": row.binding.evidence_excerpt,
         })
-    return pd.DataFrame(rows)
+    return rows
 
 
-def _render_claim(view: InvestigationView, claim: Claim) -> None:
+def _render_claim(view: InvestigationView, claim: Claim, claim_key: int) -> None:
     with st.container(border=True):
         result = view.claim_result(claim.claim_id)
         # The claim id is the model's: never Markdown (an image link would be fetched).
@@ -194,8 +221,8 @@ def _render_claim(view: InvestigationView, claim: Claim) -> None:
         badges([claim_badge(result)])
         literal_text(claim.claim_text, prose=True)
         if claim.evidence_bindings:
-            st.dataframe(toned(_binding_frame(view, claim), ["gatekeeper"]), hide_index=True,
-                         width="stretch")
+            text_table(_binding_rows(view, claim), key=f"bindings_{view.session_id}_{claim_key}",
+                       long_columns=["excerpt"], toned_columns=["gatekeeper"])
         else:
             st.caption("No evidence bindings: a claim without a citation cannot pass.")
         if result is not None and result.reasons:
@@ -215,8 +242,8 @@ def render_claims(view: InvestigationView) -> None:
             return
         if not view.claims:
             st.caption("The executor made no claim.")
-        for claim in view.claims:
-            _render_claim(view, claim)
+        for number, claim in enumerate(view.claims):
+            _render_claim(view, claim, number)
         if view.gatekeeper is not None:
             render_gatekeeper_summary(view)
         st.page_link(INSPECTOR_PAGE, label="Inspect each binding side by side",
@@ -236,7 +263,7 @@ def render_gatekeeper_summary(view: InvestigationView) -> None:
               for level, group in (("error", gatekeeper.errors), ("warning", gatekeeper.warnings))
               for issue in group]
     if issues:
-        st.dataframe(pd.DataFrame(issues), hide_index=True, width="stretch")
+        text_table(issues, key=f"gate_issues_{view.session_id}", long_columns=["message"])
 
 
 def render_extras(view: InvestigationView) -> None:
@@ -254,29 +281,46 @@ def render_extras(view: InvestigationView) -> None:
             st.text(f"Action {action.action_id}: {action.action_text}")
 
 
-def render_event_log(rows: list[dict[str, object]], *, running: bool) -> None:
-    """Every pipeline event in order, as stored (open while the run is going)."""
+def render_event_log(events: Sequence[PipelineEvent], *, running: bool) -> None:
+    """Every pipeline event in order, with its time (open while the run is going)."""
+    rows = event_rows(events)
     with st.expander(f"Pipeline events ({len(rows)})", expanded=running,
-                     icon=":material/timeline:"):
+                     icon=":material/event_list:"):
         if rows:
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            text_table(rows, key="event_log", long_columns=["what happened"],
+                       select_to_read=not running)
         else:
             st.caption("No event stored for this session.")
 
 
-def render_investigation(view: InvestigationView,
-                         events: list[dict[str, object]] | None = None) -> None:
+def render_timeline(view: InvestigationView, events: Sequence[PipelineEvent]) -> None:
+    """The waterfall: each stage and tool call from its start, live while the run goes."""
+    waterfall = build_waterfall(view, events)
+    with st.expander("Timeline — each stage and tool call from its start", expanded=True,
+                     icon=":material/waterfall_chart:"):
+        if not waterfall.spans:
+            st.caption("Nothing timed yet.")
+            return
+        st.plotly_chart(waterfall_figure(waterfall), key=f"waterfall_{view.session_id}",
+                        width="stretch", config={"displayModeBar": False})
+        small_text(f"{waterfall.note} Total {waterfall.total_ms:,.1f} ms.")
+
+
+def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent] = ()) -> None:
     """The whole session: header and answer first, then the evidence chain in order."""
     small_text(f"session {view.session_id} · pack {view.pack} · engines "
                f"{', '.join(f'{k}={v}' for k, v in view.engines.items())}"
                + (f" · injected fault {view.executor_fault}" if view.executor_fault else ""))
-    st.text(view.question)
+    folded_text(view.question, key_hint=" of the question")
     if not view.finished:
         st.info(f"Running — {current_stage(view)}…", icon=":material/progress_activity:")
-        render_event_log(events or [], running=True)
+        render_timeline(view, events)
+        render_event_log(events, running=True)
     render_header(view)
     render_repair(view)
     render_answer(view)
+    if view.finished:
+        render_timeline(view, events)
     # Once finished, what was claimed and how it was judged comes first; the tool calls and
     # the plan behind it stay one click away. While running, they open as they happen.
     render_claims(view)
@@ -284,4 +328,4 @@ def render_investigation(view: InvestigationView,
     render_plan(view)
     render_extras(view)
     if view.finished:
-        render_event_log(events or [], running=False)
+        render_event_log(events, running=False)

@@ -21,8 +21,10 @@ from pandas.io.formats.style import Styler
 from core.log import keep_logs_on_stderr
 from core.settings import get_settings
 from core.store import Store, open_store
-from core.views.badges import Badge, Tone, cell_style
-from core.views.highlight import ALIGNED_CLASS, DIFF_CLASS, TEXT_CLASS, text_html
+from core.views.badges import Badge, Tone
+from core.views.highlight import ALIGNED_CLASS, CITED_CLASS, DIFF_CLASS, TEXT_CLASS, text_html
+from core.views.outcomes import AnswerLead, cell_style
+from core.views.theme import theme_links
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BadgeColour = Literal["green", "orange", "red", "gray", "blue"]
@@ -32,6 +34,16 @@ _STREAMLIT_COLORS: dict[Tone, BadgeColour] = {
 ANSWER_CLASS = "sb-answer"
 PROSE_CLASS = "sb-prose"
 SMALL_CLASS = "sb-small"
+LEAD_CLASS = "sb-lead"
+# Border and tint of a toned box (the answer, the yes/no lead): mid tones with transparency,
+# readable on the light and the dark theme alike.
+_TONE_RGB: dict[Tone, str] = {"green": "33, 160, 80", "amber": "230, 150, 20",
+                              "red": "230, 60, 60", "gray": "128, 128, 128",
+                              "blue": "28, 131, 225"}
+_TONE_CSS = "\n".join(
+    f".sb-tone-{tone} {{ background: rgba({rgb}, 0.09) !important; "
+    f"border-left: 5px solid rgba({rgb}, 0.85) !important; }}"
+    for tone, rgb in _TONE_RGB.items())
 _MARKDOWN_ESCAPES = str.maketrans({char: "\\" + char for char in string.punctuation})
 
 # A fixed stylesheet: classes used by core.views.highlight and the answer box.
@@ -51,10 +63,29 @@ _CSS = f"""
   font-size: 1.02rem; background: rgba(28, 131, 225, 0.06);
   border-left: 4px solid rgba(28, 131, 225, 0.6);
 }}
-.{SMALL_CLASS} {{
-  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem;
-  color: rgba(49, 51, 63, 0.65);
+.{LEAD_CLASS} {{
+  display: flex; align-items: baseline; gap: 0.8rem; flex-wrap: wrap;
+  padding: 0.5rem 0.9rem; border-radius: 0.5rem; margin-bottom: 0.4rem;
 }}
+.{LEAD_CLASS} .sb-lead-word {{ font-size: 1.9rem; font-weight: 700; line-height: 1.2; }}
+.{LEAD_CLASS} .sb-lead-note {{ font-size: 0.9rem; opacity: 0.75; }}
+{{tone_css}}
+.{SMALL_CLASS} {{
+  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; opacity: 0.7;
+}}
+.{CITED_CLASS} {{
+  background: rgba(255, 200, 0, 0.28); outline: 1px solid rgba(230, 160, 0, 0.8);
+  border-radius: 2px; display: inline-block; min-width: 100%;
+}}
+.sb-json {{ white-space: pre-wrap; }}
+/* A row of metrics keeps wrapping on a phone instead of stacking one per line. */
+.st-key-sb-metrics {{ flex-direction: row !important; flex-wrap: wrap !important; }}
+.sb-theme-switch {{ display: flex; gap: 0.35rem; align-items: center; flex-wrap: wrap;
+  font-size: 0.85rem; margin-top: 0.4rem; }}
+.sb-theme-label {{ opacity: 0.7; margin-right: 0.2rem; }}
+.sb-theme {{ padding: 0.1rem 0.55rem; border-radius: 1rem; text-decoration: none !important;
+  border: 1px solid rgba(128, 128, 128, 0.35); color: inherit !important; }}
+.sb-theme-on {{ border-color: rgba(28, 131, 225, 0.9); background: rgba(28, 131, 225, 0.15); }}
 .{ALIGNED_CLASS} {{
   background: rgba(33, 195, 84, 0.20); border-bottom: 2px solid rgba(33, 195, 84, 0.9);
   border-radius: 2px;
@@ -64,7 +95,7 @@ _CSS = f"""
   text-decoration: underline wavy rgba(255, 43, 43, 0.9); text-underline-offset: 3px;
 }}
 </style>
-"""
+""".replace("{tone_css}", _TONE_CSS)
 
 
 # The sidebar navigation: Streamlit's pages/ discovery finds the files; these links give them
@@ -93,7 +124,23 @@ def setup_page(title: str) -> None:
         st.caption("Every sentence of an answer, traced to a real tool output.")
         for page, label, page_icon in NAV_LINKS:
             st.page_link(page, label=label, icon=page_icon)
+        theme_switch()
         st.divider()
+
+
+def theme_switch() -> None:
+    """System / Light / Dark: links that reload the page in that theme (``core.views.theme``);
+    the one shown now is marked."""
+    try:
+        shown = st.context.theme.type
+    except Exception:  # no browser context
+        shown = None
+    links = theme_links(st.query_params.to_dict(), shown)
+    anchors = " ".join(
+        f'<a class="sb-theme{" sb-theme-on" if link.active else ""}" '
+        f'href="{html.escape(link.href)}">{html.escape(link.label)}</a>' for link in links)
+    st.html(f'<div class="sb-theme-switch"><span class="sb-theme-label">Theme</span> '
+            f'{anchors}</div>')
 
 
 @st.cache_resource(show_spinner=False)
@@ -121,25 +168,47 @@ def badges(items: Sequence[Badge]) -> None:
             badge(item)
 
 
+def dark_theme() -> bool:
+    """Whether the browser shows the dark theme (the OS setting or the user's choice)."""
+    try:
+        return st.context.theme.type == "dark"
+    except Exception:  # no browser context (a bare script run): the light theme
+        return False
+
+
 def toned(frame: pd.DataFrame, columns: Sequence[str], *, precision: int = 3) -> Styler:
-    """The frame with verdict / severity / outcome labels coloured in ``columns``.
+    """The frame with verdict / severity / outcome labels coloured in ``columns`` (colours of
+    the current theme, ``core.views.outcomes.cell_style``).
 
     A Styler formats every float itself (column_config formats are ignored), hence ``precision``.
     """
     present: list[Hashable] = [column for column in columns if column in frame.columns]
-    return frame.style.map(cell_style, subset=present).format(precision=precision, na_rep="")
+    dark = dark_theme()
+    return frame.style.map(lambda value: cell_style(value, dark=dark),
+                           subset=present).format(precision=precision, na_rep="")
 
 
-def literal_text(text: str, *, answer: bool = False, prose: bool = False) -> None:
+def literal_text(text: str, *, answer: bool = False, prose: bool = False,
+                 tone: Tone | None = None) -> None:
     """Data shown exactly as written (escaped; newlines kept), never parsed as Markdown.
 
-    Monospace by default (tool output); ``prose`` for sentences, ``answer`` for the answer box.
+    Monospace by default (tool output); ``prose`` for sentences, ``answer`` for the answer box
+    (``tone``: its colour, from ``core.views.outcomes``).
     """
     extra = ANSWER_CLASS if answer else PROSE_CLASS if prose else ""
+    if tone is not None:
+        extra += f" sb-tone-{tone}"
     body = text_html(text)
     if extra:
         body = body.replace(f'class="{TEXT_CLASS}"', f'class="{TEXT_CLASS} {extra}"', 1)
     st.html(body)
+
+
+def lead_box(lead: AnswerLead, answer_kind: str) -> None:
+    """A yes/no answer's leading word (是 · Yes, 否 · No ...), large, in its tone."""
+    st.html(f'<div class="{LEAD_CLASS} sb-tone-{lead.tone}" data-answer-kind='
+            f'"{html.escape(answer_kind)}"><span class="sb-lead-word">{html.escape(lead.word)}'
+            f'</span><span class="sb-lead-note">{html.escape(lead.note)}</span></div>')
 
 
 def small_text(text: str) -> None:

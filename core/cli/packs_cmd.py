@@ -39,10 +39,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from core.packs import load_pack, validate_pack
+    from core.packs import inspect_pack
 
-    problems = validate_pack(args.path)  # a pack that cannot be found raises: one line, exit 2
-    if problems:
+    # A pack that cannot be found raises: one line, exit 2. A big log file is checked line by
+    # line without building its cached store (loading the pack builds it).
+    pack, problems = inspect_pack(args.path)
+    if problems or pack is None:
         if args.json:
             print_json({"name": args.path, "valid": False,
                         "problems": [{"file": p.file, "entry": p.entry, "field": p.field,
@@ -51,18 +53,8 @@ def _validate(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"superbiz: error: {one_line(str(problem))}", file=sys.stderr)
         return 2
-    pack = load_pack(args.path)
-    logs = len(pack.logs)
-    if pack.log_store is not None:
-        from core.sources.logstore import LogStore
-
-        store = LogStore.open(pack.log_store)
-        try:
-            logs = store.stats()["lines"]
-        finally:
-            store.close()
     summary = {"name": pack.name, "valid": True, "now": pack.now.isoformat(),
-               "alerts": len(pack.alerts), "series": len(pack.series), "logs": logs,
+               "alerts": len(pack.alerts), "series": len(pack.series), "logs": pack.log_lines,
                "log_store": str(pack.log_store) if pack.log_store else None,
                "runbooks": len(pack.runbooks), "services": pack.services}
     if args.json:

@@ -5,8 +5,7 @@ A store is one SQLite file (or an in-memory database for a pack's own logs,
 (``LogWriter``, used by ``superbiz logs import``); a query filters by index (service, level
 rank, time), searches by FTS5, ranks by ``bm25`` and counts its groups (templates) with
 ``GROUP BY`` -- never by loading every line into Python. What matches is defined in
-``core.tools.logquery``, shared with the in-memory search; ``core.sources.logsql`` writes it
-as SQL. Schema and semantics: docs/logstore.md.
+``core.tools.logquery``; ``core.sources.logsql`` writes it as SQL. Schema and semantics: docs/logstore.md.
 
 A ``LogStore`` is a ``LogSource`` (``core.sources.base``): ``source_id``, ``describe()``,
 ``vocabulary()`` and ``query_logs(args)``, which returns the result and the exact request it
@@ -123,6 +122,7 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     else:
         uri = Path(path).resolve().as_uri() + ("?mode=ro" if readonly else "")
         connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    connection.execute("PRAGMA temp_store = MEMORY")  # the per-query table of checked hits
     connection.create_function("sb_match", 7, _sb_match, deterministic=True)
     connection.create_function("sb_contains", 7, _sb_contains, deterministic=True)
     return connection
@@ -173,6 +173,7 @@ class LogStore:
         meta = read_meta(connection)
         self._zone = parse_zone(meta.get("timezone", "UTC"))
         self._services: list[str] | None = None
+        self._hits_table = False
         if meta.get("lexicon") != lexicon_fingerprint():
             from core.sources.logwriter import retag_topics
 
@@ -234,6 +235,12 @@ class LogStore:
         """The zone timestamps are written in and ``since``/``until`` without one are read in."""
         return self._zone
 
+    def line_count(self) -> int:
+        """How many lines the store holds (from its files' counts: no scan)."""
+        with self._lock:
+            row = self._connection.execute("SELECT coalesce(sum(entries), 0) FROM files").fetchone()
+        return int(row[0])
+
     def services(self) -> list[str]:
         """Every service with lines, by first appearance (case variants count once)."""
         if self._services is None:
@@ -288,7 +295,11 @@ class LogStore:
         if not plan.checks_text:
             top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
             return top, run(plan.groups_sql, plan.params).fetchall()
-        run("DROP TABLE IF EXISTS temp.hits")
+        # One temporary table per connection, emptied after each use: creating and dropping
+        # it per query would change the schema and re-prepare every statement.
+        if not self._hits_table:
+            run("CREATE TEMP TABLE IF NOT EXISTS hits (id INTEGER, group_id INTEGER, ts_us INTEGER, score REAL)")
+            self._hits_table = True
         try:
             run(plan.hits_sql, plan.lines_params)
             top = run("SELECT id, group_id FROM temp.hits ORDER BY score, ts_us DESC, id DESC LIMIT ?",
@@ -296,7 +307,7 @@ class LogStore:
             groups = run("SELECT group_id, count(*), min(ts_us), max(ts_us) FROM temp.hits "
                          "GROUP BY group_id").fetchall()
         finally:
-            run("DROP TABLE IF EXISTS temp.hits")
+            run("DELETE FROM temp.hits")
         return top, groups
 
     def _terms_containing(self, text: str) -> list[str]:
@@ -326,21 +337,32 @@ class LogStore:
         samples: dict[int, list[int]] = {}
         for index, group_id in enumerate(shown_groups):
             samples.setdefault(group_id, []).append(index)
+        stamps = self._timestamps([(row[0], us) for row in ordered for us in (row[2], row[3])])
         groups = []
         for group_id, count, first_us, last_us in ordered:
             template, service, level = described[group_id]
             groups.append(LogGroup(
                 template=template or "", count=count, service=service, level=level,
-                first_timestamp=self._timestamp_at(first_us, group_id),
-                last_timestamp=self._timestamp_at(last_us, group_id),
+                first_timestamp=stamps.get((group_id, first_us), ""),
+                last_timestamp=stamps.get((group_id, last_us), ""),
                 sample_indexes=samples.get(group_id, [])))
         return groups
 
-    def _timestamp_at(self, moment_us: int, group_id: int) -> str:
-        row = self._connection.execute(
-            "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id WHERE l.ts_us = ? AND l.group_id = ? "
-            "LIMIT 1", (moment_us, group_id)).fetchone()
-        return str(row[0]) if row else ""
+    def _timestamps(self, wanted: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        """The timestamp text of the first line of each (group id, instant in µs), in one
+        statement (by the time index; the pairs are picked out here)."""
+        pairs = set(wanted)
+        moments = sorted({us for _, us in pairs})
+        group_ids = sorted({group_id for group_id, _ in pairs})
+        rows = self._connection.execute(
+            f"SELECT l.group_id, l.ts_us, e.ts FROM lines l JOIN entries e ON e.id = l.id "
+            f"WHERE l.ts_us IN ({', '.join('?' for _ in moments)}) "
+            f"AND l.group_id IN ({', '.join('?' for _ in group_ids)}) ORDER BY l.id", (*moments, *group_ids))
+        found: dict[tuple[int, int], str] = {}
+        for group_id, moment, text in rows:
+            if (group_id, moment) in pairs:
+                found.setdefault((group_id, moment), str(text))
+        return found
 
     def stats(self) -> dict[str, Any]:
         """What the store holds: lines, services, levels, time range, templates, files."""

@@ -28,7 +28,7 @@ FTS5 token match is already exact.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from core.tools.logquery import META_MARK, SearchUnit
@@ -90,7 +90,8 @@ class UnitSearch:
 
     ``fts``: an FTS5 expression matching a superset of the lines (None: no FTS5 help);
     ``exact``: that expression matches exactly the lines holding the unit; ``regex``: the
-    pattern the search text must match when not exact; ``scan``: a substring the search text
+    pattern the search text must match when not exact (``glob``: a GLOB whose match implies
+    it, ``sufficient_glob``); ``scan``: a substring the search text
     must hold (a word found in too many vocabulary terms); ``impossible``: no line can hold it.
     """
 
@@ -99,6 +100,7 @@ class UnitSearch:
     regex: str | None = None
     scan: str | None = None
     impossible: bool = False
+    glob: str | None = None
 
 
 def _is_ascii_edge(char: str) -> bool:
@@ -114,9 +116,34 @@ def word_search(word: str, terms: list[str]) -> UnitSearch:
     return UnitSearch(fts="(" + " OR ".join(quote(term) for term in terms) + ")", exact=True)
 
 
+_GLOB_SPECIAL = re.compile(r"([*?\[])")
+_ALNUM_EDGE = re.compile(r"[a-z0-9]")
+
+
+def sufficient_glob(unit: SearchUnit) -> str:
+    """A GLOB over ``' ' + text + ' '`` whose match implies the unit's regex matches ``text``:
+    the unit's words separated by single spaces (the regex allows any run of spaces or tabs),
+    and a character that is no ASCII letter or digit before and after it where the regex
+    wants a word edge. Not necessary (two spaces between the words fail it): the regex
+    decides the lines it misses."""
+    words = unit.text.split()
+    edged = unit.kind == "identifier"  # one token, whole at both ends (``identifier_pattern``)
+    body = _GLOB_SPECIAL.sub(r"[\1]", unit.text if edged else " ".join(words))
+    head = "[^a-z0-9]" if edged or _ALNUM_EDGE.match(words[0][0]) else ""
+    tail = "[^a-z0-9]" if edged or _ALNUM_EDGE.match(words[-1][-1]) else ""
+    return f"*{head}{body}{tail}*"
+
+
 def needle_search(unit: SearchUnit, containing: dict[str, list[str]]) -> UnitSearch:
     """An identifier or phrase. ``containing`` maps each non-ASCII token of the unit to the
     vocabulary terms holding it (a Chinese token may sit inside a longer run of the text)."""
+    search = _needle_search(unit, containing)
+    if search.regex is None or search.exact:
+        return search
+    return replace(search, glob=sufficient_glob(unit))
+
+
+def _needle_search(unit: SearchUnit, containing: dict[str, list[str]]) -> UnitSearch:
     pattern = unit.pattern
     assert pattern is not None  # identifiers and phrases have one
     found = tokens(unit.text)

@@ -1,10 +1,15 @@
 """A scenario pack as sources: the embedded default world.
 
-``pack_world(pack)`` wraps a loaded ``Pack`` in three sources, one per capability, each with
-``source_id`` ``pack:<name>``: ``PackMetrics`` (alerts, series), ``PackLogs`` (log lines) and
-``PackKnowledge`` (runbooks). They run the in-memory tools of ``core.tools`` and report the
-validated arguments as the request. Each source's vocabulary is read from its own data and
-cached on the pack, like the pack's search indexes.
+``pack_world(pack)`` wraps a loaded ``Pack`` in three sources, one per capability:
+``PackMetrics`` (alerts, series) and ``PackKnowledge`` (runbooks) run the in-memory tools of
+``core.tools``; ``PackLogs`` asks the log store (``core.sources.logstore``), whatever form the
+pack's logs take: a small log file's entries in an in-memory store, a big file's cached store
+(``core.sources.logcache``), or the store ``pack.yaml`` points at. So every world's log search
+is the one implementation, with relevance ranking and groups. Sources of a pack have
+``source_id`` ``pack:<name>``, except the logs of a pack pointing at a store
+(``logstore:<path>``). The request is the validated arguments (and, for the logs, what the
+store ran under ``search``). Each source's vocabulary is read from its own data and cached on
+the pack, like the pack's search indexes.
 
 ``load_world`` is what the pipeline, the CLI and the evals call with whatever they were given:
 a pack name, a folder, a loaded ``Pack`` or a ``World``.
@@ -12,14 +17,17 @@ a pack name, a folder, a loaded ``Pack`` or a ``World``.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.errors import LogStoreError, SourceError
 from core.packs import Pack, load_pack
 from core.sources.base import Request, SourceDescription, Vocabulary, World
+from core.sources.logstore import LogStore
 from core.tools.knowledge import knowledge_index, lookup_knowledge
-from core.tools.logs import log_index, query_logs, topic_index
 from core.tools.metrics import query_metrics
 
 if TYPE_CHECKING:
@@ -74,21 +82,53 @@ class PackMetrics(_PackPart):
 
 
 class PackLogs(_PackPart):
-    """The pack's log lines (``query_logs``, in memory; indexes built once per pack)."""
+    """The pack's log lines (``query_logs``), searched by the log store: opened (or, for a
+    small log file, built in memory) once per loaded pack."""
+
+    @property
+    def source_id(self) -> str:
+        if self.pack.log_store is not None:
+            return f"logstore:{self.pack.log_store}"
+        return super().source_id
+
+    def store(self) -> LogStore:
+        """The store answering for the pack's logs (opened on first use, then cached)."""
+        store: LogStore = self.pack.derived("logs.store", self._open)
+        return store
+
+    def _open(self) -> LogStore:
+        path = self.pack.log_store or self.pack.log_cache
+        try:
+            if path is not None:
+                return LogStore.open(path)
+            return LogStore.from_entries(self.pack.logs, self.pack.now.tzinfo or UTC, name=self.pack.name)
+        except (LogStoreError, sqlite3.Error) as error:
+            raise SourceError(f"the logs of pack {self.pack.name!r} cannot be opened: {error}",
+                              source=self.source_id) from None
 
     def describe(self) -> SourceDescription:
-        return SourceDescription(kind=self.kind, source_id=self.source_id, capability="logs",
-                                 holds={"lines": len(self.pack.logs)}, location=str(self.pack.root))
+        store = self.pack.log_store
+        return SourceDescription(kind="logstore" if store else self.kind, source_id=self.source_id,
+                                 capability="logs", holds=self.store().describe().holds,
+                                 location=str(store or self.pack.log_file or self.pack.root))
 
     def vocabulary(self) -> Vocabulary:
         return self._vocabulary("logs", self._read_vocabulary)
 
     def _read_vocabulary(self) -> Vocabulary:
-        services = tuple(dict.fromkeys(entry.service for entry in self.pack.logs))
+        services = tuple(self.store().services())
         return Vocabulary(services=services, log_services=services)
 
     def query_logs(self, args: QueryLogsArgs) -> tuple[LogsResult, Request]:
-        return query_logs(self.pack, args), _request(args)
+        """The store's ranked lines and groups; identifiers in the query are the pack's
+        services (alerts', series' and logs'), as the planner knows them."""
+        try:
+            result, ran = self.store().query_logs(args, known_services=self.pack.services)
+        except (LogStoreError, sqlite3.Error) as error:
+            raise SourceError(f"the logs of pack {self.pack.name!r} cannot be searched: {error}",
+                              source=self.source_id, request=_request(args)) from None
+        ran.pop("source", None)  # the invocation records the source
+        return result, {**_request(args), "search": ran}
 
 
 class PackKnowledge(_PackPart):
@@ -128,8 +168,7 @@ def load_world(world: str | Path | Pack | World) -> World:
 
 
 def warm_up(pack: Pack) -> None:
-    """Build the pack's search indexes now rather than on the first tool call (seconds on a
-    million log lines; nothing on the demo pack). They are cached on the pack."""
-    log_index(pack)
-    topic_index(pack)
+    """Open the pack's log store (build it in memory for a small log file) and index its
+    runbooks now rather than on the first tool call. Both are cached on the pack."""
+    PackLogs(pack).store()
     knowledge_index(pack)

@@ -177,7 +177,8 @@ class Journal:
         self._values.update(finish_values(
             status=document.status, composer_output=document.composer_output,
             verifier_result=document.verifier_result, timings_ms=document.timings_ms,
-            error=document.error, outcome=document.outcome))
+            error=document.error, outcome=document.outcome,
+            stage_starts_ms=document.stage_starts_ms))
         self._register("composer_output", document.composer_output)
         self._finished = True
 

@@ -29,6 +29,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.processes import pid_alive
+
 if TYPE_CHECKING:
     from core.store.db import Store
 
@@ -101,16 +103,6 @@ def lease_timeout_s() -> float:
         return DEFAULT_LEASE_TIMEOUT_S
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: it exists
-        return True
-    return True
-
-
 def owner_is_gone(*, host: str | None, pid: int | None, token: str | None,
                   heartbeat_at: datetime | None, created_at: datetime | None,
                   now: datetime, timeout_s: float) -> bool:
@@ -119,7 +111,7 @@ def owner_is_gone(*, host: str | None, pid: int | None, token: str | None,
     if host == me.host and pid is not None:
         if pid == me.pid and token == me.token:
             return False
-        if not _pid_alive(pid) or _is_zombie(pid):
+        if not pid_alive(pid) or _is_zombie(pid):
             return True
         # The PID is taken; by the same process only if its token still matches.
         return token is not None and process_token(pid) not in (None, token)

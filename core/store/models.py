@@ -77,6 +77,8 @@ class SessionRow(SQLModel, table=True):
     self_evaluation: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     composer_output: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     timings_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    # When each stage began (ms since the session started), for the console's timeline.
+    stage_starts_ms: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     # The lease of the process running the session (core/store/leases.py): while ``running``, a
     # session whose owner died is marked ``incomplete`` by the next process that opens the store.
     lease_host: str | None = None
@@ -100,6 +102,7 @@ class InvocationRow(SQLModel, table=True):
     retrieval_details: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     evidence_status: str | None = Field(default=None, index=True)
     duration_ms: float | None = None
+    started_ms: float | None = None  # when the call began, ms since its session started
     # Which source answered (``pack:demo``) and the exact request it served (no credentials).
     source: str | None = None
     request: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

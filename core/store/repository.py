@@ -181,10 +181,13 @@ def final_verdict_columns(status: str, verifier_result: VerifierResult | None) -
 
 def finish_values(*, status: str, composer_output: ComposerOutput | None,
                   verifier_result: VerifierResult | None, timings_ms: dict[str, float],
-                  error: str | None, outcome: str | None = None) -> dict[str, Any]:
-    """Columns of a closed session: status, verdict, outcome, answer, timings, error; lease
-    released. Like the verdict, the outcome (``core.outcome``) is final only at completion."""
+                  error: str | None, outcome: str | None = None,
+                  stage_starts_ms: dict[str, float] | None = None) -> dict[str, Any]:
+    """Columns of a closed session: status, verdict, outcome, answer, timings (with when each
+    stage began), error; lease released. Like the verdict, the outcome (``core.outcome``) is
+    final only at completion."""
     values: dict[str, Any] = {"status": status, "timings_ms": dict(timings_ms),
+                              "stage_starts_ms": dict(stage_starts_ms or {}),
                               "duration_ms": timings_ms.get("total"), "error": error,
                               "outcome": outcome if status == "completed" else None,
                               **final_verdict_columns(status, verifier_result)}
@@ -273,14 +276,16 @@ def save_verification(store: Store, *, session_id: str, trace_summary: list[Trac
 
 def finish_session(store: Store, *, session_id: str, status: str,
                    composer_output: ComposerOutput | None, timings_ms: dict[str, float],
-                   error: str | None = None, outcome: str | None = None) -> None:
+                   error: str | None = None, outcome: str | None = None,
+                   stage_starts_ms: dict[str, float] | None = None) -> None:
     """Close the session: final status, verdict, outcome, answer, timings and any error."""
     stored = _stored_evaluation(store, session_id).get("verifier_result")
     verifier_result = VerifierResult.model_validate(stored) if stored else None
     write_batch(store, session_id=session_id, batch=Batch(
         values=finish_values(status=status, composer_output=composer_output,
                              verifier_result=verifier_result, timings_ms=timings_ms,
-                             error=error, outcome=outcome), closing=True))
+                             error=error, outcome=outcome, stage_starts_ms=stage_starts_ms),
+        closing=True))
 
 
 # ---------------------------------------------------------------- batches
@@ -528,7 +533,8 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
             verifier_result=verifier_result,
             composer_output=row.composer_output,
             attempts=evaluation.get("attempts") or [],
-            timings_ms=row.timings_ms or {}, error=row.error)
+            timings_ms=row.timings_ms or {}, stage_starts_ms=row.stage_starts_ms or {},
+            error=row.error)
     except (ValidationError, AttributeError, TypeError) as exc:  # a corrupt or foreign row
         detail = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
         raise StoredRowError(f"session {session_id}: the stored row cannot be read back "
@@ -622,7 +628,8 @@ def recover_abandoned(store: Store) -> tuple[list[str], list[str]]:
 def record_invocation(store: Store, *, session_id: str, tool_name: str, arguments: dict[str, Any],
                       output: dict[str, Any], retrieval_details: RetrievalDetails,
                       duration_ms: float | None = None, source: str | None = None,
-                      request: dict[str, Any] | None = None) -> Invocation:
+                      request: dict[str, Any] | None = None,
+                      started_ms: float | None = None) -> Invocation:
     """Persist one tool call (with the source that answered and the request it served); the
     database assigns its store-wide ``invocation_id``."""
     details = retrieval_details.model_dump(mode="json")
@@ -631,7 +638,7 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
             session_id=session_id, created_at=utcnow(), tool_name=tool_name,
             arguments=dict(arguments), output=output, retrieval_details=details,
             evidence_status=retrieval_details.evidence_status, duration_ms=duration_ms,
-            source=source, request=request))
+            started_ms=started_ms, source=source, request=request))
         key = inserted.inserted_primary_key
         if key is None:  # a driver that reports no key cannot number invocations
             raise StoreError(f"audit store {store.url}: no id returned for a tool invocation")
@@ -639,7 +646,7 @@ def record_invocation(store: Store, *, session_id: str, tool_name: str, argument
     return Invocation(invocation_id=invocation_id, session_id=session_id, tool_name=tool_name,
                       arguments=dict(arguments), output=output,
                       retrieval_details=retrieval_details, duration_ms=duration_ms,
-                      source=source, request=request)
+                      started_ms=started_ms, source=source, request=request)
 
 
 _INVOCATION_COLUMNS = frozenset(SQLModel.metadata.tables["tool_invocations"].c.keys())
@@ -654,8 +661,8 @@ def _invocation_values(invocation: Invocation) -> dict[str, Any]:
               "arguments": dict(invocation.arguments), "output": invocation.output,
               "retrieval_details": details.model_dump(mode="json") if details else None,
               "evidence_status": details.evidence_status if details else None,
-              "duration_ms": invocation.duration_ms, "source": invocation.source,
-              "request": invocation.request}
+              "duration_ms": invocation.duration_ms, "started_ms": invocation.started_ms,
+              "source": invocation.source, "request": invocation.request}
     return {name: value for name, value in values.items() if name in _INVOCATION_COLUMNS}
 
 
@@ -663,7 +670,8 @@ def _invocation(row: InvocationRow) -> Invocation:
     return Invocation(invocation_id=row.id or 0, session_id=row.session_id, tool_name=row.tool_name,
                       arguments=row.arguments or {}, output=row.output or {},
                       retrieval_details=row.retrieval_details,
-                      duration_ms=row.duration_ms, source=row.source, request=row.request)
+                      duration_ms=row.duration_ms, started_ms=row.started_ms, source=row.source,
+                      request=row.request)
 
 
 def get_invocation(store: Store, *, invocation_id: int) -> Invocation | None:

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from core.processes import pid_alive
+
 _DEBIAN_BINARIES = Path("/usr/lib/postgresql")
 _CLUSTER_USER = "postgres"
 _ROLE = "superbiz"
@@ -143,23 +145,12 @@ class TempPostgres:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGINT)  # "fast" shutdown: end sessions, checkpoint
                 deadline = time.monotonic() + 30
-                while time.monotonic() < deadline and _alive(self.pid):
+                while time.monotonic() < deadline and pid_alive(self.pid):  # pg_ctl's child: never our zombie
                     time.sleep(0.05)
-                if _alive(self.pid):
+                if pid_alive(self.pid):
                     os.kill(self.pid, signal.SIGKILL)
             self.pid = None
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child of ours would still answer; the server is pg_ctl's child, not ours.
-    return True
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 """The three tools: their one declaration (``spec``), arguments (``args``), ref recipes
-(``refs``) and the in-memory implementations a pack's sources run (``metrics``, ``logs``,
-``knowledge``).
+(``refs``), what ``query_logs`` arguments mean (``logquery``, run by the log store,
+``core.sources.logstore``) and the in-memory implementations a pack's sources run for metrics
+and runbooks (``metrics``, ``knowledge``).
 
 ``core.tools.spec.call_tool(world, name, arguments)`` is the single entry the recorder, CLI and
 console use: it validates the arguments (one-line ``ToolArgumentError`` / ``UnknownToolError``),

@@ -1,6 +1,7 @@
-"""How ``query_logs`` reads its arguments: one compiled query that both the pack's in-memory
-search (``core.tools.logs``) and the log store (``core.sources.logstore``) run, so the two
-cannot drift apart. Each line is matched on its *search text*: the message, then its level,
+"""How ``query_logs`` reads its arguments: one compiled query, which the log store
+(``core.sources.logstore``, every world's log search) runs as SQL and which
+``CompiledQuery.accepts`` states line by line (the definition the store is tested against).
+Each line is matched on its *search text*: the message, then its level,
 service, source and host, normalised (NFKC, lower case; see :func:`search_text`).
 
 Filters (always ANDed):

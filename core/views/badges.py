@@ -14,11 +14,14 @@ from core.contracts import CheckedBinding, ClaimResult
 Tone = Literal["green", "amber", "red", "gray", "blue"]
 
 
-# Text colours for table cells, where no badge can go (readable on the light theme).
+# Text colours for table cells, where no badge can go: one set readable on the light theme,
+# one on the dark theme.
 TONE_COLOURS: dict[str, str] = {"green": "#1a7f37", "amber": "#b35900", "red": "#cf222e",
                                 "gray": "#6e7781", "blue": "#0969da"}
+DARK_TONE_COLOURS: dict[str, str] = {"green": "#3fb950", "amber": "#d29922", "red": "#f85149",
+                                     "gray": "#8b949e", "blue": "#58a6ff"}
 # The first word of a table cell -> its tone (verdicts, severities, binding and case outcomes).
-_CELL_TONES: dict[str, Tone] = {
+WORD_TONES: dict[str, Tone] = {
     "PASS": "green", "LOW_CONFID": "amber", "REJECT": "red", "pass": "green",
     "low_confid": "amber", "reject": "red", "passed": "green", "failed": "red", "error": "amber",
     "not": "gray"}
@@ -36,13 +39,6 @@ class Badge:
 def gate_label(severity: str | None) -> str:
     """Gatekeeper severity as a person reads it in a table: ``none`` means every citation passed."""
     return {"none": "pass"}.get(severity or "", severity or "")
-
-
-def cell_style(value: object) -> str:
-    """CSS for a table cell holding a verdict, severity or outcome label (empty otherwise)."""
-    words = str(value).split()
-    tone = _CELL_TONES.get(words[0]) if words else None
-    return f"color: {TONE_COLOURS[tone]}; font-weight: 600" if tone else ""
 
 
 _VERDICT: dict[str, Badge] = {

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core.agents.base import ROLES
-from core.agents.registry import DEFAULT_ENGINE
+from core.agents.registry import DEFAULT_ENGINE, ENGINE_NAMES
+from core.contracts import SessionDocument
 
 NO_FAULT = "none"
 LLM_SETUP_HINT = ("llm engine off: no endpoint configured, so every role runs the offline "
@@ -59,13 +61,14 @@ def fault_choices() -> list[str]:
 
 
 def fault_label(name: str) -> str:
-    """``tamper_number — caught by the gatekeeper`` for the picker."""
+    """``tamper_number · gatekeeper`` for the picker: short enough to read whole in a narrow
+    column (the description under the picker says the rest)."""
     from core.agents.faults import FAULT_MODES
 
     mode = FAULT_MODES.get(name)
     if mode is None:
-        return "none (the executor's honest output)"
-    return f"{name} — caught by the {mode.caught_by}"
+        return "none · honest executor"
+    return f"{name} · {mode.caught_by}"
 
 
 def fault_description(name: str) -> str:
@@ -79,3 +82,22 @@ def fault_description(name: str) -> str:
 def fault_or_none(name: str | None) -> str | None:
     """The picker's value as the pipeline's ``executor_fault`` argument."""
     return None if not name or name == NO_FAULT else name
+
+
+def restored_inputs(document: SessionDocument, *, worlds: Sequence[str],
+                    llm_usable: bool) -> dict[str, Any]:
+    """The Investigate page's inputs as ``document`` was asked (``st.session_state`` keys ->
+    values): its question, its pack when this console offers it, its fault, and its engines
+    when the llm engine can run here (else every role stays on the offline engine)."""
+    from core.agents.faults import FAULT_MODES
+
+    inputs: dict[str, Any] = {"question": document.question,
+                              "fault": document.executor_fault
+                              if document.executor_fault in FAULT_MODES else NO_FAULT}
+    if document.pack in worlds:
+        inputs["pack"] = document.pack
+    for role in ROLES:
+        engine = document.engines.get(role)
+        usable = engine in ENGINE_NAMES and (llm_usable or engine == DEFAULT_ENGINE)
+        inputs[f"engine_{role}"] = engine if usable else DEFAULT_ENGINE
+    return inputs

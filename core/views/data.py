@@ -1,4 +1,5 @@
-"""The Data page: a pack's alerts, searchable logs, runbooks and metric series charts."""
+"""The Data page: a pack's alerts, runbooks and metric series charts, and its log search,
+which is the world's ``query_logs`` itself."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from core.contracts import Alert, LogEntry, MetricSeries
-from core.lexicon import fold
-from core.tools.refs import log_ref_text
+from core.contracts import Alert, MetricSeries
+from core.errors import ToolError
+from core.sources.base import World
+from core.tools.spec import call_tool
 
-LOG_ROW_LIMIT = 500
+LOG_ROW_LIMIT = 200  # query_logs' largest limit
 _LINE, _THRESHOLD = "#1c83e1", "#ff4b4b"
 
 
@@ -26,44 +28,57 @@ def alert_rows(alerts: Sequence[Alert]) -> list[dict[str, Any]]:
             for a in alerts]
 
 
+# One name per level rank, lowest first: the choices of the minimum level (query_logs' ``level``).
+MINIMUM_LEVELS: tuple[str, ...] = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
+
+
 @dataclass(frozen=True)
 class LogSearch:
-    """Matching log rows (at most ``LOG_ROW_LIMIT``) and how many lines matched in all."""
+    """What ``query_logs`` answered the Data page: the lines shown (most relevant first), the
+    groups of every matching line, how many lines matched in all and the tool's message; or
+    the one-line error a source raised."""
 
     rows: list[dict[str, Any]]
+    groups: list[dict[str, Any]]
     matched: int
+    message: str = ""
+    error: str | None = None
 
 
-def search_logs(logs: Sequence[LogEntry], *, text: str = "", services: Sequence[str] = (),
-                levels: Sequence[str] = (), limit: int = LOG_ROW_LIMIT) -> LogSearch:
-    """Lines whose ``[ts][LEVEL][service] message`` contains every word of ``text``
-    (case- and width-insensitive), restricted to the given services and levels."""
-    words = fold(text).split()
-    wanted_services, wanted_levels = set(services), {level.upper() for level in levels}
-    rows: list[dict[str, Any]] = []
-    matched = 0
-    for index, entry in enumerate(logs):
-        if wanted_services and entry.service not in wanted_services:
-            continue
-        if wanted_levels and entry.level.upper() not in wanted_levels:
-            continue
-        if words:
-            line = fold(log_ref_text(entry))
-            if not all(word in line for word in words):
-                continue
-        matched += 1
-        if len(rows) < limit:
-            rows.append({"#": index, "timestamp": entry.timestamp, "level": entry.level,
-                         "service": entry.service, "message": entry.message,
-                         "source": entry.source or ""})
-    return LogSearch(rows=rows, matched=matched)
+def search_logs(world: World, *, text: str = "", service: str | None = None, level: str | None = None,
+                limit: int = LOG_ROW_LIMIT) -> LogSearch:
+    """The world's log search, exactly as the tool runs it (``query_logs`` through its spec:
+    the same synonyms, identifiers, quoted phrases, ranking and groups the agents get)."""
+    arguments: dict[str, Any] = {"limit": limit}
+    if text.strip():
+        arguments["query"] = text.strip()
+    if service:
+        arguments["service"] = service
+    if level:
+        arguments["level"] = level
+    try:
+        output = call_tool(world, "query_logs", arguments).output
+    except ToolError as error:
+        return LogSearch(rows=[], groups=[], matched=0, error=str(error))
+    rows = [{"#": index, "timestamp": log["timestamp"], "level": log["level"], "service": log["service"],
+             "message": log["message"], "source": log.get("source") or ""}
+            for index, log in enumerate(output["logs"])]
+    groups = [{"lines": group["count"], "level": group["level"], "service": group["service"],
+               "template": group["template"], "first": group["first_timestamp"],
+               "last": group["last_timestamp"], "shown": ", ".join(map(str, group["sample_indexes"]))}
+              for group in output["groups"]]
+    return LogSearch(rows=rows, groups=groups, matched=output["total"], message=output["message"])
 
 
-def log_levels(logs: Sequence[LogEntry]) -> list[str]:
-    """Distinct levels, most severe first when they are the usual ones."""
-    order = {"FATAL": 0, "ERROR": 1, "WARN": 2, "WARNING": 2, "INFO": 3, "DEBUG": 4}
-    levels = {entry.level.upper() for entry in logs}
-    return sorted(levels, key=lambda level: (order.get(level, 9), level))
+def log_line_count(world: World) -> int | None:
+    """How many log lines the world's log source holds (None: no log source, or it failed)."""
+    if world.logs is None:
+        return None
+    try:
+        lines = world.logs.describe().holds.get("lines")
+    except ToolError:
+        return None
+    return lines if isinstance(lines, int) else None
 
 
 def series_title(series: MetricSeries) -> str:

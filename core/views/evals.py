@@ -18,9 +18,11 @@ from core.evals.cases import MAX_CASE_FILE_BYTES, EvalCase, parse_case_text
 from core.inputs.text import decode_utf8
 from core.store.models import CaseResultRow, EvalRunRow
 from core.views.badges import gate_label
+from core.views.outcomes import result_label
+from core.views.sessions import session_link
 
 _GREEN, _AMBER, _RED, _BLUE = "#21c354", "#ffa421", "#ff4b4b", "#1c83e1"
-TONED_COLUMNS: tuple[str, ...] = ("result", "expected verdict", "actual verdict", "gatekeeper")
+TONED_COLUMNS: tuple[str, ...] = ("result", "actual", "gatekeeper")
 
 
 def _ratio_value(metrics: Mapping[str, Any], key: str) -> float | None:
@@ -128,16 +130,17 @@ def case_matrix_rows(cases: Sequence[CaseResultRow], *,
                            for f in failures)
         rows.append({
             "case": case.case_id,
+            "session": session_link(case.session_id) if case.session_id else None,
             "result": outcome,
             "expected verdict": _expected_verdict(detail),
-            "actual verdict": actual.get("verdict") or "",
+            "actual": result_label(verdict=actual.get("verdict"), outcome=actual.get("outcome"),
+                                   status=actual.get("status")) if actual else "",
             "gatekeeper": gate_label(actual.get("gatekeeper_severity")),
             "failed expectations": failed or (detail.get("error") or ""),
             "fault": detail.get("executor_fault") or "",
             "tags": ", ".join(case.tags),
             "question": detail.get("question") or "",
             "ms": round(case.duration_ms, 1) if case.duration_ms is not None else None,
-            "session": case.session_id or "",
         })
     return [row for row in rows if row["result"] != "passed"] if only_failures else rows
 

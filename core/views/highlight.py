@@ -19,9 +19,15 @@ from core.gatekeeper.normalize import normalize_text
 TEXT_CLASS = "sb-text"
 ALIGNED_CLASS = "sb-aligned"
 DIFF_CLASS = "sb-diff"
+CITED_CLASS = "sb-cited"
 # Beyond this the ref text is shown plain: a diff of a whole runbook would only be noise.
 MAX_DIFF_CHARS = 4000
 _ELISION = re.compile(r"\.{3,}|…+")
+# What a reader takes in as one token: a number with its sign, comparison, decimals and unit
+# (``-91%``, ``3.8GB``, ``11:17:00``) or a word with its inner dashes and dots
+# (``order-service``, ``java.lang.OutOfMemoryError``). A CJK character is a token by itself.
+_TOKEN = re.compile(r"[<>≤≥≠≈~±+\-]?\d+(?:[.,:]\d+)*(?:%|[A-Za-z]+)?"
+                    r"|[A-Za-z_][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)*")
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,21 @@ def clip_spans(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int,
     return merged
 
 
+def _whole_tokens(text: str, differs: list[bool], allowed: Sequence[bool] | None = None
+                  ) -> list[bool]:
+    """``differs`` widened to whole tokens: a token with one differing character is marked
+    whole (a digit swap 91% -> 19% marks ``19%`` and ``91%``, not one ``9``), within
+    ``allowed`` positions when given."""
+    widened = list(differs)
+    for token in _TOKEN.finditer(text):
+        start, end = token.span()
+        if any(differs[start:end]):
+            for index in range(start, end):
+                if allowed is None or allowed[index]:
+                    widened[index] = True
+    return widened
+
+
 def _runs(text: str, aligned: Sequence[bool], differs: Sequence[bool]) -> list[Segment]:
     """Coalesce per-character flags into segments."""
     segments: list[Segment] = []
@@ -77,10 +98,12 @@ def span_segments(text: str, spans: Sequence[tuple[int, int]]) -> list[Segment]:
 
 def diff_segments(excerpt: str, ref_text: str,
                   spans: Sequence[tuple[int, int]]) -> tuple[list[Segment], list[Segment]]:
-    """Excerpt and ref text as segments, with differing characters marked on both sides.
+    """Excerpt and ref text as segments, with differing tokens marked on both sides.
 
     The excerpt is compared with the aligned part of the ref text (all of it when there is no
-    span). Whitespace and ``...`` elision markers are never flagged: the gatekeeper ignores them.
+    span), character by character; a token (number with its unit, word) with one differing
+    character is marked whole. Whitespace and ``...`` elision markers are never flagged: the
+    gatekeeper ignores them.
     """
     clipped = clip_spans(spans, len(ref_text))
     ref_aligned = [False] * len(ref_text)
@@ -102,6 +125,8 @@ def diff_segments(excerpt: str, ref_text: str,
         if clipped:  # differences inside the ref are only meaningful within the aligned span
             ref_differs = [ref_aligned[i] and i not in matched_ref and not c.isspace()
                            for i, c in enumerate(ref_text)]
+    excerpt_differs = _whole_tokens(excerpt, excerpt_differs)
+    ref_differs = _whole_tokens(ref_text, ref_differs, ref_aligned)
     for elision in _ELISION.finditer(excerpt):
         excerpt_differs[elision.start():elision.end()] = [False] * (elision.end() - elision.start())
     return (_runs(excerpt, [False] * len(excerpt), excerpt_differs),

@@ -188,3 +188,45 @@ def recheck_session(document: SessionDocument, *,
                     stored_invocations: StoredInvocations | None = None) -> GatekeeperResult:
     """The session's stored output checked again under the current gatekeeper version."""
     return _check(document, document.executor_output, stored_invocations)
+
+
+# ---------------------------------------------------------------- the verifier's side
+
+SCORE_EXPLAINED = ("Score only locates the excerpt in the ref text (how closely the two "
+                   "strings align); pass or fail is decided by the facts — every number, unit, "
+                   "sign, name and negation must be the same — so a 0.99 score can still fail.")
+_SOURCES = {"excerpt": "in the quoted excerpt", "ref": "elsewhere in the cited ref",
+            "arguments": "in the call's own arguments"}
+
+
+def support_rows(document: SessionDocument, key: BindingKey) -> list[dict[str, str]]:
+    """How the verifier supported each fact of the binding's claim: the claim's words, their
+    role, the evidence that gives that value in that role, which binding and where in it."""
+    result = document.verifier_result
+    if key.owner_kind != "claim" or result is None:
+        return []
+    judged = next((r for r in result.claim_results if r.claim_id == key.owner_id), None)
+    if judged is None:
+        return []
+    rows = []
+    for support in judged.supports:
+        this = " (this one)" if support.binding_index == key.index else ""
+        start, end = support.span
+        rows.append({"fact": support.fact, "role": support.role, "evidence": support.evidence,
+                     "binding": f"#{support.binding_index}{this}",
+                     "where": f"{_SOURCES.get(support.source, support.source)}, "
+                              f"characters {start}–{end}"})
+    return rows
+
+
+def claim_judgement(document: SessionDocument, key: BindingKey) -> str:
+    """The verifier's judgement of the binding's claim in one line (empty for an action)."""
+    result = document.verifier_result
+    if key.owner_kind != "claim" or result is None:
+        return ""
+    judged = next((r for r in result.claim_results if r.claim_id == key.owner_id), None)
+    if judged is None:
+        return "The verifier did not judge this claim."
+    if judged.entailed:
+        return "The verifier found every fact of the claim in its verified evidence."
+    return "Not entailed: " + ("; ".join(judged.reasons) or judged.rule or "no reason given")

@@ -6,17 +6,26 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from core.contracts import SessionDocument
 from core.store.repository import SessionQuery, SessionSummary
 from core.views.badges import gate_label
+from core.views.outcomes import result_label
 
 VERDICT_CHOICES: tuple[str, ...] = ("PASS", "LOW_CONFID", "REJECT")
 SEVERITY_CHOICES: tuple[str, ...] = ("none", "low_confid", "reject")
-TONED_COLUMNS: tuple[str, ...] = ("verdict", "gatekeeper")
+TONED_COLUMNS: tuple[str, ...] = ("result", "gatekeeper")
 SESSION_COLUMNS: tuple[str, ...] = (
-    "time (UTC)", "question", "verdict", "groundedness", "gatekeeper", "failed rules", "engine",
-    "fault", "pack", "duration (ms)", "status", "session")
+    "time (UTC)", "open", "result", "question", "verdict", "groundedness", "gatekeeper",
+    "failed rules", "engine", "fault", "pack", "duration (ms)", "status", "session")
+# A link cell shows the session id it holds (``LinkColumn(display_text=...)``).
+LINK_DISPLAY = r"session=(.+)$"
+
+
+def session_link(session_id: str) -> str:
+    """The Investigate page of ``session_id``, relative to any page of the console."""
+    return f"./?session={quote(session_id, safe='')}"
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,9 @@ def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
     """One table row per session, newest first, in ``SESSION_COLUMNS`` order."""
     return [{
         "time (UTC)": summary.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+        "open": session_link(summary.session_id),
+        "result": result_label(verdict=summary.verdict, outcome=summary.outcome,
+                               status=summary.status),
         "question": summary.question,
         "verdict": summary.verdict or "",
         "groundedness": summary.groundedness,
@@ -76,9 +88,10 @@ def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
 
 
 def session_pick_label(summary: SessionSummary) -> str:
-    """``07-08 11:20:05 · PASS · <question>`` for session pickers."""
-    return (f"{summary.created_at:%m-%d %H:%M:%S} · {summary.verdict or summary.status} · "
-            f"{summary.question[:70]}")
+    """``07-08 11:20:05 · PASS · verified finding · <question>`` for session pickers."""
+    result = result_label(verdict=summary.verdict, outcome=summary.outcome,
+                          status=summary.status)
+    return f"{summary.created_at:%m-%d %H:%M:%S} · {result} · {summary.question[:70]}"
 
 
 def document_json(document: SessionDocument) -> str:

@@ -47,6 +47,7 @@ from core.events import (
     VerdictReached,
     parse_event,
 )
+from core.views.outcomes import Meaning, meaning_of
 
 
 @dataclass
@@ -56,6 +57,8 @@ class ToolCallView:
     tool_name: str
     arguments: dict[str, Any]
     invocation: Invocation | None = None
+    # When the call was made (ms since the session started), from its ``ToolCalled`` event.
+    called_at_ms: float | None = None
 
     @property
     def returned(self) -> bool:
@@ -102,6 +105,7 @@ class InvestigationView:
     engines: dict[str, str] = field(default_factory=dict)
     executor_fault: str | None = None
     status: str = "running"
+    outcome: str | None = None  # found / absent / unknown_subject / not_understood, once final
     plan: Plan | None = None
     tool_calls: list[ToolCallView] = field(default_factory=list)
     executor_output: ExecutorOutput | None = None
@@ -115,6 +119,7 @@ class InvestigationView:
     attempts: list[ExecutorAttempt] = field(default_factory=list)
     failure: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    stage_starts_ms: dict[str, float] = field(default_factory=dict)
     event_count: int = 0
 
     @property
@@ -136,6 +141,11 @@ class InvestigationView:
     def claims(self) -> list[Claim]:
         """The executor's claims (empty before it answers)."""
         return list(self.executor_output.claims) if self.executor_output else []
+
+    @property
+    def meaning(self) -> Meaning:
+        """What the session's result means to a reader (``core.views.outcomes``)."""
+        return meaning_of(verdict=self.verdict, outcome=self.outcome, status=self.status)
 
     def claim_result(self, claim_id: str) -> ClaimResult | None:
         """The verifier's judgement of ``claim_id``, if made."""
@@ -169,7 +179,8 @@ def apply_event(view: InvestigationView, event: PipelineEvent) -> InvestigationV
         case PlanMade():
             view.plan = event.plan
         case ToolCalled():
-            view.tool_calls.append(ToolCallView(event.tool_name, dict(event.arguments)))
+            view.tool_calls.append(ToolCallView(event.tool_name, dict(event.arguments),
+                                                called_at_ms=event.at_ms))
         case ToolReturned():
             _record_invocation(view, event.invocation)
         case ClaimsProduced():
@@ -195,7 +206,9 @@ def apply_event(view: InvestigationView, event: PipelineEvent) -> InvestigationV
             view.status = "error"
         case SessionFinished():
             view.status = event.document.status
+            view.outcome = event.document.outcome
             view.timings_ms = dict(event.document.timings_ms)
+            view.stage_starts_ms = dict(event.document.stage_starts_ms)
             view.failure = view.failure or event.document.error
         case _:
             assert_never(event)
@@ -264,8 +277,11 @@ def describe_event(event: PipelineEvent) -> str:
 
 
 def event_rows(events: Sequence[PipelineEvent]) -> list[dict[str, Any]]:
-    """The event log: sequence number, kind, and what happened."""
-    return [{"seq": event.seq, "event": event.kind, "what happened": describe_event(event)}
+    """The event log: sequence number, time (ms since the session started), kind, and what
+    happened."""
+    return [{"seq": event.seq,
+             "at (ms)": round(event.at_ms, 1) if event.at_ms is not None else None,
+             "event": event.kind, "what happened": describe_event(event)}
             for event in events]
 
 
@@ -289,7 +305,7 @@ def view_from_document(document: SessionDocument) -> InvestigationView:
     return InvestigationView(
         session_id=document.session_id, question=document.question, pack=document.pack,
         engines=dict(document.engines), executor_fault=document.executor_fault,
-        status=document.status, plan=document.plan,
+        status=document.status, outcome=document.outcome, plan=document.plan,
         tool_calls=[ToolCallView(i.tool_name, dict(i.arguments), i) for i in document.invocations],
         executor_output=document.executor_output,
         parse_status=document.executor_output_parse_status,
@@ -297,7 +313,8 @@ def view_from_document(document: SessionDocument) -> InvestigationView:
         gatekeeper=gatekeeper,
         claim_results=list(verifier.claim_results) if verifier else [],
         verifier=verifier, composer=document.composer_output, attempts=list(document.attempts),
-        failure=document.error, timings_ms=dict(document.timings_ms))
+        failure=document.error, timings_ms=dict(document.timings_ms),
+        stage_starts_ms=dict(document.stage_starts_ms))
 
 
 def load_view(events: Sequence[PipelineEvent], document: SessionDocument | None) -> InvestigationView:
@@ -310,7 +327,9 @@ def load_view(events: Sequence[PipelineEvent], document: SessionDocument | None)
     view = view_from_events(events)
     if document is not None:
         view.status = document.status
+        view.outcome = document.outcome
         view.timings_ms = dict(document.timings_ms) or view.timings_ms
+        view.stage_starts_ms = dict(document.stage_starts_ms) or view.stage_starts_ms
         view.failure = view.failure or document.error
         if document.status != "completed" and document.verifier_result is not None:
             view.verifier = document.verifier_result  # a PASS withdrawn for a killed session

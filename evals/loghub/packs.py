@@ -4,9 +4,9 @@ The five 2k-line samples in ``<corpora>/loghub`` (Hadoop, HDFS, OpenStack, Spark
 become five packs, one service each (``hadoop-mapreduce``, ``hdfs-datanode``, ``openstack-nova``,
 ``spark-executor``, ``zookeeper``). Each pack's logs are read by the log import (``superbiz logs
 import``: layout recognised, timestamps normalised, levels canonical) into a log store. With
-``serve_from_store`` the pack points at that store (``logs: {store: logs.db}``: ranked search,
-template groups); without it (the default until a pack's world opens its store) the store's
-entries are written out as the pack's ``logs.jsonl``. Its alerts have names and summaries
+``serve_from_store`` the pack points at that store (``logs: {store: logs.db}``); without it
+(the default) the store's entries are written out as the pack's ``logs.jsonl``, which the pack
+searches with the same engine (an in-memory store: ranked lines, template groups). Its alerts have names and summaries
 taken from the real Prometheus rule files in the corpora (a name the rules do not have is an
 error here); its runbooks are real runbooks. Perturbed variants add exactly one line, written in
 the sample's own layout and imported with it, so a case can check that the answer flips.

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.errors import EvalCaseError
 from core.packs import Pack
+from core.sources.base import World
+from core.store import Store, repository
+from core.tools.spec import run_tool
 from core.views.data import search_logs, series_figure
 from core.views.evals import cases_from_upload
 from tests.console.console_helpers import XSS_LOG
@@ -32,19 +36,36 @@ TINY_CASES = """\
 """
 
 
+def _table(app: AppTest, column: str) -> Any:
+    return next(f.value for f in app.dataframe if column in f.value.columns)
+
+
 def test_data_page_shows_alerts_series_and_searchable_logs(
         open_app: Callable[..., AppTest], demo_pack: Pack) -> None:
     app = open_app(DATA)
     assert not app.exception
-    alerts = next(f.value for f in app.dataframe if "alert" in f.value.columns)
+    alerts = _table(app, "alert")
     assert sorted(alerts["alert"]) == sorted(a.alert_name for a in demo_pack.alerts)
     assert len(app.get("plotly_chart")) == len(demo_pack.series)
-    logs = next(f.value for f in app.dataframe if "message" in f.value.columns)
-    assert len(logs) == min(len(demo_pack.logs), 500)
+    logs = _table(app, "message")
+    assert len(logs) == len(demo_pack.logs)  # no search: every line (36), newest first
+    assert sum(_table(app, "template")["lines"]) == len(demo_pack.logs)  # and every group
 
-    app.text_input(key="log_text").input("HikariPool timed out").run()
-    logs = next(f.value for f in app.dataframe if "message" in f.value.columns)
-    assert len(logs) >= 1 and all("HikariPool" in message for message in logs["message"])
+    # The page's search is query_logs itself: its own example finds what the tool finds.
+    for text in ("HikariPool timeout", "HikariCP"):
+        app.text_input(key="log_text").input(text).run()
+        tool = run_tool("demo", "query_logs", {"query": text, "limit": 200})
+        assert tool["total"] >= 2
+        assert list(_table(app, "message")["message"]) == [log["message"] for log in tool["logs"]]
+        groups = _table(app, "template")
+        assert list(groups["template"]) == [group["template"] for group in tool["groups"]]
+        assert sum(groups["lines"]) == tool["total"]
+    app.selectbox(key="log_service").select("user-service").run()
+    app.selectbox(key="log_level").select("ERROR").run()
+    app.text_input(key="log_text").input("").run()
+    rows = _table(app, "message")
+    assert len(rows) >= 1 and set(rows["service"]) == {"user-service"}
+    assert set(rows["level"]) <= {"ERROR", "FATAL"}
     runbook_titles = [e.label for e in app.expander]
     assert len(runbook_titles) == len(demo_pack.runbooks)
 
@@ -60,13 +81,16 @@ def test_data_page_shows_log_markup_literally(open_app: Callable[..., AppTest],
     assert not any("<script>" in element.value for element in app.markdown)
 
 
-def test_search_and_series_builders(demo_pack: Pack) -> None:
-    everything = search_logs(demo_pack.logs)
-    assert everything.matched == len(demo_pack.logs)
-    errors = search_logs(demo_pack.logs, levels=["error"])
-    assert errors.matched == sum(1 for e in demo_pack.logs if e.level.upper() == "ERROR") > 0
-    limited = search_logs(demo_pack.logs, limit=2)
+def test_search_and_series_builders(demo_pack: Pack, demo_world: World) -> None:
+    everything = search_logs(demo_world)
+    assert everything.matched == len(everything.rows) == len(demo_pack.logs)
+    errors = search_logs(demo_world, level="error")
+    assert errors.matched == sum(1 for e in demo_pack.logs if e.level.upper() in ("ERROR", "FATAL")) > 0
+    limited = search_logs(demo_world, limit=2)
     assert len(limited.rows) == 2 and limited.matched == len(demo_pack.logs)
+    assert sum(group["lines"] for group in limited.groups) == len(demo_pack.logs)
+    refused = search_logs(demo_world, level="LOUD").error  # the tool's own one-line refusal
+    assert refused is not None and "level" in refused
     series = next(s for s in demo_pack.series.values() if s.threshold is not None)
     figure = series_figure(series)
     assert list(figure.data[0].y) == [p.value for p in series.points]
@@ -74,7 +98,7 @@ def test_search_and_series_builders(demo_pack: Pack) -> None:
 
 
 def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
-                                               tmp_path: Path) -> None:
+                                               tmp_store: Store) -> None:
     app = open_app(EVALS)
     assert not app.exception
     assert any("No eval runs yet" in info.value for info in app.info)
@@ -89,8 +113,17 @@ def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
     assert list(matrix["case"]) == ["tamper-caught", "cpu-positive"]  # failures first
     assert list(matrix["result"]) == ["failed", "passed"]
     assert "verdict" in matrix["failed expectations"].iloc[0]
-    assert matrix["actual verdict"].iloc[0] == "REJECT"
-    assert len(app.get("plotly_chart")) == 4
+    assert matrix["actual"].iloc[0] == "REJECT · rejected"
+    assert matrix["actual"].iloc[1] == "PASS · verified finding"
+    # Each case's session id opens it on Investigate.
+    (run,) = repository.list_eval_runs(tmp_store)
+    sessions = {row.case_id: row.session_id
+                for row in repository.list_case_results(tmp_store, run_id=run.id)}
+    assert list(matrix["session"]) == [f"./?session={sessions['tamper-caught']}",
+                                       f"./?session={sessions['cpu-positive']}"]
+    # One run so far: no one-point trend chart, a sentence instead.
+    assert len(app.get("plotly_chart")) == 3
+    assert any("One run so far" in caption.value for caption in app.caption)
     headline = {m.label: m.value for m in app.metric}
     assert headline["pass rate"] == "50%"
 

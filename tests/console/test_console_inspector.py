@@ -94,7 +94,17 @@ def test_inspector_opens_the_latest_session_and_rechecks_a_tampered_excerpt(
     html = "\n".join(element.value for element in app.html)
     assert "sb-aligned" in html  # the aligned span is highlighted in the ref text
     statuses = [m.value for m in app.metric if m.label == "Status"]
-    assert statuses == ["pass", "pass"]  # stored verdict, and the same re-derived by re-check
+    assert statuses == ["pass"]  # unchanged: one comparison, not the same one twice
+    assert "Re-checked now: pass / none — the comparison above." in html
+    assert html.count('<span class="sb-aligned">') == 1
+    # Score is explained once: it locates the text, the facts decide.
+    assert html.count("Score only locates the excerpt") == 1
+    # The raw output opens at the cited path, marked, not as a collapsed tree.
+    assert "sb-cited" in html and "opened at $" in as_read(
+        next(e.label for e in app.expander if e.label.startswith("Raw output")))
+    # The session id opens it on Investigate.
+    links = [link for link in app.get("page_link") if "Investigate" in link.proto.label]
+    assert any(latest.session_id in as_read(link.proto.label) for link in links)
 
     index = _positive_binding(latest)
     app.selectbox(key=f"binding_{latest.session_id}").set_value(index).run()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from core.contracts import CheckedBinding, ClaimResult
 from core.events import SessionFinished, ToolCalled
 from core.store import Store, repository
-from core.views.badges import binding_badge, cell_style, claim_badge, verdict_badge
+from core.views.badges import binding_badge, claim_badge, verdict_badge
+from core.views.outcomes import cell_style
 from core.views.timeline import (
     InvestigationView,
     apply_event,

@@ -90,6 +90,7 @@ def document_edits(document: SessionDocument, invocation: Invocation, raw_path: 
     if index is None:
         return
     key = raw_path.split("[")[0].removeprefix("$.")
+    entry = int(raw_path.split("[")[1].rstrip("]"))  # in its own list (refs hold several lists)
     text = details.evidence_refs[index].text
     edited_text = _number_changed(text)
     if edited_text is not None:
@@ -99,13 +100,13 @@ def document_edits(document: SessionDocument, invocation: Invocation, raw_path: 
         tampered = invocation.model_copy(update={"retrieval_details": edited_details})
         yield "refs.ref_text_edited", _replace(document, tampered), invocation.invocation_id, edited_text
         entries = [dict(entry) for entry in invocation.output[key]]
-        field = next((name for name, value in entries[index].items()
+        field = next((name for name, value in entries[entry].items()
                       if isinstance(value, str) and _number_changed(value)), None)
         if field:
-            entries[index][field] = _number_changed(entries[index][field])
+            entries[entry][field] = _number_changed(entries[entry][field])
             edited = invocation.model_copy(update={"output": {**invocation.output, key: entries}})
             yield "refs.output_edited", _replace(document, edited), invocation.invocation_id, text
-    trimmed = invocation.model_copy(update={"output": {**invocation.output, key: invocation.output[key][:index]}})
+    trimmed = invocation.model_copy(update={"output": {**invocation.output, key: invocation.output[key][:entry]}})
     yield "refs.entry_removed", _replace(document, trimmed), invocation.invocation_id, text
     for other in others:
         donor = next((inv for inv in other.invocations if inv.tool_name == invocation.tool_name
