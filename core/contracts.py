@@ -480,6 +480,9 @@ class Plan(Contract):
     level: str | None = None
     unknown_subjects: list[str] = Field(default_factory=list)
     searchable: bool = True
+    # The alert states the question asks about ("is X firing?" -> ["firing"]; "silenced",
+    # "pending"): an alert found in another state does not answer it "yes".
+    alert_states: list[str] = Field(default_factory=list)
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None

@@ -367,6 +367,16 @@ def services_in(text: str, known: Iterable[str] | None = None) -> list[str]:
     return _first_appearance(spans)
 
 
+def without_names(text: str, names: Iterable[str]) -> str:
+    """``text`` normalised, with every whole occurrence of ``names`` blanked: a service called
+    ``mysql`` or ``redis`` named in a sentence is that service, not the lexicon's topic."""
+    normalized = normalize(text)
+    for name in names:
+        if name.strip():
+            normalized = _literal_pattern(name).sub(lambda m: " " * len(m.group()), normalized)
+    return normalized
+
+
 def alert_names_in(text: str, known: Iterable[str]) -> list[str]:
     """Names from ``known`` (e.g. ``HighCPUUsage``) literally present in text, case-insensitive.
 

@@ -4,7 +4,9 @@ Computed in one place, after the verifier (and again whenever the verdict change
 
 - ``found``: the verdict is PASS and a verified observation answers the question;
 - ``absent``: the verdict is PASS and every verified claim is a negative observation (a query
-  that covered the question's terms returned nothing);
+  that covered the question's terms returned nothing), or, for a question about an alert
+  state ("is X firing?"), the observations only show alerts in other states (X pending) next
+  to the verified absence of the state asked (``answers_state``);
 - ``unknown_subject``: the question names a service or alert the data lacks, and nothing was
   claimed about anything else;
 - ``not_understood``: nothing in the question could be searched (no service, alert, symptom or
@@ -16,7 +18,22 @@ Only ``found`` and ``absent`` go with PASS; a PASS can never carry another outco
 
 from __future__ import annotations
 
-from core.contracts import ExecutorOutput, Outcome, Plan, VerifierResult
+from core.contracts import Claim, ExecutorOutput, Outcome, Plan, VerifierResult
+from core.tools.refs import alert_ref_state
+
+
+def answers_state(claim: Claim, plan: Plan | None) -> bool:
+    """Whether an observation answers a question about an alert state: it cites an alert in
+    a state the question asks about (its citations' alert ref heads, ``<name> <state>, ...``).
+    Any observation answers a question that asks about no state, and so does one citing no
+    alert."""
+    if plan is None or not plan.alert_states:
+        return True
+    asked = {state.casefold() for state in plan.alert_states}
+    states = [found[1].casefold() for binding in claim.evidence_bindings
+              if binding.tool_name == "query_metrics" and binding.raw_path
+              and (found := alert_ref_state(binding.evidence_excerpt)) is not None]
+    return not states or bool(asked & set(states))
 
 
 def session_outcome(plan: Plan | None, output: ExecutorOutput | None,
@@ -26,10 +43,12 @@ def session_outcome(plan: Plan | None, output: ExecutorOutput | None,
     if verifier_result is not None and verifier_result.verdict == "PASS" and claims:
         entailed = {result.claim_id for result in verifier_result.claim_results if result.entailed}
         verified = [claim for claim in claims if claim.claim_id in entailed]
-        if any(claim.claim_type != "negative_observation" for claim in verified):
+        absences = [claim for claim in verified if claim.claim_type == "negative_observation"]
+        findings = [claim for claim in verified if claim.claim_type != "negative_observation"]
+        if any(answers_state(claim, plan) for claim in findings):
             return "found"
-        if verified:
-            return "absent"
+        if absences or findings:
+            return "absent" if absences else "found"
     if plan is None or claims:
         return None
     if plan.unknown_subjects:

@@ -53,3 +53,30 @@ def test_a_stray_argument_is_refused_not_passed_to_streamlit(tmp_path: Path) -> 
     assert done.returncode == 2 and done.stderr.splitlines() == [
         "superbiz: error: unexpected argument '9000' (Streamlit options go after `--`, "
         "e.g. `-- --server.headless true`)"]
+
+
+def test_the_console_settings_become_streamlit_flags_nested_tables_included(
+        tmp_path: Path) -> None:
+    from core.cli.serve_cmd import _config_flags
+
+    config = tmp_path / "config.toml"
+    config.write_text('[server]\nheadless = true\nport = 8501\n\n[theme.light]\nprimaryColor = "#123"\n'
+                      '\n[theme.dark]\nprimaryColor = "#456"\n', encoding="utf-8")
+    assert _config_flags(config) == ["--server.headless=true", "--server.port=8501",
+                                     "--theme.light.primaryColor=#123",
+                                     "--theme.dark.primaryColor=#456"]
+    assert _config_flags(tmp_path / "absent.toml") == []
+
+
+def test_the_shipped_console_settings_are_all_options_streamlit_knows() -> None:
+    from streamlit import config as streamlit_config
+
+    from core.cli.serve_cmd import _config_flags
+    from core.resources import console_app
+
+    flags = _config_flags(console_app().parent / ".streamlit" / "config.toml")
+    assert flags
+    known = set(streamlit_config._config_options_template)
+    for flag in flags:
+        option = flag.removeprefix("--").split("=", 1)[0]
+        assert option in known, f"{option} is not a Streamlit option"

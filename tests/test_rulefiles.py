@@ -153,7 +153,11 @@ def test_a_pack_with_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert not any(b.tool_name == "lookup_knowledge" for c in output.claims for b in c.evidence_bindings)
     assert document.verifier_result is not None
     answer = document.composer_output.user_facing_answer if document.composer_output else ""
-    assert "firing" not in answer
+    # A rule that does not fire is a verified absence ("No firing PaymentGatewayDown alert was
+    # found: query_metrics(...) returned nothing"), never an alert said to fire.
+    assert document.outcome == "absent" and document.verifier_result.verdict == "PASS"
+    assert answer.startswith("No (verified") and "has a firing" not in answer
+    assert all(c.claim_type == "negative_observation" for c in output.claims)
     # A broken rule file is a pack problem naming it.
     (pack_dir / "rules" / "broken.yml").write_text("groups: [", encoding="utf-8")
     with pytest.raises(PackError, match=r"broken\.yml: line \d+, column \d+: invalid YAML"):
@@ -172,6 +176,10 @@ def test_a_pack_with_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     ("a > 0.85 and b > 0", "a", ">", "0.85", ["a", "b"]),       # the guard after "and" is no threshold
     ("a > 1 or b > 2", None, None, None, ["a", "b"]),            # no single threshold governs
     ("(delta(oom_kill[30m]) > 0)", "delta(oom_kill[30m])", ">", "0", ["oom_kill"]),
+    # Parentheses around a guarded comparison (awesome-prometheus-alerts' HostOutOfDiskSpace):
+    # the threshold is the first operand's, not the guard's "== 0".
+    ("(avail / size < .10 and on (instance, device) readonly == 0)", "avail / size", "<", "< .10",
+     ["avail", "size", "readonly"]),
     ("x > 0.9 * 1000", None, None, None, ["x"]),                  # a number expression, not a number
     ("rate(x[5m]) > rate(y[5m])", None, None, None, ["x", "y"]),  # not a number
 ])

@@ -19,6 +19,7 @@ import os
 import socket
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,9 +120,14 @@ def _config_flags(config_file: Path) -> list[str]:
         return []
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise SuperbizError(f"{config_file}: cannot read the console settings: {exc}") from None
-    flags = []
-    for section, options in config.items():
-        for option, value in (options.items() if isinstance(options, dict) else ()):
+    return list(_flags(config, prefix=""))
+
+
+def _flags(table: dict[str, Any], *, prefix: str) -> Iterator[str]:
+    # Nested tables ([theme.light]) are dotted options of their own (--theme.light.primaryColor).
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from _flags(value, prefix=f"{prefix}{key}.")
+        elif prefix:  # a top-level key outside any section is not a Streamlit option
             text = str(value).lower() if isinstance(value, bool) else str(value)
-            flags.append(f"--{section}.{option}={text}")
-    return flags
+            yield f"--{prefix}{key}={text}"

@@ -104,11 +104,12 @@ def _has_words_beyond(normalized: str, services: list[str]) -> bool:
 
 
 def claim_subject(claim: Claim, known_services: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """The claim's services and topics: its subject fields plus what its text names."""
+    """The claim's services and topics: its subject fields plus what its text names (a service
+    the claim declares is not read as a topic where its text names it: ``mysql``, ``redis``)."""
     declared = [service.strip().casefold() for service in claim.subject_services]
     services = dict.fromkeys(declared + lexicon.services_in(claim.claim_text, [*declared, *known_services]))
-    topics = dict.fromkeys([*lexicon.declared_topics(claim.subject_topics),
-                            *lexicon.topics_in(claim.claim_text)])
+    text = lexicon.without_names(claim.claim_text, declared)
+    topics = dict.fromkeys([*lexicon.declared_topics(claim.subject_topics), *lexicon.topics_in(text)])
     return list(services), list(topics)
 
 

@@ -17,7 +17,9 @@ from core.gatekeeper.normalize import NORMALIZER_VERSION
 # private use ...) reject; a stop-word substituted for another is a changed word; cited refs
 # must be what the recorder's recipe makes of the raw output (evidence.refs_tampered); a
 # negative observation's subject is read from its text as well as its subject fields.
-RULES_VERSION = "gk-3"
+# gk-4: a service a negative observation declares (``subject_services``) is not read as a
+# lexicon topic where its text names it (a service called ``mysql`` is not the slow-query topic).
+RULES_VERSION = "gk-4"
 # rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
 FUZZY_THRESHOLD = 90.0
 # Below this informative length (CJK counts double) an excerpt is too short to check.

@@ -30,6 +30,7 @@ from core.sources.alertmap import (
     LabelMapping,
     active_for,
     annotation_details,
+    host_name,
     label_text,
     summary_of,
 )
@@ -154,7 +155,12 @@ class AlertmanagerSource:
                     self._vocabulary = Vocabulary(unavailable=(self.source_id,))
                 else:
                     label_sets = [label_text(a["labels"]) for a in raw]
-                    services = (self.labels.service_of(labels) for labels in label_sets)
+                    services = [self.labels.service_of(labels) for labels in label_sets]
+                    services += [value for labels in label_sets
+                                 for name in self.labels.vocabulary_labels()
+                                 if (value := labels.get(name))]
+                    services += [host for labels in label_sets for name in self.labels.host_labels()
+                                 if (host := host_name(labels.get(name) or ""))]
                     names = (labels.get("alertname", "") for labels in label_sets)
                     self._vocabulary = Vocabulary(services=tuple(dict.fromkeys(s for s in services if s)),
                                                   alert_names=tuple(dict.fromkeys(n for n in names if n)))

@@ -5,10 +5,14 @@ service, a pod, a namespace, a severity, a current value, a threshold, a duratio
 The mapping only copies and formats; it never invents:
 
 - ``service``: the value of the first label of ``service_labels`` the alert has (default:
-  ``service``, ``app``, ``app_kubernetes_io_name``, ``container``, ``job``, ``namespace``,
-  ``pod``, ``instance``). A query for a service matches an alert whose value of *any* of those
-  labels is that service, and the alert then reads as that service (so a question about a pod
-  or a namespace finds its alerts, named as the question names them).
+  ``service``, ``app``, ``app_kubernetes_io_name``, ``container``, ``deployment``,
+  ``statefulset``, ``daemonset``, ``cronjob``, ``job_name``, ``node``, ``job``, ``namespace``,
+  ``pod``, ``instance``: the workload or node an exporter reports about before the exporter's
+  own ``job``; kube-state-metrics names a Kubernetes Job ``job_name``, since ``job`` is its own). A query for a
+  service matches an alert whose value of *any* of those labels is that service, and the alert
+  then reads as that service (so a question about a pod, a deployment, a node or a namespace
+  finds its alerts, named as the question names them). ``instance`` also matches by its host
+  (``node-1`` is the instance ``node-1:9100``).
 - ``pod``, ``namespace``, ``severity``: the labels of those names.
 - ``duration``: the time since the alert became active, by the server's clock (the answer's
   ``Date``), in the two largest units (``25m``, ``1h5m``, ``42s``).
@@ -18,18 +22,37 @@ The mapping only copies and formats; it never invents:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-# A workload's own name first; ``container`` before ``job`` because exporters such as
-# kube-state-metrics report other pods' containers under their own job.
+# A workload's own name first; ``container``, the workload and the node before ``job`` because
+# exporters such as kube-state-metrics and node-exporter report about other things (pods'
+# containers, deployments, nodes) under their own job.
 DEFAULT_SERVICE_LABELS: tuple[str, ...] = (
-    "service", "app", "app_kubernetes_io_name", "container", "job", "namespace", "pod",
-    "instance")
+    "service", "app", "app_kubernetes_io_name", "container", "deployment", "statefulset",
+    "daemonset", "cronjob", "job_name", "node", "job", "namespace", "pod", "instance")
 # Labels whose values are not service names a person types (addresses, pod hashes): the
 # vocabulary leaves them out, though they still name an alert's service when nothing else does.
 NOT_VOCABULARY_LABELS = frozenset({"instance", "pod"})
+# Labels whose value is ``host[:port]``: they also name the host alone (``node-1:9100`` is
+# ``node-1``), and a host name (not an address) is a name a person types.
+HOST_LABELS = frozenset({"instance"})
+_HOST_PORT = re.compile(r"^(?P<host>\[[^\]]*\]|[^:]+):\d{1,5}$")
+_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\]|.*:.*|localhost)$", re.IGNORECASE)
+
+
+def host_of(value: str) -> str:
+    """``node-1`` of ``node-1:9100``; the value itself when it has no port."""
+    match = _HOST_PORT.match(value)
+    return match.group("host") if match else value
+
+
+def host_name(value: str) -> str | None:
+    """The host of an ``instance`` value when it is a name (``node-1``), not an address."""
+    host = host_of(value)
+    return None if not host or _ADDRESS.match(host) else host
 
 
 @dataclass(frozen=True)
@@ -38,25 +61,40 @@ class LabelMapping:
 
     service_labels: tuple[str, ...] = DEFAULT_SERVICE_LABELS
 
+    def _names(self, labels: Mapping[str, str]) -> list[str]:
+        """What the service labels name, in order: each value, and a host label's host."""
+        names: list[str] = []
+        for name in self.service_labels:
+            value = labels.get(name)
+            if value:
+                names.append(value)
+                if name in HOST_LABELS and host_of(value) != value:
+                    names.append(host_of(value))
+        return names
+
     def service_of(self, labels: Mapping[str, str], wanted: str | None = None) -> str:
-        """``wanted`` as the labels spell it when one of the service labels has that value;
-        else the value of the first service label present; else ``""``."""
+        """``wanted`` as the labels spell it when one of the service labels names it (a host
+        label by its host, too); else the value of the first service label present; else ``""``."""
         if wanted:
             folded = wanted.casefold()
-            for name in self.service_labels:
-                value = labels.get(name)
-                if value and value.casefold() == folded:
+            for value in self._names(labels):
+                if value.casefold() == folded:
                     return value
         return next((labels[name] for name in self.service_labels if labels.get(name)), "")
 
     def matches_service(self, labels: Mapping[str, str], wanted: str) -> bool:
-        """Whether any service label's value is ``wanted`` (case-insensitive)."""
+        """Whether any service label names ``wanted`` (case-insensitive; a host label by its
+        host too)."""
         folded = wanted.casefold()
-        return any((labels.get(name) or "").casefold() == folded for name in self.service_labels)
+        return any(value.casefold() == folded for value in self._names(labels))
 
     def vocabulary_labels(self) -> tuple[str, ...]:
         """The service labels whose values are service names in the vocabulary."""
         return tuple(name for name in self.service_labels if name not in NOT_VOCABULARY_LABELS)
+
+    def host_labels(self) -> tuple[str, ...]:
+        """The service labels whose values' host names are in the vocabulary."""
+        return tuple(name for name in self.service_labels if name in HOST_LABELS)
 
 
 def parse_time(text: str | None) -> datetime | None:

@@ -17,6 +17,7 @@ that failed, and the recorder stores it as an ``error`` invocation.
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import socket
 import urllib.error
@@ -96,6 +97,7 @@ class HttpEndpoint:
             with self._open(path, params) as response:
                 body = response.read(_MAX_ANSWER_BYTES + 1)
                 server_time = _server_time(response.headers.get("Date"))
+                announced = _content_length(response.headers.get("Content-Length"))
         except urllib.error.HTTPError as exc:
             detail = _error_detail(exc)
             exc.close()  # the error answer's connection
@@ -106,6 +108,9 @@ class HttpEndpoint:
             raise self.failure(call, _unreachable(exc.reason)) from None
         except (ConnectionError, OSError) as exc:
             raise self.failure(call, _unreachable(exc)) from None
+        if announced is not None and len(body) < min(announced, _MAX_ANSWER_BYTES):
+            # The connection closed mid-answer: say so, rather than "not JSON".
+            raise self.failure(call, f"the answer was cut short ({len(body)} of {announced} bytes)")
         if len(body) > _MAX_ANSWER_BYTES:
             raise self.failure(call, f"answer larger than {_MAX_ANSWER_BYTES // 1024 // 1024} MB")
         try:
@@ -154,9 +159,20 @@ def _server_time(header: str | None) -> datetime | None:
         return None
 
 
+def _content_length(header: str | None) -> int | None:
+    try:
+        return int(header) if header else None
+    except ValueError:
+        return None
+
+
 def _unreachable(reason: object) -> str:
     if isinstance(reason, ConnectionRefusedError):
         return "connection refused"
+    if isinstance(reason, http.client.RemoteDisconnected):
+        return "the connection was closed without an answer"
+    if isinstance(reason, ConnectionResetError):
+        return "the connection was reset"
     if isinstance(reason, TimeoutError | socket.timeout):
         return "no answer in time"
     if isinstance(reason, socket.gaierror):

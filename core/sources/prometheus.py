@@ -35,6 +35,7 @@ from core.sources.alertmap import (
     active_for,
     annotation_details,
     format_duration,
+    host_name,
     label_text,
     summary_of,
 )
@@ -262,9 +263,9 @@ class PrometheusSource:
     # ------------------------------------------------------------ vocabulary, description
 
     def vocabulary(self) -> Vocabulary:
-        """Alert names (firing or pending), rule names, services (the service labels' values
-        and the alerts' services) and metric names, read once; an unreachable server gives an
-        empty vocabulary marked ``unavailable``."""
+        """Alert names (firing or pending), rule names, services (the service labels' values,
+        the host names of ``instance`` values, and the alerts' services) and metric names, read
+        once; an unreachable server gives an empty vocabulary marked ``unavailable``."""
         with self._lock:
             if self._vocabulary is None:
                 self._vocabulary = self._read_vocabulary()
@@ -277,6 +278,8 @@ class PrometheusSource:
             services = [self.labels.service_of(label_text(a.get("labels") or {})) for a in raw_alerts]
             for name in self.labels.vocabulary_labels():
                 services += self._label_values(name)
+            for name in self.labels.host_labels():  # node-1 of node-1:9100, never 10.0.0.1
+                services += [host for value in self._label_values(name) if (host := host_name(value))]
             metrics = self._label_values("__name__")
         except SourceError:
             return Vocabulary(unavailable=(self.source_id,))

@@ -80,11 +80,15 @@ def comparison(expr: str) -> Comparison | None:
     """The comparison with a number that governs ``expr``, if one does.
 
     ``a > 80`` and ``(a / b * 100 < 10)`` are read; so is the first operand of ``and`` and
-    ``unless`` (``a > 0.85 and b > 0``: the second is a guard). ``or`` has no single threshold,
+    ``unless`` (``a > 0.85 and b > 0``: the second is a guard), also inside parentheses around
+    the whole expression (``(a < 0.1 and on (i) b == 0)``). ``or`` has no single threshold,
     a comparison inside a function call governs nothing, and a number expression on the right
     (``< 21 * 24 * 3600``) is not a number: ``None`` for all of them.
     """
     text = "\n".join(line for line in expr.splitlines() if not line.lstrip().startswith("#")).strip()
+    # Parentheses around the whole expression first: ``(a < 0.1 and on (i) b == 0)`` is read
+    # as ``a < 0.1`` guarded by ``b == 0``, not as a comparison with 0.
+    text = _unwrapped(text)
     blanked = _blank_strings(text)
     if _top_level(blanked, r"\bor\b"):
         return None

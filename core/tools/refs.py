@@ -22,6 +22,16 @@ def alert_ref_text(alert: Alert) -> str:
     return "; ".join([head, *tail])
 
 
+def alert_ref_state(text: str) -> tuple[str, str] | None:
+    """``(alert name, state)`` at the head of an alert's ref text (``alert_ref_text``), or of a
+    quote of it that keeps its head; None for any other text."""
+    head = text.split(", ", 1)[0].strip()
+    name, _, state = head.rpartition(" ")
+    if not name or not state or " " in name or not state.isalpha():
+        return None
+    return name, state
+
+
 def log_ref_text(entry: LogEntry) -> str:
     """``[timestamp][LEVEL][service] message``, the log ref shape of docs/design.md §2."""
     return f"[{entry.timestamp}][{entry.level}][{entry.service}] {entry.message}"

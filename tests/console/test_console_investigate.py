@@ -155,7 +155,7 @@ def test_a_repaired_session_says_so_with_what_its_first_attempt_got_wrong(
     assert not app.exception
     assert _metrics(app)["Verdict"] == "PASS"
     assert any("repaired after 1 attempt" in markdown.value for markdown in app.markdown)
-    attempt = next(e for e in app.expander if e.label.startswith("Attempt 1: REJECT"))
+    attempt = next(e for e in app.expander if e.label.replace("\\", "").startswith("Attempt 1: REJECT"))
     rows = attempt.dataframe[0].value
     assert list(rows["rule"]) == ["evidence.excerpt_mismatch"]
     assert rows["the evidence there says"].iloc[0]  # what the cited ref actually says

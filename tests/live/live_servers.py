@@ -179,7 +179,8 @@ class Server:
         raise RuntimeError(f"{self.name} not ready after {timeout}s: {self.log.read_text()[-2000:]}")
 
 
-def _start(name: str, command: list[str], url: str, folder: Path) -> Server:
+def start_server(name: str, command: list[str], url: str, folder: Path) -> Server:
+    """Start ``command`` in ``folder`` (output to ``<name>.log``); not yet waited for."""
     log = folder / f"{name}.log"
     with log.open("wb") as handle:
         process = subprocess.Popen(command, cwd=folder, stdout=handle, stderr=subprocess.STDOUT,
@@ -194,7 +195,7 @@ def start_alertmanager(folder: Path) -> Server:
     (folder / "alertmanager.yml").write_text(yaml.safe_dump(config))
     port = free_port()
     assert ALERTMANAGER is not None
-    server = _start("alertmanager", [
+    server = start_server("alertmanager", [
         ALERTMANAGER, "--config.file=alertmanager.yml", f"--storage.path={folder / 'data'}",
         f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address="],
         f"http://127.0.0.1:{port}", folder)
@@ -206,22 +207,27 @@ def start_prometheus(folder: Path, exporters: dict[str, int], alertmanager: Serv
                      rules: dict[str, Any]) -> Server:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "rules.yml").write_text(yaml.safe_dump(rules, allow_unicode=True))
-    config: dict[str, Any] = {
+    server = launch_prometheus(folder, {
         "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
         "rule_files": ["rules.yml"],
         "scrape_configs": [{"job_name": job, "static_configs": [{"targets": [f"127.0.0.1:{port}"]}]}
-                           for job, port in exporters.items()]}
+                           for job, port in exporters.items()]}, alertmanager)
+    server.wait_ready("/-/ready")
+    return server
+
+
+def launch_prometheus(folder: Path, config: dict[str, Any], alertmanager: Server | None) -> Server:
+    """A Prometheus on a free port with ``config`` (sending to ``alertmanager``), run in
+    ``folder``; not yet waited for."""
     if alertmanager is not None:
-        config["alerting"] = {"alertmanagers": [{"static_configs": [
-            {"targets": [alertmanager.url.removeprefix("http://")]}]}]}
+        config = {**config, "alerting": {"alertmanagers": [{"static_configs": [
+            {"targets": [alertmanager.url.removeprefix("http://")]}]}]}}
     (folder / "prometheus.yml").write_text(yaml.safe_dump(config))
     port = free_port()
     assert PROMETHEUS is not None
-    server = _start("prometheus", [
+    return start_server("prometheus", [
         PROMETHEUS, "--config.file=prometheus.yml", f"--storage.tsdb.path={folder / 'data'}",
         f"--web.listen-address=127.0.0.1:{port}"], f"http://127.0.0.1:{port}", folder)
-    server.wait_ready("/-/ready")
-    return server
 
 
 @dataclass
@@ -292,27 +298,32 @@ class LiveDemo:
 
     def silence(self, alert_name: str, comment: str = "maintenance window") -> str:
         """Silence an alert for an hour; returns the silence id once the alert reads suppressed."""
-        now = time.time()
-        body = json.dumps({
-            "matchers": [{"name": "alertname", "value": alert_name, "isRegex": False, "isEqual": True}],
-            "startsAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - 60)),
-            "endsAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 3600)),
-            "createdBy": "sre-oncall", "comment": comment}).encode()
-        request = urllib.request.Request(f"{self.alertmanager.url}/api/v2/silences", data=body,
-                                         headers={"Content-Type": "application/json"}, method="POST")
-        with urllib.request.urlopen(request, timeout=5) as response:
-            silence_id = str(json.loads(response.read())["silenceID"])
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            held = [a for a in get_json(f"{self.alertmanager.url}/api/v2/alerts")
-                    if a["labels"]["alertname"] == alert_name]
-            if held and all(a["status"]["state"] == "suppressed" for a in held):
-                return silence_id
-            time.sleep(0.2)
-        raise RuntimeError(f"{alert_name} not suppressed after the silence")
+        return silence_alert(self.alertmanager.url, alert_name, comment)
 
     def stop(self) -> None:
         self.prometheus.stop()
         self.alertmanager.stop()
         for exporter in self.exporters:
             exporter.stop()
+
+
+def silence_alert(alertmanager_url: str, alert_name: str, comment: str = "maintenance window") -> str:
+    """Silence an alert for an hour; returns the silence id once the alert reads suppressed."""
+    now = time.time()
+    body = json.dumps({
+        "matchers": [{"name": "alertname", "value": alert_name, "isRegex": False, "isEqual": True}],
+        "startsAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now - 60)),
+        "endsAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 3600)),
+        "createdBy": "sre-oncall", "comment": comment}).encode()
+    request = urllib.request.Request(f"{alertmanager_url}/api/v2/silences", data=body,
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=5) as response:
+        silence_id = str(json.loads(response.read())["silenceID"])
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        held = [a for a in get_json(f"{alertmanager_url}/api/v2/alerts")
+                if a["labels"]["alertname"] == alert_name]
+        if held and all(a["status"]["state"] == "suppressed" for a in held):
+            return silence_id
+        time.sleep(0.2)
+    raise RuntimeError(f"{alert_name} not suppressed after the silence")

@@ -22,7 +22,7 @@ from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
 from core.agents.rules.composer import (
     RulesComposer,
-    answer_kind,
+    claims_answer_kind,
     lead_line,
     passed_steps,
     repair_line,
@@ -48,9 +48,7 @@ class LLMComposer(LLMRole):
         passed = verified_claims(plan, verifier_input, verifier_result)
         blocked = [c for c in claims if c not in passed]
         status_now = answer_status(verifier_input, verifier_result, passed)
-        kind = answer_kind(plan.question, blocked=status_now == "blocked",
-                           found=any(c.claim_type != "negative_observation" for c in passed),
-                           absent=any(c.claim_type == "negative_observation" for c in passed))
+        kind = claims_answer_kind(plan, passed, blocked=status_now == "blocked")
         steps = passed_steps(plan, verifier_input, verifier_result)
         messages = [wire.system_message(self.prompt.text),
                     wire.user_message(self._task(plan, verifier_result, passed, steps, kind))]

@@ -116,6 +116,7 @@ def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
         "unknown_subjects": _union(floor.unknown_subjects, planned.unknown_subjects),
         # Nothing searchable stays so: a model does not make "<script>alert(1)</script>" a question.
         "searchable": floor.searchable,
+        "alert_states": floor.alert_states,
     })
 
 

@@ -5,14 +5,15 @@ plainly when nothing was found (未检索到真实证据 / "No real evidence was
 searched, and when the verdict is REJECT or LOW_CONFID says the answer could not be verified.
 A yes/no question ("是否存在 …", "whether …", "is there …") is answered 是 / 否 (yes / no)
 first -- ``answer_kind`` says which, so a verified negative is told apart from a positive --
-with the verified evidence under it. A source that failed is named with why
-(``failed_sources_lines``): a failed call is never reported as "nothing found". Missing
-information and evidence-gathering actions the verifier passed may follow as next steps, marked
-as such. When the verdict is not PASS, claims that are fully verified on their own (entailed,
-every binding passed) stay in the answer under a banner saying so; an answer of a repaired
-attempt ends with a line saying it was repaired. It never shows raw JSON, a blocked claim, a
-step that did not pass (a repair, a gap that concludes), verifier reasons (they quote blocked
-content) or an excluded subject.
+with the verified evidence under it; a question about an alert state ("is X firing?") is
+answered 否 when X is verified absent in that state, with X's other state shown under it. A
+source that failed is named with why (``failed_sources_lines``): a failed call is never
+reported as "nothing found". Missing information and evidence-gathering actions the verifier
+passed may follow as next steps, marked as such. When the verdict is not PASS, claims that
+are fully verified on their own (entailed, every binding passed) stay in the answer under a
+banner saying so; an answer of a repaired attempt ends with a line saying it was repaired. It
+never shows raw JSON, a blocked claim, a step that did not pass (a repair, a gap that
+concludes), verifier reasons (they quote blocked content) or an excluded subject.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.outcome import answers_state
 from core.tools.spec import is_reference_tool
 from core.verifier.scope import excluded_mentions
 
@@ -39,6 +41,8 @@ _TEXT = {
     "zh": {
         "verified": "结论（已通过证据核验）：",
         "absent": "未检索到的内容：",
+        "other_state": "处于其他状态（已通过证据核验）：",
+        "reference": "参考（规则文件 / runbook 的原文，说明含义与检查项，不代表当前状态）：",
         "no_evidence": "未检索到真实证据",
         "searched": "已查询：",
         "nothing_called": "本次没有调用任何取证工具",
@@ -65,6 +69,7 @@ _TEXT = {
         "partly": "部分是（以下部分内容已通过证据核验，其余已核验为未检索到）。",
         "unknown": "无法确定（没有通过核验的证据能回答是或否）。",
         "unknown_subject": "问题中的 {names} 不在本次数据中，未做任何检索",
+        "unknown_searched": "问题中的 {names} 不在本次数据中（已查询：{calls}，均未返回记录）",
         "not_understood": "问题中没有可检索的服务、告警、症状或关键词，未做任何检索",
         "sep": "；",
         "end": "。",
@@ -72,6 +77,9 @@ _TEXT = {
     "en": {
         "verified": "Findings (verified against the evidence):",
         "absent": "Not found:",
+        "other_state": "In another state (verified against the evidence):",
+        "reference": "Reference (the rule file / runbook as written: what it means and checks, "
+                     "not the current state):",
         "no_evidence": "No real evidence was found",
         "searched": "searched: ",
         "nothing_called": "no evidence tool was called",
@@ -105,6 +113,8 @@ _TEXT = {
         "partly": "Partly (some of it is verified below; the rest is verified absent).",
         "unknown": "Cannot tell (no verified evidence answers yes or no).",
         "unknown_subject": "{names} named in the question is not in this data; nothing was searched",
+        "unknown_searched": "{names} named in the question is not in this data (searched: {calls}; "
+                            "nothing returned)",
         "not_understood": "The question names no service, alert, symptom or search term to look "
                           "for; nothing was searched",
         "sep": "; ",
@@ -126,14 +136,17 @@ class RulesComposer:
         shown = verified_claims(plan, verifier_input, verifier_result)
         findings = [c for c in shown if c.claim_type != "negative_observation"]
         absences = [c for c in shown if c.claim_type == "negative_observation"]
+        # "Is X firing?" of a pending X: the pending alert is shown, but it answers "no".
+        answering = [c for c in findings if answers_state(c, plan)]
         gatekeeper = verifier_input.gatekeeper_result
         status: Literal["valid", "no_evidence", "blocked"]
         # Blocked: a citation failed, or a claim was made and not every claim held. With no
         # claims at all there is nothing to block: the honest answer is "nothing was found".
         blocked = gatekeeper.status == "fail" or (verifier_result.verdict != "PASS" and bool(output.claims))
-        kind = answer_kind(plan.question, blocked=blocked, found=bool(findings),
-                           absent=bool(absences))
+        kind = claims_answer_kind(plan, shown, blocked=blocked)
         lines: list[str] = [text[kind], ""] if kind is not None else []
+        if is_meaning_question(plan.question):
+            lines += reference_lines(plan.language, verifier_input, verifier_result)
 
         if blocked:
             status = "blocked"
@@ -143,6 +156,11 @@ class RulesComposer:
                                                                  verifier_result)))
             if shown:
                 lines += ["", text["partial"], *_bullets(shown)]
+        elif findings and absences and not answering:
+            # Absent in the state asked; what there is instead, verified, follows.
+            status = "valid"
+            lines += [text["absent"], *_bullets(absences), "", text["other_state"],
+                      *_bullets(findings), "", _citations_line(text, findings, verifier_input)]
         elif findings:
             status = "valid"
             lines += [text["verified"], *_bullets(findings)]
@@ -152,7 +170,7 @@ class RulesComposer:
         elif not output.claims and (plan.unknown_subjects or not plan.searchable):
             # Nothing was searched: say why, and (for a name the data lacks) what it has.
             status = "no_evidence"
-            lines.append(_nothing_searched_line(text, plan))
+            lines.append(_nothing_searched_line(text, plan, verifier_input.tool_trace_summary))
             shown_steps = [step for step in passed_steps(plan, verifier_input, verifier_result)
                            if any(info.description == step and info.info_id.startswith("unknown-")
                                   for info in output.missing_info)]
@@ -183,6 +201,34 @@ _YES_NO_RE = re.compile(
     r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could)\b", re.IGNORECASE)
 
 
+# "What does X mean?": the rule or runbook text is the answer's reference (never a finding).
+_MEANING_RE = re.compile(
+    r"\bmean(?:s|ing)?\b|\bexplain\b|\bwhat\s+is\s+(?:the\s+|an?\s+)?\S+\s+alert\b|"
+    r"\bwhat\s+does\s+.*\b(?:check|detect|measure|watch)\b|\bwhen\s+does\s+.*\bfire\b|"
+    r"什么意思|含义|代表什么|表示什么|是什么告警|解释|什么时候触发|触发条件", re.IGNORECASE)
+
+
+def is_meaning_question(question: str) -> bool:
+    """Whether the question asks what an alert (or a symptom) means."""
+    return _MEANING_RE.search(question) is not None
+
+
+def reference_lines(language: Language, verifier_input: VerifierInput,
+                    verifier_result: VerifierResult) -> list[str]:
+    """The heading and the text of each rule or runbook section a passed next step cites
+    (its gatekeeper-matched ref: ``title (source): content``), as reference; [] when none."""
+    passed = {r.step_id for r in verifier_result.step_results if r.kind == "action" and r.passed}
+    texts = [checked.matched_text for checked in verifier_input.gatekeeper_result.checked_bindings
+             if checked.action_id in passed and checked.status == "pass" and checked.matched_text
+             and is_reference_tool(checked.tool_name or "")]
+    lines: list[str] = []
+    for matched in dict.fromkeys(texts):
+        head, _, content = matched.partition("): ")
+        lines.append(f"- {head})" if content else f"- {matched}")
+        lines += [f"  {line.strip()}" for line in content.splitlines() if line.strip()]
+    return [_TEXT[language]["reference"], *lines, ""] if lines else []
+
+
 def is_yes_no_question(question: str) -> bool:
     """Whether the question asks for a yes or a no."""
     return _YES_NO_RE.search(question) is not None
@@ -199,6 +245,16 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
     if found:
         return "partly" if absent else "yes"
     return "no" if absent else "unknown"
+
+
+def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) -> AnswerKind | None:
+    """``answer_kind`` of verified ``claims``: an observation of an alert in another state than
+    the question asks about (``answers_state``) is not a "yes" when the state asked is
+    verified absent."""
+    findings = [c for c in claims if c.claim_type != "negative_observation"]
+    absent = any(c.claim_type == "negative_observation" for c in claims)
+    found = any(answers_state(c, plan) for c in findings) or (bool(findings) and not absent)
+    return answer_kind(plan.question, blocked=blocked, found=found, absent=absent)
 
 
 def lead_line(kind: AnswerKind, language: str) -> str:
@@ -309,10 +365,18 @@ def name_failed_sources(output: ComposerOutput, trace: Sequence[TraceSummaryEntr
         "user_facing_answer": "\n".join([output.user_facing_answer, *lines]).strip()})
 
 
-def _nothing_searched_line(text: dict[str, str], plan: Plan) -> str:
-    """Why nothing was searched: the subjects are not in the data, or nothing is searchable."""
+def _nothing_searched_line(text: dict[str, str], plan: Plan,
+                           trace: Sequence[TraceSummaryEntry]) -> str:
+    """Why nothing was found: the subjects are not in the data (an alert name the data lacks
+    is still searched for, and the line says so), or nothing is searchable."""
     if plan.unknown_subjects:
-        return text["unknown_subject"].format(names=", ".join(plan.unknown_subjects)) + text["end"]
+        names = ", ".join(plan.unknown_subjects)
+        searched = [entry for entry in trace if not is_reference_tool(entry.tool_name)
+                    and entry.invocation_count > entry.failed_invocation_count]
+        if searched:
+            calls = ", ".join(f"{entry.tool_name} ×{entry.invocation_count}" for entry in searched)
+            return text["unknown_searched"].format(names=names, calls=calls) + text["end"]
+        return text["unknown_subject"].format(names=names) + text["end"]
     return text["not_understood"] + text["end"]
 
 

@@ -24,6 +24,7 @@ from core.agents.rules.searches import LogSearch, log_searches, service_search
 from core.contracts import Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.lexicon import TOPICS, topic_matches
+from core.tools.spec import TOOL_SPECS, is_evidence_tool
 
 if TYPE_CHECKING:
     from core.recorder import Recorder
@@ -44,18 +45,25 @@ class RulesExecutor:
                                    and not services):
             output = build_output(plan, recorder.world, services, calls)
             return output, ParseStatus(status="valid", detail="nothing to search: no tool called")
-        if "query_metrics" in plan.tools:
+        tools = _answerable_tools(plan, recorder)
+        if "query_metrics" in tools:
             for service, alert_name, state, topics in _metrics_queries(
                     plan, recorder.world.vocabulary, services):
                 arguments = _present(service=service, alert_name=alert_name, state=state)
-                yield from _call(recorder, calls, "query_metrics", arguments, service, topics)
+                invocation = yield from _call(recorder, calls, "query_metrics", arguments, service,
+                                              topics)
+                if state and alert_name in plan.alert_names and is_no_hit(invocation):
+                    # Not in the state asked: in which state is it, if any ("is X firing?" of
+                    # a pending or silenced X is answered "no, it is pending").
+                    yield from _call(recorder, calls, "query_metrics",
+                                     _present(service=service, alert_name=alert_name), service, topics)
             if not services and plan.alert_names:
                 # An alert named without a service: the service is the one the alert came with.
                 found = [item.service for item in collect_items(calls.invocations("query_metrics"))]
                 services = [s for s in unique(found) if s.lower() not in excluded]
-        if "query_logs" in plan.tools:
+        if "query_logs" in tools:
             yield from _query_logs(plan, recorder, calls, services)
-        if "lookup_knowledge" in plan.tools:
+        if "lookup_knowledge" in tools:
             labels = [TOPICS[topic].label_en for topic in plan.topics if topic in TOPICS]
             query = " ".join(unique([*plan.alert_names, *labels]))
             if query:
@@ -63,6 +71,19 @@ class RulesExecutor:
         output = build_output(plan, recorder.world, services, calls)
         return output, ParseStatus(status="valid",
                                    detail="built by the rules executor from evidence_refs")
+
+
+def _answerable_tools(plan: Plan, recorder: Recorder) -> list[str]:
+    """The plan's tools, without evidence tools the world has no source for when another
+    evidence tool of the plan has one (an alert question on a world without logs asks the
+    alerts; a question only the logs could answer still records why nothing was searched)."""
+    def has_source(tool: str) -> bool:
+        return recorder.world.source(TOOL_SPECS[tool].capability) is not None
+
+    evidence = [tool for tool in plan.tools if is_evidence_tool(tool)]
+    if not any(has_source(tool) for tool in evidence):
+        return list(plan.tools)
+    return [tool for tool in plan.tools if not is_evidence_tool(tool) or has_source(tool)]
 
 
 def _names_unknown_service(plan: Plan, vocabulary: Vocabulary) -> bool:
@@ -129,12 +150,14 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
                      ) -> list[tuple[str | None, str | None, str | None, tuple[str, ...]]]:
     """(service, alert name, state, topics covered) of each ``query_metrics`` call, deduplicated.
 
-    An alert the question names is asked for in any state ("is X firing?" is answered by a
-    resolved X too); an alert its topics or concepts imply only when firing: a resolved alert
-    is not a symptom happening now.
+    An alert the question names is asked for in the state the question asks about, if it
+    names one ("is X firing?", "is X silenced?"), else in any state; an alert its topics or
+    concepts imply only when firing (or in the state asked): a resolved alert is not a symptom
+    happening now. A question about alerts in a state ("any pending alerts?") asks for them.
     """
     alert_names = list(plan.alert_names)
-    state = None
+    asked = plan.alert_states[0] if len(plan.alert_states) == 1 else None
+    state = asked
     if not alert_names:
         # Topics and concepts imply alerts: the world's alerts about them, else the lexicon's.
         for topic in plan.topics:
@@ -144,7 +167,7 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
                         if set(alert_concepts(name)) & set(plan.concepts)]
         alert_names = [name for name in unique(alert_names)
                        if name not in plan.exclusions.alert_names]
-        state = "firing" if alert_names else None
+        state = (asked or "firing") if alert_names else asked
     queries: list[tuple[str | None, str | None, str | None, tuple[str, ...]]] = []
     targets: list[str | None] = [*services] or [None]
     has_subject = bool(plan.topics or plan.concepts or plan.terms or plan.keywords or plan.level)
@@ -155,6 +178,6 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
             queries += [(service, name, state, tuple(t for t in alert_topics(name)
                                                      if t in TOPICS and topic_matches(t, name)))
                         for name in alert_names]
-        elif not has_subject or service is not None:
-            queries.append((service, None, None, ()))
+        elif not has_subject or service is not None or state:
+            queries.append((service, None, state, ()))
     return unique(queries)

@@ -24,6 +24,7 @@ from core.agents.rules.evidence import (
 from core.agents.rules.findings import SearchOutcome, absent_claim, found_claim
 from core.agents.rules.guidance import guidance_for, render
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
+from core.agents.rules.question import alert_identifier
 from core.concepts import CONCEPTS
 from core.contracts import (
     Claim,
@@ -35,7 +36,7 @@ from core.contracts import (
     Plan,
     RecommendedAction,
 )
-from core.lexicon import expand_topics, services_in, topics_in
+from core.lexicon import alert_words, expand_topics, services_in, topics_in
 from core.tools.spec import is_reference_tool
 from core.verifier.scope import excluded_mentions, topics_in_scope
 
@@ -159,6 +160,7 @@ def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) 
     absences = [_absence("", subject, no_hits, plan) for subject, no_hits in absent]
     absences += [absent_claim("", outcome, plan.language)
                  for outcome in calls.by_words() if outcome.no_hit]
+    absences += _alert_absences(plan, calls, absences)
     if plan.narrow:
         observations = observations[:NARROW_MAX_CLAIMS]
         absences = absences[:max(0, NARROW_MAX_CLAIMS - len(observations))]
@@ -173,7 +175,7 @@ def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) 
 
 def _relevant_alert(item: EvidenceItem, plan: Plan) -> bool:
     """An alert is evidence for a question that names no subject but the service (or alerts),
-    or when the question's alerts, topics or concepts are what its name is about."""
+    or when the question's alerts, topics, concepts or keywords are what its name is about."""
     if item.alert is None:
         return True
     narrow_concepts = [c for c in plan.concepts if c in CONCEPTS and not CONCEPTS[c].broad]
@@ -182,7 +184,16 @@ def _relevant_alert(item: EvidenceItem, plan: Plan) -> bool:
         return True
     name = item.alert.alert_name
     return (name in plan.alert_names or bool(set(alert_topics(name)) & set(plan.topics))
-            or bool(set(alert_concepts(name)) & set(plan.concepts)))
+            or bool(set(alert_concepts(name)) & set(plan.concepts))
+            or _names_keywords(name, plan.keywords))
+
+
+def _names_keywords(alert_name: str, keywords: list[list[str]]) -> bool:
+    """Whether the words of an alert's name hold every keyword of the question (one of each
+    keyword's stems): "the inventory deployment's alerts" -> KubeDeploymentReplicasMismatch."""
+    words = alert_words(alert_name).split()
+    return bool(keywords) and all(any(word.startswith(stem) for stem in keyword for word in words)
+                                  for keyword in keywords if keyword)
 
 
 def _subjects(plan: Plan, services: list[str], items: list[EvidenceItem]) -> list[Subject]:
@@ -275,6 +286,51 @@ def _no_hit_excerpt(invocation: Invocation) -> str:
     return f"{invocation.tool_name}({arguments}) -> total={invocation.output.get('total', 0)}"
 
 
+def _alert_absences(plan: Plan, calls: CallLog, made: list[Claim]) -> list[Claim]:
+    """A negative observation per alert the question names (and the data knows: a rule or an
+    alert of another state) that its ``query_metrics`` calls found none of -- in the state the
+    question asks about, if it names one -- per service asked; and, for a question about
+    alerts in a state ("any silenced alerts?"), when none is in that state. Calls another
+    absence already cites are not cited twice."""
+    cited = {b.source_invocation_id for claim in made for b in claim.evidence_bindings}
+    unknown = {name.casefold() for name in plan.unknown_subjects}
+    names: list[str | None] = [name for name in plan.alert_names if name.casefold() not in unknown]
+    if not plan.alert_names and plan.alert_states:
+        names = [None]
+    # A question naming a qualified alert by its identifier asks about any of its thresholds:
+    # one found (in any state) answers it, and its siblings' absence is not asked.
+    found = {(alert_identifier(str(inv.arguments.get("alert_name") or "")), inv.arguments.get("service"),
+              inv.arguments.get("alert_name"))
+             for inv in calls.invocations("query_metrics") if not is_no_hit(inv)}
+    claims: list[Claim] = []
+    for name in names:
+        by_service: dict[str | None, list[Invocation]] = {}
+        for invocation in calls.invocations("query_metrics"):
+            arguments = invocation.arguments
+            if arguments.get("alert_name") != name or (name is None and not arguments.get("state")):
+                continue
+            by_service.setdefault(arguments.get("service"), []).append(invocation)
+        for service, invocations in by_service.items():
+            family = alert_identifier(name or "")
+            if family and any(other[0] == family and other[1] == service and other[2] != name
+                              for other in found):
+                continue
+            no_hits = [inv for inv in invocations if is_no_hit(inv)]
+            if not no_hits or {inv.invocation_id for inv in no_hits} <= cited:
+                continue
+            state = next((str(inv.arguments["state"]) for inv in no_hits if inv.arguments.get("state")),
+                         None)
+            bindings = [EvidenceBinding(tool_name=inv.tool_name, source_invocation_id=inv.invocation_id,
+                                        raw_path=None, evidence_excerpt=_no_hit_excerpt(inv))
+                        for inv in no_hits]
+            claims.append(Claim(
+                claim_id="", claim_type="negative_observation",
+                claim_text=wording.alert_absence_sentence(name, state, service, no_hits,
+                                                          plan.language),
+                evidence_bindings=bindings, subject_services=[service] if service else []))
+    return claims
+
+
 def _add_guidance(output: ExecutorOutput, plan: Plan, found: list[Subject]) -> None:
     """Per topic with evidence: a gap and an evidence-gathering step; a hypothesis if broad."""
     language = plan.language
@@ -320,8 +376,11 @@ def _add_unknown_subjects(output: ExecutorOutput, plan: Plan, world: World) -> N
 
 
 def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> None:
-    """The best "what to check" runbook section, as an action citing it -- never a claim."""
+    """The best "what to check" runbook section, as an action citing it -- never a claim: the
+    rule of an alert the question names (a rule section is titled ``<group> / <AlertName>``),
+    else a checklist about the question's topics, else any section about them."""
     scope = topics_in_scope(plan)
+    named = {name.casefold() for name in plan.alert_names}
     for invocation in [inv for inv in calls.invocations() if is_reference_tool(inv.tool_name)]:
         blocks = {f"$.evidence_blocks[{index}]": block
                   for index, block in enumerate(invocation.output.get("evidence_blocks") or [])}
@@ -331,19 +390,27 @@ def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> 
         # never one naming an excluded subject.
         pairs = [(ref, blocks[ref.raw_path]) for ref in refs if ref.raw_path in blocks]
         usable = [(ref, block) for ref, block in pairs
-                  if scope & set(topics_in(block.get("title", "")))
+                  if (scope & set(topics_in(block.get("title", "")))
+                      or _rule_title_of(block.get("title", "")) in named)
                   and not excluded_mentions(ref.text, plan.exclusions)]
+        rules = [pair for pair in usable if _rule_title_of(pair[1].get("title", "")) in named]
         checks = [pair for pair in usable if _is_checklist(pair[1].get("title", ""))]
-        for ref, block in (checks or usable)[:1]:
+        for ref, block in (rules or checks or usable)[:1]:
             title = block.get("title", "")
             excerpt = f"{title} ({block.get('source', '')})"
             output.recommended_actions.append(RecommendedAction(
                 action_id=f"action-{len(output.recommended_actions) + 1}",
-                action_text=wording.runbook_action(title, plan.language),
+                action_text=(wording.rule_action(title, plan.language) if rules
+                             else wording.runbook_action(title, plan.language)),
                 reason=wording.runbook_reason(plan.language),
                 evidence_bindings=[EvidenceBinding(
                     tool_name=invocation.tool_name, source_invocation_id=invocation.invocation_id,
                     raw_path=ref.raw_path, evidence_excerpt=excerpt)]))
+
+
+def _rule_title_of(title: str) -> str:
+    """The alert name of a rule section's title (``group / AlertName``), case-folded."""
+    return title.rsplit(" / ", 1)[-1].strip().casefold() if " / " in title else ""
 
 
 def _is_checklist(title: str) -> bool:

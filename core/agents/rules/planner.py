@@ -111,7 +111,8 @@ class RulesPlanner:
             keywords=reading.keywords, concepts=concepts,
             compounds=[[m for m in group if m not in exclusions.topics and m not in exclusions.concepts]
                        for group in reading.compounds],
-            level=reading.level, unknown_subjects=unknown, searchable=searchable)
+            level=reading.level, unknown_subjects=unknown, searchable=searchable,
+            alert_states=reading.alert_states)
 
 
 def _exclusions(items: list[str], known_services: list[str], known_alerts: list[str]) -> Exclusions:

@@ -6,7 +6,8 @@ read once:
 1. markup is dropped (``<script>…</script>``, tags): it is never a subject;
 2. quoted phrases ("…", “…”, 「…」, 『…』, '…') are exact search terms;
 3. services: the world's own (any shape, case-insensitive), then service-shaped tokens the
-   world lacks (``billing-service``, ``kafka-broker 是否…``, "service X", "X 服务") -> unknown;
+   world lacks (``billing-service``, ``kafka-broker 是否…``, "service X", "X 服务"; in a
+   question about alerts also host names, ``for node-9``) -> unknown;
 4. alerts: the world's alert names as it spells them; other CamelCase names said to be alerts
    (``TargetDown 告警``) -> alert names the data lacks (searched, and reported as unknown);
 5. exception and class names (``NoRouteToHostException``, ``java.net.ConnectException``,
@@ -14,8 +15,9 @@ read once:
    host:port, paths, hex ids) -> exact search terms;
 6. the lexicon's topics, then the diagnosis concepts (``core.concepts``); mentions not joined by
    a conjunction ("会话过期", "因为内存超限被杀掉") form a compound: asked together;
-7. level words: ``ERROR``/``WARN``/``FATAL``/... written as levels, "warning", 警告, 致命 -> a
-   minimum level;
+7. in a question about alerts, the states it asks about (firing / 触发, pending, silenced /
+   静默 / suppressed, resolved); then level words: ``ERROR``/``WARN``/``FATAL``/... written as
+   levels, "warning", 警告, 致命 -> a minimum level;
 8. what is left: English content words (stemmed) and Chinese words of ``TRANSLATIONS`` ->
    keywords, all of which a matching line must hold.
 """
@@ -36,9 +38,20 @@ _MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|‘([^’\n]+)’'
                      r"|(?<![A-Za-z0-9])'([^'\n]+)'(?![A-Za-z0-9])")
 _ALERT_WORDS = re.compile(r"告警|报警|警报|alerts?\b|alarms?\b|firing|触发", re.IGNORECASE)
+# The state an alert question asks about, as Prometheus and Alertmanager name the states.
+_ALERT_STATES = (
+    ("firing", re.compile(r"\bfir(?:e|es|ed|ing)\b|\bactive\b|在触发|触发|正在告警", re.IGNORECASE)),
+    ("pending", re.compile(r"\bpending\b|待触发|等待触发|挂起", re.IGNORECASE)),
+    ("suppressed", re.compile(r"\bsilenc(?:e|ed|es|ing)\b|\bsuppress(?:ed|ion)?\b|\bmuted?\b|"
+                              r"\binhibit(?:ed|ion)?\b|静默|屏蔽|抑制|被静音", re.IGNORECASE)),
+    ("resolved", re.compile(r"\bresolved\b|已恢复|已解决", re.IGNORECASE)),
+)
 # A hyphenated lower-case name (kafka-broker, cassandra-db): a service when the question treats it
 # as the subject (next to 是否/有没有/的/服务, or after for/in/on/of/from).
 _HYPHENATED = re.compile(r"(?<![a-z0-9_\-./])([a-z][a-z0-9]+(?:-[a-z][a-z0-9]+)+)(?![a-z0-9_\-])")
+# A host or instance name (node-9, web-01, kafka-0): in a question about alerts, in subject
+# position, it names what the alerts are about, not a phrase to search log lines for.
+_HOST_NAME = re.compile(r"(?<![a-z0-9_\-./:])([a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+[a-z0-9]*)(?![a-z0-9_\-.:/])")
 _HYPHENATED_WORDS = frozenset({"non-heap", "read-only", "built-in", "e-mail", "time-out", "real-time",
                                "multi-thread", "single-thread", "out-of-memory", "re-try", "follow-up",
                                "set-up", "log-in", "sign-in", "up-to-date", "end-to-end", "on-call"})
@@ -135,6 +148,7 @@ class QuestionReading:
     keywords: list[list[str]] = field(default_factory=list)
     level: str | None = None
     wants_alerts: bool = False
+    alert_states: list[str] = field(default_factory=list)
 
     @property
     def searchable(self) -> bool:
@@ -188,35 +202,69 @@ def _quoted(text: _Text) -> list[str]:
     return terms
 
 
+# An alert name with a qualifier after its identifier (awesome-prometheus-alerts'
+# ``MysqlTooManyConnections(>80%)``): people write the identifier alone.
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z][A-Za-z0-9_]{7,})\s*[(\[{<>=%]")
+
+
+def alert_identifier(name: str) -> str | None:
+    """The identifier of a qualified alert name (``MysqlTooManyConnections`` of
+    ``MysqlTooManyConnections(>80%)``), case-folded; None for a plain name."""
+    match = _QUALIFIED_NAME.match(name)
+    return match.group(1).casefold() if match else None
+
+
+def name_aliases(names: Sequence[str]) -> dict[str, list[str]]:
+    """Another spelling -> the names it stands for: the identifier of a qualified alert name
+    (``MysqlTooManyConnections`` -> ``MysqlTooManyConnections(>80%)``), unless a name is
+    spelled that way itself."""
+    spelled = {name.casefold() for name in names}
+    aliases: dict[str, list[str]] = {}
+    for name in names:
+        match = _QUALIFIED_NAME.match(name)
+        if match and match.group(1).casefold() not in spelled:
+            aliases.setdefault(match.group(1), []).append(name)
+    return aliases
+
+
 def _known_names(text: _Text, names: Sequence[str]) -> list[str]:
-    """Names of ``names`` in the text (whole, case-insensitive), as spelled in ``names``."""
+    """Names of ``names`` in the text (whole, case-insensitive), as spelled in ``names`` (a
+    qualified alert name also by its identifier alone, see ``name_aliases``)."""
     spans: list[tuple[int, int, str]] = []
     lowered = text.lowered
     for name in names:
         if name.strip():
             spans += [(m.start(), m.end(), name) for m in _whole(name).finditer(lowered)]
+    for alias, meant in name_aliases(names).items():
+        spans += [(m.start(), m.end(), name) for m in _whole(alias).finditer(lowered)
+                  for name in meant]
     found: list[str] = []
+    taken: tuple[int, int] | None = None
     for start, end, name in sorted(spans, key=lambda s: (s[0], -(s[1] - s[0]))):
-        if text.current[start:end].strip():
-            found.append(name)
+        if (start, end) == taken or text.current[start:end].strip():
+            found.append(name)  # one alias may stand for several names: all of them
             text.take(start, end)
+            taken = (start, end)
     return _unique(found)
 
 
-def _unknown_services(text: _Text, known_alerts: Sequence[str], named_known: bool) -> list[str]:
+def _unknown_services(text: _Text, known_alerts: Sequence[str], named_known: bool,
+                      wants_alerts: bool) -> list[str]:
     found: list[str] = []
     lowered = text.lowered
     for match in SERVICE_PATTERN.finditer(lowered):
         found.append(match.group(1))
         text.take(match.start(), match.end())
     lowered = text.lowered
-    for match in _HYPHENATED.finditer(lowered):
-        before, after = lowered[:match.start()], lowered[match.end():]
-        if match.group(1) in _HYPHENATED_WORDS:
-            continue
-        if _SUBJECT_AFTER.match(after) or _SUBJECT_BEFORE.search(before):
-            found.append(match.group(1))
-            text.take(match.start(), match.end())
+    for pattern in (_HYPHENATED, *([_HOST_NAME] if wants_alerts else [])):
+        for match in pattern.finditer(lowered):
+            before, after = lowered[:match.start()], lowered[match.end():]
+            if match.group(1) in _HYPHENATED_WORDS:
+                continue
+            if _SUBJECT_AFTER.match(after) or _SUBJECT_BEFORE.search(before):
+                found.append(match.group(1))
+                text.take(match.start(), match.end())
+        lowered = text.lowered
     lowered = text.lowered
     alerts = {name.casefold() for name in known_alerts}
     subject = None if named_known else _SUBJECT_WORD.search(lowered)
@@ -306,6 +354,16 @@ def _subjects(text: _Text) -> tuple[list[str], list[str], list[list[str]]]:
     return topics, concepts, [c for c in compounds if len(c) > 1 and any(m in CONCEPTS for m in c)]
 
 
+def _alert_states(text: _Text) -> list[str]:
+    """The alert states a question about alerts asks for (``is X firing?``, 静默的告警)."""
+    found: list[tuple[int, str]] = []
+    for state, pattern in _ALERT_STATES:
+        for match in pattern.finditer(text.current):
+            found.append((match.start(), state))
+            text.take(match.start(), match.end())
+    return _unique(state for _, state in sorted(found))
+
+
 def _level(text: _Text) -> str | None:
     """The minimum level the question asks for, if it writes one as a level."""
     found: list[str] = []
@@ -362,10 +420,13 @@ def read_question(question: str, *, services: Sequence[str] = (),
     reading.terms = _quoted(text)
     reading.services = _known_names(text, sorted(services, key=len, reverse=True))
     reading.alert_names = _known_names(text, sorted(alert_names, key=len, reverse=True))
-    reading.unknown_services = [s for s in _unknown_services(text, alert_names, bool(reading.services))
+    reading.unknown_services = [s for s in _unknown_services(text, alert_names, bool(reading.services),
+                                                             reading.wants_alerts)
                                 if s.casefold() not in {k.casefold() for k in services}]
     unknown_alerts, class_names = _camel_names(text, reading.wants_alerts)
     reading.unknown_alerts = unknown_alerts
+    if reading.wants_alerts or reading.alert_names or reading.unknown_alerts:
+        reading.alert_states = _alert_states(text)
     reading.level = _level(text)
     reading.topics, reading.concepts, reading.compounds = _subjects(text)
     reading.terms = _unique([*reading.terms, *class_names, *_identifiers(text)])

@@ -42,14 +42,17 @@ def alert_sentence(alert: Alert, language: Language) -> str:
         fields = [f"当前值 {alert.current}" if alert.current else "",
                   f"阈值 {alert.threshold}" if alert.threshold else "",
                   f"已持续 {alert.duration}" if alert.duration else ""]
-        head = f"{alert.service} 当前存在 {alert.alert_name} 告警（{alert.state}）"
+        # An alert with no service label (Watchdog, an aggregate such as RedisMissingMaster)
+        # is said without a subject, never with an empty one.
+        head = f"{alert.service + ' ' if alert.service else ''}当前存在 {alert.alert_name} 告警（{alert.state}）"
         body = "，".join(field for field in fields if field)
         tail = "".join(f"；{detail}" for detail in alert.details)
         return f"{head}{'：' + body if body else ''}{tail}。"
     fields = [f"current {alert.current}" if alert.current else "",
               f"threshold {alert.threshold}" if alert.threshold else "",
               f"for {alert.duration}" if alert.duration else ""]
-    head = f"{alert.service} has a {alert.state} {alert.alert_name} alert"
+    head = (f"{alert.service} has a {alert.state} {alert.alert_name} alert" if alert.service
+            else f"There is a {alert.state} {alert.alert_name} alert")
     body = ", ".join(field for field in fields if field)
     tail = "".join(f"; {detail}" for detail in alert.details)
     return f"{head}{': ' + body if body else ''}{tail}."
@@ -84,6 +87,21 @@ def absence_sentence(service: str | None, topic: str | None, invocations: Sequen
     subject = f" for {service}" if service else ""
     return (f"No records{' of ' + label if label else ''} were found{subject}: "
             f"{', '.join(calls)} returned nothing.")
+
+
+def alert_absence_sentence(alert_name: str | None, state: str | None, service: str | None,
+                           invocations: Sequence[Invocation], language: Language) -> str:
+    """``No firing KubeNodeNotReady alert was found: query_metrics(KubeNodeNotReady,
+    state=firing) returned nothing.`` (the state when a call was narrowed to one)."""
+    calls = list(dict.fromkeys(_call_name(invocation) for invocation in invocations))
+    if language == "zh":
+        parts = [*([f"{service} 的"] if service else []), *([f"{state} 状态的"] if state else []),
+                 *([alert_name] if alert_name else [])]
+        every = "均" if len(invocations) > 1 else ""
+        return f"未检索到 {' '.join(parts)} 告警：{'、'.join(calls)} {every}未返回记录。"
+    words = " ".join(word for word in (state, alert_name) if word)
+    where = f" for {service}" if service else ""
+    return f"No {words} alert was found{where}: {', '.join(calls)} returned nothing."
 
 
 def _call_name(invocation: Invocation) -> str:
@@ -129,6 +147,14 @@ def runbook_action(title: str, language: Language) -> str:
     if language == "zh":
         return f"按 runbook「{title}」列出的检查项继续收集证据。"
     return f'Follow the checks of runbook "{title}" to gather more evidence.'
+
+
+def rule_action(title: str, language: Language) -> str:
+    """An evidence-gathering step pointing at an alert's rule (what it checks, its runbook)."""
+    if language == "zh":
+        return f"对照告警规则「{title}」（表达式、持续时间、说明与 runbook_url）检查相关指标，收集证据。"
+    return (f'Check the metrics the rule "{title}" reads (its expr, for, description and '
+            f"runbook_url) to gather evidence.")
 
 
 def runbook_reason(language: Language) -> str:
