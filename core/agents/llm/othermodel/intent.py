@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.charclasses import HAN
+
 Language = Literal["zh", "en"]
 LogAsk = Literal["pool", "slow"]
 AlertKind = Literal["cpu", "memory", "latency"]
@@ -23,7 +25,7 @@ _NARROW = re.compile(r"只确认|只排查|只看|只回答|是否存在|是否�
                      r"^\s*(?:does|is there|do)\b", re.IGNORECASE)
 _SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-service\b")
 _CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+\b")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(f"[{HAN}]")
 
 # A model's background knowledge: which words mean which log topic or alert kind.
 _LOG_WORDS: dict[LogAsk, tuple[str, ...]] = {
