@@ -33,7 +33,9 @@ AnswerKind = Literal["yes", "no", "partly", "unknown"]
 class Contract(BaseModel):
     """Base of all contracts: unknown keys are kept out, values are validated on assignment."""
 
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+    # defer_build: a command that never validates a contract (--help, packs list) does not pay
+    # for building every validator at import.
+    model_config = ConfigDict(extra="ignore", validate_assignment=True, defer_build=True)
 
 
 # ---------------------------------------------------------------- tools

@@ -6,9 +6,10 @@ Every event carries the ``session_id`` and its ``seq`` (0, 1, 2, ... within the 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal, TypeAlias, get_args
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from core.contracts import (
     CheckedBinding,
@@ -27,6 +28,8 @@ from core.contracts import (
 
 class Event(BaseModel):
     """Base of all events."""
+
+    model_config = ConfigDict(defer_build=True)  # as core.contracts: validators on first use
 
     session_id: str = ""
     seq: int = 0
@@ -158,9 +161,15 @@ ToolEvent: TypeAlias = ToolCalled | ToolReturned
 AnyEvent = Annotated[PipelineEvent, Field(discriminator="kind")]
 # Derived from the union, so a new event class is listed once.
 EVENT_TYPES: tuple[type[Event], ...] = get_args(PipelineEvent)
-event_adapter: TypeAdapter[PipelineEvent] = TypeAdapter(AnyEvent)
+
+
+@cache
+def _event_adapter() -> TypeAdapter[PipelineEvent]:
+    # Built on first use: building it builds every event's and contract's validator, which a
+    # command that never reads a stored event (--help, packs list) should not pay for at import.
+    return TypeAdapter(AnyEvent)
 
 
 def parse_event(payload: dict[str, Any]) -> PipelineEvent:
     """Rebuild a typed event from its stored JSON."""
-    return event_adapter.validate_python(payload)
+    return _event_adapter().validate_python(payload)

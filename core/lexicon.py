@@ -17,7 +17,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from core.charclasses import HAN
 
@@ -228,16 +228,25 @@ def _build_synonym_index(synonyms: Sequence[str]) -> _SynonymIndex:
 
 
 _SYNONYM_OWNER = _synonym_owner()
-# Questions (and any text a person writes: claims, runbooks, tool arguments): synonyms and asks.
-_ASKED = _build_synonym_index([w for t in _TOPIC_TABLE for w in (*t.synonyms, *t.asks)])
-# Log lines: synonyms only (see ``Topic.asks``).
-_IN_LOGS = _build_synonym_index([w for t in _TOPIC_TABLE for w in t.synonyms])
-SYNONYM_PATTERN = _ASKED.combined
+
+
+# Compiled on first use (tens of ms): a command that never reads text (--help) does not pay.
+@cache
+def _asked() -> _SynonymIndex:
+    """Questions (and any text a person writes: claims, runbooks, tool arguments): synonyms
+    and asks."""
+    return _build_synonym_index([w for t in _TOPIC_TABLE for w in (*t.synonyms, *t.asks)])
+
+
+@cache
+def _in_logs() -> _SynonymIndex:
+    """Log lines: synonyms only (see ``Topic.asks``)."""
+    return _build_synonym_index([w for t in _TOPIC_TABLE for w in t.synonyms])
 
 
 @lru_cache(maxsize=4096)
 def topic_of_synonym(matched: str) -> str:
-    """The topic a ``SYNONYM_PATTERN`` match (on normalised text) belongs to."""
+    """The topic a synonym match (on normalised text) belongs to."""
     return _SYNONYM_OWNER[_squash(matched)]
 
 
@@ -259,7 +268,7 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     # not a separator, so no synonym spans two lines.
     joined = _LINE_MARK + _LINE_MARK.join(lines)
     found: dict[str, set[int]] = {}
-    for scan, group in ((_IN_LOGS.word_scan, 1), (_IN_LOGS.other_scan, 0)):
+    for scan, group in ((_in_logs().word_scan, 1), (_in_logs().other_scan, 0)):
         for match in scan.finditer(joined):
             line_index = bisect_right(starts, match.start(group)) - 1
             found.setdefault(topic_of_synonym(match.group(group)), set()).add(line_index)
@@ -271,7 +280,7 @@ def topic_mentions(normalized_text: str, *, in_logs: bool = False) -> list[Topic
 
     ``in_logs``: the text is a log line, so only synonyms count (not a topic's ``asks``).
     """
-    pattern = (_IN_LOGS if in_logs else _ASKED).combined
+    pattern = (_in_logs() if in_logs else _asked()).combined
     return [
         TopicMention(m.start(), m.end(), topic_of_synonym(m.group()), m.group())
         for m in pattern.finditer(normalized_text)

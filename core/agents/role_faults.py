@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.contracts import Claim, ExecutorOutput, Invocation, MissingInfo, RecommendedAction, Verdict
-from core.verifier.roles import RoleFact, read_claim
 
 if TYPE_CHECKING:
     from core.agents.faults import FaultContext
+    from core.verifier.roles import RoleFact
 
 _DURATION_UNIT_SWAP = {"m": "s", "s": "m", "h": "m", "min": "s", "mins": "s", "minute": "second",
                        "minutes": "seconds", "seconds": "minutes", "second": "minute", "ms": "s",
@@ -37,6 +37,9 @@ def _is_zh(context: FaultContext) -> bool:
 
 
 def _facts(claim: Claim) -> list[RoleFact]:
+    # Imported here: the CLI's parser lists the fault modes, and the verifier is heavy to load.
+    from core.verifier.roles import read_claim
+
     return list(read_claim(claim.claim_text, known_subjects=claim.subject_services,
                            default_subjects=claim.subject_services).facts)
 
