@@ -26,14 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.concepts import CONCEPTS, concepts_held, concepts_in
+from core.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import normalize_text
 from core.gatekeeper.coverage import TOPIC_ARGS, UNIT_ARGS, argument_values
 from core.gatekeeper.facts import EN_NEGATIONS
-from core.lexicon import declared_topics, expand_topics, topics_in
+from core.lexicon import declared_topics, expand_topics, normalize, topic_mentions, topics_in
 from core.verifier import facts
+from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
+from core.verifier.relations import held_directions, relations
 from core.verifier.roles import read_claim
 from core.verifier.rules import (
     MISSING_FIELD,
@@ -46,7 +48,7 @@ from core.verifier.rules import (
 )
 from core.verifier.scope import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.verifier.support import align, align_subjects
-from core.verifier.text import clauses, content_units, fold
+from core.verifier.text import clauses, content_units, fold, stems, with_state_words
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
 _DIAGNOSIS_RE = re.compile(
@@ -55,9 +57,10 @@ _DIAGNOSIS_RE = re.compile(
 _CAUSAL_RE = re.compile(r"root cause|caused by|due to|because|根因|原因|导致|由于|因为|引起",
                         re.IGNORECASE)
 # Negation in any language the evidence may be written in (非常 "very", 不断 "continually"
-# and the like are not negations).
+# and the like are not negations; "unreachable" is one, as 不可达 is).
 _NEGATION_RE = re.compile(r"没有|未|没|不(?![断少仅过同])|无(?!论)|非(?!常)|n't|(?<![a-z])(?:"
-                          + "|".join(sorted(EN_NEGATIONS)) + r")(?![a-z])")
+                          + "|".join(sorted(EN_NEGATIONS))
+                          + r"|un(?:reachable|available|responsive|healthy|resolvable))(?![a-z])")
 # A sentence is grounded when at least this share of its content units is in the evidence.
 _GROUNDED_SHARE = 0.5
 
@@ -191,12 +194,20 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
                          known_subjects=evidence.known_subjects | set(claim.subject_services),
                          default_subjects=claim.subject_services)
     alignment = align(claim.claim_text, reading, current, runbooks, evidence)
-    for finding in alignment.findings:
+    for finding in [*alignment.findings, *misattributed(
+            claim.claim_text, current, evidence.known_subjects | set(claim.subject_services),
+            claim.subject_services), *relations(claim.claim_text, reading, current)]:
         failures.add(finding.rule, finding.reason)
     texts = [text for item in current for text in item.texts()]
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
+    known_states = set().union(*(facts.extract(text).states for text in texts))
     _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
-                     supported=[s.claim_span for s in alignment.supports])
+                     supported=[*(s.claim_span for s in alignment.supports),
+                                *held_directions(claim.claim_text, reading, current),
+                                *held_levels(claim.claim_text, current, evidence.known_subjects
+                                             | set(claim.subject_services), claim.subject_services),
+                                *((start, end) for state, start, end in facts.zh_state_spans(claim.claim_text)
+                                  if state in known_states)])
     _judge_diagnosis(claim, [item.excerpt for item in current] + [item.text for item in current],
                      failures)
     known = evidence.known_subjects | set(claim.subject_services)
@@ -231,38 +242,54 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
                      failures: Failures, *, supported: list[tuple[int, int]]) -> None:
     """Each sentence must say something its evidence says: its content words, or its topics.
 
-    A sentence with a supported value is grounded by it. Runbook sentences appended to a
-    real claim ("…；数据库慢查询或锁等待。") are neither, and are named as runbook text when a
-    runbook of the session says them.
+    A sentence with a supported value -- or a direction word its numbers bear out, a level
+    word its lines have, an alert state (in Chinese) its alert is in -- is grounded by it.
+    Runbook sentences appended to a real claim ("…；数据库慢查询或锁等待。") are neither, and are
+    named as runbook text when a runbook of the session says them.
     """
     folded = fold(claim.claim_text)
-    evidence_units = set().union(*(content_units(fold(text)) for text in texts))
+    evidence_units = stems(with_state_words(set().union(*(content_units(fold(text)) for text in texts))))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
     evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
-    runbook_units = [content_units(fold(text)) for text in runbook_texts]
+    runbook_units = [stems(content_units(fold(text))) for text in runbook_texts]
     for start, end in clauses(folded):
         if any(start <= s_start and s_end <= end for s_start, s_end in supported):
             continue
         sentence = folded[start:end]
-        units = content_units(sentence)
+        units = stems(content_units(sentence))
         if len(units) < 2:
             continue
         if len(units & evidence_units) >= _GROUNDED_SHARE * len(units):
             continue
-        topics = set(topics_in(sentence))
-        if topics and topics <= evidence_topics:
-            continue
-        # A diagnosis concept (core.concepts) the evidence is about grounds its label the same
-        # way ("连接异常相关的记录" over "Connection broken ..." lines); a qualifier does not.
-        named = set(concepts_in(sentence))
-        concepts = {name for name in named if not CONCEPTS[name].qualifier} or named
-        if concepts and concepts <= evidence_concepts:
+        if _grounded_by_labels(sentence, evidence_units, evidence_topics, evidence_concepts):
             continue
         shown = claim.claim_text[start:end].strip()
         if any(len(units & rb) >= _GROUNDED_SHARE * len(units) for rb in runbook_units):
             failures.add(RUNBOOK_AS_FACT, f"'{shown}' is runbook text, not evidence of current state")
         else:
             failures.add(UNSUPPORTED_FACT, f"'{shown}' is said by no verified excerpt or ref")
+
+
+def _grounded_by_labels(sentence: str, evidence_units: set[str], evidence_topics: set[str],
+                        evidence_concepts: set[str]) -> bool:
+    """A sentence that names, in its own words, the topics (core.lexicon) or diagnosis concepts
+    (core.concepts) its evidence is about ("数据库连接池相关记录", "连接异常相关的记录" over English
+    lines) -- and says nothing else the evidence does not: what is left once those labels are
+    taken out must be grounded like any sentence ("slow SQL or lock waits hold connections"
+    names a topic the evidence is not about; "持续的高 CPU 会让请求排队" adds a claim of its own)."""
+    normalized = normalize(sentence)
+    topics = topic_mentions(normalized)
+    named = concept_mentions(normalized)
+    concepts = {m.concept for m in named if not CONCEPTS[m.concept].qualifier} or {m.concept for m in named}
+    if not topics and not concepts:
+        return False
+    if not {m.topic for m in topics} <= evidence_topics or not concepts <= evidence_concepts:
+        return False
+    rest = list(normalized)
+    for start, end in [(m.start, m.end) for m in topics] + [(m.start, m.end) for m in named]:
+        rest[start:end] = " " * (end - start)
+    left = stems(content_units(fold("".join(rest))))
+    return len(left) < 2 or len(left & evidence_units) >= _GROUNDED_SHARE * len(left)
 
 
 def _judge_diagnosis(claim: Claim, texts: list[str], failures: Failures) -> None:

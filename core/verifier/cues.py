@@ -38,8 +38,11 @@ def _en(words: str) -> str:
 
 # (role, cue, families the cue can describe). The cue closest before a value decides its role.
 _BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
-        ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|"
-         + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|over(?! the (?:last|past))|limit of"), _ANY),
+        ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|低于|"
+         + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|below|under(?! the (?:last|past))|"
+               r"over(?! the (?:last|past))|limit of|fires (?:at|when|above|below|under)"), _ANY),
+        # A limit on a percentage or a latency is its alert threshold (on bytes, its total).
+        ("threshold", r"限值|限额|" + _en(r"limits?"), frozenset({"percent", "time"})),
         ("current", r"当前值|当前|目前|(?<!出)现在|现为|实时值|实时|最新值|"
          + _en(r"current(?:ly)?|now|at present|presently|latest value"), _ANY),
         ("duration", r"已经持续|已持续|持续了|持续时间|持续|历时|"
@@ -60,7 +63,8 @@ _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
     ("total", re.compile(r"\s*(?:总量|(?:的)?(?:\S+\s*)?上限|"
                          + _en(r"total|in total|(?:[a-z]+ )?(?:limit|capacity)") + ")"), _AMOUNT),
-    ("threshold", re.compile(r"\s*(?:的)?\s*(?:阈值|" + _en("threshold") + ")"), _ANY),
+    ("threshold", re.compile(r"\s*(?:的)?\s*(?:告警|报警)?(?:阈值|"
+                             + _en(r"(?:alert(?:ing)? |alarm |warning |critical )?threshold") + ")"), _ANY),
 )
 _LATEST = re.compile(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
                      + _en(r"latest|most recent|newest|last|until|till|through|to"))
@@ -124,6 +128,20 @@ def _strip_cues(window: str) -> str:
     for _, pattern, _ in _BEFORE:
         window = pattern.sub(" ", window)
     return window
+
+
+# A statistic a value is (P99, 95th percentile, 中位数 = P50): the closest one before it.
+_STATISTIC = re.compile(r"(?<![a-z0-9])p(\d{2}(?:\.\d+)?)(?![0-9])|(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:th|st|nd|rd)?\s*"
+                        r"(?:percentile|百分位|分位)|(中位数|中值|" + _en("median") + ")")
+
+
+def statistic_of(window: str) -> str:
+    """The percentile the words before a value name (``p99``, ``p50`` for a median), or ''."""
+    found = list(_STATISTIC.finditer(window))
+    if not found:
+        return ""
+    last = found[-1]
+    return "p50" if last.group(3) else f"p{last.group(1) or last.group(2)}"
 
 
 def says_now(window: str) -> bool:

@@ -18,6 +18,7 @@ from functools import lru_cache
 from core.charclasses import HAN
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
+from core.verifier.numerals import en_value
 
 _CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{HAN}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{HAN}])")
 _UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
@@ -53,7 +54,27 @@ def extract(text: str) -> ClaimFacts:
     spaced = _spaced(text)
     found = extract_facts(normalize_text(spaced), spaced)
     return ClaimFacts(frozenset((value, _UNIT_ALIASES.get(unit, unit)) for value, unit in found.numbers),
-                      found.identifiers, found.states, frozenset(found.negations))
+                      found.identifiers, found.states | _zh_states(text), frozenset(found.negations))
+
+
+# An alert's state in a Chinese sentence (the extractor reads the English words only):
+# ``告警已恢复`` is "resolved", ``告警正在触发`` "firing". Only next to 告警, and not negated
+# (``告警尚未恢复`` says it still fires), so ``服务恢复正常`` or ``触发条件`` are not states.
+_ZH_STATE_PHRASES = (
+    ("resolved", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不])(?:恢复|解除|消除|结束)")),
+    ("firing", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不停])触发|触发中")),
+    ("pending", re.compile(r"待触发|告警[^，。；,;.]{0,10}?(?:待定|等待中)")),
+)
+
+
+def _zh_states(text: str) -> frozenset[str]:
+    return frozenset(state for state, _, _ in zh_state_spans(text))
+
+
+def zh_state_spans(text: str) -> list[tuple[str, int, int]]:
+    """(state, start, end) of each alert state ``text`` says in Chinese."""
+    return [(state, match.start(), match.end()) for state, pattern in _ZH_STATE_PHRASES
+            for match in pattern.finditer(text)]
 
 
 def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = True) -> list[str]:
@@ -66,11 +87,33 @@ def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = Tru
     known_negations = frozenset().union(*(facts.negations for facts in evidence))
     gaps = [f"number {_show(number)}" for number in sorted(claim.numbers - known_numbers)]
     gaps += [f"identifier '{name}'" for name in sorted(claim.identifiers)
-             if not contains_identifier(region, name)]
-    gaps += [f"state '{word}'" for word in sorted(claim.states - known_states)]
+             if not _named_in(region, name)]
+    gaps += [f"state '{word}'" for word in sorted(claim.states)
+             if _STATE_FORMS.get(word, word) not in {_STATE_FORMS.get(w, w) for w in known_states}]
     if negations:
         gaps += [f"negation '{word}'" for word in sorted(claim.negations - known_negations)]
     return gaps
+
+
+# Spellings of one state word ("a warning" is a WARN line).
+_STATE_FORMS = {"warning": "warn"}
+# A value with its unit joined by a hyphen ("a 10-second timeout"): a quantity, read by the
+# role reader, not a name.
+_HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
+# "WARN-level entries": a log level, which the attribution checks against the lines, not a name.
+_LEVEL_NAMED = re.compile(r"(?:trace|debug|info|notice|warn|warning|error|err|severe|fatal|critical|crit)-level")
+
+
+def _named_in(region: str, name: str) -> bool:
+    """Whether an identifier of a claim is in the evidence: as written, as the singular of a
+    plural (``GCs``), or not a name at all (``ninety-one``, ``10-second`` are values,
+    ``WARN-level`` a level)."""
+    if contains_identifier(region, name):
+        return True
+    if name.endswith("s") and len(name) > 2 and contains_identifier(region, name[:-1]):
+        return True
+    return _HYPHENATED_VALUE.fullmatch(name) is not None or en_value(name) is not None \
+        or _LEVEL_NAMED.fullmatch(name) is not None
 
 
 def _show(number: Number) -> str:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.verifier.numerals import spelled_numbers, zh_clocks
+
 Family = Literal["percent", "time", "size", "count", "plain"]
 
 _TIME_UNITS: dict[str, float] = {
@@ -29,13 +31,14 @@ _SIZE_UNITS: dict[str, float] = {
     "gb": 1024.0 ** 3, "gib": 1024.0 ** 3, "g": 1024.0 ** 3,
     "tb": 1024.0 ** 4, "tib": 1024.0 ** 4,
 }
+_PERCENT_UNITS: frozenset[str] = frozenset({"%", "percent", "per cent", "pct"})
 _COUNT_UNITS: frozenset[str] = frozenset({
     "次", "条", "个", "行", "项", "例", "time", "times", "line", "lines", "message", "messages",
     "entry", "entries", "request", "requests", "occurrence", "occurrences", "event", "events",
     "error", "errors", "connection", "connections", "thread", "threads", "restart", "restarts",
 })
 UNITS: dict[str, tuple[Family, float]] = {
-    "%": ("percent", 1.0),
+    **{unit: ("percent", 1.0) for unit in _PERCENT_UNITS},
     **{unit: ("time", factor) for unit, factor in _TIME_UNITS.items()},
     **{unit: ("size", factor) for unit, factor in _SIZE_UNITS.items()},
     **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
@@ -45,7 +48,7 @@ UNITS: dict[str, tuple[Family, float]] = {
 # "g" is too often a word or another unit (metres, grams) to be read as one.
 _ATTACHED_ONLY = frozenset({"m", "d", "b", "g"})
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
-_UNIT_RE = re.compile(rf"( ?)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
+_UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 _SLASH_RE = re.compile(r" ?/ ?(?=\d)")
 _UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
@@ -61,6 +64,10 @@ _TO_RE = re.compile(
 _ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
     r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
+# 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
+_ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+# "99th percentile", "99 分位": the number names a statistic, it is not a value.
+_PERCENTILE_AFTER = re.compile(r"\s*(?:th|st|nd|rd)?\s*(?:percentile|百分位|分位)")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
 _CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
 
@@ -165,6 +172,27 @@ def _times(text: str) -> list[Token]:
             found.append(Token(match.start(), match.end(), "time", time=TimePoint(
                 f"{match.group(1)}-{match.group(2)}-{match.group(3)}", None, None)))
             taken.append(match.span())
+    clocks = zh_clocks(text)
+    for match in _ZH_DATE_RE.finditer(text):
+        if _inside(match.span(), taken):
+            continue
+        date = f"{match.group(1)}-{int(match.group(2)):02d}-{int(match.group(3)):02d}"
+        end, hour, minute, second = match.end(), None, None, None
+        after = end + len(text[end:]) - len(text[end:].lstrip())
+        digits = _CLOCK_RE.match(text, after)
+        written = next((c for c in clocks if c.start == after), None)
+        if digits is not None:
+            hour, minute, end = int(digits.group(1)), int(digits.group(2)), digits.end()
+            second = int(digits.group(3)) if digits.group(3) else None
+        elif written is not None:
+            hour, minute, second, end = written.hour, written.minute, written.second, written.end
+        found.append(Token(match.start(), end, "time", time=TimePoint(date, hour, minute, second)))
+        taken.append((match.start(), end))
+    for clock in clocks:
+        if not _inside((clock.start, clock.end), taken):
+            found.append(Token(clock.start, clock.end, "time",
+                               time=TimePoint(None, clock.hour, clock.minute, clock.second)))
+            taken.append((clock.start, clock.end))
     for match in _CLOCK_RE.finditer(text):
         if _inside(match.span(), taken):
             continue
@@ -196,6 +224,16 @@ def _is_sign(text: str, position: int) -> bool:
     return text[position] == "-" and (position == 0 or text[position - 1] in " \t=:(（，,[")
 
 
+def _unit_fits(separator: str, unit: str) -> bool:
+    """A unit word may follow its number after a space (``15 minutes``) or, for a duration, a
+    hyphen (``a 10-second timeout``); a one-letter unit only attached (``15m``)."""
+    if not separator:
+        return True
+    if unit in _ATTACHED_ONLY:
+        return False
+    return separator == " " or UNITS[unit][0] == "time"
+
+
 def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
     """The number at ``match`` with its unit, and where it ends; None if it is part of a name."""
     end = match.end()
@@ -203,7 +241,10 @@ def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
     unit = ""
     if unit_match is not None:
         spaced, candidate = unit_match.groups()
-        if not (spaced and candidate in _ATTACHED_ONLY):
+        # "len: 211 time: 30.0021": a word before a colon names the next value, it is no unit.
+        next_key = bool(spaced) and UNITS[candidate][0] == "count" \
+            and text[unit_match.end():unit_match.end() + 1] in (":", "=", "：")
+        if _unit_fits(spaced, candidate) and not next_key:
             unit, end = candidate, unit_match.end()
     if not unit and end < len(text) and (text[end].isascii() and (text[end].isalpha() or text[end] == "_")):
         word = _UNKNOWN_UNIT_RE.match(text, end)
@@ -225,7 +266,8 @@ def tokens(text: str) -> list[Token]:
         if match is None:
             break
         position = match.end()
-        if _inside(match.span(), taken) or _is_name_part(text, match.start()):
+        if _inside(match.span(), taken) or _is_name_part(text, match.start()) \
+                or _PERCENTILE_AFTER.match(text, match.end()):
             continue
         read = _quantity(text, match)
         if read is None:
@@ -250,8 +292,27 @@ def tokens(text: str) -> list[Token]:
         found.append(Token(match.start(), end, "ratio" if len(parts) > 1 else "number",
                            parts=tuple(parts)))
         position = end
+    found += _spelled(text, [(token.start, token.end) for token in found])
     found.sort(key=lambda token: token.start)
     return _mark_trends(text, found)
+
+
+def _spelled(text: str, taken: list[tuple[int, int]]) -> list[Token]:
+    """Numbers written in words (``九十一%``, ``twenty-five minutes``, ``half an hour``): a
+    value only with a unit after them, or one their words name."""
+    found: list[Token] = []
+    for spelled in spelled_numbers(text):
+        if _inside((spelled.start, spelled.end), taken):
+            continue
+        unit, end = spelled.unit, spelled.end
+        if not unit:
+            unit_match = _UNIT_RE.match(text, end)
+            if unit_match is None or not _unit_fits(*unit_match.groups()):
+                continue
+            unit, end = unit_match.group(2), unit_match.end()
+        family: Family = UNITS[unit][0] if unit in UNITS else "plain"
+        found.append(Token(spelled.start, end, "number", parts=(Quantity(spelled.value, unit, family),)))
+    return found
 
 
 def _mark_trends(text: str, found: list[Token]) -> list[Token]:

@@ -34,15 +34,17 @@ from core.verifier.cues import (
     label_of,
     role_cue,
     says_now,
+    statistic_of,
     time_qualifier,
     topics_of,
 )
+from core.verifier.mentions import NO_ABOUT, About, ClaimMentions, canonical_level
 from core.verifier.quantities import Quantity, TimePoint, Token, tokens
 from core.verifier.text import clause_bounds, fold
 
 _LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
 # A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
-_GROUP = re.compile(r'^\s*\d+ lines? like ".*" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
+_GROUP = re.compile(r'^\s*\d+ lines? like "(?P<template>.*)" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
                     re.DOTALL)
 _ALERT_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
 
@@ -64,6 +66,9 @@ class RoleFact:
     trend: int | None = None
     order: int | None = None
     now: bool = False                # a claim states it as the value now ("当前", "is", "currently")
+    stat: str = ""                   # the percentile it is (p99, p50), when its words name one
+    about: About = NO_ABOUT          # claim: the lines it is stated for (core.verifier.mentions)
+    after: str = ""                  # claim: the words right after it in its clause
 
     def shown(self) -> str:
         """``current 91%``, ``sample 86.2% at 11:05``, ``latest time 11:17``."""
@@ -83,6 +88,7 @@ class Reading:
     levels: frozenset[str] = frozenset()
     states: frozenset[str] = frozenset()
     kind: Literal["alert", "log", "text"] = "text"
+    message: str = ""                # a log line's message, a group's template, an alert's text
 
 
 # ---------------------------------------------------------------- reading
@@ -158,8 +164,24 @@ def _used_before_total(facts: list[RoleFact]) -> list[RoleFact]:
 def _time_fact(folded: str, token: Token, window: str, window_start: int, limit: int,
                context: _Context) -> RoleFact:
     qualifier = time_qualifier(folded, window, token.end, limit)
+    if qualifier is None and not context.evidence and folded[:window_start].rstrip()[-1:] in _CLOSING_QUOTES:
+        # "最新一条「X」出现在 11:17": the qualifier stands before the quoted line.
+        qualifier = time_qualifier(folded, _across_quotes(folded, token.start), token.end, limit)
     return RoleFact("time", token.start, token.end, token.start, time=token.time,
                     qualifier=qualifier, subjects=_subjects_at(context, token.start))
+
+
+_QUOTED_SPAN = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_CLOSING_QUOTES = "」”\"』"
+_CLAUSE_END = re.compile(r"[，,；;。!?！？\n]")
+
+
+def _across_quotes(folded: str, position: int) -> str:
+    """The words of a clause before ``position``, quoted spans blanked out (a quote's commas
+    and marks do not end the clause)."""
+    before = _QUOTED_SPAN.sub(lambda match: " " * len(match.group()), folded[:position])
+    cut = max((match.end() for match in _CLAUSE_END.finditer(before)), default=0)
+    return before[cut:]
 
 
 def _cued(folded: str, token: Token, window: str, window_start: int, after_limit: int,
@@ -195,8 +217,15 @@ def _cued(folded: str, token: Token, window: str, window_start: int, after_limit
                          trend=token.trend, order=token.order)]
     if token.kind == "number" and _of_total(folded, token, found, index):
         role = "total"
-    return [replace(fact, now=now and fact.role not in ("total", "threshold"))
+    stat = statistic_of(window)
+    return [replace(fact, now=now and fact.role not in ("total", "threshold"), stat=stat)
             for fact in _valued(token, role, cue_start, label, topics, context)]
+
+
+# "3.8GB of 4GB", "3.8GB used of 4GB", "3.8GB of order-service's 4GB": what lies between a
+# used amount and its total.
+_OF_TOTAL = re.compile(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a|[\w\-]+'s))?|/|，共|"
+                       r",\s*total)\s*")
 
 
 def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool:
@@ -206,8 +235,7 @@ def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool
     previous = found[index - 1]
     if previous.kind != "number" or not previous.parts[0].comparable(token.parts[0]):
         return False
-    return bool(re.fullmatch(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a))?|/|，共|,\s*total)\s*",
-                             folded[previous.end:token.start]))
+    return bool(_OF_TOTAL.fullmatch(folded[previous.end:token.start]))
 
 
 def _valued(token: Token, role: Role, cue_start: int, label: str, topics: frozenset[str],
@@ -273,12 +301,79 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
     fallback = frozenset(fold(s) for s in default_subjects)
     context = _Context("value", frozenset(), mentions=mentions,
                        fallback_subjects=fallback if len(fallback) == 1 else frozenset())
-    facts = _stated_now(folded, _read(folded, 0, len(folded), context))
+    facts = _ranges(folded, _stated_now(folded, _fires_at(folded, _read(folded, 0, len(folded), context))))
+    facts = _what_about(folded, facts, {name for _, name in mentions} | set(fallback))
     return Reading(tuple(facts), frozenset(name for _, name in mentions) | fallback)
+
+
+# The name of the next value ("status: 503 len: 211"): not words about this one.
+_NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:and|与|和|至|到|to|until|till|through|-|–|~)\s*")
+_RANGE_OPEN = re.compile(r"(?:between|from|从|自|在|介于)\s*$")
+_RANGE_CLOSE = re.compile(r"\s*(?:之间|期间|间)")
+
+
+def _ranges(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """"between A and B", ``从 A 到 B``, ``A 与 B 之间``: A is the first time, B the latest."""
+    marked = list(facts)
+    for index in range(len(marked) - 1):
+        first, last = marked[index], marked[index + 1]
+        if first.role != "time" or last.role != "time" or first.end > last.start:
+            continue
+        if not _RANGE_JOIN.fullmatch(folded[first.end:last.start]):
+            continue
+        opened = _RANGE_OPEN.search(folded[max(0, first.start - 12):first.start].rstrip())
+        if opened is None and not _RANGE_CLOSE.match(folded, last.end):
+            continue
+        marked[index] = replace(first, qualifier="first")
+        marked[index + 1] = replace(last, qualifier="latest")
+    return marked
+
+
+def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[RoleFact]:
+    """Each fact with the lines it is stated for (a quote, else the words around it) and the
+    words right after it in its clause, up to the next value."""
+    mentions = ClaimMentions(folded)
+    starts = sorted({fact.start for fact in facts})
+    marked = []
+    for fact in facts:
+        about = mentions.about(fact.start, ignore=services, values=starts)
+        clause_end = mentions.clause(fact.start)[1]
+        following = min([start for start in starts if start > fact.start] + [clause_end])
+        after = "" if mentions.inside_quote(fact.start) \
+            else _NEXT_KEY.sub("", folded[fact.end:max(following, fact.end)])
+        marked.append(replace(fact, about=about, after=after))
+    return marked
 
 
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
 _SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
+
+
+_FIRES_AT = re.compile(r"(?<![a-z])(?:fires|fired|firing|triggers|triggered|triggering) at\s*$")
+
+
+def _fires_at(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
+    """"fires at 85%" names an alert's threshold -- unless its sentence gives the threshold
+    as well ("fires at 91% (limit 85%)", "fires at 91% against an 85% threshold"): then it is
+    the value the alert fires at now."""
+    breaks = [0, *(match.end() for match in _SENTENCE.finditer(folded)), len(folded) + 1]
+
+    def sentence(fact: RoleFact) -> int:
+        return max(index for index, start in enumerate(breaks) if start <= fact.start)
+
+    marked: list[RoleFact] = []
+    for fact in facts:
+        firing = fact.role == "threshold" and fact.quantity is not None \
+            and _FIRES_AT.search(folded[max(0, fact.start - 16):fact.start]) is not None
+        named = [other for other in facts if other is not fact and other.role == "threshold"
+                 and other.quantity is not None and fact.quantity is not None
+                 and other.quantity.comparable(fact.quantity) and sentence(other) == sentence(fact)
+                 and _FIRES_AT.search(folded[max(0, other.start - 16):other.start]) is None]
+        marked.append(replace(fact, role="current", now=True) if firing and named else fact)
+    return marked
 
 
 def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
@@ -323,7 +418,7 @@ def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects
         subjects = frozenset({own}) | named | arguments
         facts = _read(folded, 0, len(folded), _Context("value", subjects, evidence=True))
         return Reading(tuple(facts), subjects, levels=frozenset({_level(group.group("level"))}),
-                       kind="log")
+                       kind="log", message=folded[group.start("template"):group.end("template")])
     alert = _ALERT_HEAD.match(text)
     named = frozenset(name for _, name in service_mentions(folded, known_subjects))
     subjects = named | arguments
@@ -331,8 +426,10 @@ def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects
         base = frozenset(topics_in(alert.group("name")))
         context = _Context("current", subjects, evidence=True, base_topics=base)
         facts = _read(folded, alert.end(), len(folded), context)
+        severity = _SEVERITY.search(folded)
         return Reading(tuple(facts), subjects, states=frozenset({alert.group("state").lower()}),
-                       kind="alert")
+                       levels=frozenset({_level(severity.group(1))}) if severity else frozenset(),
+                       kind="alert", message=folded)
     context = _Context("value", subjects, evidence=True)
     return Reading(tuple(_read(folded, 0, len(folded), context)), subjects)
 
@@ -350,12 +447,16 @@ def _read_log(folded: str, log: re.Match[str], arguments: frozenset[str],
         facts.insert(0, RoleFact("time", log.start("ts"), log.end("ts"), log.start("ts"),
                                  time=observed, subjects=subjects))
     level = _level(log.group("level"))
-    return Reading(tuple(facts), subjects, levels=frozenset({level}), kind="log")
+    return Reading(tuple(facts), subjects, levels=frozenset({level}), kind="log",
+                   message=folded[log.end():])
+
+
+# An alert's severity is its level (severity=warning is a warning).
+_SEVERITY = re.compile(r"(?<![a-z])severity=([a-z]+)")
 
 
 def _level(word: str) -> str:
-    folded = fold(word.strip())
-    return {"warning": "warn", "severe": "error", "critical": "error", "fatal": "error"}.get(folded, folded)
+    return canonical_level(fold(word))
 
 
 def argument_services(arguments: dict[str, object]) -> list[str]:

@@ -31,9 +31,11 @@ from typing import Literal
 
 from core.contracts import FactSupport
 from core.verifier.evidence import Evidence, Item
+from core.verifier.mentions import fits, overlap
+from core.verifier.quantities import Quantity
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
-from core.verifier.text import fold
+from core.verifier.text import clause_bounds, content_units, fold
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
     "current": frozenset({"current", "value", "sample", "used", "count"}),
@@ -75,12 +77,64 @@ def _subjects_ok(claim: RoleFact, evidence: RoleFact) -> bool:
     return not claim.subjects or not evidence.subjects or bool(claim.subjects & evidence.subjects)
 
 
-def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence) -> str:
+class Lines:
+    """Which of a claim's items each of its facts may rest on: the lines it quotes (a log
+    group whose template, a line whose message fits the quote), else -- for a count or a
+    time -- the lines whose message shares words with the clause stating it. A quote or
+    words that fit none of the claim's lines do not narrow anything (the sentence checks
+    judge them)."""
+
+    def __init__(self, items: Sequence[Item], services: set[str]) -> None:
+        self.items = [item for item in items if item.reading.message]
+        self.services = services
+        self._about: dict[str, bool] = {}
+        self._near: dict[str, bool] = {}
+
+    def _quote_used(self, about: str) -> bool:
+        if about not in self._about:
+            self._about[about] = any(fits(about, item.reading.message) for item in self.items)
+        return self._about[about]
+
+    def _near_used(self, near: str) -> bool:
+        if near not in self._near:
+            self._near[near] = any(overlap(near, item.reading.message, ignore=self.services)
+                                   for item in self.items)
+        return self._near[near]
+
+    def fit(self, fact: RoleFact, item: Item) -> bool:
+        """Whether ``item`` holds the lines ``fact`` is stated for."""
+        message = item.reading.message
+        if not message:
+            return True
+        about = fact.about
+        if about.quote and self._quote_used(about.quote):
+            return fits(about.quote, message)
+        if fact.role in ("count", "time") or fact.qualifier:
+            words = next((near for near in about.words if self._near_used(near)), None)
+            if words is not None:
+                return overlap(words, message, ignore=self.services) > 0
+        if about.sentence_quote and self._quote_used(about.sentence_quote):
+            return fits(about.sentence_quote, message)
+        if fact.qualifier and about.claim_quote and self._quote_used(about.claim_quote):
+            return fits(about.claim_quote, message)
+        return True
+
+
+def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence, item: Item | None = None,
+             lines: Lines | None = None) -> str:
     """Why ``evidence`` (equal in value) does not support ``claim`` ('' when it does)."""
     if evidence.role not in _SUPPORTING[claim.role]:
         return f"the evidence gives it as the {ROLE_NAMES[evidence.role]}"
     if not _subjects_ok(claim, evidence):
         return f"the evidence gives it for {', '.join(sorted(evidence.subjects))}"
+    if claim.stat and claim.stat != evidence.stat:
+        given = f"the {evidence.stat.upper()}" if evidence.stat else "one measurement, not a percentile"
+        return f"the evidence gives it as {given}, not the {claim.stat.upper()}"
+    conflict = _label_conflict(claim, evidence, item) if item is not None else ""
+    if conflict:
+        return conflict
+    if item is not None and lines is not None and not lines.fit(claim, item):
+        return f"the evidence gives it for other lines ('{_short(item.reading.message)}')"
     if not topics_compatible(claim.topics, evidence.topics):
         return (f"the evidence's value measures {', '.join(sorted(evidence.topics))}, "
                 f"not {', '.join(sorted(claim.topics))}")
@@ -91,6 +145,41 @@ def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence) -> str:
         when = evidence.time.shown() if evidence.time else "?"
         return f"the evidence has it as an older sample ({when}), not the latest value"
     return ""
+
+
+def _key(label: str) -> str:
+    """What a value of a ref is called: the last name in its label (``active`` of ``HikariCP
+    pool stats: active``)."""
+    return re.split(r"[:=,;，：；]", label)[-1].strip()
+
+
+def _label_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
+    """A claim value whose words name another value of the same ref: ``50/50 idle
+    connections`` where the ref says ``active=50/50, idle=0``; "already tried 10 times" where it
+    says ``Already tried 0 time(s) ... maxRetries=10``."""
+    if claim.quantity is None:
+        return ""
+    words = f" {claim.label} {claim.after} "
+    own = _key(evidence.label)
+    if own and (_names(words, own) or (claim.label.strip() and claim.label.strip() in own)):
+        return ""
+    for other in item.reading.facts:
+        key = _key(other.label)
+        if not content_units(key) or key == own or other.quantity is None \
+                or other.quantity.same_value(claim.quantity):
+            continue  # a name that says nothing ("time", "status") names no other value
+        if _names(words, key):
+            return (f"the evidence calls it '{own or evidence.label or ROLE_NAMES[evidence.role]}'; "
+                    f"its '{key}' is {other.quantity.shown()}")
+    return ""
+
+
+def _names(words: str, key: str) -> bool:
+    return re.search(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])", words) is not None
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 60 else message[:57] + "..."
 
 
 def _support(text: str, claim: RoleFact, item: Item, evidence: RoleFact) -> FactSupport:
@@ -107,11 +196,12 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
     supports: list[FactSupport] = []
     findings: list[Finding] = []
     chosen: dict[int, list[tuple[RoleFact, list[RoleFact]]]] = {}
+    lines = Lines(items, set(reading.subjects))
     for fact in reading.facts:
         if fact.quantity is None:
-            support, finding = _align_time(text, fact, items)
+            support, finding = _align_time(text, fact, items, lines)
         else:
-            support, finding, fitting = _align_value(text, fact, items, runbooks, ledger)
+            support, finding, fitting = _align_value(text, fact, items, runbooks, ledger, lines)
             if fact.trend is not None and fitting:
                 chosen.setdefault(fact.trend, []).append((fact, fitting))
         if support is not None:
@@ -119,18 +209,36 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
         if finding is not None:
             findings.append(finding)
     for members in chosen.values():
-        finding = _trend_order(text, members)
+        finding = _trend_order(text, members, ledger)
         if finding is not None:
             findings.append(finding)
+    findings += _rates(text, reading, items)
     return Alignment(tuple(supports), tuple(findings))
 
 
+# A ref that gives a time with no unit under a name that says it is one ("time: 30.0021"):
+# seconds, the unit such logs write.
+_TIMED_NAME = re.compile(r"(?<![a-z])(?:time|elapsed|latency|duration|took)(?![a-z])|耗时|用时|延迟")
+
+
+def _same(claimed: Quantity, evidence: RoleFact) -> bool:
+    """Whether an evidence value equals a claimed one (``30.0021 秒`` equals ``time: 30.0021``)."""
+    given = evidence.quantity
+    if given is None:
+        return False
+    if given.same_value(claimed):
+        return True
+    return (given.family == "plain" and claimed.family == "time" and claimed.base == claimed.number
+            and given.number == claimed.number and _TIMED_NAME.search(_key(evidence.label)) is not None)
+
+
 def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Sequence[Item],
-                 ledger: Evidence) -> tuple[FactSupport | None, Finding | None, list[RoleFact]]:
+                 ledger: Evidence, lines: Lines) -> tuple[FactSupport | None, Finding | None, list[RoleFact]]:
     assert fact.quantity is not None
     equal = [(item, evidence) for item in items for evidence in item.reading.facts
-             if evidence.quantity is not None and evidence.quantity.same_value(fact.quantity)]
-    fitting = [(item, evidence) for item, evidence in equal if not _problem(fact, evidence, ledger)]
+             if _same(fact.quantity, evidence)]
+    fitting = [(item, evidence) for item, evidence in equal
+               if not _problem(fact, evidence, ledger, item, lines)]
     words = _words(text, fact)
     if fitting:
         fitting.sort(key=lambda pair: not pair[0].quotes(pair[1].start, pair[1].end))
@@ -141,7 +249,7 @@ def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Seq
         return None, Finding(WRONG_ROLE, (
             f"'{words}' is stated as the {ROLE_NAMES[fact.role]}"
             f"{' for ' + ', '.join(sorted(fact.subjects)) if fact.subjects else ''}; "
-            f"{_problem(fact, evidence, ledger)} (binding {item.binding_index}: "
+            f"{_problem(fact, evidence, ledger, item, lines)} (binding {item.binding_index}: "
             f"'{item.text[evidence.cue_start:evidence.end]}')")), []
     in_runbook = any(evidence.quantity is not None and evidence.quantity.same_value(fact.quantity)
                      for item in runbooks for evidence in item.reading.facts)
@@ -151,16 +259,25 @@ def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Seq
                          f"'{words}': {fact.quantity.shown()} is in no verified excerpt or ref"), []
 
 
-def _align_time(text: str, fact: RoleFact, items: Sequence[Item]) -> tuple[FactSupport | None, Finding | None]:
+def _align_time(text: str, fact: RoleFact, items: Sequence[Item],
+                lines: Lines) -> tuple[FactSupport | None, Finding | None]:
     assert fact.time is not None
     times = [(item, evidence) for item in items for evidence in item.reading.facts
-             if evidence.role == "time" and evidence.time is not None and _subjects_ok(fact, evidence)]
+             if evidence.role == "time" and evidence.time is not None and _subjects_ok(fact, evidence)
+             and lines.fit(fact, item)]
     words = _words(text, fact)
     matching = [(item, evidence) for item, evidence in times
                 if evidence.time is not None and fact.time.matches(evidence.time)]
     if not matching:
         return None, Finding(UNSUPPORTED_FACT, f"time '{words}' is in no verified excerpt or ref")
     if fact.qualifier is not None:
+        # A log group's own first / latest time is what "lines like X between A and B" states.
+        own = [(item, evidence) for item, evidence in matching if evidence.qualifier == fact.qualifier]
+        if own:
+            return _support(text, fact, *own[0]), None
+        # A line's time is its timestamp: a bare date in its message (a URL's /2013-10-17/)
+        # is neither the first nor the latest time of the lines.
+        times = [pair for pair in times if pair[1].time is not None and pair[1].time.hour is not None] or times
         ordered = sorted(times, key=lambda pair: pair[1].time.key() if pair[1].time else ("",))
         edge = ordered[-1] if fact.qualifier == "latest" else ordered[0]
         edge_time = edge[1].time
@@ -211,17 +328,52 @@ def _subject_support(pattern: re.Pattern[str],
     return min(ranked, key=lambda pair: pair[0])[1] if ranked else None
 
 
-def _trend_order(text: str, members: list[tuple[RoleFact, list[RoleFact]]]) -> Finding | None:
-    """A trend's samples must be supportable by samples in time order, oldest first."""
+_PRESENT = ("\uffff", 99, 99, 99)  # after every sample: the value now (an alert's current)
+
+
+def _trend_order(text: str, members: list[tuple[RoleFact, list[RoleFact]]],
+                 ledger: Evidence) -> Finding | None:
+    """A trend's samples must be supportable by samples in time order, oldest first. A value
+    with no time is the present one when the evidence gives it as such (an alert's current
+    value), so it comes after every sample; otherwise it fits anywhere."""
     members.sort(key=lambda member: member[0].order or 0)
     floor: tuple[str, int, int, int] | None = None
     for fact, candidates in members:
-        timed = [c.time.key() for c in candidates if c.time is not None]
-        if len(timed) < len(candidates):
+        timed = sorted(c.time.key() for c in candidates if c.time is not None)
+        present = any(c.time is None and c.role == "current" and ledger.is_now(c) for c in candidates)
+        if not timed and not present:
             continue  # a value with no time fits anywhere
-        later = sorted(key for key in timed if floor is None or key >= floor)
+        later = [key for key in [*timed, *([_PRESENT] if present else [])] if floor is None or key >= floor]
         if not later:
             return Finding(WRONG_ROLE, f"the trend is not in time order: '{_words(text, fact)}' is "
                                        "older than the sample before it")
         floor = later[0]
     return None
+
+
+def _rates(text: str, reading: Reading, items: Sequence[Item]) -> list[Finding]:
+    """A count stated within a window (``10分钟内 15 次``, "15 times in 10 minutes") is one
+    observation: some evidence ref must give both, the count within that window."""
+    folded = fold(text)
+    findings: list[Finding] = []
+    for count in reading.facts:
+        if count.role != "count" or count.quantity is None or count.trend is not None:
+            continue
+        bounds = clause_bounds(folded, count.start)
+        windows = [fact for fact in reading.facts if fact.role in ("window", "period")
+                   and fact.quantity is not None and clause_bounds(folded, fact.start) == bounds]
+        for window in windows:
+            assert window.quantity is not None
+            together = [item for item in items if _holds(item, count) and _holds(item, window)]
+            if not together and any(_holds(item, count) for item in items) \
+                    and any(_holds(item, window) for item in items):
+                findings.append(Finding(WRONG_ROLE, (
+                    f"'{_words(text, count)}' is stated within '{_words(text, window)}'; no "
+                    "evidence ref gives that count within that window")))
+    return findings
+
+
+def _holds(item: Item, fact: RoleFact) -> bool:
+    assert fact.quantity is not None
+    return any(evidence.quantity is not None and evidence.quantity.same_value(fact.quantity)
+               and evidence.role in _SUPPORTING[fact.role] for evidence in item.reading.facts)

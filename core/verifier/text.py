@@ -41,7 +41,7 @@ GENERIC_EN: frozenset[str] = frozenset({
 })
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
 _GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
-                               "这该其此之等其它")
+                               "这该其此之等其它最新早晚近后首末一共另外正")
 # CJK words (pairs) of the same kind: how a person tells of log lines and alerts
 # ("持续输出 WARN 级别日志", "告警正在触发"), the medium rather than a fact about the system.
 _GENERIC_CJK_PAIRS = frozenset({
@@ -100,3 +100,38 @@ def content_units(folded: str) -> set[str]:
                     or pair in _GENERIC_CJK_PAIRS):
                 units.add(pair)
     return units
+
+
+_NAME_PARTS = re.compile(r"[_\-./:]+")
+_SUFFIXES = ("ing", "ed", "es", "s", "e")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def stems(units: set[str]) -> set[str]:
+    """Units compared loosely: an ASCII word by its stem ("writing" ~ "write"), a name also by
+    its parts (``write_block`` holds "write" and "block"); CJK pairs as they are."""
+    found: set[str] = set()
+    for unit in units:
+        if not unit.isascii():
+            found.add(unit)
+            continue
+        found.add(_stem(unit))
+        parts = [part for part in _NAME_PARTS.split(unit) if len(part) >= 3 and part.isalpha()]
+        if len(parts) > 1:
+            found.update(_stem(part) for part in parts if part not in GENERIC_EN)
+    return found
+
+
+# An alert's state as a Chinese sentence says it: "firing" is 触发 (告警正在触发), "resolved" 恢复.
+_STATE_UNITS = {"firing": ("触发", "发中"), "resolved": ("恢复", "解除"), "pending": ("等待", "待触")}
+
+
+def with_state_words(units: set[str]) -> set[str]:
+    """Evidence units plus the Chinese words of the alert states they hold."""
+    return units | {word for state, words in _STATE_UNITS.items() if state in units for word in words}

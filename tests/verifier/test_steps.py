@@ -88,3 +88,39 @@ def test_a_step_about_an_excluded_subject_is_withheld_without_failing_the_sessio
                 topics=["memory"], exclusions=Exclusions(terms=["原因"]))
     judged = _judge(_output(gaps=("缺少堆 dump，尚不能判断内存增长的原因。",)), plan)
     assert judged["missing-1"] == (False, "verifier.step_withheld")
+
+
+@pytest.mark.parametrize("text", [
+    "确认内存占用后把 cart-api 的副本数调到 5", "核实磁盘占用后把旧索引删掉",
+    "After confirming the leak, restart cart-api",
+    "Then set max connections of cart-api to 200", "查看完 GC 日志后将堆上限改为 6GB",
+])
+def test_a_change_after_a_look_or_a_value_set_is_a_repair(text: str) -> None:
+    assert is_repair(text)
+
+
+@pytest.mark.parametrize("text", [
+    "是否需要调整 cart-api 的连接池上限", "Check whether the replica count was set to 5", "查看副本数被调到 5 的记录",
+    "Check when the pool size was set to 20",
+])
+def test_asking_whether_to_change_or_looking_at_a_change_is_not_a_repair(text: str) -> None:
+    assert is_repair(text) == ""
+
+
+@pytest.mark.parametrize(("text", "concludes"), [
+    ("Missing heap dumps; the leak in cart-api keeps memory growing", True),
+    ("缺少线程栈，连接池已被慢查询占满", True),
+    ("缺少堆 dump，无法定位泄漏点", True),  # doubts only where the leak is: takes the leak as given
+    ("Missing heap dumps, so whether cart-api leaks memory at all is unknown", False),
+    ("缺少线程栈，无法判断连接池是否已被慢查询占满", False),
+])
+def test_a_gap_that_takes_a_state_as_given_concludes(text: str, concludes: bool) -> None:
+    assert bool(asserted_state(text)) is concludes
+
+
+def test_a_repair_in_an_actions_reason_and_an_action_about_another_topic_fail() -> None:
+    output = _output("查看 order-service 的 GC 日志。", "查看节点的磁盘使用率。")
+    output.recommended_actions[0].reason = "确认内存占用后把堆上限调大到 8GB"
+    judged = _judge(output)
+    assert judged["action-1"] == (False, "verifier.repair_action")
+    assert judged["action-2"] == (False, "verifier.action_unfounded")

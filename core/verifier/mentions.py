@@ -1,0 +1,264 @@
+"""What a claim's values, times and level words are about: the line or template it quotes.
+
+A count, a time range or a level in a claim is stated for *some lines*: ``291 WARN lines like
+"Connection broken for id <*> ..."``, ``「ERROR IN CONTACTING RM.」出现了 147 次``, ``the
+first at 19:03``. When the claim quotes the lines, the quote nearest the value in its clause
+(else in its sentence) names them, and only evidence about lines that quote fits -- a log
+group whose template it matches, a log line that holds it -- can support the value. So a
+group's count given for another template, another group's time range, or WARN lines called
+ERROR are caught even though the number, the time or the word is somewhere in the evidence.
+
+Everything works on folded text (``core.verifier.text.fold``: same offsets as the original).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from core.charclasses import HAN
+from core.verifier.text import content_units
+
+_QUOTE = re.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
+                    r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")
+_SENTENCE_BREAK = re.compile(r"[。；;!?！？\n]|\.(?=\s|$)")
+# A colon ends a clause too ("logged lines with "X": 176 lines like "Y""): what follows it is
+# what the lines are, the words before it a heading. Folded text has ASCII colons only, so a
+# Chinese one (``相关的记录：3 条``) is the colon after a Han character.
+_CLAUSE_BREAK = re.compile(rf"[。；;!?！？\n，,、：]|\.(?=\s|$)|:(?=\s|[\"“「『'])|(?<=[{HAN}]):")
+# A template's variable part (``<*>``) and a quote's ellipsis stand for any text.
+_GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
+_SPACE = re.compile(r"\s+")
+# Log levels as a claim names them (outside quotes: "error =" inside a template is text).
+_LEVEL_WORD = re.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
+                         r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))|"
+                         r"(信息)(?=\s*(?:级别|级|日志))")
+# Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
+LEVELS: dict[str, str] = {"trace": "trace", "debug": "debug", "info": "info", "notice": "info",
+                          "warn": "warn", "warning": "warn", "error": "error", "err": "error",
+                          "severe": "error", "fatal": "fatal", "critical": "fatal", "crit": "fatal",
+                          "错误": "error", "警告": "warn", "致命": "fatal", "调试": "debug", "信息": "info"}
+_LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
+_RANK = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "fatal": 5}
+# "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
+_OR_ABOVE = re.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)|\s*(?:level\s+)?(?:or above|or higher|and above)")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A quoted span of a claim: where it is and what it says (without its quote marks)."""
+
+    start: int
+    end: int
+    text: str
+
+
+def quotes(folded: str) -> list[Quote]:
+    """Every quoted span of a folded text."""
+    found: list[Quote] = []
+    for match in _QUOTE.finditer(folded):
+        inner = next(group for group in match.groups() if group is not None)
+        if inner.strip():
+            found.append(Quote(match.start(), match.end(), inner.strip()))
+    return found
+
+
+def _spans(folded: str, pattern: re.Pattern[str], inside: list[Quote]) -> list[tuple[int, int]]:
+    """``[start, end)`` spans between breaks of ``pattern`` that lie outside every quote."""
+    cuts = [m for m in pattern.finditer(folded)
+            if not any(q.start <= m.start() < q.end for q in inside)]
+    spans, start = [], 0
+    for cut in cuts:
+        spans.append((start, cut.start()))
+        start = cut.end()
+    spans.append((start, len(folded)))
+    return spans
+
+
+def _holding(spans: list[tuple[int, int]], position: int) -> tuple[int, int]:
+    return next((span for span in spans if span[0] <= position <= span[1]), (0, 0))
+
+
+@dataclass(frozen=True)
+class About:
+    """The lines a value of a claim is stated for: a quote in its clause, else words around it
+    (nearest first), else a quote of its sentence."""
+
+    quote: str = ""
+    words: tuple[str, ...] = ()
+    sentence_quote: str = ""
+    claim_quote: str = ""  # the claim's only quote, when its sentence has none
+
+
+NO_ABOUT = About()  # a fact read from evidence: its lines are its own binding
+
+
+class ClaimMentions:
+    """The quotes, sentences and clauses of one claim, for asking what a position is about."""
+
+    def __init__(self, folded: str) -> None:
+        self.folded = folded
+        self.quotes = quotes(folded)
+        self.sentences = _spans(folded, _SENTENCE_BREAK, self.quotes)
+        self.clauses = _spans(folded, _CLAUSE_BREAK, self.quotes)
+
+    def inside_quote(self, position: int) -> Quote | None:
+        """The quote ``position`` lies in, if any."""
+        return next((q for q in self.quotes if q.start <= position < q.end), None)
+
+    def about(self, position: int, *, ignore: AbstractSet[str] = frozenset(),
+              values: Sequence[int] = ()) -> About:
+        """What a value at ``position`` is stated for (``About``): the quote it lies in, else the
+        nearest quote of its clause (the one after it on a tie); else the words around it,
+        nearest first -- up to the next value (``86 Connection broken warnings``), back to the
+        previous one (``「X」出现了 291 次``), its clause -- and the nearest quote of its sentence
+        (``…like "X", the first at 19:03``), else the sentence's words. A value in brackets is
+        about what precedes them. ``ignore``: words that say whose the lines are, not which
+        (service names); ``values``: where the text's values start. With no quote in its
+        sentence: the claim's only quote, if it has one (for a first or latest time)."""
+        inside = self.inside_quote(position)
+        if inside is not None:
+            return About(inside.text)
+        bracket = _opening_bracket(self.folded, _holding(self.sentences, position)[0], position)
+        if bracket is not None:
+            position = bracket
+        start, end = _holding(self.clauses, position)
+        if bracket is not None:
+            end = bracket
+        near = [q for q in self.quotes if start <= q.start and q.end <= end]
+        if near:
+            return About(_nearest(near, position).text)
+        following = min([v for v in values if v > position] + [end])
+        preceding = max([v for v in values if v < position] + [start])
+        words = tuple(dict.fromkeys(text for text in (self.folded[position:following],
+                                                      self.folded[preceding:position],
+                                                      self.folded[start:end])
+                                    if _own_units(text, ignore)))
+        start, end = _holding(self.sentences, position)
+        near = [q for q in self.quotes if start <= q.start and q.end <= end]
+        if near:
+            return About("", words, _nearest(near, position).text)
+        # A claim that quotes one line only: its first and latest times are about it in every
+        # sentence ("…match "X"; first seen A, last seen B").
+        only = {q.text for q in self.quotes}
+        return About("", words or (self.folded[start:end],),
+                     claim_quote=only.pop() if len(only) == 1 else "")
+
+    def sentence(self, position: int) -> tuple[int, int]:
+        """The sentence holding ``position``."""
+        return _holding(self.sentences, position)
+
+    def clause(self, position: int) -> tuple[int, int]:
+        """The clause holding ``position`` (quotes do not break it)."""
+        return _holding(self.clauses, position)
+
+    def levels(self) -> list[tuple[int, int, frozenset[str], bool]]:
+        """(start, end, canonical levels, or-above) of every level word outside quotes; words
+        joined in a list ("FATAL and ERROR lines", ``ERROR 和 FATAL``) are one statement, held
+        when the lines are at any of them."""
+        found: list[tuple[int, int, frozenset[str], bool]] = []
+        for match in _LEVEL_WORD.finditer(self.folded):
+            if self.inside_quote(match.start()) is not None:
+                continue
+            above = _OR_ABOVE.match(self.folded, match.end()) is not None
+            level = LEVELS[match.group(1) or match.group(2) or match.group(3)]
+            if found and _LEVEL_JOIN.fullmatch(self.folded[found[-1][1]:match.start()]):
+                start, _, levels, was_above = found[-1]
+                found[-1] = (start, match.end(), levels | {level}, was_above or above)
+            else:
+                found.append((match.start(), match.end(), frozenset({level}), above))
+        return found
+
+
+_BRACKETS = {"(": ")", "（": "）", "[": "]", "【": "】"}
+
+
+def _opening_bracket(folded: str, start: int, position: int) -> int | None:
+    """Where the bracket ``position`` lies in opens (looking back to ``start``), if it does."""
+    depth_at: list[int] = []
+    for index in range(start, position):
+        char = folded[index]
+        if char in _BRACKETS:
+            depth_at.append(index)
+        elif char in _BRACKETS.values() and depth_at:
+            depth_at.pop()
+    return depth_at[-1] if depth_at else None
+
+
+def _distance(quote: Quote, position: int) -> int:
+    return quote.start - position if quote.start >= position else position - quote.end
+
+
+def _nearest(near: list[Quote], position: int) -> Quote:
+    return min(near, key=lambda q: (_distance(q, position), q.start < position))
+
+
+_NUMBERISH = re.compile(r"[\d:.\-+t]+")
+
+
+def _own_units(words: str, ignore: AbstractSet[str]) -> set[str]:
+    """Content units of a clause that say which lines it is about (not levels, services,
+    numbers or times)."""
+    return {unit for unit in content_units(words)
+            if unit not in LEVELS and unit not in ignore and not _NUMBERISH.fullmatch(unit)
+            and (len(unit) >= 3 or not unit.isascii())}
+
+
+def overlap(words: str, message: str, *, ignore: AbstractSet[str] = frozenset()) -> int:
+    """How many units of a claim's words (those ``_own_units`` keeps) a message holds."""
+    return len(_own_units(words, ignore) & content_units(message))
+
+
+def level_covers(stated: frozenset[str], above: bool, actual: str) -> bool:
+    """Whether lines at ``actual`` are lines at a ``stated`` level (or above, when said)."""
+    if actual in stated:
+        return True
+    return above and _RANK.get(actual, -1) >= min(_RANK.get(level, 99) for level in stated)
+
+
+def canonical_level(word: str) -> str:
+    """A level as a ref spells it (``WARNING``, ``[ERROR]``), in canonical form."""
+    return LEVELS.get(word.strip().lower(), word.strip().lower())
+
+
+def _squeezed(text: str) -> str:
+    return _SPACE.sub(" ", text).strip(" .:;,，。：；")
+
+
+# A value in a line (``91.0%``, ``3.8GB/4GB``, a run ``85% → 87% → 89%``) is a variable part:
+# lines that differ only in their values are the same kind of line.
+_VALUE = re.compile(r"(?<![a-z0-9_\-.])\d+(?:\.\d+)?(?:%|[a-zµ]+)?(?![a-z0-9_])")
+_VALUE_RUN = re.compile(r"<\*>(?:\s*(?:→|->|=>|/|~|…|\.\.\.)\s*<\*>)+")
+
+
+def _masked(text: str) -> str:
+    return _VALUE_RUN.sub("<*>", _VALUE.sub("<*>", text))
+
+
+def fits(quote: str, message: str) -> bool:
+    """Whether quoted text and a line's message (or a group's template) are about the same
+    lines: every part of the quote between its gaps is in the message, in order; or the
+    template, its ``<*>`` matching anything, is in the quote; or the message is most of it.
+    Values are variable parts on both sides (``内存使用率过高: 85% → 87% → 89%`` quotes three
+    lines of one kind)."""
+    quote, message = _squeezed(_masked(quote)), _squeezed(_masked(message))
+    if not quote or not message:
+        return False
+    parts = [_squeezed(part) for part in _GAP.split(quote) if _squeezed(part)]
+    position = 0
+    for part in parts:
+        found = message.find(part, position)
+        if found < 0:
+            break
+        position = found + len(part)
+    else:
+        if parts:
+            return True
+    if "<*>" in message:
+        pattern = ".*?".join(re.escape(_squeezed(part)) for part in message.split("<*>"))
+        if re.search(pattern, quote, re.DOTALL):
+            return True
+    return len(message) >= 0.5 * len(quote) and message in quote
+
