@@ -7,6 +7,7 @@ import pytest
 from core.lexicon import (
     TOPICS,
     alert_names_in,
+    declared_topics,
     expand_topics,
     normalize,
     services_in,
@@ -127,3 +128,9 @@ def test_alert_names_in_is_literal_and_case_insensitive() -> None:
     assert alert_names_in("只确认 highcpuusage 和 SlowResponse", known) == ["HighCPUUsage", "SlowResponse"]
     assert alert_names_in("CPU 使用率过高", known) == []  # topic words do not imply alerts
     assert alert_names_in("HighCPUUsageCritical", known) == []
+
+
+def test_declared_topics_read_names_a_model_writes_for_a_topic() -> None:
+    assert declared_topics(["memory", "cpu_usage_percent", "HikariCP", "慢请求", "memory"]) == [
+        "memory", "cpu", "connection_pool", "latency"]
+    assert declared_topics(["order 123", ""]) == []

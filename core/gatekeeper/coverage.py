@@ -43,14 +43,15 @@ _ANY = ""  # a claim naming no service (topic) stands for any service (topic)
 
 
 def argument_values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
-    """The non-blank values of ``keys`` (lists flattened), as strings."""
+    """The non-blank values of ``keys`` (lists flattened), as strings without the whitespace
+    around them (the tools strip it too: ``" order-service "`` searched order-service)."""
     values: list[str] = []
     for key in keys:
         value = arguments.get(key)
         if isinstance(value, (list, tuple)):
-            values += [str(item) for item in value if str(item).strip()]
+            values += [str(item).strip() for item in value if str(item).strip()]
         elif value is not None and str(value).strip():
-            values.append(str(value))
+            values.append(str(value).strip())
     return values
 
 
@@ -88,7 +89,7 @@ def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scop
                 into.append(frozenset(lexicon.expand_topics(topics)))
             elif _has_words_beyond(normalized, in_text):
                 into.append(None)
-    if units and arguments.get("match") == "any":
+    if units and str(arguments.get("match") or "").strip().casefold() == "any":
         searched = frozenset().union(*(unit for unit in units if unit is not None))
         units = [searched or None]
     found = services or named
@@ -105,11 +106,11 @@ def _has_words_beyond(normalized: str, services: list[str]) -> bool:
 def claim_subject(claim: Claim, known_services: Iterable[str] = ()) -> tuple[list[str], list[str]]:
     """The claim's services and topics: its subject fields plus what its text names (a service
     the claim declares is not read as a topic where its text names it: ``mysql``, ``redis``)."""
-    declared = [service.casefold() for service in claim.subject_services]
+    declared = [service.strip().casefold() for service in claim.subject_services]
     services = dict.fromkeys(declared + lexicon.services_in(claim.claim_text, [*declared, *known_services]))
     text = lexicon.without_names(claim.claim_text, declared)
-    topics = dict.fromkeys([*claim.subject_topics, *lexicon.topics_in(text)])
-    return list(services), [topic for topic in topics if topic in lexicon.TOPICS]
+    topics = dict.fromkeys([*lexicon.declared_topics(claim.subject_topics), *lexicon.topics_in(text)])
+    return list(services), list(topics)
 
 
 def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequence[Invocation]) -> str:
