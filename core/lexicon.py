@@ -300,6 +300,21 @@ def topics_in(text: str, *, in_logs: bool = False) -> list[str]:
     return list(seen)
 
 
+def declared_topics(names: Iterable[str]) -> list[str]:
+    """The topics a claim's declared ``subject_topics`` stand for: a topic name as it is, any
+    other entry read as text (a model writes the metric ``cpu_usage_percent``, ``HikariCP`` or
+    ``慢请求`` as readily as ``cpu``); an entry naming no known topic stands for none.
+
+    >>> declared_topics(["cpu_usage_percent", "HikariCP", "memory", "order 123"])
+    ['cpu', 'connection_pool', 'memory']
+    """
+    seen: dict[str, None] = {}
+    for name in names:
+        for topic in [name] if name in TOPICS else topics_in(name):
+            seen.setdefault(topic, None)
+    return list(seen)
+
+
 def expand_topics(names: Iterable[str]) -> list[str]:
     """The topics plus every topic they include (memory -> memory, gc), order kept, no duplicates."""
     seen: dict[str, None] = {}

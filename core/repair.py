@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from core.contracts import (
     CheckedBinding,
+    Claim,
     ClaimResult,
     EvidenceBinding,
     ExecutorOutput,
@@ -31,6 +32,7 @@ from core.contracts import (
 from core.gatekeeper import negative
 from core.gatekeeper import rules as gate
 from core.gatekeeper.matching import match_excerpt
+from core.tools.spec import is_reference_tool
 from core.verifier import rules as verifier
 from core.verifier.rules import grade
 
@@ -62,10 +64,14 @@ def retry_context(output: ExecutorOutput | None, invocations: Sequence[Invocatio
     findings += [RetryFinding(claim_id=issue.claim_id, rule=issue.rule, message=issue.message,
                               claim_text=_claim_text(output, issue.claim_id))
                  for issue in gatekeeper.errors if issue.rule == gate.NO_BINDINGS]
+    # A claim whose failed bindings are named above is not named again for having no verified
+    # evidence; anything else it failed (a missing claim_type, a value) is.
     explained = {finding.claim_id for finding in findings}
     findings += [_claim_finding(output, claim_result, gatekeeper)
                  for claim_result in result.claim_results
-                 if not claim_result.entailed and claim_result.claim_id not in explained]
+                 if not claim_result.entailed and (
+                     claim_result.claim_id not in explained
+                     or set(claim_result.rules) - {verifier.NO_EVIDENCE})]
     if not findings:
         return None
     return RetryContext(attempt=attempt, verdict=result.verdict,
@@ -99,14 +105,15 @@ def _binding_finding(output: ExecutorOutput, checked: CheckedBinding,
     if invocation is not None and cited.raw_path and invocation.retrieval_details is not None:
         ref_text = next((ref.text for ref in invocation.retrieval_details.evidence_refs
                          if ref.raw_path == cited.raw_path), ref_text)
-    negative = any(claim.claim_id == checked.claim_id and claim.claim_type == "negative_observation"
-                   for claim in output.claims)
+    claim = next((claim for claim in output.claims if claim.claim_id == checked.claim_id
+                  and claim.claim_type == "negative_observation"), None)
     return RetryFinding(
         claim_id=checked.claim_id, action_id=checked.action_id,
         binding_index=checked.binding_index, rule=checked.rule or gate.EXCERPT_MISMATCH,
         message=checked.message, claim_text=_claim_text(output, checked.claim_id),
         cited=cited, ref_text=ref_text,
-        found_at=_no_hits_named(cited, invocations) if negative else _found_at(cited, invocations))
+        found_at=(_no_hits_for(claim, cited, invocations) if claim is not None
+                  else _found_at(cited, invocations)))
 
 
 def _cited(output: ExecutorOutput, checked: CheckedBinding) -> EvidenceBinding:
@@ -143,28 +150,34 @@ def _found_at(cited: EvidenceBinding, invocations: Sequence[Invocation]) -> list
     return found
 
 
-def _no_hits_named(cited: EvidenceBinding,
-                   invocations: Sequence[Invocation]) -> list[EvidenceBinding]:
-    """For a negative observation: the session's no-hit queries whose every argument the cited
-    excerpt names (``query_logs(service=…, query=HikariCP)`` cited under a wrong id)."""
-    found: list[EvidenceBinding] = []
+def _no_hits_for(claim: Claim, cited: EvidenceBinding,
+                 invocations: Sequence[Invocation]) -> list[EvidenceBinding]:
+    """For a negative observation: the session's no-hit queries that show its absence -- those
+    whose every argument the cited excerpt names (``query_logs(service=…, query=HikariCP)``
+    cited under a wrong id) first, then any that covers the claim's subject by itself."""
+    named: list[EvidenceBinding] = []
+    covering: list[EvidenceBinding] = []
     for invocation in invocations:
         arguments = [f"{key}={value}" for key, value in invocation.arguments.items()]
         if (invocation.invocation_id == cited.source_invocation_id or not arguments
-                or invocation.retrieval_details is None or negative.evidence_problem(invocation)
-                or not all(argument in cited.evidence_excerpt for argument in arguments)):
+                or invocation.retrieval_details is None or negative.evidence_problem(invocation)):
             continue
-        found.append(EvidenceBinding(tool_name=invocation.tool_name,
-                                     source_invocation_id=invocation.invocation_id,
-                                     raw_path=None, evidence_excerpt=negative.describe(invocation)))
-    return found[:_MAX_FOUND_AT]
+        place = EvidenceBinding(tool_name=invocation.tool_name,
+                                source_invocation_id=invocation.invocation_id,
+                                raw_path=None, evidence_excerpt=negative.describe(invocation))
+        if all(argument in cited.evidence_excerpt for argument in arguments):
+            named.append(place)
+        elif not negative.coverage_problem(claim, invocation, [invocation]):
+            covering.append(place)
+    return [*named, *covering][:_MAX_FOUND_AT]
 
 
 def _claim_finding(output: ExecutorOutput, claim_result: ClaimResult,
                    gatekeeper: GatekeeperResult) -> RetryFinding:
+    # Current-state evidence only: a runbook's text is not what the claim may state.
     evidence = [checked.matched_text for checked in gatekeeper.checked_bindings
                 if checked.claim_id == claim_result.claim_id and checked.status == "pass"
-                and checked.matched_text]
+                and checked.matched_text and not is_reference_tool(checked.tool_name)]
     return RetryFinding(claim_id=claim_result.claim_id,
                         rule=claim_result.rule or verifier.UNSUPPORTED_FACT,
                         message="; ".join(claim_result.reasons),

@@ -7,6 +7,7 @@ import pytest
 from core.lexicon import (
     TOPICS,
     alert_names_in,
+    declared_topics,
     expand_topics,
     normalize,
     services_in,
@@ -139,3 +140,9 @@ def test_every_topic_label_the_rules_executor_writes_names_its_topic(language: s
         label = topic_label(name, language)  # type: ignore[arg-type]
         assert name in topics_in(f"未检索到 svc-a 的{label}相关记录" if language == "zh"
                                  else f"No records of {label} were found"), (name, label)
+
+
+def test_declared_topics_read_names_a_model_writes_for_a_topic() -> None:
+    assert declared_topics(["memory", "cpu_usage_percent", "HikariCP", "慢请求", "memory"]) == [
+        "memory", "cpu", "connection_pool", "latency"]
+    assert declared_topics(["order 123", ""]) == []

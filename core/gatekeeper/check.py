@@ -192,6 +192,12 @@ def _check_binding(session: SessionInvocations, binding: EvidenceBinding, index:
     if owner.claim is not None and owner.claim.claim_type == "negative_observation":
         queries = _claim_queries(session, owner.claim, invocation)
         checked = _check_negative(verdict, binding, invocation, owner.claim, queries)
+    elif (owner.claim is not None and owner.claim.claim_type is None and not binding.raw_path
+          and not negative.evidence_problem(invocation)):
+        # Say why, so the executor can fix the claim rather than hunt for a ref that is not there.
+        checked = verdict.fail(R.EXCERPT_MISMATCH, (
+            "raw_path missing, and the invocation returned nothing (no evidence refs): a no-hit "
+            "query backs only a negative_observation, and this claim has no claim_type"))
     else:
         checked = _check_positive(verdict, binding, invocation)
     if backfilled and checked.status == "pass":

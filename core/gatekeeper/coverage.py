@@ -49,14 +49,15 @@ _ANY = ""  # a claim naming no service (topic) stands for any service (topic)
 
 
 def argument_values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
-    """The non-blank values of ``keys`` (lists flattened), as strings."""
+    """The non-blank values of ``keys`` (lists flattened), as strings without the whitespace
+    around them (the tools strip it too: ``" order-service "`` searched order-service)."""
     values: list[str] = []
     for key in keys:
         value = arguments.get(key)
         if isinstance(value, (list, tuple)):
-            values += [str(item) for item in value if str(item).strip()]
+            values += [str(item).strip() for item in value if str(item).strip()]
         elif value is not None and str(value).strip():
-            values.append(str(value))
+            values.append(str(value).strip())
     return values
 
 
@@ -111,7 +112,7 @@ def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scop
         # a query that only looked at a level searched no topic: it covers a claim that
         # names none (the level itself is judged by ``narrowing``)
         filters.append(None)
-    if units and arguments.get("match") == "any":
+    if units and str(arguments.get("match") or "").strip().casefold() == "any":
         searched = frozenset().union(*(unit for unit in units if unit is not None))
         units = [searched or None]
     found = services or named
@@ -136,11 +137,11 @@ def claim_subject(claim: Claim, known_services: Iterable[str] = (),
     the claim declares is not read as a topic where its text names it (``mysql``, ``redis``),
     nor is a word of the text that is one of ``phrases`` (the exact phrases the cited queries
     searched): it names that phrase, not its topic ("No HikariCP lines" for ``terms=[HikariCP]``)."""
-    declared = [service.casefold() for service in claim.subject_services]
+    declared = [service.strip().casefold() for service in claim.subject_services]
     services = dict.fromkeys(declared + lexicon.services_in(claim.claim_text, [*declared, *known_services]))
     text = lexicon.without_names(claim.claim_text, [*declared, *phrases])
-    topics = dict.fromkeys([*claim.subject_topics, *lexicon.topics_in(text)])
-    return list(services), [topic for topic in topics if topic in lexicon.TOPICS]
+    topics = dict.fromkeys([*lexicon.declared_topics(claim.subject_topics), *lexicon.topics_in(text)])
+    return list(services), list(topics)
 
 
 def _unnamed_subject(claim: Claim, known: list[str]) -> str:

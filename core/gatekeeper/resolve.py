@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.contracts import Invocation, RetrievalDetails
+from core.errors import ToolError
 from core.gatekeeper.rules import INVOCATION_REF, INVOCATION_SESSION
 from core.recorder import extract_evidence_refs
 from core.tools.spec import find_spec
@@ -192,10 +193,16 @@ def _request_disagreement(invocation: Invocation) -> str:
     if spec is None or not request:
         return ""
     fields = spec.args.model_fields
+    try:
+        # compared as the tool read them: a model's `` payment-service `` or ``ANY`` is the
+        # request's ``payment-service`` / ``any``
+        arguments = spec.validate(invocation.arguments).model_dump()
+    except ToolError:
+        arguments = invocation.arguments
     for key, value in request.items():
         if key not in fields:
             continue
-        given = invocation.arguments.get(key, fields[key].get_default(call_default_factory=True))
+        given = arguments.get(key, fields[key].get_default(call_default_factory=True))
         if given != value and not (_blank(given) and _blank(value)):
             return (f"arguments of invocation {invocation.invocation_id} are not the request its "
                     f"source served: {key}={given!r}, the request has {key}={value!r}")

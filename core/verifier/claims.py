@@ -9,7 +9,9 @@ the ref it was matched against and its invocation's arguments (``core.verifier.e
   evidence text;
 - every sentence of the claim says something its evidence says (content words or topic);
   one that only a runbook says is runbook text stated as fact;
-- runbook text (``lookup_knowledge``) never supports a claim about current state;
+- runbook text (``lookup_knowledge``) never supports a claim about current state: a claim
+  backed only by runbooks states runbook content as fact, or -- when the runbook holds none
+  of its values -- has no verified evidence (its citation is what is wrong);
 - a cause (``root_cause`` / ``risk`` claims, or words such as leak / 根因 / 导致 in any claim)
   needs an excerpt that states it;
 - a negative observation is entailed by a passed negative check of the invocation that
@@ -27,8 +29,9 @@ from collections.abc import Sequence
 from core.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import match_excerpt, normalize_text
+from core.gatekeeper.coverage import TOPIC_ARGS, UNIT_ARGS, argument_values
 from core.gatekeeper.facts import EN_NEGATIONS
-from core.lexicon import expand_topics, normalize, topic_mentions, topics_in
+from core.lexicon import declared_topics, expand_topics, normalize, topic_mentions, topics_in
 from core.verifier import facts
 from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
@@ -108,8 +111,12 @@ def judge_claim(claim: Claim, evidence: Evidence, plan: Plan,
         _judge_negative(claim, items, failures)
     else:
         supports = _judge_positive(claim, items, evidence, failures)
-    _judge_scope(claim, plan, allowed_services, failures)
     support = len(passed_items(items)) or len([i for i in items if i.negative])
+    if not plan.services and not support:
+        # The services allowed beyond the plan's are those the evidence ties to its alert names;
+        # a claim with no verified evidence cannot be placed in or out of them (it fails anyway).
+        allowed_services = None
+    _judge_scope(claim, plan, allowed_services, failures)
     return failures.result(claim, supports, f"every fact holds in its role in the {support} "
                                             "verified binding(s)")
 
@@ -130,7 +137,13 @@ def _judge_negative(claim: Claim, items: list[Item], failures: Failures) -> None
     # The gatekeeper does not compare a negative excerpt with anything; what it verified is
     # the invocation itself, which ``matched_text`` describes (tool, arguments, empty result).
     described = [text for item in negative for text in item.texts()]
-    gaps = facts.missing(claim.claim_text, described, negations=False)
+    searched = set(expand_topics(declared_topics(
+        value for item in negative
+        for value in argument_values(item.arguments, TOPIC_ARGS + UNIT_ARGS))))
+    # "HikariCP" in "没有 HikariCP 连接池耗尽的日志" is covered by a topic=connection_pool query:
+    # that topic searched every line about it, synonyms included.
+    gaps = [gap for gap in facts.missing(claim.claim_text, described, negations=False)
+            if not _searched_topic(gap, searched)]
     if gaps:
         failures.add(UNSUPPORTED_FACT, "not in the verified no-hit queries: " + ", ".join(gaps))
     # Anything the claim says besides the absence is a statement about the present, which a
@@ -145,6 +158,13 @@ def _judge_negative(claim: Claim, items: list[Item], failures: Failures) -> None
     _judge_diagnosis(claim, queries, failures)
 
 
+def _searched_topic(gap: str, searched: set[str]) -> bool:
+    """Whether a missing identifier names only topics the no-hit queries searched."""
+    found = re.fullmatch(r"identifier '(.+)'", gap)
+    named = topics_in(found.group(1)) if found else []
+    return bool(named) and set(named) <= searched
+
+
 def _arguments_text(item: Item) -> str:
     return ", ".join(f"{key}={value}" for key, value in item.arguments.items())
 
@@ -154,11 +174,21 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
     current = passed_items(items)
     runbooks = evidence.runbooks()
     if not current:
-        if any(item.runbook for item in items):
-            failures.add(RUNBOOK_AS_FACT, "only runbook text supports this claim; runbooks are "
-                                          "never evidence of current state")
+        cited = [text for item in items if item.runbook for text in item.texts()]
+        if cited and _states_runbook(claim, cited):
+            failures.add(RUNBOOK_AS_FACT, "only runbook text supports this claim, and the claim "
+                                          "says what the runbook says; runbooks are never "
+                                          "evidence of current state")
+        elif cited:
+            # "CPU 使用率目前为 92%" cited to a runbook section: the runbook is not its source
+            # (it holds none of its values), the citation is what is wrong.
+            failures.add(NO_EVIDENCE, "its only verified bindings cite runbook text "
+                                      "(lookup_knowledge), which is never evidence of current "
+                                      "state, and the runbook does not state its values either; "
+                                      "cite the tool output that shows them")
         else:
             failures.add(NO_EVIDENCE, "no binding of this claim passed the gatekeeper")
+        _judge_diagnosis(claim, [], failures)
         return []
     reading = read_claim(claim.claim_text,
                          known_subjects=evidence.known_subjects | set(claim.subject_services),
@@ -182,6 +212,13 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
                      failures)
     known = evidence.known_subjects | set(claim.subject_services)
     return [*align_subjects(claim.claim_text, known, current), *alignment.supports]
+
+
+def _states_runbook(claim: Claim, runbook_texts: list[str]) -> bool:
+    """Whether a claim backed only by runbook text says what that text says: it states no
+    value the runbook does not hold (a claim of current state carries its values)."""
+    gaps = facts.missing(claim.claim_text, runbook_texts, negations=False)
+    return not any(gap.startswith("number ") for gap in gaps)
 
 
 def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
@@ -321,6 +358,6 @@ def _judge_scope(claim: Claim, plan: Plan, allowed_services: set[str] | None,
             failures.add(SCOPE, "about service(s) the question did not ask about: " + ", ".join(outside))
     if plan.narrow and plan.topics:
         in_scope = topics_in_scope(plan)
-        outside_topics = [t for t in claim.subject_topics if t not in in_scope]
+        outside_topics = [t for t in declared_topics(claim.subject_topics) if t not in in_scope]
         if outside_topics:
             failures.add(SCOPE, "about topic(s) outside the narrow question: " + ", ".join(outside_topics))

@@ -53,6 +53,9 @@ _BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
          _AMOUNT),
         ("total", r"总量|总容量|容量|上限|最大值|最大|"
          + _en(r"total|max(?:imum)?|capacity|limit"), _AMOUNT),
+        # 总共 / 合计 / 共 before a size is its total ("已用 3.8GB（共 4GB）"); before a count
+        # it only sums lines or events ("共计 7 次"), which is the count itself.
+        ("total", r"总共|合计|(?<![一总])共(?![享同用计])", frozenset({"size"})),
         ("average", r"平均(?:耗时|值|时间|时长|延迟)?|均值|" + _en(r"avg|average|mean"), _ANY),
         ("count", r"次数|数量|个数|线程数|连接数|" + _en(r"count|number of"), _COUNTABLE),
 )

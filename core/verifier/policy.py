@@ -40,8 +40,11 @@ def allowed_services(plan: Plan, checked: Sequence[CheckedBinding]) -> set[str] 
         return None
     allowed = set(plan.services)
     for binding in checked:
-        if binding.status == "pass" and alert_names_in(binding.evidence_excerpt, plan.alert_names):
-            allowed.update(services_mentioned(binding.evidence_excerpt))
+        # The ref at the cited path, not only the quote: a quote of the alert's summary or of
+        # ``current=92%, threshold=80%`` is still that alert's.
+        text = binding.matched_text or binding.evidence_excerpt
+        if binding.status == "pass" and alert_names_in(text, plan.alert_names):
+            allowed.update(services_mentioned(text))
     return allowed
 
 

@@ -43,8 +43,10 @@ UNITS: dict[str, tuple[Family, float]] = {
     **{unit: ("size", factor) for unit, factor in _SIZE_UNITS.items()},
     **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
 }
-# Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space.
-_ATTACHED_ONLY = frozenset({"s", "m", "h", "d", "b", "g"})
+# Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space,
+# and so may seconds and hours ("4.2 s", "3 h", as SI writes them); a spaced "m", "d", "b" or
+# "g" is too often a word or another unit (metres, grams) to be read as one.
+_ATTACHED_ONLY = frozenset({"m", "d", "b", "g"})
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")

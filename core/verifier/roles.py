@@ -465,9 +465,9 @@ def argument_services(arguments: dict[str, object]) -> list[str]:
     for key in ("service", "services", "service_name"):
         value = arguments.get(key)
         if isinstance(value, str) and value.strip():
-            found.append(value)
+            found.append(value.strip())  # the tools strip it too
         elif isinstance(value, (list, tuple)):
-            found += [str(item) for item in value if str(item).strip()]
+            found += [str(item).strip() for item in value if str(item).strip()]
     return found
 
 

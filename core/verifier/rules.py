@@ -63,10 +63,12 @@ _ALL: tuple[VerifierRule, ...] = (
                  "outside the question's scope."),
     VerifierRule(RUNBOOK_AS_FACT, "REJECT", "claim",
                  "A claim states runbook text (lookup_knowledge) as current state: only a runbook "
-                 "supports it, or a fact or a sentence of it is found only in runbook text."),
+                 "supports it and it states no value the runbook does not hold, or a fact or a "
+                 "sentence of it is found only in runbook text."),
     VerifierRule(REPAIR_ACTION, "REJECT", "step",
-                 "A recommended action is a repair (restart, roll back, scale, raise a limit, "
-                 "delete, kill, fix ...) where only evidence gathering is allowed."),
+                 "A recommended action (or a missing_info entry) is a repair (restart, roll "
+                 "back, scale, raise a limit, delete, kill, fix ...) where only evidence "
+                 "gathering is allowed."),
     VerifierRule(MISSING_FIELD, "LOW_CONFID", "claim",
                  "A required field is missing: the claim's claim_type, or a binding's tool_name."),
     VerifierRule(UNSUPPORTED_ROOT_CAUSE, "LOW_CONFID", "claim",
@@ -81,7 +83,8 @@ _ALL: tuple[VerifierRule, ...] = (
                  "any verified excerpt or matched ref of the claim."),
     VerifierRule(NO_EVIDENCE, "LOW_CONFID", "claim",
                  "No binding of the claim passed the gatekeeper (for a negative observation: no "
-                 "verified no-hit invocation)."),
+                 "verified no-hit invocation), or the only ones that did cite runbook text that "
+                 "holds none of the claim's values."),
     VerifierRule(NOT_JUDGED, "LOW_CONFID", "claim",
                  "The verifier returned no judgement for the claim."),
     VerifierRule(ACTION_UNFOUNDED, "LOW_CONFID", "step",

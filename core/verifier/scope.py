@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 
 from core.contracts import Exclusions, Plan
-from core.lexicon import alert_names_in, expand_topics, normalize, services_in, topics_in
+from core.lexicon import (
+    alert_names_in,
+    declared_topics,
+    expand_topics,
+    normalize,
+    services_in,
+    topics_in,
+)
 
 
 def excluded_mentions(text: str, exclusions: Exclusions) -> list[str]:
@@ -38,7 +45,7 @@ def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclus
     """Declared subjects (a claim's ``subject_services`` / ``subject_topics``) that are excluded."""
     excluded_topics = set(expand_topics(exclusions.topics))
     return ([s for s in services if s in exclusions.services]
-            + [t for t in topics if t in excluded_topics])
+            + [t for t in declared_topics(topics) if t in excluded_topics])
 
 
 # The ``service=`` field of an alert ref (``core.tools.refs.alert_ref_text``): the service as

@@ -6,7 +6,8 @@ limit, delete, kill, fix (重启、回滚、扩容、调大、删除、杀掉、
 an instruction -- at the start of a clause, after 立即 / then / and, or with its object -- not
 when it names what to look at ("查看重启前的容器日志", "count restarts", "是否被重启").
 
-- a repair action fails ``verifier.repair_action`` (REJECT: it is forbidden content);
+- a repair action fails ``verifier.repair_action`` (REJECT: it is forbidden content), and so
+  does a repair written as a ``missing_info`` entry ("Restart order-service now");
 - an action must follow from the claims or the missing information: every service it names
   is one of theirs (or the question's), every topic it names is one of theirs, and it gathers
   something (``verifier.action_unfounded``, LOW_CONFID);
@@ -25,7 +26,14 @@ import re
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
-from core.lexicon import expand_topics, normalize, services_in, topic_mentions, topics_in
+from core.lexicon import (
+    declared_topics,
+    expand_topics,
+    normalize,
+    services_in,
+    topic_mentions,
+    topics_in,
+)
 from core.verifier.rules import (
     ACTION_UNFOUNDED,
     GAP_ASSERTS_STATE,
@@ -187,7 +195,8 @@ def judge_steps(output: ExecutorOutput, plan: Plan, *, claim_texts: list[str]) -
     services = {s.lower() for text in basis for s in services_in(text)} | {s.lower() for s in plan.services}
     services |= {s.lower() for claim in output.claims for s in claim.subject_services}
     topics = set(expand_topics([*(t for text in basis for t in topics_in(text)),
-                                *(t for claim in output.claims for t in claim.subject_topics)]))
+                                *declared_topics(t for claim in output.claims
+                                                 for t in claim.subject_topics)]))
     topics |= topics_in_scope(plan)
     results = [_judge_gap(info.info_id, info.description, plan) for info in output.missing_info]
     results += [_judge_action(action.action_id, action.action_text, action.reason, plan, services,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +63,31 @@ def executor_stage(transcript: str, world: Any, plan: Any) -> Any:
                          gatekeeper_result=gatekeeper,
                          tool_trace_summary=build_trace_summary(recorder.invocations),
                          executor_output_parse_status=status)
+
+
+def ask_served_process(server_args: list[str], question: str, db: Path) -> list[str]:
+    """Start a model double as a user does (``python -m <module> ... --port 0``), then ask
+    ``question`` through the CLI in another process pointed at it; prints the session's
+    status, verdict and repairs, and whether the llm client was imported."""
+    repo_root = Path(__file__).resolve().parents[2]
+    server = subprocess.Popen([sys.executable, "-m", *server_args, "--port", "0"],
+                              cwd=repo_root, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline().strip()
+        assert line.startswith("listening on "), line
+        env = {**{k: v for k, v in os.environ.items()
+                  if not k.startswith(("SUPERBIZ_LLM_", "OPENAI_"))},
+               "SUPERBIZ_LLM_BASE_URL": line.removeprefix("listening on "), "SUPERBIZ_DB": str(db)}
+        probe = ("import json, sys, io, contextlib\nfrom core.cli import main\nout = io.StringIO()\n"
+                 "with contextlib.redirect_stdout(out):\n"
+                 f"    main(['ask', {question!r}, '--executor', 'llm', '--json'])\n"
+                 "d = json.loads(out.getvalue())\n"
+                 "print(d['status'], d['verifier_result']['verdict'], "
+                 "d['verifier_result']['repairs'], 'openai' in sys.modules)")
+        completed = subprocess.run([sys.executable, "-c", probe], cwd=repo_root, env=env,
+                                   capture_output=True, text=True, timeout=120, check=True)
+        return completed.stdout.split()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

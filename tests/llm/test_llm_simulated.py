@@ -10,9 +10,6 @@ what it got right stays in the answer as verified on its own.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,8 +19,7 @@ from core.agents.llm.sim_claims import STYLES, Style
 from core.agents.llm.sim_faults import CITATION_ERRORS, CONTENT_ERRORS, ErrorMode
 from core.agents.llm.sim_sessions import SEED_QUESTIONS, SimOutcome, ask_simulated, serving
 from core.agents.llm.simulated import SimulatedModel
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.llm.llm_helpers import ask_served_process
 
 
 def run(model: SimulatedModel) -> Iterator[tuple[str, SimOutcome]]:
@@ -106,26 +102,6 @@ def test_an_injected_fault_is_judged_once_as_before() -> None:
 def test_the_simulated_model_serves_over_http_as_a_process(tmp_path: Path) -> None:
     """``python -m core.agents.llm.simulated`` as a user starts it; the llm client is imported
     once an llm role runs (tests/test_cli_imports.py pins that the rules engine never does)."""
-    server = subprocess.Popen([sys.executable, "-m", "core.agents.llm.simulated", "--style",
-                               "natural", "--error", "off_by_one", "--port", "0"],
-                              cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline().strip()
-        assert line.startswith("listening on "), line
-        env = {**{k: v for k, v in os.environ.items()
-                  if not k.startswith(("SUPERBIZ_LLM_", "OPENAI_"))},
-               "SUPERBIZ_LLM_BASE_URL": line.removeprefix("listening on "),
-               "SUPERBIZ_DB": str(tmp_path / "audit.db")}
-        probe = ("import json, sys, io, contextlib\nfrom core.cli import main\nout = io.StringIO()\n"
-                 "with contextlib.redirect_stdout(out):\n"
-                 f"    main(['ask', {SEED_QUESTIONS[0]!r}, '--executor', 'llm', '--json'])\n"
-                 "d = json.loads(out.getvalue())\n"
-                 "print(d['verifier_result']['verdict'], d['verifier_result']['repairs'], "
-                 "'openai' in sys.modules)")
-        completed = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, env=env,
-                                   capture_output=True, text=True, timeout=120, check=True)
-        assert completed.stdout.split() == ["PASS", "1", "True"], completed.stderr
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    printed = ask_served_process(["core.agents.llm.simulated", "--style", "natural", "--error",
+                                  "off_by_one"], SEED_QUESTIONS[0], tmp_path / "audit.db")
+    assert printed == ["completed", "PASS", "1", "True"]
