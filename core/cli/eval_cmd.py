@@ -98,7 +98,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
         engines = build_engines(args.engine)
     suite = ", ".join(args.cases) if args.cases else DEFAULT_SUITE_LABEL
-    store = open_cli_store(args)
+    store = open_cli_store(args, writes=True)
     run = run_cases(cases, store=store, suite=suite, engines=engines, workers=args.workers,
                     on_result=_progress, worlds=worlds)
     if args.json:

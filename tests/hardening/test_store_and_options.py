@@ -1,0 +1,217 @@
+"""Stores that are not ours, stores this process cannot use, and bad settings and options.
+
+Every case runs the real CLI (``python -m core``) in a subprocess against real SQLite files and
+must end as one line on stderr, exit 2, no traceback, with the store file byte for byte as it
+was and no file created beside it. A store this code made before it stamped a schema version is
+still opened (and stamped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+QUESTION = "Only confirm whether payment-service has a HighCPUUsage alert."
+DEADLINE_S = 120  # far above the 10 s busy timeout and any honest refusal: only a hang reaches it
+NOBODY = 65534
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("SUPERBIZ_", "OPENAI_"))}
+    return {**env, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+            "XDG_CACHE_HOME": str(home / "cache"), "SUPERBIZ_DB": str(home / "audit.db"),
+            "PYTHONIOENCODING": "utf-8", **extra}
+
+
+def _run(argv: list[str], home: Path, *, env: dict[str, str] | None = None,
+         as_nobody: bool = False) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "core", *argv]
+    if as_nobody:
+        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
+    return subprocess.run(command, env={**_env(home), **(env or {})}, cwd=Path(__file__).parents[2],
+                          capture_output=True, text=True, timeout=DEADLINE_S, check=False)
+
+
+def _refused(done: subprocess.CompletedProcess[str]) -> str:
+    """The one error line of a refused command (exit 2, no traceback)."""
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("superbiz: error: "), done.stderr
+    return lines[0]
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.iterdir()) if path.is_file()}
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A real store with one session (closed cleanly: no -wal file), a real session document,
+    a case file and a log file, made once by the CLI."""
+    folder = tmp_path_factory.mktemp("made")
+    store = folder / "store.db"
+    done = _run(["ask", QUESTION, "--db", str(store), "--json"], folder)
+    assert done.returncode == 0, done.stderr
+    session = folder / "session.json"
+    session.write_text(done.stdout, encoding="utf-8")
+    cases = folder / "cases.yaml"
+    cases.write_text(f"- id: one\n  question: {QUESTION}\n  expect: {{verdict: PASS}}\n",
+                     encoding="utf-8")
+    logs = folder / "app.log"
+    logs.write_text("".join(f"2026-07-08 11:{minute:02d}:00,000 WARN [main] order-service: pool "
+                            f"active={minute}/50\n" for minute in range(30)), encoding="utf-8")
+    assert not [path for path in folder.iterdir() if path.name.startswith("store.db-")]
+    return {"store": store, "session": session, "cases": cases, "logs": logs}
+
+
+# ---------------------------------------------------------------- stores that are not ours
+
+
+def _garbage(path: Path, made: dict[str, Path]) -> None:
+    path.write_bytes(hashlib.sha512(b"garbage").digest() * 128)
+
+
+def _damaged_page(path: Path, made: dict[str, Path]) -> None:
+    """A real store with one page past the schema overwritten (its header is intact)."""
+    data = bytearray(made["store"].read_bytes())
+    page = int.from_bytes(data[16:18], "big") or 65536
+    assert len(data) >= 4 * page
+    data[3 * page:4 * page] = hashlib.sha512(b"page").digest() * (page // 64)
+    path.write_bytes(bytes(data))
+
+
+def _other_application(path: Path, made: dict[str, Path]) -> None:
+    connection = sqlite3.connect(path)
+    connection.execute("create table customers (id integer primary key, name text)")
+    connection.execute("insert into customers (name) values ('ada')")
+    connection.commit()
+    connection.close()
+
+
+def _future_version(path: Path, made: dict[str, Path]) -> None:
+    shutil.copy(made["store"], path)
+    connection = sqlite3.connect(path)
+    connection.execute("update store_meta set value = '99' where key = 'schema_version'")
+    connection.commit()
+    connection.close()
+
+
+STORES: dict[str, Callable[[Path, dict[str, Path]], None]] = {
+    "garbage": _garbage, "damaged-page": _damaged_page,
+    "other-application": _other_application, "future-version": _future_version,
+}
+COMMANDS = {
+    "ask": ["ask", QUESTION],
+    "sessions-list": ["sessions", "list"],
+    "replay": ["replay", "<session>"],
+    "recheck": ["gatekeeper", "recheck", "--all"],
+    "tools-call": ["tools", "call", "query_metrics"],
+    "eval": ["eval", "<cases>"],
+    "db-init": ["db", "init"],
+}
+
+
+def _argv(command: str, db: Path, made: dict[str, Path]) -> list[str]:
+    mapping = {"<session>": str(made["session"]), "<cases>": str(made["cases"])}
+    return [*(mapping.get(part, part) for part in COMMANDS[command]), "--db", str(db)]
+
+
+@pytest.mark.parametrize("kind", list(STORES))
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_database_that_is_not_a_usable_store_is_refused_untouched(
+        command: str, kind: str, tmp_path: Path, made: dict[str, Path]) -> None:
+    db = tmp_path / "inputs" / "store.db"
+    db.parent.mkdir()
+    STORES[kind](db, made)
+    before = _snapshot(db.parent)
+    line = _refused(_run(_argv(command, db, made), tmp_path))
+    assert "cannot open audit store" in line
+    expected = {"garbage": "not a SQLite database", "damaged-page": "damaged",
+                "other-application": "another application's tables (customers)",
+                "future-version": "newer superbiz (store schema version 99"}[kind]
+    assert expected in line
+    assert _snapshot(db.parent) == before  # the file as it was, nothing beside it
+    assert not (tmp_path / "audit.db").exists()
+
+
+def test_a_store_made_before_the_version_stamp_is_opened_and_stamped(
+        tmp_path: Path, made: dict[str, Path]) -> None:
+    db = tmp_path / "old.db"
+    shutil.copy(made["store"], db)
+    connection = sqlite3.connect(db)
+    connection.execute("drop table store_meta")
+    connection.commit()
+    connection.close()
+    done = _run(["sessions", "list", "--json", "--db", str(db)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert QUESTION in done.stdout
+    connection = sqlite3.connect(db)
+    assert connection.execute("select value from store_meta where key = 'schema_version'"
+                              ).fetchall() == [("1",)]
+    connection.close()
+
+
+@pytest.fixture()
+def locked_copy(tmp_path: Path, made: dict[str, Path]) -> Iterator[Path]:
+    """A copy of the store, locked by another process (``BEGIN EXCLUSIVE``) until the test ends."""
+    db = tmp_path / "locked.db"
+    shutil.copy(made["store"], db)
+    script = ("import sqlite3, sys, time\n"
+              f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+              "c.execute('pragma journal_mode=wal')\n"
+              "c.execute('begin exclusive')\n"
+              "print('locked', flush=True)\n"
+              "time.sleep(600)\n")
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"locked"
+        yield db
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.parametrize("command", ["ask", "db-init"])
+def test_a_locked_store_is_one_line_after_the_busy_timeout(command: str, tmp_path: Path,
+                                                           made: dict[str, Path],
+                                                           locked_copy: Path) -> None:
+    line = _refused(_run(_argv(command, locked_copy, made), tmp_path))
+    assert "locked by another process" in line
+    connection = sqlite3.connect(f"file:{locked_copy}?mode=ro", uri=True)
+    assert connection.execute("select count(*) from sessions").fetchone() == (1,)  # none added
+    connection.close()
+
+
+# ---------------------------------------------------------------- where the store is
+
+
+@pytest.mark.parametrize("how", ["--db", "SUPERBIZ_DB"])
+@pytest.mark.parametrize("command", ["ask", "sessions-list", "eval"])
+def test_a_store_in_a_folder_that_does_not_exist_is_refused(how: str, command: str, tmp_path: Path,
+                                                            made: dict[str, Path]) -> None:
+    db = tmp_path / "no" / "such" / "store.db"
+    argv = _argv(command, db, made)
+    env = None
+    if how == "SUPERBIZ_DB":
+        argv, env = argv[:-2], {"SUPERBIZ_DB": str(db)}
+    line = _refused(_run(argv, tmp_path, env=env))
+    assert "does not exist" in line
+    assert not (tmp_path / "no").exists()
+
+
+def test_db_init_creates_the_folder_it_is_asked_for(tmp_path: Path) -> None:
+    db = tmp_path / "new" / "store.db"
+    done = _run(["db", "init", "--db", str(db)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert db.is_file()
