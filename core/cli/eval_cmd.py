@@ -80,7 +80,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.outputs import check_output_target
 
     if args.junit:
-        check_output_target(args.junit, make_folders=True)  # refused before anything runs
+        check_output_target(args.junit)  # refused before anything runs, missing folder too
     worlds = None
     if args.sources:  # cases that name no pack run against the sources file's world
         world = open_cli_world(args)

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -215,3 +216,65 @@ def test_db_init_creates_the_folder_it_is_asked_for(tmp_path: Path) -> None:
     done = _run(["db", "init", "--db", str(db)], tmp_path)
     assert done.returncode == 0, done.stderr
     assert db.is_file()
+
+
+@pytest.fixture()
+def open_folder() -> Iterator[Path]:
+    """A folder ``nobody`` can reach (pytest's own temp folders are private to root)."""
+    folder = Path(tempfile.mkdtemp(prefix="superbiz-ro-"))
+    os.chmod(folder, 0o777)
+    try:
+        yield folder
+    finally:
+        for path in [folder, *folder.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                os.chmod(path, 0o755)
+        shutil.rmtree(folder)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the CLI as nobody, which needs root")
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_read_only_store_is_refused_by_eval_and_still_read_by_logs_query(
+        what: str, open_folder: Path, made: dict[str, Path]) -> None:
+    inputs = {name: Path(shutil.copy(made[name], open_folder)) for name in ("cases", "logs")}
+    for path in inputs.values():
+        os.chmod(path, 0o644)
+    folder = open_folder / "ro"
+    folder.mkdir()
+    db, logs = folder / "store.db", folder / "logs.db"
+    shutil.copy(made["store"], db)
+    assert _run(["logs", "import", "--store", str(logs), str(inputs["logs"])],
+                open_folder).returncode == 0
+    for path in (db, logs):
+        os.chmod(path, 0o444 if what == "file" else 0o644)
+    os.chmod(folder, 0o755 if what == "file" else 0o555)
+    before = _snapshot(folder)
+    line = _refused(_run(["eval", str(inputs["cases"]), "--db", str(db)], open_folder,
+                         as_nobody=True))
+    assert "read-only" in line
+    read = _run(["logs", "query", "--store", str(logs), "pool"], open_folder, as_nobody=True)
+    assert read.returncode == 0, read.stderr
+    assert "active=29/50" in read.stdout
+    assert _snapshot(folder) == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the CLI as nobody, which needs root")
+def test_a_case_file_the_user_may_not_reach_is_one_line(open_folder: Path,
+                                                        made: dict[str, Path]) -> None:
+    secret = open_folder / "secret"
+    secret.mkdir(mode=0o700)
+    cases = Path(shutil.copy(made["cases"], secret))
+    line = _refused(_run(["eval", str(cases), "--db", str(open_folder / "s.db")], open_folder,
+                         as_nobody=True))
+    assert "Permission denied" in line
+    assert not (open_folder / "s.db").exists()
+
+
+def test_a_junit_report_into_a_missing_folder_is_refused_before_the_run(
+        tmp_path: Path, made: dict[str, Path]) -> None:
+    report = tmp_path / "no" / "such" / "junit.xml"
+    db = tmp_path / "store.db"
+    line = _refused(_run(["eval", str(made["cases"]), "--junit", str(report), "--db", str(db)],
+                         tmp_path))
+    assert "does not exist" in line
+    assert not (tmp_path / "no").exists() and not db.exists()  # no folder, no eval run
