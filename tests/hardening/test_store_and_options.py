@@ -278,3 +278,40 @@ def test_a_junit_report_into_a_missing_folder_is_refused_before_the_run(
                          tmp_path))
     assert "does not exist" in line
     assert not (tmp_path / "no").exists() and not db.exists()  # no folder, no eval run
+
+
+# ---------------------------------------------------------------- settings from the environment
+
+
+def _setting_cases(folder: Path) -> Iterator[tuple[str, str, str, str]]:
+    """(case, variable, value, what the error says)."""
+    yield "lease-text", "SUPERBIZ_LEASE_TIMEOUT", "five minutes", "valid number"
+    yield "lease-negative", "SUPERBIZ_LEASE_TIMEOUT", "-5", "greater than 0"
+    yield "lease-zero", "SUPERBIZ_LEASE_TIMEOUT", "0", "greater than 0"
+    yield "lease-infinite", "SUPERBIZ_LEASE_TIMEOUT", "inf", "finite"
+    yield "lease-nan", "SUPERBIZ_LEASE_TIMEOUT", "nan", "finite"
+    yield "packs-file", "SUPERBIZ_PACKS_DIR", str(folder / "plain.txt"), "not a folder"
+    yield "packs-devzero", "SUPERBIZ_PACKS_DIR", "/dev/zero", "not a folder"
+    yield "packs-loop", "SUPERBIZ_PACKS_DIR", str(folder / "loop"), "symbolic links"
+    yield "packs-second-is-file", "SUPERBIZ_PACKS_DIR", f"{folder}{os.pathsep}/dev/zero", \
+        "not a folder"
+
+
+@pytest.mark.parametrize("command", ["ask", "sessions-list"])
+@pytest.mark.parametrize("case", [case for case, *_ in _setting_cases(Path("/unused"))])
+def test_a_bad_setting_is_refused_in_one_line_naming_it(case: str, command: str,
+                                                        tmp_path: Path) -> None:
+    (tmp_path / "plain.txt").write_text("hello\n")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    name, value, says = next((name, value, says) for which, name, value, says
+                             in _setting_cases(tmp_path) if which == case)
+    line = _refused(_run(COMMANDS[command], tmp_path, env={name: value}))
+    assert name in line and says in line
+    assert not (tmp_path / "audit.db").exists()  # nothing opened, nothing written
+
+
+def test_good_settings_still_work(tmp_path: Path) -> None:
+    (tmp_path / "packs").mkdir()
+    done = _run(["ask", QUESTION], tmp_path, env={"SUPERBIZ_LEASE_TIMEOUT": "42.5",
+                                                  "SUPERBIZ_PACKS_DIR": str(tmp_path / "packs")})
+    assert done.returncode == 0, done.stderr
