@@ -9,6 +9,7 @@ still opened (and stamped).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
@@ -315,3 +316,48 @@ def test_good_settings_still_work(tmp_path: Path) -> None:
     done = _run(["ask", QUESTION], tmp_path, env={"SUPERBIZ_LEASE_TIMEOUT": "42.5",
                                                   "SUPERBIZ_PACKS_DIR": str(tmp_path / "packs")})
     assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------- logs import
+
+
+def _log_lines(count: int, *, pad_first_to: int = 0) -> list[str]:
+    lines = [f"2026-07-08 11:{minute:02d}:00,000 WARN [main] order-service: pool active={minute}/50"
+             for minute in range(count)]
+    if pad_first_to:
+        lines[0] += " " + "p" * (pad_first_to - len(lines[0]) - 1)
+    return lines
+
+
+@pytest.mark.parametrize("service", ["", "   ", "x" * 201, "order\nservice"])
+def test_a_service_name_that_is_not_one_is_refused(service: str, tmp_path: Path,
+                                                    made: dict[str, Path]) -> None:
+    store = tmp_path / "logs.db"
+    line = _refused(_run(["logs", "import", "--store", str(store), "--service", service,
+                          str(made["logs"])], tmp_path))
+    assert "--service" in line
+    assert not store.exists() and not list(tmp_path.glob(".logs.db*"))
+
+
+def test_a_service_name_of_200_characters_is_taken(tmp_path: Path, made: dict[str, Path]) -> None:
+    done = _run(["logs", "import", "--store", str(tmp_path / "logs.db"), "--service", "s" * 200,
+                 str(made["logs"])], tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("ends", ["cr", "mixed", "crlf-across-chunks"])
+def test_every_line_end_separates_lines(ends: str, tmp_path: Path) -> None:
+    # 65,535 bytes of first line put its CR last in the reader's first 64 KiB, its LF first
+    # in the next: still one line end, not two.
+    lines = _log_lines(30, pad_first_to=65_535 if ends == "crlf-across-chunks" else 0)
+    separators = {"cr": ["\r"], "mixed": ["\n", "\r\n", "\r"], "crlf-across-chunks": ["\r\n"]}[ends]
+    log = tmp_path / "app.log"
+    log.write_bytes("".join(line + separators[index % len(separators)]
+                            for index, line in enumerate(lines)).encode())
+    store = tmp_path / "logs.db"
+    done = _run(["logs", "import", "--store", str(store), str(log), "--json"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    (report,) = json.loads(done.stdout)["files"]
+    assert (report["physical_lines"], report["entries"], report["unparsed"]) == (30, 30, 0)
+    found = _run(["logs", "query", "--store", str(store), "active=29/50", "--json"], tmp_path)
+    assert found.returncode == 0 and "active=29/50" in found.stdout
