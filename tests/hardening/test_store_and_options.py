@@ -361,3 +361,22 @@ def test_every_line_end_separates_lines(ends: str, tmp_path: Path) -> None:
     assert (report["physical_lines"], report["entries"], report["unparsed"]) == (30, 30, 0)
     found = _run(["logs", "query", "--store", str(store), "active=29/50", "--json"], tmp_path)
     assert found.returncode == 0 and "active=29/50" in found.stdout
+
+
+# ---------------------------------------------------------------- --json with an error
+
+
+def test_packs_validate_json_of_a_broken_pack_is_one_document_and_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "not-a-pack"
+    folder.mkdir()
+    done = _run(["packs", "validate", str(folder), "--json"], tmp_path)
+    line = _refused(done)
+    document = json.loads(done.stdout)  # exactly one JSON document
+    assert document["valid"] is False and len(document["problems"]) >= 2
+    assert "not a valid pack" in line and f"{len(document['problems']) - 1} more" in line
+
+
+def test_packs_validate_json_of_a_missing_pack_prints_nothing_on_stdout(tmp_path: Path) -> None:
+    done = _run(["packs", "validate", str(tmp_path / "missing"), "--json"], tmp_path)
+    assert "pack not found" in _refused(done)
+    assert done.stdout == ""
