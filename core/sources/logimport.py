@@ -347,7 +347,13 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
     for path in paths:
         _check_text(path)
         plans.append((path, *_parser_for(path, layout, pattern)))
-    creating = not store.exists()
+    try:  # Path.exists raises when a folder above is not searchable by this user
+        store.stat()
+        creating = False
+    except FileNotFoundError:
+        creating = True
+    except OSError as error:
+        raise LogStoreError(f"{store}: cannot use the log store: {error.strerror or error}") from None
     if not creating:
         problem = check_store(store)
         if problem is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -145,8 +146,14 @@ def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
 
 def check_store(path: Path) -> str | None:
     """Why ``path`` is not a usable log store (one line), or None when it is."""
-    if not path.is_file():
-        return "log store not found" if not path.exists() else "log store is not a file"
+    try:  # Path.is_file raises when a folder above is not searchable by this user
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "log store not found"
+    except OSError as error:
+        return f"cannot use the log store: {error.strerror or error}"
+    if not stat.S_ISREG(mode):
+        return "log store is not a file"
     try:
         connection = connect(path, readonly=True)
     except sqlite3.Error as error:

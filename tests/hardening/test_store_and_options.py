@@ -380,3 +380,27 @@ def test_packs_validate_json_of_a_missing_pack_prints_nothing_on_stdout(tmp_path
     done = _run(["packs", "validate", str(tmp_path / "missing"), "--json"], tmp_path)
     assert "pack not found" in _refused(done)
     assert done.stdout == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the CLI as nobody, which needs root")
+@pytest.mark.parametrize("argv", [
+    ["logs", "query", "--store", "<private>/logs.db", "pool"],
+    ["logs", "stats", "--store", "<private>/logs.db"],
+    ["logs", "import", "--store", "<private>/logs.db", "<log>"],
+    ["logs", "import", "--store", "<private>/new.db", "<log>"],
+    ["sessions", "list", "--db", "<private>/store.db"],
+])
+def test_a_store_behind_a_folder_the_user_may_not_search_is_one_line(
+        argv: list[str], open_folder: Path, made: dict[str, Path]) -> None:
+    log = Path(shutil.copy(made["logs"], open_folder))
+    os.chmod(log, 0o644)
+    private = open_folder / "private"
+    private.mkdir()
+    assert _run(["logs", "import", "--store", str(private / "logs.db"), str(log)],
+                open_folder).returncode == 0
+    shutil.copy(made["store"], private / "store.db")
+    os.chmod(private, 0o700)
+    before = _snapshot(private)
+    filled = [part.replace("<private>", str(private)).replace("<log>", str(log)) for part in argv]
+    assert "Permission denied" in _refused(_run(filled, open_folder, as_nobody=True))
+    assert _snapshot(private) == before
