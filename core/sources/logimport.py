@@ -343,6 +343,15 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         raise LogImportError("no files to import")
     if service is not None:
         _check_service(service)
+    seen: dict[Path, Path] = {}
+    for path in paths:  # the same lines twice would be stored twice
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError):
+            continue  # a loop: refused by name when it is read
+        if key in seen:
+            raise LogImportError(f"{path}: given twice (as {seen[key]}); each file is imported once")
+        seen[key] = path
     plans = []
     for path in paths:
         _check_text(path)

@@ -404,3 +404,13 @@ def test_a_store_behind_a_folder_the_user_may_not_search_is_one_line(
     filled = [part.replace("<private>", str(private)).replace("<log>", str(log)) for part in argv]
     assert "Permission denied" in _refused(_run(filled, open_folder, as_nobody=True))
     assert _snapshot(private) == before
+
+
+def test_a_log_file_given_twice_is_refused(tmp_path: Path, made: dict[str, Path]) -> None:
+    store = tmp_path / "logs.db"
+    link = tmp_path / "same.log"
+    link.symlink_to(made["logs"])
+    line = _refused(_run(["logs", "import", "--store", str(store), str(made["logs"]), str(link)],
+                         tmp_path))
+    assert "given twice" in line
+    assert not store.exists()
