@@ -133,6 +133,11 @@ def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
     """The store's metadata; ``LogStoreError`` when the file is not a log store."""
     try:
         rows = connection.execute("SELECT key, value FROM meta").fetchall()
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error):
+            raise LogStoreError("the log store is locked by another process (an import?); try "
+                                "again when it has finished") from None
+        raise LogStoreError(f"not a log store: {error}") from None
     except sqlite3.DatabaseError as error:
         raise LogStoreError(f"not a log store: {error}") from None
     meta = dict(rows)

@@ -414,3 +414,25 @@ def test_a_log_file_given_twice_is_refused(tmp_path: Path, made: dict[str, Path]
                          tmp_path))
     assert "given twice" in line
     assert not store.exists()
+
+
+@pytest.mark.parametrize("command", ["query", "import"])
+def test_a_locked_log_store_is_one_line(command: str, tmp_path: Path, made: dict[str, Path]) -> None:
+    store = tmp_path / "logs.db"
+    assert _run(["logs", "import", "--store", str(store), str(made["logs"])], tmp_path).returncode == 0
+    script = ("import sqlite3, time\n"
+              f"c = sqlite3.connect({str(store)!r}, isolation_level=None)\n"
+              "c.execute('begin exclusive')\n"
+              "print('locked', flush=True)\n"
+              "time.sleep(600)\n")
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"locked"
+        argv = (["logs", "query", "--store", str(store), "pool"] if command == "query"
+                else ["logs", "import", "--store", str(store), str(made["logs"])])
+        assert "locked by another process" in _refused(_run(argv, tmp_path))
+    finally:
+        holder.kill()
+        holder.wait()
+    stats = _run(["logs", "stats", "--store", str(store), "--json"], tmp_path)
+    assert json.loads(stats.stdout)["lines"] == 30  # nothing imported twice
