@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -164,24 +165,31 @@ def test_a_store_made_before_the_version_stamp_is_opened_and_stamped(
     connection.close()
 
 
-@pytest.fixture()
-def locked_copy(tmp_path: Path, made: dict[str, Path]) -> Iterator[Path]:
-    """A copy of the store, locked by another process (``BEGIN EXCLUSIVE``) until the test ends."""
-    db = tmp_path / "locked.db"
-    shutil.copy(made["store"], db)
-    script = ("import sqlite3, sys, time\n"
+@contextmanager
+def _locked(db: Path, *, wal: bool) -> Iterator[None]:
+    """Another process holding ``db`` locked (``BEGIN EXCLUSIVE``) until the block ends."""
+    script = ("import sqlite3, time\n"
               f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
-              "c.execute('pragma journal_mode=wal')\n"
-              "c.execute('begin exclusive')\n"
+              + ("c.execute('pragma journal_mode=wal')\n" if wal else "")
+              + "c.execute('begin exclusive')\n"
               "print('locked', flush=True)\n"
               "time.sleep(600)\n")
     holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == b"locked"
-        yield db
+        yield
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.fixture()
+def locked_copy(tmp_path: Path, made: dict[str, Path]) -> Iterator[Path]:
+    """A copy of the store, locked by another process until the test ends."""
+    db = tmp_path / "locked.db"
+    shutil.copy(made["store"], db)
+    with _locked(db, wal=True):
+        yield db
 
 
 @pytest.mark.parametrize("command", ["ask", "db-init"])
@@ -420,19 +428,9 @@ def test_a_log_file_given_twice_is_refused(tmp_path: Path, made: dict[str, Path]
 def test_a_locked_log_store_is_one_line(command: str, tmp_path: Path, made: dict[str, Path]) -> None:
     store = tmp_path / "logs.db"
     assert _run(["logs", "import", "--store", str(store), str(made["logs"])], tmp_path).returncode == 0
-    script = ("import sqlite3, time\n"
-              f"c = sqlite3.connect({str(store)!r}, isolation_level=None)\n"
-              "c.execute('begin exclusive')\n"
-              "print('locked', flush=True)\n"
-              "time.sleep(600)\n")
-    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == b"locked"
-        argv = (["logs", "query", "--store", str(store), "pool"] if command == "query"
-                else ["logs", "import", "--store", str(store), str(made["logs"])])
+    argv = (["logs", "query", "--store", str(store), "pool"] if command == "query"
+            else ["logs", "import", "--store", str(store), str(made["logs"])])
+    with _locked(store, wal=False):
         assert "locked by another process" in _refused(_run(argv, tmp_path))
-    finally:
-        holder.kill()
-        holder.wait()
     stats = _run(["logs", "stats", "--store", str(store), "--json"], tmp_path)
     assert json.loads(stats.stdout)["lines"] == 30  # nothing imported twice
