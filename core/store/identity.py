@@ -37,8 +37,9 @@ _MARKER_TABLES = frozenset({"store_meta", "sessions"})  # either one: the databa
 
 
 def refusal(url: str, problem: str) -> StoreError:
-    """The one-line error for a store that cannot be used."""
-    return StoreError(redact_text(f"cannot open audit store {redact_url(url)}: {problem}"))
+    """The one-line error for a store that cannot be used (``problem`` is this module's own
+    words; a driver's message in it is redacted where it is quoted)."""
+    return StoreError(f"cannot open audit store {redact_url(url)}: {problem}")
 
 
 def access_problem(exc: BaseException) -> str | None:
@@ -47,7 +48,7 @@ def access_problem(exc: BaseException) -> str | None:
     (SQLite in WAL mode needs to write its ``-shm`` file even to read)."""
     if not isinstance(exc, OperationalError | sqlite3.OperationalError):
         return None
-    text = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+    text = redact_text(str(getattr(exc, "orig", None) or exc).splitlines()[0])
     if "is locked" in text:
         return (f"the database is locked by another process (waited {BUSY_TIMEOUT_S} s); "
                 "try again when it has finished")
@@ -146,7 +147,7 @@ def _connected(url: str, engine: Engine, failure: str) -> Iterator[Connection]:
         problem = access_problem(exc)
         if problem:
             raise refusal(url, problem) from None
-        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        reason = redact_text(str(getattr(exc, "orig", None) or exc).splitlines()[0])
         raise refusal(url, f"{failure} ({reason})") from None
     finally:
         engine.dispose()
