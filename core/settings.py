@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     # (core.store.leases); at most 30 days, so the heartbeat's wait stays a valid timeout.
     lease_timeout: float = Field(default=300.0, gt=0, le=MAX_LEASE_TIMEOUT_S, allow_inf_nan=False)
 
+    @field_validator("lease_timeout", mode="before")
+    @classmethod
+    def _blank_lease_timeout_is_the_default(cls, value: object) -> object:
+        # SUPERBIZ_LEASE_TIMEOUT= (set but empty) means unset, as for the other variables.
+        return 300.0 if isinstance(value, str) and not value.strip() else value
+
     @field_validator("packs_dir")
     @classmethod
     def _packs_dirs_are_folders(cls, value: str) -> str:

@@ -321,9 +321,10 @@ def test_a_bad_setting_is_refused_in_one_line_naming_it(case: str, command: str,
 
 def test_good_settings_still_work(tmp_path: Path) -> None:
     (tmp_path / "packs").mkdir()
-    done = _run(["ask", QUESTION], tmp_path, env={"SUPERBIZ_LEASE_TIMEOUT": "42.5",
-                                                  "SUPERBIZ_PACKS_DIR": str(tmp_path / "packs")})
-    assert done.returncode == 0, done.stderr
+    for lease in ("42.5", ""):  # set but empty: the default
+        done = _run(["ask", QUESTION], tmp_path, env={"SUPERBIZ_LEASE_TIMEOUT": lease,
+                                                      "SUPERBIZ_PACKS_DIR": str(tmp_path / "packs")})
+        assert done.returncode == 0, done.stderr
 
 
 # ---------------------------------------------------------------- logs import
