@@ -7,6 +7,7 @@
     │   ├── ToolArgumentError    arguments do not validate against the tool's model
     │   └── SourceError          the tool's source failed (server down, timeout, bad answer)
     │       └── NoSourceError    the world has no source for the tool's capability
+    ├── SettingsError        a SUPERBIZ_* setting is malformed (names the variable)
     ├── SourcesConfigError   a sources file or source setting is malformed, or names a
     │                        runbook folder or rule file that cannot be read
     ├── DocumentError        a session document or case file cannot be read or validated
@@ -62,6 +63,11 @@ class SourceError(ToolError):
                  request: dict[str, Any] | None = None) -> None:
         self.source, self.request = source, request
         super().__init__(message)
+
+
+class SettingsError(SuperbizError):
+    """A ``SUPERBIZ_*`` environment variable does not validate (``core.settings``): the message
+    names the variable and what is wrong with its value."""
 
 
 class SourcesConfigError(SuperbizError):

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.errors import SettingsError, StoreError
 from core.resources import builtin_packs_dir
 
 # The packs that ship with superbiz (``demo``), inside the installed package.
 DEFAULT_PACKS_DIR = builtin_packs_dir()
+MAX_LEASE_TIMEOUT_S = 30 * 24 * 3600.0
 
 
 def default_data_dir() -> Path:
@@ -52,6 +56,34 @@ class Settings(BaseSettings):
     alertmanager_token: str = ""
     source_timeout: str = ""  # seconds per HTTP call (default 5); read by core.sources.config
     service_labels: str = ""  # comma-separated labels naming an alert's service, in order
+    # Seconds without a heartbeat after which another host's run counts as dead
+    # (core.store.leases); at most 30 days, so the heartbeat's wait stays a valid timeout.
+    lease_timeout: float = Field(default=300.0, gt=0, le=MAX_LEASE_TIMEOUT_S, allow_inf_nan=False)
+
+    @field_validator("lease_timeout", mode="before")
+    @classmethod
+    def _blank_lease_timeout_is_the_default(cls, value: object) -> object:
+        # SUPERBIZ_LEASE_TIMEOUT= (set but empty) means unset, as for the other variables.
+        return 300.0 if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("packs_dir")
+    @classmethod
+    def _packs_dirs_are_folders(cls, value: str) -> str:
+        # A path that exists and is not a folder (a file, /dev/zero, a symlink loop) is a
+        # mistake to say now, not a pack folder to skip silently. A missing one is looked in
+        # and named when a pack is not found.
+        for part in (part.strip() for part in value.split(os.pathsep)):
+            if not part:
+                continue
+            try:
+                mode = Path(part).expanduser().stat().st_mode  # Path.exists hides a loop
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise ValueError(f"{part!r} cannot be used: {exc.strerror or exc}") from None
+            if not stat.S_ISDIR(mode):
+                raise ValueError(f"{part!r} is not a folder")
+        return value
 
     def sources_files(self) -> list[Path]:
         """The sources files ``SUPERBIZ_SOURCES`` names, in order."""
@@ -74,10 +106,23 @@ class Settings(BaseSettings):
         malformed: see ``core.store.location``)."""
         from core.store.location import store_url
 
-        return store_url(self.db or str(default_data_dir() / "superbiz.db"))
+        if not self.db:
+            return store_url(str(default_data_dir() / "superbiz.db"))
+        try:
+            return store_url(self.db)
+        except StoreError as exc:
+            raise StoreError(f"SUPERBIZ_DB: {exc}") from None
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The settings of this process (cached; tests clear the cache after changing env)."""
-    return Settings()
+    """The settings of this process (cached; tests clear the cache after changing env);
+    ``SettingsError`` naming the variable when one does not validate."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "SUPERBIZ_" + ".".join(str(part) for part in first["loc"]).upper()
+        value = str(first.get("input", ""))[:80]
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise SettingsError(f"{name}={value!r}: {message}") from None

@@ -14,6 +14,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from core.contracts import ComposerOutput, VerifierResult
+from core.settings import get_settings
 from core.store import Store, open_store
 from core.store import repository as repo
 from core.store.leases import Heartbeat, current_owner, process_token
@@ -91,6 +92,7 @@ def test_a_reused_pid_is_not_the_owner(any_store: Store) -> None:
 def test_another_host_counts_as_dead_only_after_the_lease_timeout(
         any_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUPERBIZ_LEASE_TIMEOUT", "120")
+    get_settings.cache_clear()
     for session_id in ("s-fresh", "s-stale"):
         _running_session_with_pass(any_store, session_id)
     _set(any_store, SessionRow, "s-fresh", lease_host="elsewhere", lease_pid=1,
@@ -106,6 +108,7 @@ def test_a_row_without_a_lease_is_judged_by_its_age(any_store: Store,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Rows written before leases existed have none: old ones are abandoned, new ones wait."""
     monkeypatch.setenv("SUPERBIZ_LEASE_TIMEOUT", "120")
+    get_settings.cache_clear()
     for session_id in ("s-old", "s-new"):
         _running_session_with_pass(any_store, session_id)
         _set(any_store, SessionRow, session_id, lease_host=None, lease_pid=None, lease_token=None,

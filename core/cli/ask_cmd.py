@@ -98,7 +98,7 @@ def run_ask(args: argparse.Namespace) -> int:
     question = check_question(args.question)
     world = open_cli_world(args)
     engines = build_engines(roles_from_args(args))
-    store = None if args.no_store else open_cli_store(args)
+    store = None if args.no_store else open_cli_store(args, writes=True)
     events = run_investigation(question, pack=world, engines=engines,
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None

@@ -126,11 +126,17 @@ def open_cli_world(args: argparse.Namespace) -> World:
     return open_world(pack, sources=sources)
 
 
-def open_cli_store(args: argparse.Namespace) -> Store:
-    """Open the store named by ``--db`` or the settings."""
+def open_cli_store(args: argparse.Namespace, *, writes: bool = False,
+                   create_folders: bool = False) -> Store:
+    """Open the store named by ``--db`` or the settings; a command that ``writes`` has the
+    store refused now if it cannot be written (locked, read-only), before any work. Missing
+    folders of a named SQLite path are refused unless ``create_folders`` (``db init``)."""
     from core.store import open_store  # SQLAlchemy: only commands that use the store load it
 
-    return open_store(getattr(args, "db", None))
+    store = open_store(getattr(args, "db", None), create_folders=create_folders)
+    if writes:
+        store.check_writable()
+    return store
 
 
 def read_session_document(path: str) -> SessionDocument:

@@ -11,13 +11,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``db`` and its ``init`` subcommand."""
     db = subparsers.add_parser("db", help="the audit store", description="Manage the audit store.")
     commands = db.add_subparsers(dest="db_command", metavar="SUBCOMMAND", required=True)
-    init = commands.add_parser("init", help="create the audit store if it does not exist",
+    init = commands.add_parser("init", help="create the audit store (and its folder) if it does not exist",
                                description="Create the tables of the audit store (idempotent).")
     add_db_option(init)
     init.set_defaults(handler=_init)
 
 
 def _init(args: argparse.Namespace) -> int:
-    store = open_cli_store(args)
+    store = open_cli_store(args, writes=True, create_folders=True)
     print(f"audit store ready: {store.url}")
     return 0

@@ -80,7 +80,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from core.outputs import check_output_target
 
     if args.junit:
-        check_output_target(args.junit, make_folders=True)  # refused before anything runs
+        check_output_target(args.junit)  # refused before anything runs, missing folder too
     worlds = None
     if args.sources:  # cases that name no pack run against the sources file's world
         world = open_cli_world(args)
@@ -98,7 +98,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
         engines = build_engines(args.engine)
     suite = ", ".join(args.cases) if args.cases else DEFAULT_SUITE_LABEL
-    store = open_cli_store(args)
+    store = open_cli_store(args, writes=True)
     run = run_cases(cases, store=store, suite=suite, engines=engines, workers=args.workers,
                     on_result=_progress, worlds=worlds)
     if args.json:

@@ -100,7 +100,7 @@ def _recheck(args: argparse.Namespace) -> int:
     from core.pipeline import replay, store_lookup
     from core.store.repository import list_sessions, load_session_document
 
-    store = open_cli_store(args)
+    store = open_cli_store(args, writes=True)
     stored = store_lookup(store)
     changed: list[dict[str, Any]] = []
     checked = 0

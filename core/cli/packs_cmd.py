@@ -46,9 +46,14 @@ def _validate(args: argparse.Namespace) -> int:
     pack, problems = inspect_pack(args.path)
     if problems or pack is None:
         if args.json:
+            # The JSON document lists every problem; stderr says so in one line.
             print_json({"name": args.path, "valid": False,
                         "problems": [{"file": p.file, "entry": p.entry, "field": p.field,
                                       "message": p.message} for p in problems]})
+            more = f" (and {len(problems) - 1} more, listed on stdout)" if len(problems) > 1 else ""
+            print(f"superbiz: error: {one_line(f'{args.path}: not a valid pack: {problems[0]}{more}')}",
+                  file=sys.stderr)
+            return 2
         # Every problem on its own line, so a pack author fixes them in one pass.
         for problem in problems:
             print(f"superbiz: error: {one_line(str(problem))}", file=sys.stderr)

@@ -59,7 +59,7 @@ def _call(args: argparse.Namespace) -> int:
     # Validate before opening anything, so a bad call writes nothing.
     validate_arguments(args.tool, arguments)
     world = open_cli_world(args)
-    store = None if args.no_store else open_cli_store(args)
+    store = None if args.no_store else open_cli_store(args, writes=True)
     session_id = f"cli-{uuid.uuid4().hex[:12]}"
     if store is not None:
         from core.store.repository import create_session, finish_session

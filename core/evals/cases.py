@@ -302,8 +302,12 @@ def case_files_in(paths: Sequence[str | Path]) -> list[Path]:
     """Files to load: each file as given, each folder's ``*.yaml``/``*.yml`` sorted by name."""
     files: list[Path] = []
     for path in map(Path, paths):
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix in CASE_FILE_SUFFIXES)
+        try:  # Path.is_dir raises on a folder above it the user may not search
+            found = (sorted(p for p in path.iterdir() if p.suffix in CASE_FILE_SUFFIXES)
+                     if path.is_dir() else None)
+        except OSError as exc:
+            raise EvalCaseError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        if found is not None:
             if not found:
                 raise EvalCaseError(f"{path}: no .yaml case files in this folder")
             files.extend(found)

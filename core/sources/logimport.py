@@ -43,6 +43,7 @@ from core.sources.logwriter import LineRecord, LogWriter, create_schema, normali
 
 MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
 MAX_LOG_FILE_BYTES = 1 << 40  # files are streamed; this only refuses the absurd
+MAX_SERVICE_CHARS = 200  # --service: longer is not a service name
 MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (and counted)
 DETECT_LINES = 200  # lines read to recognise a layout
 SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
@@ -130,21 +131,46 @@ def _check_text(path: Path) -> None:
         raise LogImportError(f"{path}: a binary file, not a text log")
 
 
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_CHUNK_BYTES = 1 << 16
+
+
+def _physical_lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
+    """The file's lines without their ends, which may be LF, CRLF or a bare CR (old Mac files,
+    some appliances), mixed; a line longer than ``MAX_LINE_BYTES`` is refused."""
+    carry, number = b"", 0
+    while True:
+        try:
+            chunk = handle.read(_CHUNK_BYTES)
+        except (OSError, EOFError, zlib.error) as error:
+            raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
+        if not chunk:
+            if carry:
+                yield carry.removesuffix(b"\r")
+            return
+        buffer, held = carry + chunk, b""
+        if buffer.endswith(b"\r"):  # its LF (a CRLF) may start the next chunk
+            buffer, held = buffer[:-1], b"\r"
+        parts = _LINE_END.split(buffer) if b"\r" in buffer else buffer.split(b"\n")
+        carry = parts.pop() + held  # the unfinished last line
+        for part in parts:
+            number += 1
+            if len(part) > MAX_LINE_BYTES:
+                raise _too_long(path, number)
+            yield part
+        if len(carry) > MAX_LINE_BYTES + 1:
+            raise _too_long(path, number + 1)
+
+
+def _too_long(path: Path, number: int) -> LogImportError:
+    return LogImportError(f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB "
+                          "(not a log line; is this a log file?)")
+
+
 def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
     """(line number, text without its line end), bounded in length, invalid UTF-8 replaced."""
     with _open(path) as handle:
-        number = 0
-        while True:
-            try:
-                raw = handle.readline(MAX_LINE_BYTES + 1)
-            except (OSError, EOFError, zlib.error) as error:
-                raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
-            if not raw:
-                return
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise LogImportError(f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB "
-                                     "(not a log line; is this a log file?)")
+        for number, raw in enumerate(_physical_lines(handle, path), start=1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -154,7 +180,7 @@ def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
                 text = text.removeprefix("\ufeff")  # a byte order mark is not text
             if "\x1b" in text:
                 text = _ANSI.sub("", text)
-            yield number, text.rstrip("\r\n")
+            yield number, text
 
 
 def detect_layout(path: Path) -> str:
@@ -295,6 +321,18 @@ def _file_written(path: Path) -> datetime:
         return datetime.now(UTC)
 
 
+def _check_service(service: str) -> None:
+    """``--service`` names every line's service: a name, not empty, short, on one line."""
+    if not service.strip():
+        raise LogImportError("--service is empty (give a service name, or leave it out to use "
+                             "the layout's or the file's name)")
+    if len(service) > MAX_SERVICE_CHARS:
+        raise LogImportError(f"--service is {len(service):,} characters long (at most "
+                             f"{MAX_SERVICE_CHARS})")
+    if any(ord(char) < 32 or ord(char) == 127 for char in service):
+        raise LogImportError("--service holds a control character (a line break, a tab...)")
+
+
 def import_files(paths: list[Path], store: Path, *, layout: str = "auto", pattern: str | None = None,
                  service: str | None = None, timezone_name: str | None = None,
                  progress: ProgressFn | None = None) -> ImportReport:
@@ -303,11 +341,28 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
     started = time.perf_counter()
     if not paths:
         raise LogImportError("no files to import")
+    if service is not None:
+        _check_service(service)
+    seen: dict[Path, Path] = {}
+    for path in paths:  # the same lines twice would be stored twice
+        try:
+            key = path.resolve()
+        except (OSError, RuntimeError):
+            continue  # a loop: refused by name when it is read
+        if key in seen:
+            raise LogImportError(f"{path}: given twice (as {seen[key]}); each file is imported once")
+        seen[key] = path
     plans = []
     for path in paths:
         _check_text(path)
         plans.append((path, *_parser_for(path, layout, pattern)))
-    creating = not store.exists()
+    try:  # Path.exists raises when a folder above is not searchable by this user
+        store.stat()
+        creating = False
+    except FileNotFoundError:
+        creating = True
+    except OSError as error:
+        raise LogStoreError(f"{store}: cannot use the log store: {error.strerror or error}") from None
     if not creating:
         problem = check_store(store)
         if problem is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -132,6 +133,11 @@ def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
     """The store's metadata; ``LogStoreError`` when the file is not a log store."""
     try:
         rows = connection.execute("SELECT key, value FROM meta").fetchall()
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error):
+            raise LogStoreError("the log store is locked by another process (an import?); try "
+                                "again when it has finished") from None
+        raise LogStoreError(f"not a log store: {error}") from None
     except sqlite3.DatabaseError as error:
         raise LogStoreError(f"not a log store: {error}") from None
     meta = dict(rows)
@@ -145,8 +151,14 @@ def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
 
 def check_store(path: Path) -> str | None:
     """Why ``path`` is not a usable log store (one line), or None when it is."""
-    if not path.is_file():
-        return "log store not found" if not path.exists() else "log store is not a file"
+    try:  # Path.is_file raises when a folder above is not searchable by this user
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "log store not found"
+    except OSError as error:
+        return f"cannot use the log store: {error.strerror or error}"
+    if not stat.S_ISREG(mode):
+        return "log store is not a file"
     try:
         connection = connect(path, readonly=True)
     except sqlite3.Error as error:

@@ -20,6 +20,7 @@ from core.redact import redact_text, redact_url
 from core.settings import get_settings
 from core.store import models  # noqa: F401  (registers the tables)
 from core.store.dialects import configure_text_escape, default_postgres_driver, json_dumps
+from core.store.identity import BUSY_TIMEOUT_S, access_problem, check_engine, check_sqlite_file, refusal, stamp_version
 from core.store.location import store_url
 from core.store.migrate import add_missing_columns
 
@@ -52,12 +53,26 @@ class Store:
         with self._store_errors(), self.engine.begin() as connection:
             yield connection
 
+    def check_writable(self) -> None:
+        """Refuse, before a command does any work, a SQLite store this process cannot write:
+        another process holds its write lock past the busy timeout, or the file or its folder
+        is read-only. Takes the write lock (``BEGIN IMMEDIATE``) and rolls back: writes
+        nothing. Server databases report such problems on their first write."""
+        if self.engine.dialect.name != "sqlite":
+            return
+        with self._store_errors(), self.engine.connect() as connection:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            connection.rollback()
+
     @contextmanager
     def _store_errors(self) -> Iterator[None]:
         # Either path reports a database failure the same way: one StoreError naming the store.
         try:
             yield
         except SQLAlchemyError as exc:
+            problem = access_problem(exc)
+            if problem:
+                raise StoreError(f"audit store {self.url}: {problem}") from None
             raise StoreError(redact_text(f"audit store {self.url}: {exc.__class__.__name__}: {exc}")) \
                 from exc
 
@@ -77,7 +92,7 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     # WAL lets the console read while a pipeline writes; NORMAL sync is safe with WAL.
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
     cursor.close()
 
 
@@ -93,13 +108,24 @@ def _create_missing_indexes(engine: Engine) -> None:
                     index.create(connection, checkfirst=True)
 
 
-def open_store(target: str | None = None) -> Store:
-    """Open (creating tables if needed) the store at ``target``, or the one settings name."""
+def open_store(target: str | None = None, *, create_folders: bool = False) -> Store:
+    """Open (creating tables if needed) the store at ``target``, or the one settings name.
+    A database that is not a usable audit store is refused first (``core.store.identity``).
+    A SQLite file's missing folders are created for the default location or when
+    ``create_folders`` (``db init``); otherwise they are refused."""
     url = store_url(target) if target is not None else get_settings().database_url()
+    # Only the default location's folders are made; a path the user gave must be in a folder
+    # that exists (a typo must not create a tree of folders and a new, empty store).
+    named = not create_folders and (target is not None or bool(get_settings().db))
     try:
         database = make_url(url).database
-        if url.startswith("sqlite") and database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        if url.startswith("sqlite") and database and database != ":memory:" \
+                and not database.startswith("file:"):
+            check_sqlite_file(url, Path(database))
+            folder = Path(database).parent
+            if named and not folder.is_dir():
+                raise refusal(url, f"its folder {folder} does not exist (create it first)")
+            folder.mkdir(parents=True, exist_ok=True)
         url = default_postgres_driver(url)
         engine = create_engine(url, json_serializer=json_dumps, json_deserializer=_lenient_json,
                                connect_args={"check_same_thread": False}
@@ -107,14 +133,20 @@ def open_store(target: str | None = None) -> Store:
         if url.startswith("sqlite"):
             event.listen(engine, "connect", _sqlite_pragmas)
         configure_text_escape(engine)
+        if not url.startswith("sqlite"):
+            check_engine(url, engine)
         SQLModel.metadata.create_all(engine)
         add_missing_columns(engine)  # before the indexes: an index may name a new column
         _create_missing_indexes(engine)
+        stamp_version(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
         raise StoreError(f"cannot open audit store {redact_url(url)}: database driver missing "
                          f"({exc.name or exc}); install it into the environment, e.g. "
                          f"`.venv/bin/pip install psycopg[binary]` for PostgreSQL") from None
     except (SQLAlchemyError, OSError, TypeError) as exc:  # TypeError: an unknown ?option=
+        problem = access_problem(exc)
+        if problem:
+            raise refusal(url, problem) from None
         raise StoreError(redact_text(f"cannot open audit store {redact_url(url)}: {exc}")) from None
     store = Store(engine)
     from core.store.repository import recover_abandoned  # the repository imports this module

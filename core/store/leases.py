@@ -96,11 +96,11 @@ def current_owner() -> Owner:
 
 
 def lease_timeout_s() -> float:
-    """Seconds without a heartbeat after which another host's run counts as dead."""
-    try:
-        return max(1.0, float(os.environ.get("SUPERBIZ_LEASE_TIMEOUT", DEFAULT_LEASE_TIMEOUT_S)))
-    except ValueError:
-        return DEFAULT_LEASE_TIMEOUT_S
+    """Seconds without a heartbeat after which another host's run counts as dead
+    (``SUPERBIZ_LEASE_TIMEOUT``, validated by ``core.settings``: a bad value is refused)."""
+    from core.settings import get_settings
+
+    return max(1.0, get_settings().lease_timeout)
 
 
 def owner_is_gone(*, host: str | None, pid: int | None, token: str | None,
@@ -128,7 +128,9 @@ class Heartbeat:
     run on one host is not taken for dead by another. Rows are added when a run starts and
     removed when it ends; the thread idles while there are none."""
 
-    def __init__(self, interval_s: float) -> None:
+    def __init__(self, interval_s: float | None = None) -> None:
+        # None: a fifth of the lease timeout, read when the thread starts (not at import,
+        # where a bad SUPERBIZ_LEASE_TIMEOUT could not be reported as one line).
         self.interval_s = interval_s
         # Weak: a store nobody uses any more is not kept open for its unfinished rows.
         self._rows: dict[tuple[int, str, str], weakref.ref[Store]] = {}
@@ -154,7 +156,8 @@ class Heartbeat:
         from core.store.models import utcnow
         from core.store.repository import refresh_heartbeats
 
-        while not self._wake.wait(self.interval_s):
+        interval_s = self.interval_s or max(1.0, lease_timeout_s() / 5)
+        while not self._wake.wait(interval_s):
             by_store: dict[int, tuple[Store, list[tuple[str, str]]]] = {}
             with self._lock:
                 for key, reference in list(self._rows.items()):
@@ -172,4 +175,4 @@ class Heartbeat:
                                 len(rows), exc_info=True)
 
 
-heartbeat = Heartbeat(interval_s=max(1.0, lease_timeout_s() / 5))
+heartbeat = Heartbeat()

@@ -178,3 +178,12 @@ class CaseResultRow(SQLModel, table=True):
     duration_ms: float | None = None
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON))
     detail: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+
+
+class StoreMetaRow(SQLModel, table=True):
+    """Facts about the store itself, one row per key: ``schema_version`` (``core.store.identity``)
+    marks the database as an audit store and says which version of its tables it holds."""
+
+    __tablename__ = "store_meta"
+    key: str = Field(primary_key=True)
+    value: str
