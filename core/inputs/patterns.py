@@ -11,7 +11,9 @@ def regex_problem(pattern: str) -> str | None:
     Python's ``re`` has no time limit, so a pattern that backtracks catastrophically would hang
     the command on one line of input. The classic shape is refused: an unbounded repetition
     whose body is nothing but repetitions (``(a+)+``, ``(\\w+\\s?)*``), so the same text can be
-    split between the inner and outer repetition in exponentially many ways. A body with a part
+    split between the inner and outer repetition in exponentially many ways; and an unbounded
+    repetition of alternatives two of which are the same (``(\\w|\\w)*``), so each character
+    can be taken by either. A body with a part
     that must match once (``(\\.\\d+)*``, ``[a-z]+(-[a-z]+)*``) or a possessive (``a++``) or
     atomic (``(?>...)``) inner part is allowed. A heuristic: it catches the common shapes, not
     every slow pattern.
@@ -33,6 +35,19 @@ def regex_problem(pattern: str) -> str | None:
         return bool(parts) and all(op in repeats for op, _ in parts) and any(
             arg[1] == constants.MAXREPEAT for op, arg in parts)
 
+    def alike_alternatives(items: Any) -> bool:
+        """Whether ``items`` holds (in a group, after ``re`` has factored out their common
+        start) alternatives that are the same: ``(\\w|\\w)`` parses as ``\\w`` then a choice
+        between two empty alternatives, so each character can be taken either way."""
+        for op, arg in items:
+            if op == constants.SUBPATTERN and alike_alternatives(arg[-1]):
+                return True
+            if op == constants.BRANCH:
+                shapes = [repr(alternative) for alternative in arg[1]]
+                if len(set(shapes)) < len(shapes):
+                    return True
+        return False
+
     def children(op: Any, arg: Any) -> list[Any]:
         if op in repeats:
             return [arg[2]]
@@ -46,14 +61,17 @@ def regex_problem(pattern: str) -> str | None:
 
     def catastrophic(items: Any) -> bool:
         for op, arg in items:
-            if op in repeats and arg[1] == constants.MAXREPEAT and only_repetitions(arg[2]):
+            if op in repeats and arg[1] == constants.MAXREPEAT and (
+                    only_repetitions(arg[2]) or alike_alternatives(arg[2])):
                 return True
             if any(catastrophic(child) for child in children(op, arg)):
                 return True
         return False
 
     if catastrophic(parsed):
-        return ("it repeats, without bound, a part made only of repetitions (such as (a+)+), "
-                "which can take exponential time on one line; put a part that must match once "
-                "inside the repetition, or make the inner one possessive (a++)")
+        return ("it repeats, without bound, a part made only of repetitions (such as (a+)+) or "
+                "alternatives that are the same (such as (\\w|\\w)*), which can take exponential "
+                "time on one line; put a part that must match once inside the repetition, make "
+                "the alternatives differ, or make the inner part possessive (a++) or "
+                "atomic ((?>...))")
     return None

@@ -110,8 +110,11 @@ def test_within_a_folder_links_may_not_leave_it(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("pattern", "refused"), [
     (r"(?P<timestamp>\S+ \S+) (?P<level>\w+) (?P<message>.*)", False),
     (r"[a-z]+(?:-[a-z]+)*", False), (r"(\d+\.)+\d+", False), (r"(a++)+", False),
-    (r"(?>a+)+", False), (r"(a|b)+", False),
+    (r"(?>a+)+", False), (r"(a|b)+", False), (r"(?:GET|POST|PUT)+", False),
+    (r"(?:\d+|[a-z]+)*", False), (r"(?>\w|\w)*x", False),
     (r"(a+)+", True), (r"(\w+\s?)*", True), (r"(?:(?:a*)*)*", True), (r"(x|(y+)+)z", True),
+    (r"(\w|\w)*x", True), (r"(?:a|ab)*c", False), (r"((?:\s|\s)+)$", True),
+    (r"(?:x(?:ab|ab))+", True),
 ])
 def test_regexes_that_backtrack_catastrophically_are_refused(pattern: str, refused: bool) -> None:
     assert (regex_problem(pattern) is not None) == refused
