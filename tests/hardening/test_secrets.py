@@ -8,9 +8,8 @@ channel is searched for it.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +19,7 @@ from core.cli import main
 from core.redact import REDACTED, configured_secrets, public_url, redact_text, redact_url
 from core.settings import get_settings
 from core.store import open_store
+from tests.local_http import LoopbackServer
 
 TOKEN = "qs-T0KEN-4f9a1c"
 PASSWORD = "pw-S3CRET-77b2"
@@ -88,15 +88,12 @@ class _EchoingGateway(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def gateway() -> Iterator[tuple[str, list[str]]]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EchoingGateway)
     _EchoingGateway.seen = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    served = LoopbackServer(_EchoingGateway)
     try:
-        yield f"127.0.0.1:{server.server_address[1]}", _EchoingGateway.seen
+        yield f"127.0.0.1:{served.port}", _EchoingGateway.seen
     finally:
-        server.shutdown()
-        server.server_close()
+        served.stop()
 
 
 def _stored_bytes(db: Path) -> bytes:

@@ -17,8 +17,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.local_http import LoopbackServer
 
 
 class FaultProxy:
@@ -40,11 +42,8 @@ class FaultProxy:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self._http = LoopbackServer(Handler)
+        self.url = self._http.url
 
     def fail_after(self, requests: int, fault: str, delay: float = 0.0) -> None:
         """Forward ``requests`` more requests, then answer every one with ``fault``."""
@@ -116,5 +115,4 @@ class FaultProxy:
         handler.wfile.write(body)
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._http.stop()

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -30,6 +29,7 @@ from core.sources.pack import load_world
 from core.sources.prometheus import PrometheusSource
 from core.tools.args import QueryMetricsArgs
 from tests.live.live_servers import free_port
+from tests.local_http import LoopbackServer
 
 ALERTS_OK = {"status": "success", "data": {"alerts": [{
     "labels": {"alertname": "HighCPUUsage", "service": "payment-service", "severity": "critical"},
@@ -79,11 +79,8 @@ class FakeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self._http = LoopbackServer(Handler)
+        self.url = self._http.url
 
     def healthy(self) -> None:
         self.replies.update({"/api/v1/alerts": json_reply(ALERTS_OK),
@@ -91,8 +88,7 @@ class FakeServer:
                              "/api/v1/query_range": json_reply(RANGE_OK)})
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._http.stop()
 
 
 @pytest.fixture
