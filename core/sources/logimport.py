@@ -29,7 +29,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, cast
 
@@ -428,12 +428,3 @@ def _open_target(target: Path, creating: bool) -> sqlite3.Connection:
 def _remove(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
-
-
-def zone_of(store: Path) -> tzinfo:
-    """The zone a store writes its timestamps in."""
-    connection = connect(store, readonly=True)
-    try:
-        return parse_zone(read_meta(connection).get("timezone", "UTC"))
-    finally:
-        connection.close()

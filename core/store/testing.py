@@ -96,11 +96,6 @@ class TempPostgres:
         self.pid: int | None = None
         self._databases = 0
 
-    @property
-    def admin_url(self) -> str:
-        """URL of the maintenance database."""
-        return f"postgresql+psycopg://{_ROLE}@127.0.0.1:{self.port}/postgres"
-
     def _run(self, *command: str) -> str:
         environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C",
                        "HOME": str(self.folder)}
