@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.alternation import FirstCharAlternation
 from core.lexicon import normalize
 
 
@@ -202,18 +203,27 @@ def _ask_pattern(word: str) -> str:
     return body
 
 
-@lru_cache(maxsize=1)
-def _asks_index() -> tuple[re.Pattern[str], dict[str, str]]:
-    """One regex of every ask (longest first, so "连接断开" wins over "连接") and its owner."""
+def _ask_owners() -> dict[str, str]:
+    """Each ask (normalised, single spaces) and the concept it names; an ask naming two is an
+    error."""
     owner: dict[str, str] = {}
     for concept in _CONCEPT_TABLE:
         for word in concept.asks:
             key = " ".join(normalize(word).split())
             if owner.setdefault(key, concept.name) != concept.name:
                 raise ValueError(f"ask {word!r} belongs to {owner[key]} and {concept.name}")
+    return owner
+
+
+@lru_cache(maxsize=1)
+def _asks_index() -> tuple[FirstCharAlternation, dict[str, str]]:
+    """Every ask as one alternation (longest first, so "连接断开" wins over "连接"), compiled
+    per first character as texts need it, and the owner of each named group."""
+    owner = _ask_owners()
     ordered = sorted(owner, key=len, reverse=True)
-    pattern = re.compile("|".join(f"(?P<a{i}>{_ask_pattern(word)})" for i, word in enumerate(ordered)))
-    return pattern, {f"a{i}": owner[word] for i, word in enumerate(ordered)}
+    matcher = FirstCharAlternation([(word[0], f"(?P<a{i}>{_ask_pattern(word)})") for i, word in enumerate(ordered)],
+                                   word_guard=True)
+    return matcher, {f"a{i}": owner[word] for i, word in enumerate(ordered)}
 
 
 @dataclass(frozen=True)
@@ -227,9 +237,9 @@ class ConceptMention:
 
 def concept_mentions(normalized_text: str) -> list[ConceptMention]:
     """Every non-overlapping concept mention in text already passed through ``normalize``."""
-    pattern, owners = _asks_index()
+    matcher, owners = _asks_index()
     return [ConceptMention(m.start(), m.end(), owners[m.lastgroup or ""])
-            for m in pattern.finditer(normalized_text)]
+            for m in matcher.finditer(normalized_text)]
 
 
 def concepts_in(text: str) -> list[str]:
@@ -285,7 +295,9 @@ def translations_in(text: str) -> list[tuple[str, tuple[str, ...]]]:
 def holds_term(text: str, term: str) -> bool:
     """Whether normalised ``text`` holds ``term`` as ``query_logs`` matches terms: the words in
     order, whole words at alphanumeric edges (a Chinese edge is a plain substring)."""
-    return _term_regex(normalize(term)).search(text) is not None
+    term = normalize(term)
+    # Most texts do not hold a term's first word at all: say so without compiling its regex.
+    return term.split(maxsplit=1)[0] in text and _term_regex(term).search(text) is not None
 
 
 @lru_cache(maxsize=2048)

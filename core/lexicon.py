@@ -17,8 +17,9 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 
+from core.alternation import FirstCharAlternation
 from core.charclasses import HAN
 
 
@@ -130,6 +131,7 @@ _Trie = dict[str, "_Trie"]
 _SCRIPT_CHANGE = re.compile(
     f"(?<=[{_ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{_ASCII_WORD}])")
 _LINE_MARK = "\x1e"  # joins lines for a corpus scan
+_WORD_CHAR = re.compile(f"[{_ASCII_WORD}]")
 
 
 def normalize(text: str) -> str:
@@ -161,44 +163,61 @@ def _trie_path(synonym: str) -> str:
     return path
 
 
-def _trie_regex(synonyms: Iterable[str]) -> str:
-    """One regex for many synonyms, shaped as a trie.
-
-    Why a trie: Python's ``re`` tries alternatives one by one at every position, so a flat
-    alternation of ~160 synonyms scans a million log lines in minutes; sharing prefixes brings
-    that to seconds. Longer continuations are tried before a word may end, so the longest
-    synonym at a position wins. An ASCII word end must not be followed by a letter or digit.
-    """
+def _trie(synonyms: Iterable[str]) -> _Trie:
+    """The synonyms as a trie (see ``_emit``)."""
     root: _Trie = {}
     for synonym in synonyms:
         node = root
         for ch in _trie_path(synonym):
             node = node.setdefault(ch, {})
         node[""] = {}
-
-    def emit(node: _Trie, last_char: str) -> str:
-        branches = []
-        for ch in sorted(k for k in node if k):
-            edge = {_REQUIRED_SEP: f"[{_SEPARATOR_CHARS}]+",
-                    _OPTIONAL_SEP: f"[{_SEPARATOR_CHARS}]*"}.get(ch) or re.escape(ch)
-            branches.append(edge + emit(node[ch], ch))
-        if "" in node:  # a synonym may end here: only after every longer continuation failed
-            branches.append(f"(?![{_ASCII_WORD}])" if re.match(f"[{_ASCII_WORD}]", last_char) else "")
-        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-
-    return emit(root, "")
+    return root
 
 
-@dataclass(frozen=True)
+def _emit(node: _Trie, last_char: str) -> str:
+    """One regex for the synonyms below ``node``, shaped as a trie.
+
+    Why a trie: Python's ``re`` tries alternatives one by one at every position, so a flat
+    alternation of ~160 synonyms scans a million log lines in minutes; sharing prefixes brings
+    that to seconds. Longer continuations are tried before a word may end, so the longest
+    synonym at a position wins. An ASCII word end must not be followed by a letter or digit.
+    """
+    branches = []
+    for ch in sorted(k for k in node if k):
+        edge = {_REQUIRED_SEP: f"[{_SEPARATOR_CHARS}]+",
+                _OPTIONAL_SEP: f"[{_SEPARATOR_CHARS}]*"}.get(ch) or re.escape(ch)
+        branches.append(edge + _emit(node[ch], ch))
+    if "" in node:  # a synonym may end here: only after every longer continuation failed
+        branches.append(f"(?![{_ASCII_WORD}])" if _WORD_CHAR.match(last_char) else "")
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
 class _SynonymIndex:
-    """Regexes over one set of synonyms: ``combined`` for short texts, and two that scan a whole
-    corpus faster (``tag_lines``) because each lets ``re`` skip ahead with a character-class
-    test: synonyms starting with a letter or digit (found after the non-alphanumeric character
-    that precedes them) and the others (Chinese, "/api")."""
+    """Matchers over one set of synonyms: ``short`` for short texts (compiled one first
+    character at a time, as a text needs them), and two regexes that scan a whole corpus
+    (``tag_lines``), compiled on first use, each letting ``re`` skip ahead with a
+    character-class test: synonyms starting with a letter or digit (found after the
+    non-alphanumeric character that precedes them) and the others (Chinese, "/api")."""
 
-    combined: re.Pattern[str]
-    word_scan: re.Pattern[str]
-    other_scan: re.Pattern[str]
+    def __init__(self, synonyms: Sequence[str]) -> None:
+        word_start = [s for s in synonyms if _WORD_CHAR.match(normalize(s).strip())]
+        self._word_root = _trie(word_start)
+        self._other_root = _trie(s for s in synonyms if s not in word_start)
+        # At a position, only the trie branch of the character there can match; a synonym
+        # starting with a letter or digit only at a word start.
+        guard = f"(?<![{_ASCII_WORD}])"
+        self.short = FirstCharAlternation(
+            [(ch, re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._other_root.items())]
+            + [(ch, guard + re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._word_root.items())],
+            word_guard=True)
+
+    @cached_property
+    def word_scan(self) -> re.Pattern[str]:
+        return re.compile(f"[^{_ASCII_WORD}]({_emit(self._word_root, '')})")
+
+    @cached_property
+    def other_scan(self) -> re.Pattern[str]:
+        return re.compile(_emit(self._other_root, ""))
 
 
 def _synonym_owner() -> dict[str, str]:
@@ -213,35 +232,21 @@ def _synonym_owner() -> dict[str, str]:
     return owner
 
 
-def _build_synonym_index(synonyms: Sequence[str]) -> _SynonymIndex:
-    word_start = [s for s in synonyms if re.match(f"[{_ASCII_WORD}]", normalize(s).strip())]
-    other_start = [s for s in synonyms if s not in word_start]
-    word_trie, other_trie = _trie_regex(word_start), _trie_regex(other_start)
-    word_firsts = "".join(sorted({re.escape(normalize(s).strip()[0]) for s in word_start}))
-    other_firsts = "".join(sorted({re.escape(normalize(s).strip()[0]) for s in other_start}))
-    # For short texts: each part opens with a one-character class check, so ``re`` does not
-    # walk every first branch of a trie at every position.
-    combined = re.compile(f"(?=[{other_firsts}]){other_trie}"
-                          f"|(?<![{_ASCII_WORD}])(?=[{word_firsts}]){word_trie}")
-    return _SynonymIndex(combined, re.compile(f"[^{_ASCII_WORD}]({word_trie})"),
-                         re.compile(other_trie))
-
-
 _SYNONYM_OWNER = _synonym_owner()
 
 
-# Compiled on first use (tens of ms): a command that never reads text (--help) does not pay.
+# Built on first use: a command that never reads text (--help) does not pay.
 @cache
 def _asked() -> _SynonymIndex:
     """Questions (and any text a person writes: claims, runbooks, tool arguments): synonyms
     and asks."""
-    return _build_synonym_index([w for t in _TOPIC_TABLE for w in (*t.synonyms, *t.asks)])
+    return _SynonymIndex([w for t in _TOPIC_TABLE for w in (*t.synonyms, *t.asks)])
 
 
 @cache
 def _in_logs() -> _SynonymIndex:
     """Log lines: synonyms only (see ``Topic.asks``)."""
-    return _build_synonym_index([w for t in _TOPIC_TABLE for w in t.synonyms])
+    return _SynonymIndex([w for t in _TOPIC_TABLE for w in t.synonyms])
 
 
 @lru_cache(maxsize=4096)
@@ -280,10 +285,10 @@ def topic_mentions(normalized_text: str, *, in_logs: bool = False) -> list[Topic
 
     ``in_logs``: the text is a log line, so only synonyms count (not a topic's ``asks``).
     """
-    pattern = (_in_logs() if in_logs else _asked()).combined
+    matcher = (_in_logs() if in_logs else _asked()).short
     return [
         TopicMention(m.start(), m.end(), topic_of_synonym(m.group()), m.group())
-        for m in pattern.finditer(normalized_text)
+        for m in matcher.finditer(normalized_text)
     ]
 
 

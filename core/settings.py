@@ -1,4 +1,10 @@
-"""Settings from the environment (prefix ``SUPERBIZ_``), with the defaults a new user needs."""
+"""Settings from the environment (prefix ``SUPERBIZ_``), with the defaults a new user needs.
+
+A plain pydantic model filled from ``os.environ`` rather than ``pydantic-settings``: every
+command reads these settings, and ``pydantic-settings`` imports asyncio, dotenv and its cloud
+secret providers (30 ms of a 0.3 s start) for flat string variables read in a few lines. The
+llm engine's settings (``core.agents.llm.settings``), read only when a model is called, keep it.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,7 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core.errors import SettingsError, StoreError
 from core.resources import builtin_packs_dir
@@ -16,6 +21,7 @@ from core.resources import builtin_packs_dir
 # The packs that ship with superbiz (``demo``), inside the installed package.
 DEFAULT_PACKS_DIR = builtin_packs_dir()
 MAX_LEASE_TIMEOUT_S = 30 * 24 * 3600.0
+ENV_PREFIX = "SUPERBIZ_"
 
 
 def default_data_dir() -> Path:
@@ -31,7 +37,7 @@ def default_cache_dir() -> Path:
     return Path(base) / "superbiz"
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Process settings. ``SUPERBIZ_DB`` takes a file path or any SQLAlchemy URL.
 
     ``SUPERBIZ_PACKS_DIR`` names more pack folders (several separated by ``os.pathsep``, ``:``
@@ -40,7 +46,7 @@ class Settings(BaseSettings):
     user's cache directory).
     """
 
-    model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", extra="ignore")
+    model_config = ConfigDict(extra="ignore")
 
     db: str = ""
     packs_dir: str = ""
@@ -113,16 +119,28 @@ class Settings(BaseSettings):
         except StoreError as exc:
             raise StoreError(f"SUPERBIZ_DB: {exc}") from None
 
+    @classmethod
+    def from_environment(cls) -> Settings:
+        """The settings the ``SUPERBIZ_*`` variables give (names in any case, as shells and
+        ``.env`` loaders differ); ``ValidationError`` for a value that does not validate."""
+        names = {name.upper(): name for name in cls.model_fields}
+        values: dict[str, str] = {}
+        for variable, value in os.environ.items():
+            upper = variable.upper()
+            if upper.startswith(ENV_PREFIX) and upper[len(ENV_PREFIX):] in names:
+                values[names[upper[len(ENV_PREFIX):]]] = value
+        return cls.model_validate(values)
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The settings of this process (cached; tests clear the cache after changing env);
     ``SettingsError`` naming the variable when one does not validate."""
     try:
-        return Settings()
+        return Settings.from_environment()
     except ValidationError as exc:
         first = exc.errors()[0]
-        name = "SUPERBIZ_" + ".".join(str(part) for part in first["loc"]).upper()
+        name = ENV_PREFIX + ".".join(str(part) for part in first["loc"]).upper()
         value = str(first.get("input", ""))[:80]
         message = str(first["msg"]).removeprefix("Value error, ")
         raise SettingsError(f"{name}={value!r}: {message}") from None

@@ -113,7 +113,7 @@ def test_a_missing_sources_file_and_both_pack_and_sources(tmp_path: Path,
 
 
 def _settings(**values: str) -> Settings:
-    return Settings(**values)  # type: ignore[arg-type]
+    return Settings(**values)
 
 
 def test_env_urls_replace_a_packs_metrics() -> None:

@@ -1,0 +1,72 @@
+"""A regex alternation of many words, compiled one first character at a time, on first need.
+
+Why: the lexicon's synonym tries and the concepts' question words are alternations of
+hundreds of words, and compiling each as one regex costs tens of milliseconds -- paid by every
+command that reads a sentence, for a question that holds a dozen distinct characters.
+
+``FirstCharAlternation`` finds exactly what ``re.finditer`` of the whole alternation finds:
+at each position, ``re`` tries the alternatives in order, and an alternative can only match
+where the text holds its first character (a lookbehind before it consumes nothing). So the
+text is scanned for positions holding any first character (one character class, cheap to
+compile), and at each such position only the alternatives starting with that character are
+tried, in their order -- compiled together the first time that character is met.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+_ASCII_WORD_CHAR = re.compile("[a-z0-9]")
+
+
+class FirstCharAlternation:
+    """Leftmost-first matches of ``alternatives``: ``(first character, regex)`` pairs, in the
+    order the whole alternation would try them. A regex must start by consuming its first
+    character (after an optional lookbehind) and must not match the empty string.
+    ``word_guard``: alternatives whose first character is an ASCII letter or digit match only
+    where no letter or digit precedes them (at a word start)."""
+
+    def __init__(self, alternatives: Sequence[tuple[str, str]], *, word_guard: bool = False) -> None:
+        self._sources: dict[str, list[str]] = {}
+        for first, source in alternatives:
+            self._sources.setdefault(first, []).append(source)
+        self._compiled: dict[str, re.Pattern[str]] = {}
+        self._word_guard = word_guard
+        self._starts: re.Pattern[str] | None = None
+
+    def _start_pattern(self) -> re.Pattern[str]:
+        if self._starts is None:
+            word = sorted(c for c in self._sources if self._word_guard and _ASCII_WORD_CHAR.fullmatch(c))
+            other = sorted(c for c in self._sources if c not in word)
+            parts = []
+            if other:
+                parts.append(f"[{''.join(re.escape(c) for c in other)}]")
+            if word:
+                parts.append(f"(?<![a-z0-9])[{''.join(word)}]")
+            self._starts = re.compile("|".join(parts) or "(?!)")
+        return self._starts
+
+    def _bucket(self, first: str) -> re.Pattern[str]:
+        pattern = self._compiled.get(first)
+        if pattern is None:
+            sources = self._sources[first]
+            pattern = re.compile(sources[0] if len(sources) == 1 else "|".join(sources))
+            self._compiled[first] = pattern
+        return pattern
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """The non-overlapping matches, left to right (as ``re.finditer`` of the whole)."""
+        starts = self._start_pattern()
+        position = 0
+        while True:
+            candidate = starts.search(text, position)
+            if candidate is None:
+                return
+            at = candidate.start()
+            match = self._bucket(text[at]).match(text, at)
+            if match is not None:
+                yield match
+                position = match.end()
+            else:
+                position = at + 1

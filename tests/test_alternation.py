@@ -1,0 +1,86 @@
+"""``FirstCharAlternation`` finds exactly what ``re.finditer`` of the whole alternation finds.
+
+The lexicon's synonyms and the concepts' question words are matched through it (compiled one
+first character at a time, for startup time), so it must agree with the single regex it stands
+for on every text: leftmost match first, the first alternative in order at a position, word
+guards, lookbehinds that look before the position a match is tried at.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.alternation import FirstCharAlternation
+from core.concepts import _ask_owners, _ask_pattern, concept_mentions
+from core.lexicon import _TOPIC_TABLE, _emit, _trie, normalize, topic_mentions
+
+ALPHABET = "ab c-_x0连接池内存使用率\u3000"
+WORDS = ["ab", "a b", "abc", "b", "x0", "0", "连接", "连接池", "内存", "内存使用率", "-x", "c c"]
+
+
+# Texts made of pieces of the real vocabularies and the characters around words that matter.
+_PIECES = ["cpu", "使用率", "内存", "连接池", "gc", "slow query", "slow-query", "数据库", "超时",
+           "timeout", "timeouts", "connection", "refused", "连接断开", "disk full", "oom", "x", "1",
+           " ", "-", "_", ".", "过高"]
+TEXTS = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+def _word_alternatives(words: list[str]) -> list[tuple[str, str]]:
+    """Each word as a regex, the way the concepts build theirs (guards on ASCII words)."""
+    return [(word[0], f"(?P<w{i}>{_ask_pattern(word)})") for i, word in enumerate(words)]
+
+
+def _spans(matches: object) -> list[tuple[int, int, str | None]]:
+    return [(m.start(), m.end(), m.lastgroup) for m in matches]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=40))
+def test_same_matches_as_the_whole_alternation(text: str) -> None:
+    alternatives = _word_alternatives(WORDS)
+    whole = re.compile("|".join(source for _, source in alternatives))
+    lazy = FirstCharAlternation(alternatives, word_guard=True)
+    assert _spans(lazy.finditer(text)) == _spans(whole.finditer(text))
+
+
+def test_a_guarded_word_does_not_match_inside_another() -> None:
+    lazy = FirstCharAlternation(_word_alternatives(["db"]), word_guard=True)
+    assert _spans(lazy.finditer("dbus db xdb db-1")) == [(5, 7, "w0"), (12, 14, "w0")]
+
+
+def test_only_the_first_characters_a_text_holds_are_compiled() -> None:
+    lazy = FirstCharAlternation(_word_alternatives(WORDS), word_guard=True)
+    list(lazy.finditer("内存 ab"))
+    assert sorted(lazy._compiled) == ["a", "内"]
+
+
+def test_no_alternatives_match_nothing() -> None:
+    assert list(FirstCharAlternation([]).finditer("anything")) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS)
+def test_topic_mentions_agree_with_the_whole_synonym_trie(text: str) -> None:
+    normalized = normalize(text)
+    for in_logs in (False, True):
+        words = [w for t in _TOPIC_TABLE for w in (*t.synonyms, *(() if in_logs else t.asks))]
+        word_start = [w for w in words if re.match("[a-z0-9]", normalize(w).strip())]
+        other = [w for w in words if w not in word_start]
+        whole = re.compile(f"(?:{_emit(_trie(other), '')})|(?<![a-z0-9])(?:{_emit(_trie(word_start), '')})")
+        expected = [(m.start(), m.end()) for m in whole.finditer(normalized)]
+        assert [(m.start, m.end) for m in topic_mentions(normalized, in_logs=in_logs)] == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXTS)
+def test_concept_mentions_agree_with_the_whole_alternation(text: str) -> None:
+    owners = _ask_owners()
+    ordered = sorted(owners, key=len, reverse=True)
+    whole = re.compile("|".join(f"(?P<a{i}>{_ask_pattern(word)})" for i, word in enumerate(ordered)))
+    normalized = normalize(text)
+    expected = [(m.start(), m.end(), owners[ordered[int((m.lastgroup or "a0")[1:])]])
+                for m in whole.finditer(normalized)]
+    assert [(m.start, m.end, m.concept) for m in concept_mentions(normalized)] == expected
