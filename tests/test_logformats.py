@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from core.cli.logs_cmd import FORMAT_NAMES
 from core.errors import LogImportError
-from core.sources.logclock import Clock
+from core.sources.logclock import Clock, TimeParts
 from core.sources.logformats import (
+    FORMATS,
     LAYOUTS,
-    TimeParts,
     is_continuation,
     parse_jsonl,
     parse_log4j,
@@ -128,3 +129,7 @@ def test_service_from_the_file_name() -> None:
     assert service_of_file(Path("/var/log/app.log.gz")) == "app"
     assert service_of_file(Path("Hadoop_2k.log")) == "Hadoop_2k"
     assert service_of_file(Path("events.jsonl")) == "events"
+
+
+def test_the_cli_offers_every_format_the_importer_reads() -> None:
+    assert FORMAT_NAMES == FORMATS

@@ -18,7 +18,6 @@ import importlib.util
 import os
 import socket
 import sys
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,6 +113,8 @@ def _check_port_free(address: str, port: int) -> None:
 
 def _config_flags(config_file: Path) -> list[str]:
     """``--section.option=value`` for every setting of a Streamlit config file (none if absent)."""
+    import tomllib  # only when serving: every command imports this module to build its parser
+
     try:
         config: dict[str, Any] = tomllib.loads(config_file.read_text(encoding="utf-8"))
     except FileNotFoundError:

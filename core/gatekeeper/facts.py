@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from core.charclasses import DENSE_SCRIPT
@@ -61,7 +61,14 @@ GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
 })
 _SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
 _HAS_DIGIT_RE = re.compile(r"\d")
-_DENSE_SCRIPT_RE = re.compile(f"[{DENSE_SCRIPT}]")
+
+
+@cache
+def _dense_script_re() -> re.Pattern[str]:
+    # Compiled on first use: a class of every CJK range takes milliseconds, and most checks
+    # never measure an excerpt's length.
+    return re.compile(f"[{DENSE_SCRIPT}]")
+
 
 Number = tuple[float, str]
 # In a number's marks, what follows this separator touches its end (``91%+``, ``91%↑``).
@@ -328,7 +335,7 @@ def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
 def informative_length(normalized: str) -> int:
     """Length for the too-short test: a character of a dense script (Chinese, Japanese, Korean:
     ``core.charclasses.DENSE_SCRIPT``) counts double, since it carries a syllable or a word."""
-    return len(normalized) + len(_DENSE_SCRIPT_RE.findall(normalized))
+    return len(normalized) + len(_dense_script_re().findall(normalized))
 
 
 def is_generic(normalized: str) -> bool:

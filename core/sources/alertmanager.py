@@ -35,7 +35,8 @@ from core.sources.alertmap import (
     summary_of,
 )
 from core.sources.base import Request, SourceDescription, Vocabulary
-from core.sources.http import DEFAULT_TIMEOUT, HttpAnswer, HttpEndpoint
+from core.sources.http import HttpAnswer, HttpEndpoint
+from core.sources.limits import DEFAULT_TIMEOUT
 from core.sources.prometheus import alert_key
 from core.sources.promql import comparison, metric_names, plain_metric, threshold_text, unit_of
 from core.tools.args import QueryMetricsArgs

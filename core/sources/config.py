@@ -46,14 +46,11 @@ from core.errors import LogStoreError, PackError, SourcesConfigError, first_erro
 from core.packs import Pack, load_pack
 from core.redact import public_url
 from core.settings import Settings, get_settings
-from core.sources.alerting import AlertingSources
-from core.sources.alertmanager import AlertmanagerSource
 from core.sources.alertmap import DEFAULT_SERVICE_LABELS, LabelMapping
 from core.sources.base import KnowledgeSource, LogSource, MetricsSource, World
 from core.sources.files import KnowledgeFiles
-from core.sources.http import DEFAULT_TIMEOUT
+from core.sources.limits import DEFAULT_SERIES_WINDOW, DEFAULT_TIMEOUT
 from core.sources.pack import PackKnowledge, PackLogs, PackMetrics, load_world
-from core.sources.prometheus import DEFAULT_SERIES_WINDOW, PrometheusSource
 from core.sources.rulefiles import read_yaml_documents
 
 _MAX_SOURCES_FILE_BYTES = 1024 * 1024
@@ -174,6 +171,11 @@ def live_metrics(prometheus: PrometheusConfig | None, alertmanager: ServerConfig
                  settings: Settings, environ: Mapping[str, str],
                  where: str = "sources") -> MetricsSource:
     """The metrics source of the configured servers (both: ``AlertingSources``)."""
+    # The HTTP sources only now: a world without servers (most asks) never loads urllib/ssl.
+    from core.sources.alerting import AlertingSources
+    from core.sources.alertmanager import AlertmanagerSource
+    from core.sources.prometheus import PrometheusSource
+
     default_labels = _service_labels(settings)
     prom = am = None
     if prometheus is not None:

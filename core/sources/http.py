@@ -30,8 +30,8 @@ from typing import Any
 
 from core.errors import SourceError
 from core.redact import public_url, redact_text
+from core.sources.limits import DEFAULT_TIMEOUT
 
-DEFAULT_TIMEOUT = 5.0
 _MAX_ANSWER_BYTES = 32 * 1024 * 1024
 _LOOPBACK = ("127.", "localhost", "::1", "[::1]")
 

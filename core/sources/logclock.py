@@ -15,11 +15,27 @@ before when that would put it more than a day after the file was last written.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, tzinfo
+from typing import NamedTuple
 
 from core.logfields import epoch_us, parse_zone
-from core.sources.logformats import TimeParts
 
 _MAX_CACHE = 100_000
+
+
+class TimeParts(NamedTuple):
+    """A timestamp as written: year (None when the layout has none: BSD syslog), month, day,
+    hour, minute, second, fraction digits, zone text (None: the source's zone) -- or an epoch
+    number (``epoch``, in seconds) for JSON/logfmt values."""
+
+    year: int | None = None
+    month: int = 1
+    day: int = 1
+    hour: int = 0
+    minute: int = 0
+    second: int = 0
+    fraction: str = ""
+    zone: str | None = None
+    epoch: float | None = None
 
 
 def _offset_text(moment: datetime) -> str:

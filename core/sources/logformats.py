@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from core.inputs.patterns import regex_problem
+from core.sources.logclock import TimeParts
 
 MONTHS = {name: number for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
@@ -40,22 +41,6 @@ _ISO_TIME = (r"(?P<Y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)[T ](?P<H>\d\d):(?P<M>\d\d)(?
              r"(?:[.,](?P<f>\d{1,9}))?)?\s?(?P<z>Z|z|[+-]\d\d:?\d\d)?")
 _CONTEXT = r"\[(?P<ctx>(?:[^\[\]]|\[[^\[\]]*\])*)\]"
 _MONTH_NAMES = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
-
-
-class TimeParts(NamedTuple):
-    """A timestamp as written: year (None when the layout has none: BSD syslog), month, day,
-    hour, minute, second, fraction digits, zone text (None: the source's zone) -- or an epoch
-    number (``epoch``, in seconds) for JSON/logfmt values."""
-
-    year: int | None = None
-    month: int = 1
-    day: int = 1
-    hour: int = 0
-    minute: int = 0
-    second: int = 0
-    fraction: str = ""
-    zone: str | None = None
-    epoch: float | None = None
 
 
 class ParsedLine(NamedTuple):
@@ -307,7 +292,7 @@ LAYOUTS: dict[str, LineParser] = {
     "log4j": parse_log4j,
     "logfmt": parse_logfmt,
 }
-FORMATS: tuple[str, ...] = ("auto", *LAYOUTS, "regex")
+FORMATS: tuple[str, ...] = ("auto", *LAYOUTS, "regex")  # = core.cli.logs_cmd.FORMAT_NAMES (a test says so)
 
 _SOURCE_GROUPS = ("source", "logger", "component")
 

@@ -40,7 +40,8 @@ from core.sources.alertmap import (
     summary_of,
 )
 from core.sources.base import Request, SourceDescription, Vocabulary
-from core.sources.http import DEFAULT_TIMEOUT, HttpAnswer, HttpEndpoint
+from core.sources.http import HttpAnswer, HttpEndpoint
+from core.sources.limits import DEFAULT_SERIES_WINDOW, DEFAULT_TIMEOUT
 from core.sources.promql import (
     METRIC_NAME,
     comparison,
@@ -52,7 +53,6 @@ from core.sources.promql import (
 )
 from core.tools.args import QueryMetricsArgs
 
-DEFAULT_SERIES_WINDOW = timedelta(minutes=30)
 _SERIES_POINTS = 30          # points per range query (the step follows from the window)
 _MAX_RANGE_QUERIES = 5       # per call: one per distinct rule query, plus the named metric
 _MAX_SERIES = 20             # series kept per call
