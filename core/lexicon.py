@@ -130,7 +130,12 @@ _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the syno
 _Trie = dict[str, "_Trie"]
 _SCRIPT_CHANGE = re.compile(
     f"(?<=[{_ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{_ASCII_WORD}])")
-_LINE_MARK = "\x1e"  # joins lines for a corpus scan
+# Joins lines for a corpus scan: neither a letter, a digit nor a separator (``\s`` matches
+# U+001E, which let "query" ending one line and "timeout" starting the next be one synonym).
+_LINE_MARK = "\x00"
+# Bumped when tagging changes for the same topics: log stores tagged before are retagged.
+TAGGING_VERSION = 2
+_SMALL_CORPUS_CHARS = 50_000  # up to this much text, tag_lines reads line by line
 _WORD_CHAR = re.compile(f"[{_ASCII_WORD}]")
 
 
@@ -263,7 +268,16 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     topic either scan finds; this equals tagging each line with ``topic_mentions(line,
     in_logs=True)`` because no cross-script synonym contains another topic's synonym (a lexicon
     test holds the table to that).
+
+    A few lines (a pack's small log file) are tagged one by one, that way: compiling the two
+    corpus scans costs more than reading a few hundred lines in Python.
     """
+    if sum(map(len, lines)) <= _SMALL_CORPUS_CHARS:
+        tagged: dict[str, list[int]] = {}
+        for index, line in enumerate(lines):
+            for topic in dict.fromkeys(mention.topic for mention in topic_mentions(line, in_logs=True)):
+                tagged.setdefault(topic, []).append(index)
+        return tagged
     starts: list[int] = []
     offset = 1
     for line in lines:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from core import lexicon
 from core.lexicon import (
     TOPICS,
     alert_names_in,
@@ -75,7 +78,15 @@ def test_multi_word_synonyms_accept_separators_but_not_glued_words() -> None:
     assert topics_in("connectionpoolfactory") == []
 
 
-def test_every_synonym_names_only_its_own_topic() -> None:
+@pytest.fixture(params=["line by line", "corpus scans"])
+def tagging(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``tag_lines`` both ways: few lines are read one by one, a corpus through two scans."""
+    if request.param == "corpus scans":
+        monkeypatch.setattr(lexicon, "_SMALL_CORPUS_CHARS", -1)
+    return str(request.param)
+
+
+def test_every_synonym_names_only_its_own_topic(tagging: str) -> None:
     # Holds tag_lines (bulk tagging) equal to per-line topic_mentions.
     for name, topic in TOPICS.items():
         for synonym in topic.synonyms:
@@ -102,7 +113,7 @@ def test_topic_matches_and_expansion() -> None:
         topic_matches("nonsense", "anything")
 
 
-def test_tag_lines_indexes_each_line_once() -> None:
+def test_tag_lines_indexes_each_line_once(tagging: str) -> None:
     lines = [normalize(t) for t in (
         "内存使用率过高: 91.0%, JVM堆内存: 3.8GB/4GB, GC次数: 128",
         "PacketResponder 1 for block blk_38865049064139660 terminating",
@@ -111,6 +122,18 @@ def test_tag_lines_indexes_each_line_once() -> None:
         "Full GC 频繁",
     )]
     assert tag_lines(lines) == {"memory": [0], "gc": [0, 4], "connection_pool": [2]}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["cpu", "使用率", "内存", "gc", " ", "-", "connection", "pool",
+                                          "连接池", "oom", "slow query", "x", "1", "超时", "timeout"]),
+                         max_size=8).map("".join), max_size=6))
+def test_both_ways_of_tagging_agree(texts: list[str]) -> None:
+    lines = [normalize(text) for text in texts]
+    line_by_line = tag_lines(lines)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lexicon, "_SMALL_CORPUS_CHARS", -1)
+        assert tag_lines(lines) == line_by_line
 
 
 def test_services_in_finds_service_tokens_pods_and_known_names() -> None:

@@ -57,7 +57,8 @@ _MAX_SOURCES_FILE_BYTES = 1024 * 1024
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Validators built on first use: most asks read no sources file and name no server.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class ServerConfig(_Strict):

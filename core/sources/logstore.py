@@ -28,7 +28,7 @@ from typing import Any
 
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
-from core.lexicon import TOPICS
+from core.lexicon import TAGGING_VERSION, TOPICS
 from core.logfields import level_rank, parse_zone, zone_name
 from core.sources.base import SourceDescription, Vocabulary
 from core.sources.logsql import QueryPlan, build_plan
@@ -84,8 +84,9 @@ CREATE INDEX IF NOT EXISTS lines_by_level ON lines (level_rank, ts_us);
 
 
 def lexicon_fingerprint() -> str:
-    """Changes when the lexicon's topics change: the store's topic tags are then stale."""
-    text = repr(sorted((topic.name, topic.synonyms, topic.includes) for topic in TOPICS.values()))
+    """Changes when the lexicon's topics or its way of tagging change: the store's topic tags
+    are then stale."""
+    text = repr((TAGGING_VERSION, sorted((topic.name, topic.synonyms, topic.includes) for topic in TOPICS.values())))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
