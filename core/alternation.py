@@ -16,21 +16,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from itertools import groupby
+from typing import NamedTuple
 
 _ASCII_WORD_CHAR = re.compile("[a-z0-9]")
 
 
+class Alternative(NamedTuple):
+    """One alternative: ``prefix + body + suffix``, starting with ``first``. Alternatives in a
+    row with the same prefix and suffix compile as ``prefix(?:body|body...)suffix``, which
+    matches alike (``re`` backtracks into the group in the same order) and is shorter."""
+
+    first: str
+    body: str
+    prefix: str = ""
+    suffix: str = ""
+
+
 class FirstCharAlternation:
-    """Leftmost-first matches of ``alternatives``: ``(first character, regex)`` pairs, in the
-    order the whole alternation would try them. A regex must start by consuming its first
-    character (after an optional lookbehind) and must not match the empty string.
+    """Leftmost-first matches of ``alternatives``, in the order the whole alternation would
+    try them. An alternative must start by consuming its first character (after an optional
+    lookbehind) and must not match the empty string.
     ``word_guard``: alternatives whose first character is an ASCII letter or digit match only
     where no letter or digit precedes them (at a word start)."""
 
-    def __init__(self, alternatives: Sequence[tuple[str, str]], *, word_guard: bool = False) -> None:
-        self._sources: dict[str, list[str]] = {}
-        for first, source in alternatives:
-            self._sources.setdefault(first, []).append(source)
+    def __init__(self, alternatives: Sequence[Alternative], *, word_guard: bool = False) -> None:
+        self._sources: dict[str, list[Alternative]] = {}
+        for alternative in alternatives:
+            self._sources.setdefault(alternative.first, []).append(alternative)
         self._compiled: dict[str, re.Pattern[str]] = {}
         self._word_guard = word_guard
         self._starts: re.Pattern[str] | None = None
@@ -50,8 +63,12 @@ class FirstCharAlternation:
     def _bucket(self, first: str) -> re.Pattern[str]:
         pattern = self._compiled.get(first)
         if pattern is None:
-            sources = self._sources[first]
-            pattern = re.compile(sources[0] if len(sources) == 1 else "|".join(sources))
+            runs = []
+            for (prefix, suffix), run in groupby(self._sources[first], lambda a: (a.prefix, a.suffix)):
+                bodies = [alternative.body for alternative in run]
+                body = bodies[0] if len(bodies) == 1 else "(?:" + "|".join(bodies) + ")"
+                runs.append(prefix + body + suffix)
+            pattern = re.compile("|".join(runs))
             self._compiled[first] = pattern
         return pattern
 

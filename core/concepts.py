@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.alternation import FirstCharAlternation
+from core.alternation import Alternative, FirstCharAlternation
 from core.lexicon import normalize
 
 
@@ -194,13 +194,14 @@ _ASCII_WORD_START = re.compile(r"[a-z0-9]")
 _INFLECTION = r"(?:s|es|ed|d|ing)?"
 
 
-def _ask_pattern(word: str) -> str:
-    """A question word: ASCII words whole (with inflections), Chinese as a substring."""
+def _ask_parts(word: str) -> tuple[str, str, str]:
+    """A question word's regex as (prefix, body, suffix): ASCII words whole (with inflections),
+    Chinese as a substring."""
     normalized = " ".join(normalize(word).split())
     body = r"[\s_\-]+".join(re.escape(part) for part in normalized.split())
     if _ASCII_WORD_START.match(normalized):
-        return rf"(?<![a-z0-9]){body}{_INFLECTION}(?![a-z0-9])"
-    return body
+        return r"(?<![a-z0-9])", body, rf"{_INFLECTION}(?![a-z0-9])"
+    return "", body, ""
 
 
 def _ask_owners() -> dict[str, str]:
@@ -221,8 +222,11 @@ def _asks_index() -> tuple[FirstCharAlternation, dict[str, str]]:
     per first character as texts need it, and the owner of each named group."""
     owner = _ask_owners()
     ordered = sorted(owner, key=len, reverse=True)
-    matcher = FirstCharAlternation([(word[0], f"(?P<a{i}>{_ask_pattern(word)})") for i, word in enumerate(ordered)],
-                                   word_guard=True)
+    alternatives = []
+    for i, word in enumerate(ordered):
+        prefix, body, suffix = _ask_parts(word)
+        alternatives.append(Alternative(word[0], f"(?P<a{i}>{body})", prefix, suffix))
+    matcher = FirstCharAlternation(alternatives, word_guard=True)
     return matcher, {f"a{i}": owner[word] for i, word in enumerate(ordered)}
 
 

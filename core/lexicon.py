@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
-from core.alternation import FirstCharAlternation
+from core.alternation import Alternative, FirstCharAlternation
 from core.charclasses import HAN
 
 
@@ -212,8 +212,9 @@ class _SynonymIndex:
         # starting with a letter or digit only at a word start.
         guard = f"(?<![{_ASCII_WORD}])"
         self.short = FirstCharAlternation(
-            [(ch, re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._other_root.items())]
-            + [(ch, guard + re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._word_root.items())],
+            [Alternative(ch, re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._other_root.items())]
+            + [Alternative(ch, re.escape(ch) + _emit(child, ch), prefix=guard)
+               for ch, child in sorted(self._word_root.items())],
             word_guard=True)
 
     @cached_property

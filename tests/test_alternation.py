@@ -13,8 +13,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.alternation import FirstCharAlternation
-from core.concepts import _ask_owners, _ask_pattern, concept_mentions
+from core.alternation import Alternative, FirstCharAlternation
+from core.concepts import _ask_owners, _ask_parts, concept_mentions
 from core.lexicon import _TOPIC_TABLE, _emit, _trie, normalize, topic_mentions
 
 ALPHABET = "ab c-_x0连接池内存使用率\u3000"
@@ -28,9 +28,18 @@ _PIECES = ["cpu", "使用率", "内存", "连接池", "gc", "slow query", "slow-
 TEXTS = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
 
 
-def _word_alternatives(words: list[str]) -> list[tuple[str, str]]:
+def _word_alternatives(words: list[str]) -> list[Alternative]:
     """Each word as a regex, the way the concepts build theirs (guards on ASCII words)."""
-    return [(word[0], f"(?P<w{i}>{_ask_pattern(word)})") for i, word in enumerate(words)]
+    alternatives = []
+    for i, word in enumerate(words):
+        prefix, body, suffix = _ask_parts(word)
+        alternatives.append(Alternative(word[0], f"(?P<w{i}>{body})", prefix, suffix))
+    return alternatives
+
+
+def _whole(alternatives: list[Alternative]) -> re.Pattern[str]:
+    """The one regex the alternatives stand for."""
+    return re.compile("|".join(a.prefix + a.body + a.suffix for a in alternatives))
 
 
 def _spans(matches: object) -> list[tuple[int, int, str | None]]:
@@ -41,7 +50,7 @@ def _spans(matches: object) -> list[tuple[int, int, str | None]]:
 @given(st.text(alphabet=ALPHABET, max_size=40))
 def test_same_matches_as_the_whole_alternation(text: str) -> None:
     alternatives = _word_alternatives(WORDS)
-    whole = re.compile("|".join(source for _, source in alternatives))
+    whole = _whole(alternatives)
     lazy = FirstCharAlternation(alternatives, word_guard=True)
     assert _spans(lazy.finditer(text)) == _spans(whole.finditer(text))
 
@@ -79,8 +88,19 @@ def test_topic_mentions_agree_with_the_whole_synonym_trie(text: str) -> None:
 def test_concept_mentions_agree_with_the_whole_alternation(text: str) -> None:
     owners = _ask_owners()
     ordered = sorted(owners, key=len, reverse=True)
-    whole = re.compile("|".join(f"(?P<a{i}>{_ask_pattern(word)})" for i, word in enumerate(ordered)))
+    whole = re.compile("|".join(f"(?P<a{i}>{''.join(_ask_parts(word))})" for i, word in enumerate(ordered)))
     normalized = normalize(text)
     expected = [(m.start(), m.end(), owners[ordered[int((m.lastgroup or "a0")[1:])]])
                 for m in whole.finditer(normalized)]
     assert [(m.start, m.end, m.concept) for m in concept_mentions(normalized)] == expected
+
+
+MIXED = [Alternative("a", "ab", "(?<!x)"), Alternative("a", "a", "(?<!x)"), Alternative("a", "a", "", "b?c"),
+         Alternative("a", "abc"), Alternative("a", "(?P<n>a)", "(?<!x)", "(?!b)"), Alternative("b", "b+", "", "a*")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcx ", max_size=30))
+def test_rows_of_alternatives_with_different_surroundings_keep_their_order(text: str) -> None:
+    lazy = FirstCharAlternation(MIXED)
+    assert _spans(lazy.finditer(text)) == _spans(_whole(MIXED).finditer(text))
