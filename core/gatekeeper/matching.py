@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from rapidfuzz import fuzz
-
 from core.gatekeeper import facts, signs
 from core.gatekeeper.confusables import foreign_lookalikes, lookalike_forms
 from core.gatekeeper.invisible import forged_invisible, hidden_in_numbers
@@ -174,6 +172,8 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
         window = compact_ref[offset:]
         if not needle or not window:
             return _Located(problem="excerpt not found in the ref text")
+        from rapidfuzz import fuzz  # ~10 ms of imports: only for a quote not found as written
+
         if len(needle) >= len(window):
             score, dest_start, dest_end = fuzz.ratio(needle, window), 0, len(window)
         else:
@@ -208,6 +208,8 @@ def _locate_compact(fragment: str, ref: NormalizedText, cursor: int) -> tuple[in
     position = compact_ref.find(needle, bisect_left(index_map, cursor))
     if position == -1 or not needle:
         return (-1, -1, 0.0, False)
+    from rapidfuzz import fuzz
+
     start, end = index_map[position], index_map[position + len(needle) - 1] + 1
     return (start, end, fuzz.ratio(fragment, ref.text[start:end]), True)
 

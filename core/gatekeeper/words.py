@@ -19,8 +19,6 @@ supported: an excerpt is a quote, not a paraphrase.
 
 from __future__ import annotations
 
-from rapidfuzz.distance import Levenshtein
-
 from core.gatekeeper import facts
 
 # Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
@@ -48,6 +46,9 @@ def _token_key(token: str) -> object:
 def _differing_blocks(quoted: list[str], real: list[str]) -> list[tuple[int, int, int, int]]:
     """Maximal runs of consecutive non-equal opcodes, as ``(q1, q2, r1, r2)``: a token split
     differently (one replace and one delete) is judged as one difference."""
+    # rapidfuzz loads some forty modules (~10 ms): only for a quote whose words differ.
+    from rapidfuzz.distance import Levenshtein
+
     blocks: list[tuple[int, int, int, int]] = []
     keys_quoted, keys_real = [_token_key(t) for t in quoted], [_token_key(t) for t in real]
     for opcode in Levenshtein.opcodes(keys_quoted, keys_real):
@@ -65,6 +66,8 @@ def changed_words(fragment: str, region: str) -> str:
     """Why ``fragment``'s words differ from the ref ``region``'s ('' when only formatting
     drifted). Both texts are in the canonical normal form; ``region`` is the aligned span."""
     quoted, real = facts.tokens(fragment), facts.tokens(region)
+    if quoted == real:
+        return ""
     problems: list[str] = []
     added: list[str] = []
     dropped: list[str] = []
