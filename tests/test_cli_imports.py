@@ -1,5 +1,7 @@
 """Each CLI command imports only what it needs: the audit store's SQLAlchemy only when it
-writes or reads the store, the llm engine (and ``openai``) only when a role uses it.
+writes or reads the store, the llm engine (and ``openai``) only when a role uses it, the live
+sources' HTTP client only when a server is configured, the log layouts only to import logs,
+rapidfuzz only for a quote not found as written.
 
 Each command runs in a fresh interpreter, which then reports the heavy modules it loaded. How
 fast that makes startup is a benchmark (bench/startup.py), not a test.
@@ -31,8 +33,9 @@ print("\\n" + json.dumps({"code": code, "loaded": [m for m in json.loads(sys.arg
 """
 
 
-def _loaded(*argv: str, env: dict[str, str], exit_codes: tuple[int, ...] = (0, 1)) -> list[str]:
-    completed = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(HEAVY), *argv],
+def _loaded(*argv: str, env: dict[str, str], exit_codes: tuple[int, ...] = (0, 1),
+            modules: tuple[str, ...] = HEAVY) -> list[str]:
+    completed = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(modules), *argv],
                                env=env, cwd=REPO_ROOT, capture_output=True, text=True,
                                timeout=120, check=False)
     report = json.loads(completed.stdout.strip().splitlines()[-1])
@@ -83,3 +86,23 @@ def test_an_llm_role_loads_the_llm_engine(env: dict[str, str]) -> None:
     loaded = _loaded("ask", QUESTION, "--planner", "llm", "--no-store", env=unset,
                      exit_codes=(2,))
     assert "core.agents.llm" in loaded and "sqlalchemy" not in loaded
+
+
+# Loaded by an ask only when it needs them (docs/design.md, "Startup").
+ON_DEMAND = ("urllib.request", "ssl", "http.client", "core.sources.http", "core.sources.prometheus",
+             "core.sources.alertmanager", "core.sources.logformats", "pydantic_settings", "tomllib",
+             "rapidfuzz")
+
+
+def test_an_ask_on_a_pack_loads_no_server_client_log_layouts_or_fuzzy_matcher(env: dict[str, str]) -> None:
+    quiet = {name: value for name, value in env.items()
+             if name not in ("SUPERBIZ_PROMETHEUS_URL", "SUPERBIZ_ALERTMANAGER_URL", "SUPERBIZ_SOURCES")}
+    assert _loaded("ask", QUESTION, "--no-store", env=quiet, modules=ON_DEMAND) == []
+    assert _loaded("logs", "--help", env=quiet, modules=ON_DEMAND, exit_codes=(0,)) == []
+
+
+def test_a_configured_server_loads_its_client(env: dict[str, str]) -> None:
+    # A closed port: the call fails and is recorded; the client was loaded to make it.
+    live = {**env, "SUPERBIZ_PROMETHEUS_URL": "http://127.0.0.1:9"}
+    loaded = _loaded("ask", QUESTION, "--no-store", env=live, modules=ON_DEMAND)
+    assert {"core.sources.prometheus", "core.sources.http", "urllib.request"} <= set(loaded)
