@@ -25,7 +25,12 @@ substrings of one to four characters (the demo pack's Chinese lines, repeated) a
 ``LIKE`` scan and a trigram FTS5 index. The machine is shared: compare the ratios; absolute
 times move with its load. No assertions.
 
-    .venv/bin/python bench/logstore.py [--sizes 10000,100000,1000000] [--runs 15]
+    .venv/bin/python bench/logstore.py [--sizes 10000,100000,1000000] [--runs 15] [--keep DIR]
+
+``--keep DIR`` generates the data and builds the stores in DIR instead of a temporary folder
+and leaves them there; a later run with the same DIR reuses the data and every store that
+still opens (one written by an older schema is imported again), so query timings can be
+repeated without the minute-long import at 1M (the import row then says "kept").
 """
 
 from __future__ import annotations
@@ -126,23 +131,44 @@ print(json.dumps([list(row) for row in rows]))
 """
 
 
-def bench_imports(folder: Path, sizes: list[int]) -> tuple[Path, Path, list[Path]]:
+def _kept_data(data: Path, size: int) -> list[Path] | None:
+    """The files a previous ``--keep`` run generated for ``size`` lines, if complete."""
+    paths = [data / f"{service}.log" for service in SERVICES]
+    return paths if (data / "complete").is_file() and all(path.is_file() for path in paths) else None
+
+
+def bench_imports(folder: Path, sizes: list[int], keep: bool = False) -> tuple[Path, Path, list[Path]]:
+    from core.sources.logstore import check_store
+
     print("== import (each in its own process)")
     print(f"{'lines':>10} {'store s':>9} {'CPU s':>7} {'RSS MB':>7} {'us/line':>8} {'raw FTS5 s':>11} "
-          f"{'raw RSS MB':>10}  ratio")
+          f"{'raw RSS MB':>10}  ratio   store MB")
     store = raw = folder / "none"
     files: list[Path] = []
     for size in sizes:
         data = folder / f"data-{size}"
-        data.mkdir()
-        files = generate(data, size)
         store, raw = folder / f"store-{size}.db", folder / f"raw-{size}.db"
+        kept = _kept_data(data, size) if keep else None
+        if kept is None:
+            data.mkdir(exist_ok=keep)
+            files = generate(data, size)
+            (data / "complete").touch()
+            store.unlink(missing_ok=True)
+            raw.unlink(missing_ok=True)
+        else:
+            files = kept
+        if keep and store.is_file() and raw.is_file() and check_store(store) is None:
+            print(f"{size:>10,} {'kept':>9}{'':>58}  {store.stat().st_size / 1e6:>8.0f}")
+            continue
+        store.unlink(missing_ok=True)
+        raw.unlink(missing_ok=True)
         wall, cpu, rss, output = _child([sys.executable, "-m", "core", "logs", "import", *map(str, files),
                                           "--store", str(store), "--json"])
         entries = json.loads(output)["entries"]
         raw_wall, _, raw_rss, _ = _child([sys.executable, "-c", _RAW_IMPORT, str(raw), *map(str, files)])
         print(f"{entries:>10,} {wall:>9.1f} {cpu:>7.1f} {rss:>7.0f} {wall / entries * 1e6:>8.1f} "
-              f"{raw_wall:>11.1f} {raw_rss:>10.0f}  {ratio(raw_wall * 1000, wall * 1000)}")
+              f"{raw_wall:>11.1f} {raw_rss:>10.0f}  {ratio(raw_wall * 1000, wall * 1000)}"
+              f"  {store.stat().st_size / 1e6:>8.0f}")
     return store, raw, files
 
 
@@ -226,6 +252,8 @@ def bench_chinese(folder: Path, lines: int, runs: int) -> None:
                                                   f"{i % 60:02d}+08:00", "level": entry.level,
                                      "service": entry.service, "message": message}, ensure_ascii=False) + "\n")
     store_path = folder / "chinese.db"
+    for stale in (store_path, folder / "chinese-raw.db"):  # rebuilt each run (small), kept or not
+        stale.unlink(missing_ok=True)
     import_files([path], store_path)
     store = LogStore.open(store_path)
     raw = sqlite3.connect(folder / "chinese-raw.db")
@@ -258,16 +286,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="build the data and stores in this folder, keep them, reuse them next run")
     args = parser.parse_args()
     if not SAMPLE.is_file():
         print(f"skipped: {SAMPLE} not found (the loghub samples live in ../shared/corpora)")
         return
     sizes = [int(size) for size in args.sizes.split(",")]
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        run(args.keep, sizes, args.runs, keep=True)
+        return
     with tempfile.TemporaryDirectory() as folder:
-        store, raw, files = bench_imports(Path(folder), sizes)
-        bench_queries(store, raw, args.runs)
-        bench_cold(store, raw, files, max(3, args.runs // 3))
-        bench_chinese(Path(folder), min(max(sizes), 100_000), args.runs)
+        run(Path(folder), sizes, args.runs, keep=False)
+
+
+def run(folder: Path, sizes: list[int], runs: int, keep: bool) -> None:
+    store, raw, files = bench_imports(folder, sizes, keep)
+    bench_queries(store, raw, runs)
+    bench_cold(store, raw, files, max(3, runs // 3))
+    bench_chinese(folder, min(max(sizes), 100_000), runs)
 
 
 if __name__ == "__main__":
