@@ -111,16 +111,23 @@ def test_concurrent_queries(store: LogStore) -> None:
     assert totals == [13] * 80
 
 
-def test_a_changed_lexicon_retags_the_topics(tmp_path: Path) -> None:
+def _imported_then_changed(tmp_path: Path, *statements: str) -> tuple[Path, Path]:
+    """(the log file, a store of it) with ``statements`` then run on the store."""
     log = tmp_path / "app.log"
     log.write_text("2024-03-01 10:00:00,000 WARN [m] a.B: HikariPool-1 - Connection is not available\n")
     path = tmp_path / "s.db"
     import_files([log], path)
     connection = sqlite3.connect(path)
     with connection:
-        connection.execute("DELETE FROM line_topics")
-        connection.execute("UPDATE meta SET value = 'old' WHERE key = 'lexicon'")
+        for statement in statements:
+            connection.execute(statement)
     connection.close()
+    return log, path
+
+
+def test_a_changed_lexicon_retags_the_topics(tmp_path: Path) -> None:
+    _, path = _imported_then_changed(tmp_path, "DELETE FROM line_topics",
+                                     "UPDATE meta SET value = 'old' WHERE key = 'lexicon'")
     assert LogStore.open(path).query_logs(QueryLogsArgs(topic="connection_pool"))[0].total == 1
 
 
@@ -135,14 +142,7 @@ def test_opening_what_is_not_a_store(tmp_path: Path) -> None:
 
 
 def test_a_store_of_an_older_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
-    log = tmp_path / "app.log"
-    log.write_text("2024-03-01 10:00:00,000 INFO [m] a.B: job done\n")
-    path = tmp_path / "s.db"
-    import_files([log], path)
-    connection = sqlite3.connect(path)
-    with connection:
-        connection.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
-    connection.close()
+    log, path = _imported_then_changed(tmp_path, "UPDATE meta SET value = '1' WHERE key = 'schema'")
     expected = "log store schema '1' is not the supported '2'; import the files again"
     assert check_store(path) == expected
     with pytest.raises(LogStoreError, match=expected):
