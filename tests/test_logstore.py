@@ -111,16 +111,23 @@ def test_concurrent_queries(store: LogStore) -> None:
     assert totals == [13] * 80
 
 
-def test_a_changed_lexicon_retags_the_topics(tmp_path: Path) -> None:
+def _imported_then_changed(tmp_path: Path, *statements: str) -> tuple[Path, Path]:
+    """(the log file, a store of it) with ``statements`` then run on the store."""
     log = tmp_path / "app.log"
     log.write_text("2024-03-01 10:00:00,000 WARN [m] a.B: HikariPool-1 - Connection is not available\n")
     path = tmp_path / "s.db"
     import_files([log], path)
     connection = sqlite3.connect(path)
     with connection:
-        connection.execute("DELETE FROM line_topics")
-        connection.execute("UPDATE meta SET value = 'old' WHERE key = 'lexicon'")
+        for statement in statements:
+            connection.execute(statement)
     connection.close()
+    return log, path
+
+
+def test_a_changed_lexicon_retags_the_topics(tmp_path: Path) -> None:
+    _, path = _imported_then_changed(tmp_path, "DELETE FROM line_topics",
+                                     "UPDATE meta SET value = 'old' WHERE key = 'lexicon'")
     assert LogStore.open(path).query_logs(QueryLogsArgs(topic="connection_pool"))[0].total == 1
 
 
@@ -132,3 +139,66 @@ def test_opening_what_is_not_a_store(tmp_path: Path) -> None:
     assert check_store(other) is not None and "not a log store" in (check_store(other) or "")
     with pytest.raises(LogStoreError, match="not a log store"):
         LogStore.open(other)
+
+
+def test_a_store_of_an_older_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    log, path = _imported_then_changed(tmp_path, "UPDATE meta SET value = '1' WHERE key = 'schema'")
+    expected = "log store schema '1' is not the supported '2'; import the files again"
+    assert check_store(path) == expected
+    with pytest.raises(LogStoreError, match=expected):
+        LogStore.open(path)
+    with pytest.raises(LogStoreError, match=expected):  # nor appended to
+        import_files([log], path)
+
+
+QUERIES: list[dict[str, object]] = [
+    {"query": "timeout"}, {"query": "timeout", "limit": 3}, {"query": "/orders/7"}, {"query": "orders"},
+    {"service": "api"}, {"level": "WARN"}, {"query": "timeout calling"}, {"query": "retry killed", "match": "any"},
+    {"terms": ["timeout calling"]}, {"query": "job", "service": "worker"}, {"exclude": ["timeout"]},
+    {"query": "took", "service": "api", "limit": 7}]
+
+
+@pytest.mark.parametrize("arguments", QUERIES)
+def test_few_matches_are_ranked_and_grouped_as_sqlite_does(store: LogStore, arguments: dict[str, object],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query matching few lines is ranked and grouped in Python from one select; SQLite does
+    it past ``FEW_MATCHES``. Both give the same lines in the same order and the same groups."""
+    import core.sources.logstore as logstore
+
+    args = QueryLogsArgs.model_validate(arguments)
+    few, _ = store.query_logs(args)
+    monkeypatch.setattr(logstore, "FEW_MATCHES", 0)
+    many, _ = store.query_logs(args)
+    assert few.total > 0
+    assert few.model_dump() == many.model_dump()
+
+
+def _spans(path: Path) -> list[tuple[str, int, int]]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute("SELECT service_key, first_id, last_id FROM service_spans ORDER BY 1").fetchall()
+    finally:
+        connection.close()
+
+
+def test_a_service_filter_bounds_the_full_text_search_by_the_services_line_ids(tmp_path: Path) -> None:
+    """Each service's first and last line id bound its FTS5 search (rowid BETWEEN); appends and
+    services interleaved in one file widen the span, and every line of the service is still found."""
+    def write(name: str, start: int, services: list[str]) -> Path:
+        path = tmp_path / name
+        path.write_text("".join(f'{{"timestamp": "2024-03-01T10:{(start + i) // 60:02d}:{(start + i) % 60:02d}Z", '
+                                f'"level": "INFO", "service": "{service}", "message": "job {start + i} done"}}\n'
+                                for i, service in enumerate(services)))
+        return path
+
+    path = tmp_path / "s.db"
+    import_files([write("a.jsonl", 0, ["pay"] * 10), write("b.jsonl", 10, ["ship"] * 10)], path)
+    assert _spans(path) == [("pay", 1, 10), ("ship", 11, 20)]
+    import_files([write("c.jsonl", 20, ["ship", "Pay"] * 5)], path)
+    assert _spans(path) == [("pay", 1, 30), ("ship", 11, 29)]
+    store = LogStore.open(path)
+    result, request = store.query_logs(QueryLogsArgs(query="done", service="pay", limit=200))
+    assert result.total == 15
+    assert "lines_fts.rowid BETWEEN ? AND ?" in request["lines_sql"] and request["lines_params"][1:3] == [1, 30]
+    assert store.query_logs(QueryLogsArgs(query="done", service="ship"))[0].total == 15
+    assert store.query_logs(QueryLogsArgs(query="done", service="nobody"))[0].total == 0

@@ -91,6 +91,13 @@ class QueryPlan:
         return f"SELECT l.id FROM {self.tables} WHERE {self.where}"
 
     @property
+    def matches_sql(self) -> str:
+        """Id, group id, µs and score of every matching line, unordered; parameters:
+        ``lines_params`` then a limit (the store reads a few this way: see ``LogStore._run``)."""
+        return (f"SELECT l.id, l.group_id, l.ts_us, {self.score} FROM {self.tables} {self.rank_join} "
+                f"WHERE {self.where} LIMIT ?")
+
+    @property
     def hits_sql(self) -> str:
         """The matching lines into ``temp.hits`` (id, group_id, ts_us, score), each line's text
         checked once; parameters: ``lines_params``."""
@@ -185,9 +192,15 @@ def _tables(fts: bool, checks_text: bool) -> str:
     return tables + (" JOIN entries e ON e.id = l.id" if checks_text else "")
 
 
-def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> QueryPlan:
+SpanOf = Callable[[str], tuple[int, int] | None]
+
+
+def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_of: SpanOf | None = None) -> QueryPlan:
     """The SQL of ``query``. ``terms_of(text)`` lists the vocabulary terms containing ``text``
-    (at most ``CANDIDATE_TERMS + 1``)."""
+    (at most ``CANDIDATE_TERMS + 1``); ``span_of(service_key)`` the first and last line id of a
+    service (None: it has no lines), which bounds an FTS5 search by rowid: FTS5 then skips the
+    other services' hits instead of handing each to the join that drops it (a file per service
+    makes the span tight; interleaved services make it wide, never wrong)."""
     searches = [(unit, _search(unit, terms_of)) for unit in query.units]
     where = _Where()
     if query.match_any:
@@ -198,6 +211,9 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]]) -> Qu
     fts = " AND ".join(fts_parts) if fts_parts else None
     if fts is not None:
         where.add("lines_fts MATCH ?", fts)
+        span = span_of(query.service) if span_of is not None and query.service is not None else None
+        if span is not None:
+            where.add("lines_fts.rowid BETWEEN ? AND ?", *span)
     _filters(query, where)
     checks = _exclusions(query, terms_of, where)
     for unit, search in searches:

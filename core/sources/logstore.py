@@ -37,8 +37,11 @@ from core.tools.args import QueryLogsArgs
 from core.tools.logquery import compile_query, search_text
 
 STORE_FORMAT = "superbiz-logstore"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: service_spans
 MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still counts every line)
+# A query matching at most this many lines is ranked and grouped here from one select; past
+# it, SQLite ranks and groups (the first rows read are then the only work thrown away).
+FEW_MATCHES = 1000
 
 # ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
 # ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
@@ -72,6 +75,8 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE TABLE IF NOT EXISTS line_topics (
     topic TEXT NOT NULL, line_id INTEGER NOT NULL, PRIMARY KEY (topic, line_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS service_spans (
+    service_key TEXT PRIMARY KEY, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(
     body, meta, parts, content='', tokenize='unicode61 remove_diacritics 0');
 """
@@ -275,7 +280,7 @@ class LogStore:
         names = list(known_services) if known_services is not None else self.services()
         query = compile_query(args, names, self._zone)
         with self._lock:
-            plan = build_plan(query, self._terms_containing)
+            plan = build_plan(query, self._terms_containing, self._span)
             request: dict[str, Any] = {"source": self.source_id, "query": query.describe(),
                                        "limit": args.limit, **plan.describe()}
             if plan.empty:
@@ -292,7 +297,7 @@ class LogStore:
         names = list(known_services) if known_services is not None else self.services()
         query = compile_query(args, names, self._zone)
         with self._lock:
-            plan = build_plan(query, self._terms_containing)
+            plan = build_plan(query, self._terms_containing, self._span)
             if plan.empty:
                 return []
             rows = self._connection.execute(plan.ids_sql, plan.params).fetchall()
@@ -303,8 +308,13 @@ class LogStore:
     def _run(self, plan: QueryPlan, limit: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int, int]]]:
         """(id, group id) of the top lines, and (group id, count, first µs, last µs) of every
         group. When lines' text must be checked (a Python function per line), the matching
-        lines are collected once into a temporary table both selects read."""
+        lines are collected once into a temporary table both selects read. A query matching
+        few lines (a rare id: most questions) is answered from one select instead, ranked and
+        grouped here by the same order and aggregates."""
         run = self._connection.execute
+        matches = run(plan.matches_sql, (*plan.lines_params, FEW_MATCHES + 1)).fetchall()
+        if len(matches) <= FEW_MATCHES:
+            return _rank_and_group(matches, limit)
         if not plan.checks_text:
             top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
             return top, run(plan.groups_sql, plan.params).fetchall()
@@ -327,6 +337,11 @@ class LogStore:
         rows = self._connection.execute(
             "SELECT term FROM vocab WHERE instr(term, ?) > 0 LIMIT ?", (text, CANDIDATE_TERMS + 1))
         return [row[0] for row in rows]
+
+    def _span(self, service_key: str) -> tuple[int, int] | None:
+        row = self._connection.execute("SELECT first_id, last_id FROM service_spans WHERE service_key = ?",
+                                       (service_key,)).fetchone()
+        return (row[0], row[1]) if row is not None else None
 
     def _entries(self, ids: list[int]) -> list[LogEntry]:
         if not ids:
@@ -422,6 +437,24 @@ def create_indexes(connection: sqlite3.Connection) -> None:
     for statement in INDEXES.strip().split(";"):
         if statement.strip():
             connection.execute(statement)
+
+
+def _rank_and_group(matches: list[tuple[int, int, int, float]],
+                    limit: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int, int]]]:
+    """``LogStore._run``'s answer from every match (id, group id, µs, score): the top ``limit``
+    by score, newest first on ties (``logsql``'s ORDER BY), and each group's count, first and last µs."""
+    top = sorted(matches, key=lambda match: (match[3], -match[2], -match[0]))[:limit]
+    groups: dict[int, list[int]] = {}
+    for _, group_id, moment, _ in matches:
+        group = groups.get(group_id)
+        if group is None:
+            groups[group_id] = [1, moment, moment]
+        else:
+            group[0] += 1
+            group[1] = min(group[1], moment)
+            group[2] = max(group[2], moment)
+    return ([(line_id, group_id) for line_id, group_id, _, _ in top],
+            [(group_id, count, first, last) for group_id, (count, first, last) in groups.items()])
 
 
 def _message(total: int, shown: int, groups: int) -> str:

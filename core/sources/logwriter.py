@@ -99,6 +99,7 @@ class LogWriter:
             (template_id, service, level): group_id for group_id, template_id, service, level
             in connection.execute("SELECT id, template_id, service, level FROM groups")}
         self._new_groups: list[tuple[int, int, str, str]] = []
+        self._spans: dict[str, list[int]] = {}  # service key -> [first, last] id this writer wrote
         cursor = connection.execute(
             "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
             "VALUES (?, ?, ?, ?, 0, 0, 0)",
@@ -154,14 +155,19 @@ class LogWriter:
         if not self._batch:
             return
         lines, entries, fts, messages = [], [], [], []
-        add_template, group, rank = self._miner.add, self._group, self._rank
+        add_template, group, rank, spans = self._miner.add, self._group, self._rank, self._spans
         line_id = self._next_id
         for record in self._batch:
             text = search_text(record.message, record.level, record.service, record.source, record.host)
             indexed = index_text(text)
             group_id = group(add_template(record.message), record.service, record.level)
-            lines.append((line_id, record.ts_us, rank(record.level), self._service_key(record.service),
-                          group_id))
+            service_key = self._service_key(record.service)
+            lines.append((line_id, record.ts_us, rank(record.level), service_key, group_id))
+            span = spans.get(service_key)
+            if span is None:
+                spans[service_key] = [line_id, line_id]
+            else:
+                span[1] = line_id
             entries.append((line_id, record.ts, record.level, record.service, record.message,
                             record.source, record.host, self._file_id, record.line_no, indexed.folded))
             fts.append((line_id, indexed.body, indexed.meta, indexed.parts))
@@ -198,6 +204,11 @@ class LogWriter:
             "INSERT INTO templates (id, template) VALUES (?, ?) "
             "ON CONFLICT (id) DO UPDATE SET template = excluded.template",
             [(template_id, templates[template_id]) for template_id in sorted(self._miner.changed())])
+        self._connection.executemany(
+            "INSERT INTO service_spans (service_key, first_id, last_id) VALUES (?, ?, ?) "
+            "ON CONFLICT (service_key) DO UPDATE SET first_id = min(first_id, excluded.first_id), "
+            "last_id = max(last_id, excluded.last_id)",
+            [(key, first, last) for key, (first, last) in sorted(self._spans.items())])
         last = self._next_id - 1 if self._next_id > self._first_id else None
         self._connection.execute(
             "UPDATE files SET physical_lines = ?, entries = ?, unparsed = ?, first_line_id = ?, "
