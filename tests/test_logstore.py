@@ -11,7 +11,7 @@ import pytest
 from core.contracts import LogEntry
 from core.errors import LogStoreError
 from core.sources.logimport import import_files
-from core.sources.logstore import LogStore, check_store
+from core.sources.logstore import SCHEMA_VERSION, LogStore, check_store, connect, read_meta, upgrade_schema
 from core.tools.args import QueryLogsArgs
 
 
@@ -141,9 +141,46 @@ def test_opening_what_is_not_a_store(tmp_path: Path) -> None:
         LogStore.open(other)
 
 
-def test_a_store_of_an_older_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
-    log, path = _imported_then_changed(tmp_path, "UPDATE meta SET value = '1' WHERE key = 'schema'")
-    expected = "log store schema '1' is not the supported '2'; import the files again"
+def _schema_1(tmp_path: Path) -> tuple[Path, Path]:
+    """A store as version 1 wrote it: no service spans."""
+    return _imported_then_changed(tmp_path, "DROP TABLE service_spans",
+                                  "UPDATE meta SET value = '1' WHERE key = 'schema'")
+
+
+def test_a_store_of_schema_1_is_brought_up_to_date_when_opened(tmp_path: Path) -> None:
+    _, path = _schema_1(tmp_path)
+    assert check_store(path) is None
+    store = LogStore.open(path)
+    assert store.query_logs(QueryLogsArgs(service="app", query="connection"))[0].total == 1
+    with store.connection() as connection:
+        assert read_meta(connection)["schema"] == SCHEMA_VERSION
+        spans = connection.execute("SELECT service_key, first_id, last_id FROM service_spans").fetchall()
+        expected = connection.execute("SELECT service_key, min(id), max(id) FROM lines GROUP BY service_key")
+        assert sorted(spans) == sorted(expected.fetchall())
+
+
+def test_a_store_of_schema_1_is_brought_up_to_date_before_an_append(tmp_path: Path) -> None:
+    log, path = _schema_1(tmp_path)
+    import_files([log], path)
+    store = LogStore.open(path)
+    with store.connection() as connection:
+        assert read_meta(connection)["schema"] == SCHEMA_VERSION
+    assert store.line_count() == 2
+    assert store.query_logs(QueryLogsArgs(service="app", query="connection"))[0].total == 2
+
+
+def test_a_store_of_schema_1_that_cannot_be_written_says_what_to_do(tmp_path: Path) -> None:
+    _, path = _schema_1(tmp_path)
+    connection = connect(path, readonly=True)  # as a read-only file would be, even for root
+    with pytest.raises(LogStoreError, match=r"schema '1' cannot be brought to '2' .*; import the files again"):
+        upgrade_schema(connection)
+    connection.close()
+    assert check_store(path) is None  # left as it was: a writable open upgrades it
+
+
+def test_a_store_of_an_unknown_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    log, path = _imported_then_changed(tmp_path, "UPDATE meta SET value = '0' WHERE key = 'schema'")
+    expected = "log store schema '0' is not the supported '2'; import the files again"
     assert check_store(path) == expected
     with pytest.raises(LogStoreError, match=expected):
         LogStore.open(path)

@@ -38,7 +38,7 @@ from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
-from core.sources.logstore import check_store, connect, create_indexes, read_meta
+from core.sources.logstore import check_store, connect, create_indexes, read_meta, upgrade_schema
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
 MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
@@ -381,6 +381,7 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
             store_zone = source_zone or UTC
             create_schema(connection, store_zone)
         else:
+            upgrade_schema(connection)
             store_zone = parse_zone(read_meta(connection).get("timezone", "UTC"))
         connection.execute("BEGIN IMMEDIATE")
         for path, name, parser in plans:

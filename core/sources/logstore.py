@@ -149,10 +149,40 @@ def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
     meta = dict(rows)
     if meta.get("format") != STORE_FORMAT:
         raise LogStoreError("not a log store (no superbiz-logstore metadata)")
-    if meta.get("schema") != SCHEMA_VERSION:
+    if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in _UPGRADES:
         raise LogStoreError(f"log store schema {meta.get('schema')!r} is not the supported "
                             f"{SCHEMA_VERSION!r}; import the files again")
     return meta
+
+
+def _add_service_spans(connection: sqlite3.Connection) -> None:
+    """Schema 1 -> 2: each service's first and last line id, from the lines themselves."""
+    connection.execute("CREATE TABLE IF NOT EXISTS service_spans (service_key TEXT PRIMARY KEY, "
+                       "first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID")
+    connection.execute("INSERT OR REPLACE INTO service_spans (service_key, first_id, last_id) "
+                       "SELECT service_key, min(id), max(id) FROM lines GROUP BY service_key")
+
+
+# An older schema's step to the next: what the newer code reads, derived from what the store
+# holds (no line is read again), so a store written by an older version keeps working.
+_UPGRADES = {"1": _add_service_spans}
+
+
+def upgrade_schema(connection: sqlite3.Connection) -> None:
+    """Bring a store of an older schema to ``SCHEMA_VERSION`` in one transaction (nothing for a
+    current one); ``LogStoreError`` when it cannot be written (read-only: import again)."""
+    schema = read_meta(connection).get("schema", "")
+    if schema == SCHEMA_VERSION:
+        return
+    try:
+        with connection:
+            while schema != SCHEMA_VERSION:
+                _UPGRADES[schema](connection)
+                schema = str(int(schema) + 1)
+            connection.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+    except sqlite3.Error as error:
+        raise LogStoreError(f"log store schema {read_meta(connection).get('schema')!r} cannot be brought "
+                            f"to {SCHEMA_VERSION!r} ({error}); import the files again") from None
 
 
 def check_store(path: Path) -> str | None:
@@ -188,6 +218,7 @@ class LogStore:
         self._connection = connection
         self._location = location
         self._lock = threading.RLock()
+        upgrade_schema(connection)
         meta = read_meta(connection)
         self._zone = parse_zone(meta.get("timezone", "UTC"))
         self._services: list[str] | None = None
