@@ -67,7 +67,7 @@ class _StageResults:
                 id=self._session_id, question="", pack="")
             evaluation = (self._row.self_evaluation or {}).get("verifier_evaluation") or {}
             self._gatekeeper = with_checked_bindings(self._db, self._session_id,
-                                                      evaluation.get("gatekeeper_result"))
+                                                     evaluation.get("gatekeeper_result"))
         row = self._row
         evaluation = (row.self_evaluation or {}).get("verifier_evaluation") or {}
         direct = {"plan": row.plan, "executor_output": row.executor_output,

@@ -83,7 +83,7 @@ def _evaluation_json(evaluation: dict[str, Any]) -> dict[str, Any]:
 
 
 def with_checked_bindings(db: Session, session_id: str,
-                           gatekeeper: dict[str, Any] | None) -> dict[str, Any] | None:
+                          gatekeeper: dict[str, Any] | None) -> dict[str, Any] | None:
     """A stored gatekeeper result whole again: its checked bindings from their rows (results
     stored by older versions hold them inline and are returned as they are)."""
     if not isinstance(gatekeeper, dict) or "checked_bindings" in gatekeeper:
