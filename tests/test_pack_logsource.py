@@ -14,6 +14,7 @@ import yaml
 from core import packs
 from core.cli import main
 from core.errors import PackError
+from core.packfiles import logs as packlogs
 from core.packs import load_pack, validate_pack
 from core.sources import logcache
 from core.sources.logimport import import_files
@@ -85,7 +86,7 @@ def test_the_cache_is_reused_without_reading_and_rebuilt_when_the_file_changes(
     with monkeypatch.context() as patch:
         def unread(*_: object) -> None:
             raise AssertionError("the log file was read again")
-        patch.setattr(packs, "_jsonl_entries", unread)
+        patch.setattr(packlogs, "_jsonl_entries", unread)
         again = _fresh_load(pack_copy)
     lines = _lines_in(pack_copy)
     assert again.log_cache == first and again.log_lines == lines

@@ -15,7 +15,7 @@ from sqlmodel import col, select
 
 from core.contracts import ComposerOutput, VerifierResult
 from core.settings import get_settings
-from core.store import Store, open_store
+from core.store import Store, open_store, recovery
 from core.store import repository as repo
 from core.store.leases import Heartbeat, current_owner, process_token
 from core.store.models import EvalRunRow, SessionRow, utcnow
@@ -139,13 +139,13 @@ def test_a_run_that_beat_or_finished_meanwhile_is_not_marked(any_store: Store) -
         _running_session_with_pass(any_store, session_id)
         pid, token = _dead_process()
         _set(any_store, SessionRow, session_id, lease_pid=pid, lease_token=token)
-    judged = repo._session_leases(any_store, ["s-beat", "s-done"])
+    judged = recovery._session_leases(any_store, ["s-beat", "s-done"])
     repo.refresh_heartbeats(any_store, rows=[("sessions", "s-beat")],
                             now=utcnow() + timedelta(seconds=1))
     repo.finish_session(any_store, session_id="s-done", status="completed",
                         composer_output=ComposerOutput(status="valid", user_facing_answer="a"),
                         timings_ms={})
-    assert repo._mark_incomplete(any_store, SessionRow, judged) == []
+    assert recovery._mark_incomplete(any_store, SessionRow, judged) == []
     with any_store.session() as db:  # the rows as they are (reading a document re-checks)
         assert {row.id: row.status for row in db.exec(select(SessionRow))} == {
             "s-beat": "running", "s-done": "completed"}

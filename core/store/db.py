@@ -149,7 +149,7 @@ def open_store(target: str | None = None, *, create_folders: bool = False) -> St
             raise refusal(url, problem) from None
         raise StoreError(redact_text(f"cannot open audit store {redact_url(url)}: {exc}")) from None
     store = Store(engine)
-    from core.store.repository import recover_abandoned  # the repository imports this module
+    from core.store.recovery import recover_abandoned  # recovery imports this module
 
     recover_abandoned(store)  # runs whose process died become ``incomplete`` (core.store.leases)
     return store

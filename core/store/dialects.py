@@ -14,7 +14,7 @@ What the databases cannot hold, and what the store does instead (lossless both w
   keeps. NaN and infinities are not JSON: every dialect stores them as the strings ``"NaN"``,
   ``"Infinity"``, ``"-Infinity"``, which the contracts' float fields read back as numbers.
 - An invocation id cited by a model that does not fit an INTEGER column is stored in the
-  checked binding's ``detail`` only (see ``repository.binding_rows``).
+  checked binding's ``detail`` only (see ``core.store.sessions.binding_rows``).
 """
 
 from __future__ import annotations

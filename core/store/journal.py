@@ -5,7 +5,7 @@ executor's calls and output with the gatekeeper's checks, the verifier's judgeme
 answer with the session's close. Within a stage, events and tool calls wait in memory; a crash
 (even ``kill -9``) leaves the session and every stage before the one that was running, and the
 lease check (``core.store.leases``) marks it ``incomplete``. Tool calls get their store-wide ids
-from a block reserved ahead (``repository.reserve_invocation_ids``), so recording one costs no
+from a block reserved ahead (``core.store.invocations.reserve_invocation_ids``), so recording one costs no
 transaction.
 
 Stored events do not repeat stage results: a field holding an object the same batch (or an
@@ -66,7 +66,7 @@ class Journal:
     """Buffers one session's writes and flushes them in one transaction per call of ``flush``.
 
     With ``store=None`` nothing is written (nor computed: an in-memory run never imports the
-    repository) and ``next_invocation_id`` returns None.
+    store's SQL modules) and ``next_invocation_id`` returns None.
     """
 
     def __init__(self, store: Store | None, session_id: str) -> None:
@@ -93,7 +93,7 @@ class Journal:
         """The session row, written by the next flush (lease included)."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import new_session_values
+        from core.store.sessions import new_session_values
 
         self._create = new_session_values(document)
 
@@ -105,7 +105,7 @@ class Journal:
         """The planner's plan."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import plan_values
+        from core.store.sessions import plan_values
 
         self._set("plan", plan, plan_values(plan))
 
@@ -123,7 +123,7 @@ class Journal:
         """The executor's structured output and how it parsed."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import executor_values
+        from core.store.sessions import executor_values
 
         self._values.update(executor_values(output, parse_status))
         self._register("executor_output", output)
@@ -134,7 +134,7 @@ class Journal:
         repaired session has rows of both attempts, its result those of the last)."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import binding_rows, gatekeeper_values
+        from core.store.sessions import binding_rows, gatekeeper_values
 
         self._evaluation = {**self._evaluation, "gatekeeper_result": result}
         self._set("gatekeeper_result", result, gatekeeper_values(result, self._evaluation))
@@ -147,7 +147,7 @@ class Journal:
         the session's evaluation, whole: later stage results replace the session's own)."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import verification_values
+        from core.store.sessions import verification_values
 
         self._evaluation = {**self._evaluation, "attempts": list(attempts)}
         self._values.update(verification_values(self._evaluation))
@@ -158,7 +158,7 @@ class Journal:
         written only when the session completes: a verdict is not final before)."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import verification_values
+        from core.store.sessions import verification_values
 
         self._evaluation = {**self._evaluation, "tool_trace_summary": trace_summary,
                             "verifier_result": verifier_result}
@@ -172,7 +172,7 @@ class Journal:
         """Close the session as ``document`` says (status, answer, verdict, timings, error)."""
         if self.store is None:  # in memory: nothing to write, and no SQLAlchemy to load
             return
-        from core.store.repository import finish_values
+        from core.store.sessions import finish_values
 
         self._values.update(finish_values(
             status=document.status, composer_output=document.composer_output,
@@ -205,7 +205,7 @@ class Journal:
         if self.store is None:
             self._events.clear()
             return
-        from core.store.repository import Batch, write_batch
+        from core.store.batches import Batch, write_batch
 
         batch = Batch(
             create=self._create, values=dict(self._values),

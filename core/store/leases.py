@@ -154,7 +154,7 @@ class Heartbeat:
 
     def _run(self) -> None:
         from core.store.models import utcnow
-        from core.store.repository import refresh_heartbeats
+        from core.store.recovery import refresh_heartbeats
 
         interval_s = self.interval_s or max(1.0, lease_timeout_s() / 5)
         while not self._wake.wait(interval_s):

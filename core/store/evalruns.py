@@ -1,0 +1,63 @@
+"""Eval runs and their case results in the audit store (``core.evals`` runs the suites)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert
+from sqlmodel import col, select
+
+from core.store.db import Store
+from core.store.leases import current_owner, heartbeat
+from core.store.models import CaseResultRow, EvalRunRow, utcnow
+from core.store.recovery import recover_rows
+
+
+def create_eval_run(store: Store, *, run_id: str, suite: str, total: int) -> None:
+    """Open an eval run."""
+    with store.begin() as connection:
+        connection.execute(insert(EvalRunRow).values(
+            id=run_id, created_at=utcnow(), suite=suite, total=total, status="running",
+            **current_owner().columns(utcnow())))
+    heartbeat.hold(store, "eval_runs", run_id)
+
+
+def add_case_result(store: Store, *, run_id: str, case_id: str, session_id: str | None,
+                    passed: bool, duration_ms: float | None, tags: list[str],
+                    detail: dict[str, Any]) -> None:
+    """Store one case's outcome, linked to its session."""
+    with store.session() as db:
+        db.add(CaseResultRow(run_id=run_id, case_id=case_id, session_id=session_id, passed=passed,
+                             duration_ms=duration_ms, tags=list(tags), detail=detail))
+
+
+def finish_eval_run(store: Store, *, run_id: str, passed: int, duration_ms: float,
+                    metrics: dict[str, Any], status: str = "completed") -> None:
+    """Close an eval run with its metrics."""
+    with store.session() as db:
+        row = db.get(EvalRunRow, run_id)
+        if row is None:
+            raise KeyError(run_id)
+        row.passed, row.duration_ms, row.metrics, row.status = passed, duration_ms, metrics, status
+        db.add(row)
+    heartbeat.release(store, "eval_runs", run_id)
+
+
+def list_eval_runs(store: Store, *, limit: int = 100) -> list[EvalRunRow]:
+    """Eval runs, oldest first (charts read them left to right)."""
+    with store.session() as db:
+        rows = db.exec(select(EvalRunRow).order_by(col(EvalRunRow.created_at).desc())
+                       .limit(limit)).all()
+    running = [row for row in rows if row.status == "running"]
+    gone = set(recover_rows(store, EvalRunRow, running)) if running else set()
+    for row in rows:
+        if row.id in gone:
+            row.status = "incomplete"
+    return list(reversed(rows))
+
+
+def list_case_results(store: Store, *, run_id: str) -> list[CaseResultRow]:
+    """The case results of one run, in the order they were stored."""
+    with store.session() as db:
+        return list(db.exec(select(CaseResultRow).where(CaseResultRow.run_id == run_id)
+                            .order_by(col(CaseResultRow.id))).all())
