@@ -140,7 +140,7 @@ def _kept_data(data: Path, size: int) -> list[Path] | None:
 
 
 def bench_imports(folder: Path, sizes: list[int], keep: bool = False) -> tuple[Path, Path, list[Path]]:
-    from core.sources.logstore import check_store
+    from core.sources.logfile import check_store
 
     print("== import (each in its own process)")
     print(f"{'lines':>10} {'store s':>9} {'CPU s':>7} {'RSS MB':>7} {'us/line':>8} {'raw FTS5 s':>11} "

@@ -10,8 +10,9 @@ import pytest
 
 from core.contracts import LogEntry
 from core.errors import LogStoreError
+from core.sources.logfile import SCHEMA_VERSION, check_store, connect, read_meta, upgrade_schema
 from core.sources.logimport import import_files
-from core.sources.logstore import SCHEMA_VERSION, LogStore, check_store, connect, read_meta, upgrade_schema
+from core.sources.logstore import LogStore
 from core.tools.args import QueryLogsArgs
 
 

@@ -62,7 +62,7 @@ def _store_summary(path: Path) -> tuple[int, list[str]]:
 
 def read_store(root: Path, logs: PackLogs) -> tuple[FoundLogs, list[PackProblem]]:
     """The log store ``pack.yaml`` points at, checked (it is opened when the logs are asked)."""
-    from core.sources.logstore import check_store  # the store's module imports the tools
+    from core.sources.logfile import check_store  # the store's file module imports the tools
 
     log_files = [name for name in (LOGS_JSONL, LOGS_YAML) if (root / name).exists()]
     if log_files:

@@ -37,8 +37,8 @@ from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
+from core.sources.logfile import check_store, connect, create_indexes, read_meta, upgrade_schema
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
-from core.sources.logstore import check_store, connect, create_indexes, read_meta, upgrade_schema
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
 MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines

@@ -14,201 +14,28 @@ ran (the compiled query, the FTS5 expression, the SQL and its parameters).
 
 from __future__ import annotations
 
-import hashlib
-import re
 import sqlite3
-import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, tzinfo
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
-from core.lexicon import TAGGING_VERSION, TOPICS
 from core.logfields import level_rank, parse_zone, zone_name
 from core.sources.base import SourceDescription, Vocabulary
+from core.sources.logfile import check_store, connect, create_indexes, lexicon_fingerprint, read_meta, upgrade_schema
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
-from core.tools.logquery import compile_query, search_text
+from core.tools.logquery import compile_query
 
-STORE_FORMAT = "superbiz-logstore"
-SCHEMA_VERSION = "2"  # 2: service_spans
 MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still counts every line)
 # A query matching at most this many lines is ranked and grouped here from one select; past
 # it, SQLite ranks and groups (the first rows read are then the only work thrown away).
 FEW_MATCHES = 1000
-
-# ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
-# ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
-    id INTEGER PRIMARY KEY, path TEXT NOT NULL, layout TEXT NOT NULL, timezone TEXT NOT NULL,
-    imported_at TEXT NOT NULL, physical_lines INTEGER NOT NULL, entries INTEGER NOT NULL,
-    unparsed INTEGER NOT NULL, first_line_id INTEGER, last_line_id INTEGER);
-CREATE TABLE IF NOT EXISTS templates (id INTEGER PRIMARY KEY, template TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS groups (
-    id INTEGER PRIMARY KEY, template_id INTEGER NOT NULL, service TEXT NOT NULL, level TEXT NOT NULL,
-    UNIQUE (template_id, service, level));
-CREATE TABLE IF NOT EXISTS lines (
-    id INTEGER PRIMARY KEY,
-    ts_us INTEGER NOT NULL,
-    level_rank INTEGER,
-    service_key TEXT NOT NULL,
-    group_id INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS entries (
-    id INTEGER PRIMARY KEY,
-    ts TEXT NOT NULL,
-    level TEXT NOT NULL,
-    service TEXT NOT NULL,
-    message TEXT NOT NULL,
-    source TEXT,
-    host TEXT,
-    file_id INTEGER,
-    line_no INTEGER,
-    folded TEXT);
-CREATE TABLE IF NOT EXISTS line_topics (
-    topic TEXT NOT NULL, line_id INTEGER NOT NULL, PRIMARY KEY (topic, line_id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS service_spans (
-    service_key TEXT PRIMARY KEY, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(
-    body, meta, parts, content='', tokenize='unicode61 remove_diacritics 0');
-"""
-# Created after a first bulk load (faster than maintaining them row by row), kept after that.
-INDEXES = """
-CREATE INDEX IF NOT EXISTS lines_by_time ON lines (ts_us);
-CREATE INDEX IF NOT EXISTS lines_by_service ON lines (service_key, ts_us);
-CREATE INDEX IF NOT EXISTS lines_by_level ON lines (level_rank, ts_us);
-"""
-
-
-def lexicon_fingerprint() -> str:
-    """Changes when the lexicon's topics or its way of tagging change: the store's topic tags
-    are then stale."""
-    text = repr((TAGGING_VERSION, sorted((topic.name, topic.synonyms, topic.includes) for topic in TOPICS.values())))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-@lru_cache(maxsize=1024)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def _text(message: str, level: str, service: str, source: str | None, host: str | None,
-          folded: str | None) -> str:
-    return folded if folded is not None else search_text(message, level, service, source, host)
-
-
-def _sb_match(pattern: str, message: str, level: str, service: str, source: str | None, host: str | None,
-              folded: str | None) -> int:
-    """Whether a line's search text matches a unit's regex (SQL: ``sb_match``). An ASCII
-    message is tried alone first: a match there is a match in the whole text (the mark after
-    it is no letter or digit), and most lines FTS5 proposes match in their message."""
-    regex = _compiled(pattern)
-    if folded is None and regex.search(message.lower()) is not None:
-        return 1
-    return int(regex.search(_text(message, level, service, source, host, folded)) is not None)
-
-
-def _sb_contains(needle: str, message: str, level: str, service: str, source: str | None, host: str | None,
-                 folded: str | None) -> int:
-    """Whether a line's search text holds a substring (SQL: ``sb_contains``)."""
-    return int(needle in _text(message, level, service, source, host, folded))
-
-
-def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection to a store file (or ``:memory:``) with the store's SQL functions."""
-    if str(path) == ":memory:":
-        connection = sqlite3.connect(":memory:", check_same_thread=False)
-    else:
-        uri = Path(path).resolve().as_uri() + ("?mode=ro" if readonly else "")
-        connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    connection.execute("PRAGMA temp_store = MEMORY")  # the per-query table of checked hits
-    connection.create_function("sb_match", 7, _sb_match, deterministic=True)
-    connection.create_function("sb_contains", 7, _sb_contains, deterministic=True)
-    return connection
-
-
-def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
-    """The store's metadata; ``LogStoreError`` when the file is not a log store."""
-    try:
-        rows = connection.execute("SELECT key, value FROM meta").fetchall()
-    except sqlite3.OperationalError as error:
-        if "locked" in str(error):
-            raise LogStoreError("the log store is locked by another process (an import?); try "
-                                "again when it has finished") from None
-        raise LogStoreError(f"not a log store: {error}") from None
-    except sqlite3.DatabaseError as error:
-        raise LogStoreError(f"not a log store: {error}") from None
-    meta = dict(rows)
-    if meta.get("format") != STORE_FORMAT:
-        raise LogStoreError("not a log store (no superbiz-logstore metadata)")
-    if meta.get("schema") != SCHEMA_VERSION and meta.get("schema") not in _UPGRADES:
-        raise LogStoreError(f"log store schema {meta.get('schema')!r} is not the supported "
-                            f"{SCHEMA_VERSION!r}; import the files again")
-    return meta
-
-
-def _add_service_spans(connection: sqlite3.Connection) -> None:
-    """Schema 1 -> 2: each service's first and last line id, from the lines themselves."""
-    connection.execute("CREATE TABLE IF NOT EXISTS service_spans (service_key TEXT PRIMARY KEY, "
-                       "first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID")
-    connection.execute("INSERT OR REPLACE INTO service_spans (service_key, first_id, last_id) "
-                       "SELECT service_key, min(id), max(id) FROM lines GROUP BY service_key")
-
-
-# An older schema's step to the next: what the newer code reads, derived from what the store
-# holds (no line is read again), so a store written by an older version keeps working.
-_UPGRADES = {"1": _add_service_spans}
-
-
-def upgrade_schema(connection: sqlite3.Connection) -> None:
-    """Bring a store of an older schema to ``SCHEMA_VERSION`` in one transaction (nothing for a
-    current one); ``LogStoreError`` when it cannot be written (read-only: import again)."""
-    schema = read_meta(connection).get("schema", "")
-    if schema == SCHEMA_VERSION:
-        return
-    try:
-        with connection:
-            while schema != SCHEMA_VERSION:
-                _UPGRADES[schema](connection)
-                schema = str(int(schema) + 1)
-            connection.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
-    except sqlite3.Error as error:
-        raise LogStoreError(f"log store schema {read_meta(connection).get('schema')!r} cannot be brought "
-                            f"to {SCHEMA_VERSION!r} ({error}); import the files again") from None
-
-
-def check_store(path: Path) -> str | None:
-    """Why ``path`` is not a usable log store (one line), or None when it is."""
-    try:  # Path.is_file raises when a folder above is not searchable by this user
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return "log store not found"
-    except OSError as error:
-        return f"cannot use the log store: {error.strerror or error}"
-    if not stat.S_ISREG(mode):
-        return "log store is not a file"
-    try:
-        connection = connect(path, readonly=True)
-    except sqlite3.Error as error:
-        return f"cannot open log store: {error}"
-    try:
-        read_meta(connection)
-        connection.execute("SELECT count(*) FROM lines_fts WHERE lines_fts MATCH 'x' LIMIT 1").fetchone()
-    except LogStoreError as error:
-        return str(error)
-    except sqlite3.Error as error:
-        return f"damaged log store: {error}"
-    finally:
-        connection.close()
-    return None
 
 
 class LogStore:
@@ -461,13 +288,6 @@ class LogStore:
         """The store's connection, under its lock (for benchmarks and tests)."""
         with self._lock:
             yield self._connection
-
-
-def create_indexes(connection: sqlite3.Connection) -> None:
-    """Create the lines' indexes (a no-op once they exist), inside the caller's transaction."""
-    for statement in INDEXES.strip().split(";"):
-        if statement.strip():
-            connection.execute(statement)
 
 
 def _rank_and_group(matches: list[tuple[int, int, int, float]],

@@ -20,7 +20,7 @@ from core.contracts import LogEntry
 from core.errors import LogStoreError
 from core.lexicon import tag_lines
 from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
-from core.sources.logstore import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
+from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
 from core.sources.logtext import VOCABULARY_SQL, index_text
 from core.sources.templates import TemplateMiner
 from core.tools.logquery import META_MARK, search_text
