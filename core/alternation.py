@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from itertools import groupby
 from typing import NamedTuple
 
-_ASCII_WORD_CHAR = re.compile("[a-z0-9]")
+from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS
 
 
 class Alternative(NamedTuple):
@@ -50,13 +50,13 @@ class FirstCharAlternation:
 
     def _start_pattern(self) -> re.Pattern[str]:
         if self._starts is None:
-            word = sorted(c for c in self._sources if self._word_guard and _ASCII_WORD_CHAR.fullmatch(c))
+            word = sorted(c for c in self._sources if self._word_guard and c in ASCII_WORD_CHARS)
             other = sorted(c for c in self._sources if c not in word)
             parts = []
             if other:
                 parts.append(f"[{''.join(re.escape(c) for c in other)}]")
             if word:
-                parts.append(f"(?<![a-z0-9])[{''.join(word)}]")
+                parts.append(f"(?<![{ASCII_WORD}])[{''.join(word)}]")
             self._starts = re.compile("|".join(parts) or "(?!)")
         return self._starts
 

@@ -15,6 +15,12 @@ from __future__ import annotations
 # the query tokens of the log search.
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
+# ASCII letters and digits after normalisation (lower case): the characters of an ASCII word.
+# A word synonym, identifier or phrase edge made of them matches only where no such character
+# is next to it ("gc" not inside "gcloud"); a Chinese edge is a plain substring.
+ASCII_WORD = "a-z0-9"
+ASCII_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # the same, for ``in`` tests
+
 # Japanese kana: Hiragana (U+3040-309F) and Katakana (U+30A0-30FF).
 KANA = "\u3040-\u30ff"
 

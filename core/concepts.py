@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.alternation import Alternative, FirstCharAlternation
-from core.lexicon import normalize
+from core.charclasses import ASCII_WORD_CHARS
+from core.lexicon import normalize, phrase_pattern
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,6 @@ TRANSLATIONS: dict[str, tuple[str, ...]] = {
     "心跳": ("heartbeat",), "用户": ("user",), "锁": ("lock",), "证书": ("certificate",),
 }
 
-_ASCII_WORD_START = re.compile(r"[a-z0-9]")
 _INFLECTION = r"(?:s|es|ed|d|ing)?"
 
 
@@ -199,7 +199,7 @@ def _ask_parts(word: str) -> tuple[str, str, str]:
     Chinese as a substring."""
     normalized = " ".join(normalize(word).split())
     body = r"[\s_\-]+".join(re.escape(part) for part in normalized.split())
-    if _ASCII_WORD_START.match(normalized):
+    if normalized[:1] in ASCII_WORD_CHARS:
         return r"(?<![a-z0-9])", body, rf"{_INFLECTION}(?![a-z0-9])"
     return "", body, ""
 
@@ -306,9 +306,5 @@ def holds_term(text: str, term: str) -> bool:
 
 @lru_cache(maxsize=2048)
 def _term_regex(term: str) -> re.Pattern[str]:
-    words = term.split()
-    body = r"[ \t]+".join(re.escape(word) for word in words)
-    head = "(?<![a-z0-9])" if _ASCII_WORD_START.match(words[0][0]) else ""
-    tail = "(?![a-z0-9])" if _ASCII_WORD_START.match(words[-1][-1]) else ""
-    return re.compile(head + body + tail)
+    return re.compile(phrase_pattern(term))
 

@@ -21,7 +21,7 @@ from functools import cache, cached_property, lru_cache
 from itertools import chain
 
 from core.alternation import Alternative, FirstCharAlternation
-from core.charclasses import HAN
+from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS, HAN
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,6 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
 
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 
-_ASCII_WORD = "a-z0-9"
 # Separators between the words of a synonym: "connection pool" = "connection-pool" =
 # "connection_pool" (but not "connectionpool"). Where ASCII meets Chinese the separator is
 # optional: "CPU 使用率" = "CPU使用率".
@@ -130,14 +129,13 @@ _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the syno
 # A node of the synonym trie: each edge character leads to the next node; "" marks a word end.
 _Trie = dict[str, "_Trie"]
 _SCRIPT_CHANGE = re.compile(
-    f"(?<=[{_ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{_ASCII_WORD}])")
+    f"(?<=[{ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{ASCII_WORD}])")
 # Joins lines for a corpus scan: neither a letter, a digit nor a separator (``\s`` matches
 # U+001E, which let "query" ending one line and "timeout" starting the next be one synonym).
 _LINE_MARK = "\x00"
 # Bumped when tagging changes for the same topics: log stores tagged before are retagged.
 TAGGING_VERSION = 3
 _SMALL_CORPUS_CHARS = 50_000  # up to this much text, tag_lines reads line by line
-_WORD_CHAR = re.compile(f"[{_ASCII_WORD}]")
 
 
 def normalize(text: str) -> str:
@@ -194,7 +192,7 @@ def _emit(node: _Trie, last_char: str) -> str:
                 _OPTIONAL_SEP: f"[{_SEPARATOR_CHARS}]*"}.get(ch) or re.escape(ch)
         branches.append(edge + _emit(node[ch], ch))
     if "" in node:  # a synonym may end here: only after every longer continuation failed
-        branches.append(f"(?![{_ASCII_WORD}])" if _WORD_CHAR.match(last_char) else "")
+        branches.append(f"(?![{ASCII_WORD}])" if last_char in ASCII_WORD_CHARS else "")
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
@@ -206,12 +204,12 @@ class _SynonymIndex:
     non-alphanumeric character that precedes them) and the others (Chinese, "/api")."""
 
     def __init__(self, synonyms: Sequence[str]) -> None:
-        word_start = [s for s in synonyms if _WORD_CHAR.match(normalize(s).strip())]
+        word_start = [s for s in synonyms if normalize(s).strip()[:1] in ASCII_WORD_CHARS]
         self._word_root = _trie(word_start)
         self._other_root = _trie(s for s in synonyms if s not in word_start)
         # At a position, only the trie branch of the character there can match; a synonym
         # starting with a letter or digit only at a word start.
-        guard = f"(?<![{_ASCII_WORD}])"
+        guard = f"(?<![{ASCII_WORD}])"
         self.short = FirstCharAlternation(
             [Alternative(ch, re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._other_root.items())]
             + [Alternative(ch, re.escape(ch) + _emit(child, ch), prefix=guard)
@@ -220,13 +218,13 @@ class _SynonymIndex:
 
     @cached_property
     def word_scan(self) -> re.Pattern[str]:
-        return re.compile(f"[^{_ASCII_WORD}]({_emit(self._word_root, '')})")
+        return re.compile(f"[^{ASCII_WORD}]({_emit(self._word_root, '')})")
 
     @cached_property
     def word_at(self) -> re.Pattern[str]:
         """A synonym starting with a letter or digit right where ``word_scan``'s last match
         ended, after a character that match consumed (``cpu使用率gc``: ``gc``)."""
-        return re.compile(f"(?<![{_ASCII_WORD}]){_emit(self._word_root, '')}")
+        return re.compile(f"(?<![{ASCII_WORD}]){_emit(self._word_root, '')}")
 
     def word_matches(self, corpus: str) -> Iterator[tuple[int, str]]:
         """(start, synonym) of every synonym starting with a letter or digit at a word start,
@@ -237,7 +235,7 @@ class _SynonymIndex:
         while (match := self.word_scan.search(corpus, position)) is not None:
             yield match.start(1), match.group(1)
             position = match.end()
-            while not _WORD_CHAR.match(corpus[position - 1]):
+            while corpus[position - 1] not in ASCII_WORD_CHARS:
                 adjacent = self.word_at.match(corpus, position)
                 if adjacent is None:
                     break
@@ -387,6 +385,17 @@ SERVICE_PATTERN = re.compile(
 
 
 @lru_cache(maxsize=256)
+def phrase_pattern(phrase: str) -> str:
+    """A phrase (normalised) as ``query_logs`` and the concepts match it: its words in order, any
+    run of spaces/tabs between them, whole words at its ASCII edges (a Chinese edge is a plain
+    substring)."""
+    words = phrase.split()
+    body = r"[ \t]+".join(re.escape(word) for word in words)
+    head = f"(?<![{ASCII_WORD}])" if words[0][0] in ASCII_WORD_CHARS else ""
+    tail = f"(?![{ASCII_WORD}])" if words[-1][-1] in ASCII_WORD_CHARS else ""
+    return head + body + tail
+
+
 def _literal_pattern(name: str) -> re.Pattern[str]:
     """A name matched whole: not preceded or followed by a letter, digit or underscore."""
     return re.compile(rf"(?<![a-z0-9_]){re.escape(normalize(name))}(?![a-z0-9_])")

@@ -10,11 +10,12 @@ import pytest
 
 from core.contracts import LogEntry
 from core.errors import ToolArgumentError
+from core.lexicon import phrase_pattern
 from core.logfields import canonical_level, level_rank, parse_timestamp, parse_zone, time_bound, zone_name
 from core.packs import Pack
 from core.tools import run_tool
 from core.tools.args import QueryLogsArgs
-from core.tools.logquery import compile_query, phrase_pattern, split_quoted
+from core.tools.logquery import compile_query, split_quoted
 
 LINES = [
     ("2026-07-08T10:00:00+08:00", "INFO", "api", "GET /health status=200"),

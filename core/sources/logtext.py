@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from core.charclasses import ASCII_WORD_CHARS
 from core.tools.logquery import META_MARK, SearchUnit
 
 CANDIDATE_TERMS = 512  # a word in more vocabulary terms than this is matched by a scan
@@ -117,7 +118,6 @@ def word_search(word: str, terms: list[str]) -> UnitSearch:
 
 
 _GLOB_SPECIAL = re.compile(r"([*?\[])")
-_ALNUM_EDGE = re.compile(r"[a-z0-9]")
 
 
 def sufficient_glob(unit: SearchUnit) -> str:
@@ -129,8 +129,8 @@ def sufficient_glob(unit: SearchUnit) -> str:
     words = unit.text.split()
     edged = unit.kind == "identifier"  # one token, whole at both ends (``identifier_pattern``)
     body = _GLOB_SPECIAL.sub(r"[\1]", unit.text if edged else " ".join(words))
-    head = "[^a-z0-9]" if edged or _ALNUM_EDGE.match(words[0][0]) else ""
-    tail = "[^a-z0-9]" if edged or _ALNUM_EDGE.match(words[-1][-1]) else ""
+    head = "[^a-z0-9]" if edged or words[0][0] in ASCII_WORD_CHARS else ""
+    tail = "[^a-z0-9]" if edged or words[-1][-1] in ASCII_WORD_CHARS else ""
     return f"*{head}{body}{tail}*"
 
 

@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from core.errors import ToolArgumentError
-from core.lexicon import expand_topics, normalize
+from core.lexicon import expand_topics, normalize, phrase_pattern
 from core.logfields import LEVEL_NAMES, LEVEL_RANKS, canonical_level, level_rank, time_bound
 from core.tools.args import QueryLogsArgs
 from core.tools.query import ParsedQuery, parse_query
@@ -44,7 +44,6 @@ META_MARK = "\x1f"  # separates the message from the other fields in a line's se
 UnitKind = Literal["topics", "identifier", "word", "phrase"]
 
 _QUOTED = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」')
-_ALNUM = re.compile(r"[a-z0-9]")
 _BLANKS = re.compile(r"[ \t]+")
 
 
@@ -62,16 +61,6 @@ def _regex(pattern: str) -> re.Pattern[str]:
 def identifier_pattern(token: str) -> str:
     """An identifier as a whole token: not preceded or followed by a letter or digit."""
     return rf"(?<![a-z0-9]){re.escape(token)}(?![a-z0-9])"
-
-
-def phrase_pattern(phrase: str) -> str:
-    """A phrase: its words in order, any run of spaces/tabs between them, whole words at its
-    alphanumeric edges (Chinese has no word edges: a Chinese edge is a plain substring)."""
-    words = phrase.split()
-    body = r"[ \t]+".join(re.escape(word) for word in words)
-    head = "(?<![a-z0-9])" if _ALNUM.match(words[0][0]) else ""
-    tail = "(?![a-z0-9])" if _ALNUM.match(words[-1][-1]) else ""
-    return head + body + tail
 
 
 @dataclass(frozen=True)
