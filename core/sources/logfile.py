@@ -145,21 +145,22 @@ def _add_service_spans(connection: sqlite3.Connection) -> None:
 _UPGRADES = {"1": _add_service_spans}
 
 
-def upgrade_schema(connection: sqlite3.Connection) -> None:
-    """Bring a store of an older schema to ``SCHEMA_VERSION`` in one transaction (nothing for a
-    current one); ``LogStoreError`` when it cannot be written (read-only: import again)."""
-    schema = read_meta(connection).get("schema", "")
-    if schema == SCHEMA_VERSION:
-        return
+def upgrade_schema(connection: sqlite3.Connection) -> dict[str, str]:
+    """The store's metadata (``read_meta``), after bringing a store of an older schema to
+    ``SCHEMA_VERSION`` in one transaction; ``LogStoreError`` when it cannot be written then
+    (read-only: import again)."""
+    meta = read_meta(connection)
+    schema = meta.get("schema", "")
     try:
         with connection:
             while schema != SCHEMA_VERSION:
                 _UPGRADES[schema](connection)
                 schema = str(int(schema) + 1)
-            connection.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+                connection.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (schema,))
     except sqlite3.Error as error:
-        raise LogStoreError(f"log store schema {read_meta(connection).get('schema')!r} cannot be brought "
+        raise LogStoreError(f"log store schema {meta.get('schema')!r} cannot be brought "
                             f"to {SCHEMA_VERSION!r} ({error}); import the files again") from None
+    return {**meta, "schema": schema}
 
 
 def check_store(path: Path) -> str | None:

@@ -37,7 +37,7 @@ from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
-from core.sources.logfile import check_store, connect, create_indexes, read_meta, upgrade_schema
+from core.sources.logfile import check_store, connect, create_indexes, upgrade_schema
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
@@ -381,8 +381,7 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
             store_zone = source_zone or UTC
             create_schema(connection, store_zone)
         else:
-            upgrade_schema(connection)
-            store_zone = parse_zone(read_meta(connection).get("timezone", "UTC"))
+            store_zone = parse_zone(upgrade_schema(connection).get("timezone", "UTC"))
         connection.execute("BEGIN IMMEDIATE")
         for path, name, parser in plans:
             report = FileReport(str(path), name)

@@ -26,7 +26,7 @@ from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.logfields import level_rank, parse_zone, zone_name
 from core.sources.base import SourceDescription, Vocabulary
-from core.sources.logfile import check_store, connect, create_indexes, lexicon_fingerprint, read_meta, upgrade_schema
+from core.sources.logfile import check_store, connect, create_indexes, lexicon_fingerprint, upgrade_schema
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
@@ -45,8 +45,7 @@ class LogStore:
         self._connection = connection
         self._location = location
         self._lock = threading.RLock()
-        upgrade_schema(connection)
-        meta = read_meta(connection)
+        meta = upgrade_schema(connection)
         self._zone = parse_zone(meta.get("timezone", "UTC"))
         self._services: list[str] | None = None
         self._hits_table = False
