@@ -396,6 +396,7 @@ def phrase_pattern(phrase: str) -> str:
     return head + body + tail
 
 
+@lru_cache(maxsize=1024)  # a store's service names, asked about again and again
 def _literal_pattern(name: str) -> re.Pattern[str]:
     """A name matched whole: not preceded or followed by a letter, digit or underscore."""
     return re.compile(rf"(?<![a-z0-9_]){re.escape(normalize(name))}(?![a-z0-9_])")

@@ -33,7 +33,7 @@ from core.errors import LogStoreError
 from core.logfields import zone_name
 from core.processes import pid_alive
 from core.settings import get_settings
-from core.sources.logfile import SCHEMA_VERSION, check_store, connect, create_indexes, lexicon_fingerprint
+from core.sources.logfile import SCHEMA_VERSION, check_store, connect, finish_indexes, lexicon_fingerprint
 from core.sources.logwriter import LogWriter, create_schema
 
 SMALL_LOG_BYTES = 1 << 20  # a log file up to this size is read at load and searched in memory
@@ -129,7 +129,7 @@ class CacheBuild:
         """Finish the store and put it in place; the file's older stores are removed."""
         try:
             self._writer.finish()
-            create_indexes(self._connection)
+            finish_indexes(self._connection)
             self._connection.execute("COMMIT")
             self._connection.execute("PRAGMA optimize")
             self._connection.close()

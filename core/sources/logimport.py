@@ -37,7 +37,7 @@ from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
-from core.sources.logfile import check_store, connect, create_indexes, upgrade_schema
+from core.sources.logfile import check_store, connect, finish_indexes, upgrade_schema
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
@@ -391,7 +391,7 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
             with LogWriter(connection, path=str(path.resolve()), layout=name, zone=zone) as writer:
                 _FileImport(path, name, parser, writer, clock, service, report, progress).run()
                 writer.finish(report.physical_lines, report.unparsed)
-        create_indexes(connection)
+        finish_indexes(connection)
         connection.execute("COMMIT")
         connection.execute("PRAGMA optimize")
     except BaseException as error:

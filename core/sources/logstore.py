@@ -20,13 +20,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.logfields import level_rank, parse_zone, zone_name
 from core.sources.base import SourceDescription, Vocabulary
-from core.sources.logfile import check_store, connect, create_indexes, lexicon_fingerprint, upgrade_schema
+from core.sources.logfile import check_store, connect, finish_indexes, lexicon_fingerprint, upgrade_schema
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
@@ -77,7 +77,7 @@ class LogStore:
         with LogWriter(connection, path=f"<{name}>", layout="entries", zone=zone) as writer:
             for number, entry in enumerate(entries, start=1):
                 writer.add_entry(entry, number)
-        create_indexes(connection)
+        finish_indexes(connection)
         return cls(connection, f":memory:{name}")
 
     def close(self) -> None:
@@ -142,12 +142,21 @@ class LogStore:
                                        "limit": args.limit, **plan.describe()}
             if plan.empty:
                 return LogsResult(success=True, message="未找到匹配的日志"), request
-            top, group_rows = self._run(plan, args.limit)
-            logs = self._entries([line_id for line_id, _ in top])
-            groups = self._groups(group_rows, [group_id for _, group_id in top])
-        total = sum(row[1] for row in group_rows)
+            matched = self._run(plan, args.limit)
+            listed = _largest(matched.groups)
+            shown_ids = [line_id for line_id, _ in matched.top]
+            if matched.edges is None:
+                rows = self._rows(shown_ids)
+                stamps = self._timestamps([(row[0], us) for row in listed for us in (row[2], row[3])])
+            else:  # the lines at each group's edges are known: read them with the lines shown
+                edges = {key: matched.edges[key] for row in listed for key in ((row[0], row[2]), (row[0], row[3]))}
+                rows = self._rows([*shown_ids, *edges.values()])
+                stamps = {key: str(rows[line_id][1]) for key, line_id in edges.items()}
+            logs = [_entry(rows[line_id]) for line_id in shown_ids]
+            groups = self._groups(listed, [group_id for _, group_id in matched.top], stamps)
+        total = sum(row[1] for row in matched.groups)
         return LogsResult(success=True, logs=logs, groups=groups, total=total,
-                          message=_message(total, len(logs), len(group_rows))), request
+                          message=_message(total, len(logs), len(matched.groups))), request
 
     def matching_ids(self, args: QueryLogsArgs, known_services: Iterable[str] | None = None) -> list[int]:
         """Ids (in writing order: a pack's entries are 1, 2, ...) of every line matching ``args``."""
@@ -162,19 +171,18 @@ class LogStore:
 
     # ------------------------------------------------------------ helpers
 
-    def _run(self, plan: QueryPlan, limit: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int, int]]]:
-        """(id, group id) of the top lines, and (group id, count, first µs, last µs) of every
-        group. When lines' text must be checked (a Python function per line), the matching
-        lines are collected once into a temporary table both selects read. A query matching
-        few lines (a rare id: most questions) is answered from one select instead, ranked and
-        grouped here by the same order and aggregates."""
+    def _run(self, plan: QueryPlan, limit: int) -> _Matched:
+        """The top lines and every group. When lines' text must be checked (a Python function
+        per line), the matching lines are collected once into a temporary table both selects
+        read. A query matching few lines (a rare id: most questions) is answered from one
+        select instead, ranked and grouped here by the same order and aggregates."""
         run = self._connection.execute
         matches = run(plan.matches_sql, (*plan.lines_params, FEW_MATCHES + 1)).fetchall()
         if len(matches) <= FEW_MATCHES:
             return _rank_and_group(matches, limit)
         if not plan.checks_text:
             top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
-            return top, run(plan.groups_sql, plan.params).fetchall()
+            return _Matched(top, run(plan.groups_sql, plan.params).fetchall())
         # One temporary table per connection, emptied after each use: creating and dropping
         # it per query would change the schema and re-prepare every statement.
         if not self._hits_table:
@@ -188,7 +196,7 @@ class LogStore:
                          "GROUP BY group_id").fetchall()
         finally:
             run("DELETE FROM temp.hits")
-        return top, groups
+        return _Matched(top, groups)
 
     def _terms_containing(self, text: str) -> list[str]:
         rows = self._connection.execute(
@@ -200,31 +208,31 @@ class LogStore:
                                        (service_key,)).fetchone()
         return (row[0], row[1]) if row is not None else None
 
-    def _entries(self, ids: list[int]) -> list[LogEntry]:
+    def _rows(self, ids: list[int]) -> dict[int, tuple[Any, ...]]:
+        """Each line's entry row (id, ts, level, service, message, source, host), by id."""
         if not ids:
-            return []
+            return {}
         marks = ", ".join("?" for _ in ids)
         rows = self._connection.execute(
             f"SELECT id, ts, level, service, message, source, host FROM entries WHERE id IN ({marks})",
             ids).fetchall()
-        by_id = {row[0]: row for row in rows}
-        return [LogEntry(timestamp=row[1], level=row[2], service=row[3], message=row[4], source=row[5],
-                         host=row[6]) for row in (by_id[line_id] for line_id in ids)]
+        return {row[0]: row for row in rows}
 
-    def _groups(self, group_rows: list[tuple[Any, ...]], shown_groups: list[int]) -> list[LogGroup]:
-        ordered = sorted(group_rows, key=lambda row: (-row[1], -row[3], row[0]))[:MAX_GROUPS]
-        if not ordered:
+    def _groups(self, listed: list[tuple[int, int, int, int]], shown_groups: list[int],
+                stamps: dict[tuple[int, int], str]) -> list[LogGroup]:
+        """The listed groups (id, count, first µs, last µs) described; ``stamps`` holds the
+        timestamp text of each (group id, µs) edge."""
+        if not listed:
             return []
-        marks = ", ".join("?" for _ in ordered)
+        marks = ", ".join("?" for _ in listed)
         described = {row[0]: row[1:] for row in self._connection.execute(
             f"SELECT g.id, t.template, g.service, g.level FROM groups g LEFT JOIN templates t "
-            f"ON t.id = g.template_id WHERE g.id IN ({marks})", [row[0] for row in ordered])}
+            f"ON t.id = g.template_id WHERE g.id IN ({marks})", [row[0] for row in listed])}
         samples: dict[int, list[int]] = {}
         for index, group_id in enumerate(shown_groups):
             samples.setdefault(group_id, []).append(index)
-        stamps = self._timestamps([(row[0], us) for row in ordered for us in (row[2], row[3])])
         groups = []
-        for group_id, count, first_us, last_us in ordered:
+        for group_id, count, first_us, last_us in listed:
             template, service, level = described[group_id]
             groups.append(LogGroup(
                 template=template or "", count=count, service=service, level=level,
@@ -289,13 +297,24 @@ class LogStore:
             yield self._connection
 
 
-def _rank_and_group(matches: list[tuple[int, int, int, float]],
-                    limit: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int, int]]]:
+class _Matched(NamedTuple):
+    """What ``LogStore._run`` found: (id, group id) of the top lines; (group id, count, first
+    µs, last µs) of every group; and, when every match was read, the first matching line at
+    each (group id, µs) edge (None: the edges' lines are looked up by time)."""
+
+    top: list[tuple[int, int]]
+    groups: list[tuple[int, int, int, int]]
+    edges: dict[tuple[int, int], int] | None = None
+
+
+def _rank_and_group(matches: list[tuple[int, int, int, float]], limit: int) -> _Matched:
     """``LogStore._run``'s answer from every match (id, group id, µs, score): the top ``limit``
-    by score, newest first on ties (``logsql``'s ORDER BY), and each group's count, first and last µs."""
+    by score, newest first on ties (``logsql``'s ORDER BY), each group's count, first and last
+    µs, and the first line (lowest id) at each of those instants."""
     top = sorted(matches, key=lambda match: (match[3], -match[2], -match[0]))[:limit]
     groups: dict[int, list[int]] = {}
-    for _, group_id, moment, _ in matches:
+    edges: dict[tuple[int, int], int] = {}
+    for line_id, group_id, moment, _ in matches:
         group = groups.get(group_id)
         if group is None:
             groups[group_id] = [1, moment, moment]
@@ -303,8 +322,20 @@ def _rank_and_group(matches: list[tuple[int, int, int, float]],
             group[0] += 1
             group[1] = min(group[1], moment)
             group[2] = max(group[2], moment)
-    return ([(line_id, group_id) for line_id, group_id, _, _ in top],
-            [(group_id, count, first, last) for group_id, (count, first, last) in groups.items()])
+        key = (group_id, moment)
+        edges[key] = min(edges.get(key, line_id), line_id)
+    return _Matched([(line_id, group_id) for line_id, group_id, _, _ in top],
+                    [(group_id, count, first, last) for group_id, (count, first, last) in groups.items()],
+                    edges)
+
+
+def _largest(group_rows: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """The groups a result lists: largest first, then the latest, at most ``MAX_GROUPS``."""
+    return sorted(group_rows, key=lambda row: (-row[1], -row[3], row[0]))[:MAX_GROUPS]
+
+
+def _entry(row: tuple[Any, ...]) -> LogEntry:
+    return LogEntry(timestamp=row[1], level=row[2], service=row[3], message=row[4], source=row[5], host=row[6])
 
 
 def _message(total: int, shown: int, groups: int) -> str:
