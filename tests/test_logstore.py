@@ -240,3 +240,28 @@ def test_a_service_filter_bounds_the_full_text_search_by_the_services_line_ids(t
     assert "lines_fts.rowid BETWEEN ? AND ?" in request["lines_sql"] and request["lines_params"][1:3] == [1, 30]
     assert store.query_logs(QueryLogsArgs(query="done", service="ship"))[0].total == 15
     assert store.query_logs(QueryLogsArgs(query="done", service="nobody"))[0].total == 0
+
+
+def test_a_word_held_whole_ranks_before_the_word_inside_longer_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``container`` is found inside ``rmcontainerallocator`` too (words are substrings), but
+    the lines holding it as a word of its own come first, though the rarer longer term scores
+    higher by bm25; past ``FEW_MATCHES`` SQLite gives the same order."""
+    import core.sources.logstore as logstore
+
+    messages = ["rmcontainerallocator assigned", "container started", "containers released",
+                "container started", "container01 ready", "job done"]
+    store = LogStore.from_entries([LogEntry(timestamp=f"2026-07-08T10:00:{i:02d}Z", level="INFO", service="rm",
+                                            message=message) for i, message in enumerate(messages)])
+    args = QueryLogsArgs(query="container")
+    few, request = store.query_logs(args)
+    assert few.total == 5
+    assert [entry.message for entry in few.logs[:2]] == ["container started"] * 2
+    assert [entry.timestamp for entry in few.logs[:2]] == ["2026-07-08T10:00:03Z", "2026-07-08T10:00:01Z"]
+    assert {entry.message for entry in few.logs[2:]} == {"rmcontainerallocator assigned", "containers released",
+                                                         "container01 ready"}
+    assert request["whole_words_params"][0] == '{body meta}: "container"'
+    monkeypatch.setattr(logstore, "FEW_MATCHES", 0)
+    many, _ = store.query_logs(args)
+    assert many.model_dump() == few.model_dump()
+    narrow, _ = store.query_logs(QueryLogsArgs(query="container", limit=1))
+    assert [entry.timestamp for entry in narrow.logs] == ["2026-07-08T10:00:03Z"] and narrow.total == 5

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.sources.logtext import UnitSearch, needle_search, needs_terms, word_search
+from core.sources.logtext import UnitSearch, needle_search, needs_terms, quote, word_search
 from core.tools.logquery import CompiledQuery, SearchUnit
 
 # A line's search text is checked by the store's Python functions (``logquery.search_text``
@@ -65,6 +65,15 @@ class QueryPlan:
     fts: str | None = None
     checks_text: bool = False
     empty: bool = False
+    whole_words: str | None = None
+
+    @property
+    def whole_words_params(self) -> tuple[Any, ...]:
+        """``lines_sql``'s parameters with ``whole_words`` as the FTS5 expression (ranked by
+        its own ``bm25``): the lines holding each word as a whole token, a subset of the
+        matches. Only when ``whole_words`` is set (the MATCH is then the first clause)."""
+        assert self.whole_words is not None and self.params[:1] == (self.fts,)
+        return (self.whole_words, *self.params[1:])
 
     @property
     def lines_sql(self) -> str:
@@ -106,8 +115,11 @@ class QueryPlan:
 
     def describe(self) -> dict[str, Any]:
         """The SQL and parameters, as JSON (the request a source records)."""
-        return {"fts": self.fts, "lines_sql": self.lines_sql, "lines_params": list(self.lines_params),
-                "groups_sql": self.groups_sql, "groups_params": list(self.params)}
+        described = {"fts": self.fts, "lines_sql": self.lines_sql, "lines_params": list(self.lines_params),
+                     "groups_sql": self.groups_sql, "groups_params": list(self.params)}
+        if self.whole_words is not None:
+            described["whole_words_params"] = list(self.whole_words_params)
+        return described
 
 
 def _search(unit: SearchUnit, terms_of: Callable[[str], list[str]]) -> UnitSearch:
@@ -226,7 +238,25 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
             where.add(" AND ".join(clauses), *params)
         checks = checks or _checks_text(search)
     return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
-                     score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks)
+                     score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks,
+                     whole_words=_whole_words(searches))
+
+
+def _whole_words(searches: list[tuple[SearchUnit, UnitSearch]]) -> str | None:
+    """The FTS5 expression of ``build_plan`` with each ASCII word that is also found inside
+    longer terms narrowed to its own term (``container``, not ``rmcontainerallocator``): the
+    lines ranked first. None when no word is narrowed (the ranking is then bm25 alone)."""
+    parts: list[str] = []
+    narrowed = False
+    for unit, search in searches:
+        if search.fts is None:
+            continue
+        if unit.kind == "word" and unit.text.isascii() and unit.text in search.terms and len(search.terms) > 1:
+            parts.append("{body meta}: " + quote(unit.text))
+            narrowed = True
+            continue
+        parts.append(search.fts)
+    return " AND ".join(parts) if narrowed else None
 
 
 def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]],

@@ -172,16 +172,29 @@ class LogStore:
     # ------------------------------------------------------------ helpers
 
     def _run(self, plan: QueryPlan, limit: int) -> _Matched:
-        """The top lines and every group. When lines' text must be checked (a Python function
-        per line), the matching lines are collected once into a temporary table both selects
-        read. A query matching few lines (a rare id: most questions) is answered from one
-        select instead, ranked and grouped here by the same order and aggregates."""
+        """The top lines and every group. Lines holding each word whole (``plan.whole_words``)
+        rank first, by their own bm25: read first, they spare ranking every match when they
+        fill the limit (a common word). The rest as ``_rest`` finds them."""
+        first: list[tuple[int, int]] = []
+        if plan.whole_words is not None:
+            first = self._connection.execute(plan.lines_sql, (*plan.whole_words_params, limit)).fetchall()
+        rest = self._rest(plan, limit - len(first), skip=len(first))
+        taken = {line_id for line_id, _ in first}
+        top = first + [row for row in rest.top if row[0] not in taken][:limit - len(first)]
+        return rest._replace(top=top)
+
+    def _rest(self, plan: QueryPlan, limit: int, skip: int) -> _Matched:
+        """The top ``limit`` lines after the ``skip`` ranked first (these are read too: the
+        caller drops them), and every group. When lines' text must be checked (a Python
+        function per line), the matching lines are collected once into a temporary table both
+        selects read. A query matching few lines (a rare id: most questions) is answered from
+        one select instead, ranked and grouped here by the same order and aggregates."""
         run = self._connection.execute
         matches = run(plan.matches_sql, (*plan.lines_params, FEW_MATCHES + 1)).fetchall()
         if len(matches) <= FEW_MATCHES:
-            return _rank_and_group(matches, limit)
-        if not plan.checks_text:
-            top = run(plan.lines_sql, (*plan.lines_params, limit)).fetchall()
+            return _rank_and_group(matches, limit + skip)
+        if not plan.checks_text or not limit:  # with no line to rank, the groups check each line once
+            top = run(plan.lines_sql, (*plan.lines_params, limit + skip)).fetchall() if limit else []
             return _Matched(top, run(plan.groups_sql, plan.params).fetchall())
         # One temporary table per connection, emptied after each use: creating and dropping
         # it per query would change the schema and re-prepare every statement.
@@ -191,7 +204,7 @@ class LogStore:
         try:
             run(plan.hits_sql, plan.lines_params)
             top = run("SELECT id, group_id FROM temp.hits ORDER BY score, ts_us DESC, id DESC LIMIT ?",
-                      (limit,)).fetchall()
+                      (limit + skip,)).fetchall()
             groups = run("SELECT group_id, count(*), min(ts_us), max(ts_us) FROM temp.hits "
                          "GROUP BY group_id").fetchall()
         finally:

@@ -93,7 +93,8 @@ class UnitSearch:
     ``exact``: that expression matches exactly the lines holding the unit; ``regex``: the
     pattern the search text must match when not exact (``glob``: a GLOB whose match implies
     it, ``sufficient_glob``); ``scan``: a substring the search text
-    must hold (a word found in too many vocabulary terms); ``impossible``: no line can hold it.
+    must hold (a word found in too many vocabulary terms); ``impossible``: no line can hold it;
+    ``terms``: the vocabulary terms a word's ``fts`` ORs together.
     """
 
     fts: str | None = None
@@ -102,6 +103,7 @@ class UnitSearch:
     scan: str | None = None
     impossible: bool = False
     glob: str | None = None
+    terms: tuple[str, ...] = ()
 
 
 def _is_ascii_edge(char: str) -> bool:
@@ -114,7 +116,7 @@ def word_search(word: str, terms: list[str]) -> UnitSearch:
         return UnitSearch(scan=word)
     if not terms:
         return UnitSearch(impossible=True)
-    return UnitSearch(fts="(" + " OR ".join(quote(term) for term in terms) + ")", exact=True)
+    return UnitSearch(fts="(" + " OR ".join(quote(term) for term in terms) + ")", exact=True, terms=tuple(terms))
 
 
 _GLOB_SPECIAL = re.compile(r"([*?\[])")
