@@ -223,7 +223,8 @@ def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
     print(f"{'query':<28} {'total':>8} {'ours':>16} {'raw FTS5':>16} {'raw merged':>16} {'raw same terms':>16} "
           f"{'same MATCH':>16}  ours vs raw FTS5 / vs raw merged / vs raw same terms / vs same MATCH")
     for name, arguments, expression, service in cases:
-        result, request = store.query_logs(QueryLogsArgs(**arguments))
+        result, served = store.query_logs(QueryLogsArgs(**arguments))
+        request = served["search"]
         timings = interleaved([ours(arguments), raw_query(expression, service),
                                raw_query(expression, service, merged),
                                raw_same_terms(request["fts"], service), same_expression(request["fts"])], runs)

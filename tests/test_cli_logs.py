@@ -32,7 +32,7 @@ def test_import_stats_query(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
                       "--limit", "2", "--json")
     result, request = answer["result"], answer["request"]
     assert result["total"] == 6 and len(result["logs"]) == 2 and result["groups"][0]["count"] == 6
-    assert request["query"]["min_level_rank"] == 4
+    assert request["level"] == "error" and request["search"]["query"]["min_level_rank"] == 4
     assert main(["logs", "query", "--store", store, "--term", "connection refused"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("找到 6 条日志") and "group 0: 6 x [ERROR] shop" in text

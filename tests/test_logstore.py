@@ -61,10 +61,12 @@ def test_groups_cover_every_matching_line(store: LogStore) -> None:
 def test_the_request_says_what_ran(store: LogStore) -> None:
     result, request = store.query_logs(QueryLogsArgs(query="/orders/7", exclude=["debug"]))
     assert result.total == 1
-    assert request["source"] == store.source_id and request["limit"] == 20
-    assert request["query"]["units"] == [{"kind": "identifier", "text": "/orders/7"}]
-    assert request["query"]["exclude_level_ranks"] == [1]
-    assert request["fts"] == '{body meta}: "orders 7"' and "sb_match" in request["lines_sql"]
+    # the validated arguments (what a cited invocation's arguments are held to), then what ran
+    assert request["query"] == "/orders/7" and request["limit"] == 20 and request["exclude"] == ["debug"]
+    search = request["search"]
+    assert search["query"]["units"] == [{"kind": "identifier", "text": "/orders/7"}]
+    assert search["query"]["exclude_level_ranks"] == [1]
+    assert search["fts"] == '{body meta}: "orders 7"' and "sb_match" in search["lines_sql"]
 
 
 def test_no_match_and_impossible_words(store: LogStore) -> None:
@@ -83,7 +85,8 @@ def test_a_store_is_a_log_source_of_a_world(store: LogStore) -> None:
     source: LogSource = store  # structurally a LogSource (mypy checks this line)
     world = World(name="imported", now=datetime(2026, 7, 8, tzinfo=UTC), logs=source)
     answer = call_tool(world, "query_logs", {"query": "timeout", "service": "api"})
-    assert answer.source == store.source_id and answer.request["query"]["service"] == "api"
+    assert answer.source == store.source_id and answer.request["service"] == "api"
+    assert answer.request["search"]["query"]["service"] == "api"
     assert answer.output["total"] == 12 and answer.output["groups"][0]["count"] == 12
     assert world.vocabulary.log_services == ("api", "worker")
     description = store.describe()
@@ -237,7 +240,8 @@ def test_a_service_filter_bounds_the_full_text_search_by_the_services_line_ids(t
     store = LogStore.open(path)
     result, request = store.query_logs(QueryLogsArgs(query="done", service="pay", limit=200))
     assert result.total == 15
-    assert "lines_fts.rowid BETWEEN ? AND ?" in request["lines_sql"] and request["lines_params"][1:3] == [1, 30]
+    search = request["search"]
+    assert "lines_fts.rowid BETWEEN ? AND ?" in search["lines_sql"] and search["lines_params"][1:3] == [1, 30]
     assert store.query_logs(QueryLogsArgs(query="done", service="ship"))[0].total == 15
     assert store.query_logs(QueryLogsArgs(query="done", service="nobody"))[0].total == 0
 
@@ -259,7 +263,7 @@ def test_a_word_held_whole_ranks_before_the_word_inside_longer_terms(monkeypatch
     assert [entry.timestamp for entry in few.logs[:2]] == ["2026-07-08T10:00:03Z", "2026-07-08T10:00:01Z"]
     assert {entry.message for entry in few.logs[2:]} == {"rmcontainerallocator assigned", "containers released",
                                                          "container01 ready"}
-    assert request["whole_words_params"][0] == '{body meta}: "container"'
+    assert request["search"]["whole_words_params"][0] == '{body meta}: "container"'
     monkeypatch.setattr(logstore, "FEW_MATCHES", 0)
     many, _ = store.query_logs(args)
     assert many.model_dump() == few.model_dump()

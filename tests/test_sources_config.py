@@ -183,3 +183,30 @@ def test_bearer_token_env_of_a_sources_file(tmp_path: Path, monkeypatch: pytest.
     assert isinstance(world.metrics, PrometheusSource)
     assert world.metrics.endpoint.headers == {"Authorization": "Bearer t0ken-from-env-123"}
     assert "t0ken" not in repr(world.metrics.endpoint)
+
+
+def test_an_ask_on_a_sources_file_log_store_cites_its_lines(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A log store named by a sources file answers like a pack's logs: the request it serves
+    holds the validated arguments (the search that ran under ``search``), so the gatekeeper
+    finds the invocation's arguments in it and the citations pass."""
+    import json
+
+    from core.contracts import SessionDocument
+    from core.sources.logimport import import_files
+
+    log = tmp_path / "zookeeper.log"
+    log.write_text("".join(f"2015-07-29 19:04:{i:02d},020 - WARN  [SendWorker:188978561024:QuorumCnxManager$"
+                           f"SendWorker@679] - Interrupted while waiting for message on queue\n"
+                           for i in range(12)), encoding="utf-8")
+    import_files([log], tmp_path / "logs.db")
+    path = _write(tmp_path, "name: zk\nlogs: {store: ./logs.db}\n")
+    question = "Show zookeeper warnings about 'Interrupted while waiting for message on queue'"
+    assert main(["ask", question, "--sources", str(path), "--no-store", "--json"]) == 0
+    document = SessionDocument.model_validate(json.loads(capsys.readouterr().out))
+    assert document.gatekeeper_result is not None and not document.gatekeeper_result.failed_rules, \
+        document.gatekeeper_result
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+    (invocation,) = [i for i in document.invocations if i.tool_name == "query_logs"]
+    assert invocation.request is not None and invocation.request["service"] == "zookeeper"
+    assert invocation.request["search"]["query"]["service"] == "zookeeper"

@@ -9,7 +9,9 @@ rank, time), searches by FTS5, ranks by ``bm25`` and counts its groups (template
 
 A ``LogStore`` is a ``LogSource`` (``core.sources.base``): ``source_id``, ``describe()``,
 ``vocabulary()`` and ``query_logs(args)``, which returns the result and the exact request it
-ran (the compiled query, the FTS5 expression, the SQL and its parameters).
+served: the validated arguments (what the gatekeeper holds a cited invocation's arguments to),
+and under ``search`` what ran (the compiled query, the FTS5 expression, the SQL and its
+parameters).
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ class LogStore:
 
     def query_logs(self, args: QueryLogsArgs,
                    known_services: Iterable[str] | None = None) -> tuple[LogsResult, dict[str, Any]]:
-        """The lines matching ``args`` (ranked) and their groups, and the request that ran.
+        """The lines matching ``args`` (ranked) and their groups, and the request served: the
+        validated arguments, and under ``search`` the compiled query and the SQL that ran.
 
         ``known_services`` are the names a query may mention as identifiers (default: the
         store's services). Raises ``ToolArgumentError`` for an unknown level or a bad time.
@@ -138,8 +141,8 @@ class LogStore:
         query = compile_query(args, names, self._zone)
         with self._lock:
             plan = build_plan(query, self._terms_containing, self._span)
-            request: dict[str, Any] = {"source": self.source_id, "query": query.describe(),
-                                       "limit": args.limit, **plan.describe()}
+            request: dict[str, Any] = {**args.model_dump(mode="json", exclude_none=True),
+                                       "search": {"query": query.describe(), **plan.describe()}}
             if plan.empty:
                 return LogsResult(success=True, message="未找到匹配的日志"), request
             matched = self._run(plan, args.limit)

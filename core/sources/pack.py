@@ -123,12 +123,10 @@ class PackLogs(_PackPart):
         """The store's ranked lines and groups; identifiers in the query are the pack's
         services (alerts', series' and logs'), as the planner knows them."""
         try:
-            result, ran = self.store().query_logs(args, known_services=self.pack.services)
+            return self.store().query_logs(args, known_services=self.pack.services)
         except (LogStoreError, sqlite3.Error) as error:
             raise SourceError(f"the logs of pack {self.pack.name!r} cannot be searched: {error}",
                               source=self.source_id, request=_request(args)) from None
-        ran.pop("source", None)  # the invocation records the source
-        return result, {**_request(args), "search": ran}
 
 
 class PackKnowledge(_PackPart):
