@@ -181,6 +181,11 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     [search] = log_searches(_plan("any errors in zookeeper?"))
     assert (search.kind, search.attempts[0]["level"]) == ("level", "ERROR")
     assert log_searches(_plan("zookeeper 现在有什么问题？")) == []  # broad: the service's own search
+    # An exact term with a qualifier: its lines holding the qualifier first, then the term's lines.
+    [search] = log_searches(_plan("What exceptions did the DataNode hit while serving blocks?"))
+    assert search.attempts == ({"terms": ["DataNode"], "query": "exception", "match": "all", "limit": 50},
+                               {"terms": ["DataNode"], "limit": 50})
+    assert search.concepts == ("exception",)
 
 
 # ---------------------------------------------------------------- groups and outcomes

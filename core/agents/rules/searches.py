@@ -3,8 +3,9 @@
 One ``LogSearch`` per thing the question asks the logs about, in priority order:
 
 - each exact term (a quoted phrase, an exception or class name, an id, a host, a path):
-  ``terms=[term]``; when the question has exact terms, they and its lexicon topics are what
-  it asks about;
+  ``terms=[term]``, first with a qualifier's stems when the question has one ("what
+  exceptions did the DataNode hit?": ``terms=[DataNode], query=exception``); when the question
+  has exact terms, they and its lexicon topics are what it asks about;
 - otherwise the keywords, all of them in one line (``query`` words are matched as word parts:
   ``finish`` is in "Finished"), with a qualifier's stem ("fail to renew the lease" -> fail,
   renew, lease); a Chinese keyword with several English stems is tried with each in turn;
@@ -108,9 +109,22 @@ def _topical(plan: Plan) -> list[str]:
 
 
 def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
-    return [LogSearch("term", (_args(common, terms=[term], limit=SEARCH_LIMIT),),
-                      f"与{_quoted(term)}匹配的", f'matching "{term}"')
-            for term in plan.terms[:MAX_EXACT_TERMS]]
+    """Each exact term; with a qualifier ("what exceptions did the DataNode hit?"), first its
+    lines that also hold the qualifier's stems (``terms=[DataNode], query=exception``), then,
+    when none does, the term's lines (whose levels and text then show what they are)."""
+    qualifiers = [name for name in _qualifiers(plan) if not CONCEPTS[name].broad]
+    stems = concept_stems(qualifiers)
+    searches = []
+    for term in plan.terms[:MAX_EXACT_TERMS]:
+        alone = _args(common, terms=[term], limit=SEARCH_LIMIT)
+        if not stems:
+            searches.append(LogSearch("term", (alone,), f"与{_quoted(term)}匹配的", f'matching "{term}"'))
+            continue
+        narrowed = _args(common, terms=[term], query=" ".join(stems), match="all", limit=SEARCH_LIMIT)
+        shown = " ".join(stems)
+        searches.append(LogSearch("term", (narrowed, alone), f"与{_quoted(term)}匹配且包含 {shown} 的",
+                                  f'matching "{term}" with "{shown}"', concepts=tuple(qualifiers)))
+    return searches
 
 
 def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
