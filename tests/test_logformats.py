@@ -129,6 +129,12 @@ def test_service_from_the_file_name() -> None:
     assert service_of_file(Path("/var/log/app.log.gz")) == "app"
     assert service_of_file(Path("Hadoop_2k.log")) == "Hadoop_2k"
     assert service_of_file(Path("events.jsonl")) == "events"
+    # a rotated file's date is not part of the service: daily files are one service
+    for dated in ("app-2024-03-01.log", "app.2024-03-01.log", "app_20240301.log", "app-2024-03-01-13.log",
+                  "app-2024-03-01T10-00-00.log.gz", "app.log-20240301", "app-20240301"):
+        assert service_of_file(Path(dated)) == "app", dated
+    for kept in ("worker-2.log", "2024-03-01.log", "build-1234.log", "app-20241399.log"):
+        assert service_of_file(Path(kept)) == kept.removesuffix(".log"), kept
 
 
 def test_the_cli_offers_every_format_the_importer_reads() -> None:

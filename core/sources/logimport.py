@@ -209,16 +209,24 @@ def detect_layout(path: Path) -> str:
     return best
 
 
+# A date (and time) a rotated file's name ends with: app-2024-03-01, messages-20240301,
+# app_2024-03-01T10-00. Numbers that are not dates stay (worker-2 may be another worker).
+_DATED = re.compile(r"(.+?)[-_.](?:19|20)\d\d-?[01]\d-?[0-3]\d(?:[-_.T:]?\d+)*")
+
+
 def service_of_file(path: Path) -> str:
     """A service name from a file name: ``nova-api.log.1`` -> ``nova-api``, ``app.log.gz`` ->
-    ``app``, ``Hadoop_2k.log`` -> ``Hadoop_2k``."""
+    ``app``, ``Hadoop_2k.log`` -> ``Hadoop_2k``; a date the name ends with is dropped, so a
+    service's daily files are one service (``app-2024-03-01.log``, ``messages-20240301`` ->
+    ``app``, ``messages``)."""
     name = path.name
     if name.endswith(".gz"):
         name = name[:-3]
     stem, dot_log, _ = name.partition(".log")
-    if dot_log and stem:
-        return stem
-    return Path(name).stem or name
+    if not (dot_log and stem):
+        stem = Path(name).stem or name
+    dated = _DATED.fullmatch(stem)
+    return dated.group(1) if dated else stem
 
 
 # ---------------------------------------------------------------- one file into a writer
