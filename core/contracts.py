@@ -30,6 +30,17 @@ Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
 AnswerKind = Literal["yes", "no", "partly", "unknown"]
 
 
+def empty_list() -> list[Any]:
+    """A new empty list: the default of list fields, in the contracts and the other models.
+
+    ``Field(default_factory=list)`` means the same, but pydantic reads a factory's signature
+    each time it builds a validator holding the field, and a builtin's is parsed from its text
+    (a quarter of a millisecond, some 70 times in an ``ask``); a function's is read from its
+    code.
+    """
+    return []
+
+
 class Contract(BaseModel):
     """Base of all contracts: unknown keys are kept out, values are validated on assignment."""
 
@@ -56,7 +67,7 @@ class Alert(Contract):
     duration: str | None = None
     started_at: str | None = None
     summary: str | None = None
-    details: list[str] = Field(default_factory=list)
+    details: list[str] = Field(default_factory=empty_list)
 
 
 class SeriesPoint(Contract):
@@ -73,7 +84,7 @@ class MetricSeries(Contract):
     metric: str
     unit: str = ""
     threshold: float | None = None
-    points: list[SeriesPoint] = Field(default_factory=list)
+    points: list[SeriesPoint] = Field(default_factory=empty_list)
 
 
 class LogEntry(Contract):
@@ -100,7 +111,7 @@ class MetricsResult(Contract):
     """Result of ``query_metrics``."""
 
     success: bool = True
-    alerts: list[Alert] = Field(default_factory=list)
+    alerts: list[Alert] = Field(default_factory=empty_list)
     series: dict[str, MetricSeries] | None = None
     total: int = 0
     message: str = ""
@@ -120,7 +131,7 @@ class LogGroup(Contract):
     first_timestamp: str
     last_timestamp: str
     # Indexes into the result's ``logs`` of this group's lines that are shown there.
-    sample_indexes: list[int] = Field(default_factory=list)
+    sample_indexes: list[int] = Field(default_factory=empty_list)
 
 
 class LogsResult(Contract):
@@ -128,8 +139,8 @@ class LogsResult(Contract):
     templates of all matching lines, largest first."""
 
     success: bool = True
-    logs: list[LogEntry] = Field(default_factory=list)
-    groups: list[LogGroup] = Field(default_factory=list)
+    logs: list[LogEntry] = Field(default_factory=empty_list)
+    groups: list[LogGroup] = Field(default_factory=empty_list)
     total: int = 0
     message: str = ""
 
@@ -138,7 +149,7 @@ class KnowledgeResult(Contract):
     """Result of ``lookup_knowledge``."""
 
     success: bool = True
-    evidence_blocks: list[EvidenceBlock] = Field(default_factory=list)
+    evidence_blocks: list[EvidenceBlock] = Field(default_factory=empty_list)
     total: int = 0
     message: str = ""
 
@@ -154,7 +165,7 @@ class RetrievalDetails(Contract):
     """What the recorder extracted from an invocation's output, by code and without inference."""
 
     evidence_status: EvidenceStatus
-    evidence_refs: list[EvidenceRef] = Field(default_factory=list)
+    evidence_refs: list[EvidenceRef] = Field(default_factory=empty_list)
 
 
 class Invocation(Contract):
@@ -198,10 +209,10 @@ class Claim(Contract):
     claim_id: str
     claim_type: ClaimType | None = None
     claim_text: str
-    evidence_bindings: list[EvidenceBinding] = Field(default_factory=list)
+    evidence_bindings: list[EvidenceBinding] = Field(default_factory=empty_list)
     # What the claim is about, so scope and negative checks need no guessing from prose.
-    subject_services: list[str] = Field(default_factory=list)
-    subject_topics: list[str] = Field(default_factory=list)
+    subject_services: list[str] = Field(default_factory=empty_list)
+    subject_topics: list[str] = Field(default_factory=empty_list)
 
 
 class Hypothesis(Contract):
@@ -209,7 +220,7 @@ class Hypothesis(Contract):
 
     hypothesis_id: str
     hypothesis_text: str
-    basis_claim_ids: list[str] = Field(default_factory=list)
+    basis_claim_ids: list[str] = Field(default_factory=empty_list)
     missing_info: str = ""
 
 
@@ -226,16 +237,16 @@ class RecommendedAction(Contract):
     action_id: str
     action_text: str
     reason: str = ""
-    evidence_bindings: list[EvidenceBinding] = Field(default_factory=list)
+    evidence_bindings: list[EvidenceBinding] = Field(default_factory=empty_list)
 
 
 class ExecutorOutput(Contract):
     """The executor's structured output (docs/design.md §3)."""
 
-    claims: list[Claim] = Field(default_factory=list)
-    hypotheses: list[Hypothesis] = Field(default_factory=list)
-    missing_info: list[MissingInfo] = Field(default_factory=list)
-    recommended_actions: list[RecommendedAction] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=empty_list)
+    hypotheses: list[Hypothesis] = Field(default_factory=empty_list)
+    missing_info: list[MissingInfo] = Field(default_factory=empty_list)
+    recommended_actions: list[RecommendedAction] = Field(default_factory=empty_list)
 
 
 class ParseStatus(Contract):
@@ -276,7 +287,7 @@ class CheckedBinding(Contract):
     score: float | None = None
     match_kind: Literal["exact", "truncated", "fuzzy", "negative", "none"] = "none"
     # Aligned spans [start, end) in matched_text (several for a truncated quote).
-    spans: list[tuple[int, int]] = Field(default_factory=list)
+    spans: list[tuple[int, int]] = Field(default_factory=empty_list)
     auto_backfilled: bool = False
 
 
@@ -285,10 +296,10 @@ class GatekeeperResult(Contract):
 
     status: GateStatus
     severity: GateSeverity
-    checked_bindings: list[CheckedBinding] = Field(default_factory=list)
-    failed_rules: list[str] = Field(default_factory=list)
-    warnings: list[GateIssue] = Field(default_factory=list)
-    errors: list[GateIssue] = Field(default_factory=list)
+    checked_bindings: list[CheckedBinding] = Field(default_factory=empty_list)
+    failed_rules: list[str] = Field(default_factory=empty_list)
+    warnings: list[GateIssue] = Field(default_factory=empty_list)
+    errors: list[GateIssue] = Field(default_factory=empty_list)
     version: str = ""
 
 
@@ -306,7 +317,7 @@ class TraceSummaryEntry(Contract):
     no_hit_invocation_count: int
     failed_invocation_count: int = 0
     # One line per failed call: ``<source>: <why>`` (a source down, a timeout, a bad answer).
-    failures: list[str] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=empty_list)
 
 
 # ---------------------------------------------------------------- verifier, composer
@@ -329,9 +340,9 @@ class RetryFinding(Contract):
     # The ref text at the cited (invocation, raw_path), when that place exists.
     ref_text: str | None = None
     # Where the cited excerpt really is, when it is found elsewhere in the session's refs.
-    found_at: list[EvidenceBinding] = Field(default_factory=list)
+    found_at: list[EvidenceBinding] = Field(default_factory=empty_list)
     # What the claim's verified evidence says (for a claim finding).
-    evidence: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=empty_list)
 
 
 class RetryContext(Contract):
@@ -340,8 +351,8 @@ class RetryContext(Contract):
 
     attempt: int                     # the attempt that failed (1)
     verdict: Verdict                 # its verdict
-    failed_rules: list[str] = Field(default_factory=list)
-    findings: list[RetryFinding] = Field(default_factory=list)
+    failed_rules: list[str] = Field(default_factory=empty_list)
+    findings: list[RetryFinding] = Field(default_factory=empty_list)
 
 
 class VerifierInput(Contract):
@@ -350,7 +361,7 @@ class VerifierInput(Contract):
     original_query: str
     executor_structured_output: ExecutorOutput
     gatekeeper_result: GatekeeperResult
-    tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
+    tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=empty_list)
     executor_output_parse_status: ParseStatus = Field(default_factory=ParseStatus)
     # Set on a repaired attempt: what the executor was told its previous attempt got wrong.
     retry_context: RetryContext | None = None
@@ -380,12 +391,12 @@ class ClaimResult(Contract):
     claim_type: ClaimType | None = None
     claim_text: str = ""
     entailed: bool
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
     rule: str | None = None
     # Every rule the claim failed, worst first (``rule`` is the first); empty when entailed.
-    rules: list[str] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=empty_list)
     # How each value and time of the claim was aligned with its evidence (for the console).
-    supports: list[FactSupport] = Field(default_factory=list)
+    supports: list[FactSupport] = Field(default_factory=empty_list)
 
 
 class StepResult(Contract):
@@ -400,7 +411,7 @@ class StepResult(Contract):
     text: str = ""
     passed: bool
     rule: str | None = None
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
 
 
 class VerifierResult(Contract):
@@ -408,9 +419,9 @@ class VerifierResult(Contract):
 
     verdict: Verdict
     groundedness_score: float
-    claim_results: list[ClaimResult] = Field(default_factory=list)
-    reasons: list[str] = Field(default_factory=list)
-    step_results: list[StepResult] = Field(default_factory=list)
+    claim_results: list[ClaimResult] = Field(default_factory=empty_list)
+    reasons: list[str] = Field(default_factory=empty_list)
+    step_results: list[StepResult] = Field(default_factory=empty_list)
     # Repair turns before the attempt judged here (0: the executor's first answer).
     repairs: int = 0
 
@@ -421,10 +432,10 @@ class ComposerOutput(Contract):
     status: Literal["valid", "no_evidence", "blocked", "error"]
     user_facing_answer: str
     language: Language = "zh"
-    passed_claim_ids: list[str] = Field(default_factory=list)
+    passed_claim_ids: list[str] = Field(default_factory=empty_list)
     # How the answer was produced when that matters to an auditor (e.g. an llm answer replaced
     # by the rules composer's because it leaked blocked content).
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
     # Set when the configured composer's answer was replaced (unusable, or it leaked blocked
     # content): a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None
@@ -443,12 +454,12 @@ class Exclusions(Contract):
     whole words), log levels ("忽略 WARN": lines of that level, never alerts whose severity says
     warning) and diagnosis concepts (``core.concepts``)."""
 
-    services: list[str] = Field(default_factory=list)
-    topics: list[str] = Field(default_factory=list)
-    alert_names: list[str] = Field(default_factory=list)
-    terms: list[str] = Field(default_factory=list)
-    levels: list[str] = Field(default_factory=list)
-    concepts: list[str] = Field(default_factory=list)
+    services: list[str] = Field(default_factory=empty_list)
+    topics: list[str] = Field(default_factory=empty_list)
+    alert_names: list[str] = Field(default_factory=empty_list)
+    terms: list[str] = Field(default_factory=empty_list)
+    levels: list[str] = Field(default_factory=empty_list)
+    concepts: list[str] = Field(default_factory=empty_list)
 
 
 class Plan(Contract):
@@ -467,24 +478,24 @@ class Plan(Contract):
 
     question: str
     language: Language = "zh"
-    services: list[str] = Field(default_factory=list)
-    topics: list[str] = Field(default_factory=list)
-    alert_names: list[str] = Field(default_factory=list)
+    services: list[str] = Field(default_factory=empty_list)
+    topics: list[str] = Field(default_factory=empty_list)
+    alert_names: list[str] = Field(default_factory=empty_list)
     narrow: bool = False
-    scope_markers: list[str] = Field(default_factory=list)
+    scope_markers: list[str] = Field(default_factory=empty_list)
     exclusions: Exclusions = Field(default_factory=Exclusions)
-    tools: list[ToolName] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    terms: list[str] = Field(default_factory=list)
-    keywords: list[list[str]] = Field(default_factory=list)
-    concepts: list[str] = Field(default_factory=list)
-    compounds: list[list[str]] = Field(default_factory=list)
+    tools: list[ToolName] = Field(default_factory=empty_list)
+    notes: list[str] = Field(default_factory=empty_list)
+    terms: list[str] = Field(default_factory=empty_list)
+    keywords: list[list[str]] = Field(default_factory=empty_list)
+    concepts: list[str] = Field(default_factory=empty_list)
+    compounds: list[list[str]] = Field(default_factory=empty_list)
     level: str | None = None
-    unknown_subjects: list[str] = Field(default_factory=list)
+    unknown_subjects: list[str] = Field(default_factory=empty_list)
     searchable: bool = True
     # The alert states the question asks about ("is X firing?" -> ["firing"]; "silenced",
     # "pending"): an alert found in another state does not answer it "yes".
-    alert_states: list[str] = Field(default_factory=list)
+    alert_states: list[str] = Field(default_factory=empty_list)
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None
@@ -517,16 +528,30 @@ class SessionDocument(Contract):
     executor_fault: str | None = None
     created_at: str | None = None
     plan: Plan | None = None
-    invocations: list[Invocation] = Field(default_factory=list)
+    invocations: list[Invocation] = Field(default_factory=empty_list)
     executor_output: ExecutorOutput | None = None
     executor_output_parse_status: ParseStatus | None = None
     gatekeeper_result: GatekeeperResult | None = None
-    tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=list)
+    tool_trace_summary: list[TraceSummaryEntry] = Field(default_factory=empty_list)
     verifier_result: VerifierResult | None = None
     composer_output: ComposerOutput | None = None
     # Earlier executor attempts a repair turn superseded (oldest first; empty without one).
-    attempts: list[ExecutorAttempt] = Field(default_factory=list)
+    attempts: list[ExecutorAttempt] = Field(default_factory=empty_list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
     # When each stage of ``timings_ms`` began, in ms since the session started (the timeline).
     stage_starts_ms: dict[str, float] = Field(default_factory=dict)
     error: str | None = None
+
+
+def build_validators() -> None:
+    """Build every contract's validator now, each after the contracts it holds.
+
+    Builds are deferred (``Contract``), and a contract built first generates the schemas of
+    all the contracts it holds, each of which then generates its own again when first used.
+    An investigation uses nearly every contract, the session document (which holds them all)
+    first: built in the order they are defined, leaves first, each schema is generated once
+    and reused by the contracts holding it.
+    """
+    # CPython lists subclasses in the order they were defined (another order is only slower).
+    for contract in Contract.__subclasses__():
+        contract.model_rebuild()

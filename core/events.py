@@ -23,6 +23,7 @@ from core.contracts import (
     RetryContext,
     SessionDocument,
     VerifierResult,
+    empty_list,
 )
 
 
@@ -124,7 +125,7 @@ class RepairFinished(Event):
     repaired: bool
     verdict: str
     previous_verdict: str
-    previous_failed_rules: list[str] = Field(default_factory=list)
+    previous_failed_rules: list[str] = Field(default_factory=empty_list)
 
 
 class AnswerReady(Event):

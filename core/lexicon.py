@@ -21,7 +21,7 @@ from functools import cache, cached_property, lru_cache
 from itertools import chain
 
 from core.alternation import Alternative, FirstCharAlternation
-from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS, HAN
+from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS, mark_han_edges
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,6 @@ _SEPARATOR_CHARS = r"\s_\-"
 _REQUIRED_SEP, _OPTIONAL_SEP = "\x00", "\x01"  # separator edges inside the synonym trie
 # A node of the synonym trie: each edge character leads to the next node; "" marks a word end.
 _Trie = dict[str, "_Trie"]
-_SCRIPT_CHANGE = re.compile(
-    f"(?<=[{ASCII_WORD}])(?=[{HAN}])|(?<=[{HAN}])(?=[{ASCII_WORD}])")
 # Joins lines for a corpus scan: neither a letter, a digit nor a separator (``\s`` matches
 # U+001E, which let "query" ending one line and "timeout" starting the next be one synonym).
 _LINE_MARK = "\x00"
@@ -155,15 +153,19 @@ def _squash(text: str) -> str:
     return re.sub(f"[{_SEPARATOR_CHARS}]+", "", normalize(text))
 
 
+def _script_change(text: str) -> bool:
+    """Whether an ASCII word character and a Han one meet in ``text``."""
+    return mark_han_edges(text, _OPTIONAL_SEP, ASCII_WORD_CHARS, ASCII_WORD_CHARS) != text
+
+
 def _trie_path(synonym: str) -> str:
     """The synonym's characters with separator edges between its words and scripts."""
     words = [w for w in re.split(f"[{_SEPARATOR_CHARS}]+", normalize(synonym)) if w]
     path = ""
     for word in words:
         if path:
-            script_change = _SCRIPT_CHANGE.search(path[-1] + word[0]) is not None
-            path += _OPTIONAL_SEP if script_change else _REQUIRED_SEP
-        path += _SCRIPT_CHANGE.sub(_OPTIONAL_SEP, word)
+            path += _OPTIONAL_SEP if _script_change(path[-1] + word[0]) else _REQUIRED_SEP
+        path += mark_han_edges(word, _OPTIONAL_SEP, ASCII_WORD_CHARS, ASCII_WORD_CHARS)
     return path
 
 

@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from core.contracts import Alert, LogEntry, MetricSeries
+from core.contracts import Alert, LogEntry, MetricSeries, empty_list
 from core.errors import InputError, PackError
 from core.inputs.files import read_text
 from core.inputs.yamldoc import parse_yaml
@@ -101,21 +101,21 @@ class Pack(BaseModel):
     description: str = ""
     now: datetime
     root: Path
-    alerts: list[Alert] = Field(default_factory=list)
+    alerts: list[Alert] = Field(default_factory=empty_list)
     series: dict[str, MetricSeries] = Field(default_factory=dict)
     # A small log file's entries, read and checked at load (empty when a store serves the logs).
-    logs: list[LogEntry] = Field(default_factory=list)
-    runbooks: list[Runbook] = Field(default_factory=list)
+    logs: list[LogEntry] = Field(default_factory=empty_list)
+    runbooks: list[Runbook] = Field(default_factory=empty_list)
     # Alerting rules (rules/): one "runbook" per rule group, one section per rule.
-    rules: list[Runbook] = Field(default_factory=list)
-    example_questions: list[str] = Field(default_factory=list)
+    rules: list[Runbook] = Field(default_factory=empty_list)
+    example_questions: list[str] = Field(default_factory=empty_list)
     log_file: Path | None = None  # logs.jsonl or logs.yaml
     # A log store holding the pack's logs (``logs: {store: PATH}``), instead of a log file.
     log_store: Path | None = None
     # The cached store of a big log file (``core.sources.logcache``), built once from it.
     log_cache: Path | None = None
     log_lines: int = 0  # log entries, in whichever form they are held
-    log_services: list[str] = Field(default_factory=list)  # services with log lines, first seen first
+    log_services: list[str] = Field(default_factory=empty_list)  # services with log lines, first seen first
 
     # Derived data the tools build once per loaded pack (search indexes); see core.tools.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)

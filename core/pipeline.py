@@ -40,6 +40,7 @@ from core.contracts import (
     SessionStatus,
     VerifierInput,
     VerifierResult,
+    build_validators,
 )
 from core.errors import PackError, SuperbizError
 from core.events import (
@@ -248,6 +249,7 @@ class _Investigation:
         self.journal = Journal(store, session_id)
         self.recorder = Recorder(world=world, session_id=session_id, store=store,
                                  journal=self.journal, clock_origin=self.started)
+        build_validators()  # before the session document: see there
         self.document = SessionDocument(
             session_id=session_id, question=question, pack=world.name, status="running",
             engines=engines.names(), executor_fault=fault.name if fault else None,

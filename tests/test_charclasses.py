@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import string
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.agents.rules.planner import question_language
-from core.charclasses import DENSE_SCRIPT, HAN
+from core.charclasses import DENSE_SCRIPT, HAN, mark_han_edges
 from core.gatekeeper.facts import informative_length
 from core.verifier.facts import prepare
 
@@ -51,3 +54,17 @@ def test_dense_scripts_count_double_for_the_too_short_test() -> None:
 
 def test_claims_space_a_chinese_run_from_an_ascii_one() -> None:
     assert "cpu 使用率" in prepare("CPU使用率 92%")
+
+
+# Text of the characters the edges are about: ASCII letters, digits and signs, Han (each block),
+# kana and full-width punctuation.
+_EDGE_TEXT = st.text(alphabet=st.sampled_from([*"aZ09%/$ -:", "内", "㐀", "\ufa0e", "メ", "，"]),
+                     max_size=12)
+
+
+@given(_EDGE_TEXT)
+def test_han_edges_are_marked_where_the_lookaround_pattern_matches(text: str) -> None:
+    pattern = f"(?<=[A-Za-z0-9%])(?=[{HAN}])|(?<=[{HAN}])(?=[A-Za-z0-9/$])"
+    before = frozenset(string.ascii_letters + string.digits + "%")
+    after = frozenset(string.ascii_letters + string.digits + "/$")
+    assert mark_han_edges(text, "|", before, after) == re.sub(pattern, "|", text)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.contracts import empty_list
 from core.errors import InputError, PackError
 from core.inputs.files import MiB, read_text
 from core.inputs.yamldoc import parse_yaml
@@ -46,7 +47,7 @@ class Runbook(BaseModel):
 
     title: str
     source: str  # path relative to the pack, e.g. runbooks/high-cpu.md
-    sections: list[RunbookSection] = Field(default_factory=list)
+    sections: list[RunbookSection] = Field(default_factory=empty_list)
 
 
 class PackLogs(BaseModel):
@@ -63,7 +64,7 @@ class PackMeta(BaseModel):
     name: str
     description: str = ""
     now: datetime
-    example_questions: list[str] = Field(default_factory=list)
+    example_questions: list[str] = Field(default_factory=empty_list)
     logs: PackLogs | None = None
 
 

@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from core.contracts import empty_list
 from core.errors import LogStoreError, PackError, SourcesConfigError, first_error
 from core.packs import Pack, load_pack
 from core.redact import public_url
@@ -126,8 +127,8 @@ class KnowledgeConfig(_Strict):
     """Runbooks and alerting rules: a pack's, and/or folders and files."""
 
     pack: str | None = None
-    runbooks: list[str] = Field(default_factory=list)
-    rules: list[str] = Field(default_factory=list)
+    runbooks: list[str] = Field(default_factory=empty_list)
+    rules: list[str] = Field(default_factory=empty_list)
 
     @model_validator(mode="after")
     def _some(self) -> KnowledgeConfig:
@@ -142,7 +143,7 @@ class SourcesFile(_Strict):
     name: str | None = None
     description: str = ""
     pack: str | None = None
-    example_questions: list[str] = Field(default_factory=list)
+    example_questions: list[str] = Field(default_factory=empty_list)
     metrics: MetricsConfig | None = None
     logs: LogsConfig | None = None
     knowledge: KnowledgeConfig | None = None

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
+from core.contracts import empty_list
 from core.errors import ToolArgumentError
 from core.lexicon import TOPICS, topics_in
 
@@ -55,13 +56,13 @@ class QueryLogsArgs(ToolArgs):
     service: str | None = Field(None, description="Service name, exact match, case-insensitive.")
     query: str | None = Field(
         None, description="Free text, Chinese or English (keywords, topics, identifiers, \"phrases\").")
-    terms: list[str] = Field(default_factory=list, max_length=20,
+    terms: list[str] = Field(default_factory=empty_list, max_length=20,
                              description="Exact phrases to search for (case-insensitive, whole words).")
     match: Literal["all", "any"] = Field(
         "all", description="all: a line must contain every search unit; any: at least one.")
     level: str | None = Field(
         None, description="Minimum log level: DEBUG, INFO, WARN or ERROR (ERROR includes FATAL/CRITICAL).")
-    exclude: list[str] = Field(default_factory=list, max_length=20,
+    exclude: list[str] = Field(default_factory=empty_list, max_length=20,
                                description="Lines containing any of these words or phrases are left out.")
     since: str | None = Field(None, description="Earliest timestamp, ISO 8601, inclusive.")
     until: str | None = Field(None, description="Latest timestamp, ISO 8601, inclusive.")

@@ -17,11 +17,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.charclasses import HAN
+from core.charclasses import HAN, HAN_RUN
 from core.lexicon import normalize, services_in, topic_mentions
 
 _TOKEN = re.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
-_CJK_START = re.compile(f"[{HAN}]")
 _IDENTIFIER_MARK = re.compile(r"[0-9/_.:=@#%-]")
 
 # Words that carry no search meaning in a question about logs or runbooks.
@@ -65,7 +64,7 @@ class ParsedQuery:
         """Identifiers, English words and Chinese bigrams: the units ``lookup_knowledge`` ranks by."""
         terms = list(self.identifiers)
         for word in self.words:
-            if _CJK_START.match(word) and len(word) > 2:
+            if HAN_RUN.match(word) and len(word) > 2:
                 terms += [word[i:i + 2] for i in range(len(word) - 1)]
             else:
                 terms.append(word)
@@ -98,7 +97,7 @@ def parse_query(query: str | None, known_services: Iterable[str] = ()) -> Parsed
     identifiers: dict[str, None] = {}
     words: dict[str, None] = {}
     for token in _TOKEN.findall("".join(remainder)):
-        if _CJK_START.match(token):
+        if HAN_RUN.match(token):
             for piece in _CHINESE_FILLER_PATTERN.split(token):
                 if len(piece) >= 2:
                     words.setdefault(piece, None)

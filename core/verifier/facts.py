@@ -12,15 +12,19 @@ runs (``使用率91%`` holds the number ``91%``), then put in the gatekeeper's n
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.charclasses import HAN
+from core.charclasses import mark_han_edges
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
 from core.verifier.numerals import en_value
 
-_CJK_ASCII_BOUNDARY = re.compile(rf"(?<=[{HAN}])(?=[A-Za-z0-9/$])|(?<=[A-Za-z0-9%])(?=[{HAN}])")
+# A space goes between a Han character and what these start or end: "CPU使用率92%" reads as
+# "CPU 使用率 92%".
+_BEFORE_HAN = frozenset(string.ascii_letters + string.digits + "%")
+_AFTER_HAN = frozenset(string.ascii_letters + string.digits + "/$")
 _UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
 
 
@@ -40,7 +44,7 @@ _FULL_WIDTH_BREAK = re.compile(r"([：，；。、（）「」【】])")
 
 
 def _spaced(text: str) -> str:
-    return _FULL_WIDTH_BREAK.sub(r"\1 ", _CJK_ASCII_BOUNDARY.sub(" ", text))
+    return _FULL_WIDTH_BREAK.sub(r"\1 ", mark_han_edges(text, " ", _BEFORE_HAN, _AFTER_HAN))
 
 
 def prepare(text: str) -> str:

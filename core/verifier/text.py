@@ -12,11 +12,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from core.charclasses import HAN
+from core.charclasses import HAN_RUN
 
 # Where one statement of a text ends and the next begins (a decimal point is not one).
 _CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
-_CJK_RUN_RE = re.compile(f"[{HAN}]+")
 _WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
 # Words that carry no checkable content of their own: what every claim says around its facts.
@@ -93,7 +92,7 @@ def content_units(folded: str) -> set[str]:
     """What a clause says beyond its structure: ASCII words (not generic) and CJK character
     pairs (not made only of structural characters)."""
     units = {word for word in _WORD_RE.findall(folded) if word not in GENERIC_EN}
-    for run in _CJK_RUN_RE.findall(folded):
+    for run in HAN_RUN.findall(folded):
         for index in range(len(run) - 1):
             pair = run[index:index + 2]
             if not ((pair[0] in _GENERIC_CJK_CHARS and pair[1] in _GENERIC_CJK_CHARS)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.agents.rules.question import QuestionReading, read_question, strip_markup
 from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
-from core.charclasses import HAN
+from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, concepts_in
 from core.contracts import Exclusions, Language, Plan, ToolName
 from core.lexicon import TOPICS, alert_words, topics_in
@@ -25,7 +25,6 @@ from core.lexicon import TOPICS, alert_words, topics_in
 if TYPE_CHECKING:
     from core.sources.base import World
 
-_HAN_RE = re.compile(f"[{HAN}]")
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
 _ORDER_RE = re.compile(r"(?:订单|\border)\s*[#:\-]?\s*(\d+)", re.IGNORECASE)
 _T = TypeVar("_T")
@@ -33,7 +32,7 @@ _T = TypeVar("_T")
 
 def question_language(question: str) -> Language:
     """``zh`` when the question has Chinese characters, else ``en``."""
-    return "zh" if _HAN_RE.search(question) else "en"
+    return "zh" if HAN_RUN.search(question) else "en"
 
 
 def alert_topics(alert_name: str) -> list[str]:

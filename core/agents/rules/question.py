@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from core.charclasses import HAN
+from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, concept_mentions, translations_in
 from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
 
@@ -95,7 +95,6 @@ _LEVEL_SUFFIX = re.compile(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|mes
                            re.IGNORECASE)
 _CONJUNCTION = re.compile(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_CJK_RUN = re.compile(f"[{HAN}]+")
 
 # Question words that are not what a log line says: grammar, asking, time, the words for logs.
 STOPWORDS = frozenset("""
@@ -402,7 +401,7 @@ def _keywords(text: _Text) -> list[list[str]]:
         if lowered in STOPWORDS or (len(word) < 3 and not word.isupper()) or len(word) < 2:
             continue
         keywords.append([stem(word)])
-    for run in _CJK_RUN.findall(text.current):
+    for run in HAN_RUN.findall(text.current):
         for piece in _CHINESE_FILLER.split(run):
             keywords += [list(stems) for _, stems in translations_in(piece)]
     unique: dict[tuple[str, ...], None] = {}
