@@ -33,6 +33,8 @@ SAMPLES = {
     "hdfs": "081109 203615 148 INFO dfs.DataNode$PacketResponder: PacketResponder 1 for block blk_38 terminating",
     "spark": "17/06/09 20:10:40 INFO executor.CoarseGrainedExecutorBackend: Registered signal handlers",
     "log4j": "2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.mapreduce.v2.app.MRAppMaster: Created MRAppMaster",
+    "klog": "E0301 10:00:01.654321       1 controller.go:45] failed to sync pod default/web-0: etcd timeout",
+    "clf": '10.0.0.2 - frank [01/Mar/2024:10:00:01 +0100] "POST /api/pay?id=7 HTTP/1.1" 503 87 "-" "Mozilla/5.0"',
 }
 
 
@@ -63,6 +65,16 @@ def test_fields_of_each_layout() -> None:
     python = parse_log4j("2024-01-02 03:04:05,678 - payments.db - ERROR - query failed")
     assert python is not None and (python.level, python.source, python.message) == (
         "ERROR", "payments.db", "query failed")
+    klog = LAYOUTS["klog"](SAMPLES["klog"])
+    assert klog is not None and (klog.level, klog.source) == ("ERROR", "controller.go:45")
+    assert klog.message == "failed to sync pod default/web-0: etcd timeout"
+    assert klog.time is not None and (klog.time.year, klog.time.month, klog.time.fraction) == (None, 3, "654321")
+    access = LAYOUTS["clf"](SAMPLES["clf"])
+    assert access is not None and access.level == "ERROR"  # a 5xx
+    assert access.message == '10.0.0.2 frank "POST /api/pay?id=7 HTTP/1.1" 503 87 "-" "Mozilla/5.0"'
+    assert access.time is not None and (access.time.year, access.time.month, access.time.zone) == (2024, 3, "+0100")
+    common = LAYOUTS["clf"]('::1 - - [01/Mar/2024:10:00:02 +0000] "GET / HTTP/1.0" 404 -')
+    assert common is not None and (common.level, common.message) == ("WARN", '::1 "GET / HTTP/1.0" 404 -')
     openstack = LAYOUTS["openstack"](SAMPLES["openstack"])
     assert openstack is not None and openstack.service == "nova-api"
     assert openstack.message.startswith("10.11.10.1") and "req-38" in (openstack.source or "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import sqlite3
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,33 @@ def test_json_lines_logfmt_syslog_and_regex(tmp_path: Path) -> None:
     rows = _rows(store, "SELECT level, service, message, host FROM entries ORDER BY id")
     assert rows == [("WARN", "x", "hot", None), ("ERROR", "y", "cold start", None),
                     ("ERROR", "sshd", "Failed password", "host1"), ("E", "web", "boom", None)]
+
+
+def test_kubernetes_component_logs_and_web_access_logs(tmp_path: Path) -> None:
+    """klog has no year (the file's, as BSD syslog) and its level is a letter; an access log's
+    zone is converted and its level is its status class; both are recognised by themselves."""
+    import os
+    from datetime import datetime
+
+    klog = tmp_path / "kube-apiserver.log"
+    klog.write_text("I0301 10:00:00.123456       1 server.go:123] Starting kube-apiserver\n"
+                    "E0301 10:00:01.654321       1 controller.go:45] failed to sync: etcd timeout\n"
+                    "\tgoroutine 1 [running]:\n")
+    written = datetime(2025, 6, 1, tzinfo=UTC).timestamp()
+    os.utime(klog, (written, written))
+    access = tmp_path / "nginx-access.log.1"
+    access.write_text('10.0.0.1 - - [01/Mar/2024:10:00:00 +0100] "GET /api/orders HTTP/1.1" 200 512 "-" "curl/8.0"\n'
+                      '10.0.0.2 - - [01/Mar/2024:10:00:01 +0100] "POST /api/pay HTTP/1.1" 503 87 "-" "curl/8.0"\n')
+    store = tmp_path / "s.db"
+    report = import_files([klog, access], store)
+    assert [(f.layout, f.entries, f.unparsed) for f in report.files] == [("klog", 2, 0), ("clf", 2, 0)]
+    assert _rows(store, "SELECT ts, level, service, source FROM entries ORDER BY id") == [
+        ("2025-03-01T10:00:00.123456+00:00", "INFO", "kube-apiserver", "server.go:123"),
+        ("2025-03-01T10:00:01.654321+00:00", "ERROR", "kube-apiserver", "controller.go:45"),
+        ("2024-03-01T09:00:00+00:00", "INFO", "nginx-access", None),
+        ("2024-03-01T09:00:01+00:00", "ERROR", "nginx-access", None)]
+    errors = LogStore.open(store).query_logs(QueryLogsArgs(service="nginx-access", level="ERROR"))[0]
+    assert [entry.message for entry in errors.logs] == ['10.0.0.2 "POST /api/pay HTTP/1.1" 503 87 "-" "curl/8.0"']
 
 
 def test_colours_and_byte_order_marks_are_not_text(tmp_path: Path) -> None:

@@ -16,6 +16,12 @@ source, host, message) or says it is not a line of that layout. Layouts:
 - ``spark``: ``17/06/09 20:10:40 INFO executor.Backend: msg`` (yy/MM/dd).
 - ``openstack``: oslo.log, ``2017-05-16 00:00:00.008 25746 INFO nova.compute.manager
   [req-...] msg``, optionally after the log file's name (``nova-api.log.1.2017-05-16_13:53:08``).
+- ``klog``: Kubernetes components and glog, ``E0301 10:00:01.654321   1 controller.go:45] msg``
+  (level letter I/W/E/F, month and day: no year, read as BSD syslog's), source ``file:line``.
+- ``clf``: web servers' access logs, the Common and Combined Log Formats (nginx, Apache):
+  ``10.0.0.2 - frank [01/Mar/2024:10:00:01 +0000] "POST /pay HTTP/1.1" 503 87 "-" "curl/8"``;
+  the message is the line without its timestamp (and an empty ident and user); the level
+  comes from the status (5xx ERROR, 4xx WARN, else INFO), so "errors" finds failed requests.
 - ``regex``: a user's pattern with named groups ``timestamp`` and ``message`` (required),
   ``level``, ``service``, ``source`` (or ``logger``/``component``), ``host``.
 
@@ -280,6 +286,36 @@ def parse_openstack(line: str) -> ParsedLine | None:
     return _fields(match, _iso_time(match), match.group("program"), match.group("ctx"))
 
 
+_KLOG = re.compile(
+    r"(?P<letter>[IWEF])(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:\.(?P<f>\d{1,9}))?"
+    r" +\d+ (?P<logger>[^\s\]]+:\d+)\] ?(?P<msg>.*)")
+_KLOG_LEVELS = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
+_CLF = re.compile(
+    rf"(?P<client>\S+) \S+ (?P<user>\S+) \[(?P<d>\d\d)/(?P<b>{_MONTH_NAMES})/(?P<Y>\d{{4}}):(?P<H>\d\d):(?P<M>\d\d):"
+    r"(?P<S>\d\d)(?:\.(?P<f>\d{1,9}))? (?P<z>[+-]\d{4})\] "
+    r'(?P<rest>"(?:[^"\\]|\\.)*" (?P<status>\d{3}) (?:\d+|-)(?: .*)?)')
+
+
+def parse_klog(line: str) -> ParsedLine | None:
+    """``Lmmdd hh:mm:ss.uuuuuu threadid file:line] message`` (glog, Kubernetes)."""
+    match = _KLOG.fullmatch(line)
+    if not match:
+        return None
+    return ParsedLine(_time_from(match.groupdict()), match["msg"], _KLOG_LEVELS[match["letter"]],
+                      source=match["logger"])
+
+
+def parse_clf(line: str) -> ParsedLine | None:
+    """An access log line (Common or Combined Log Format); its level from the status."""
+    match = _CLF.fullmatch(line)
+    if not match:
+        return None
+    status = match["status"]
+    level = "ERROR" if status[0] == "5" else "WARN" if status[0] == "4" else "INFO"
+    user = "" if match["user"] == "-" else f" {match['user']}"
+    return ParsedLine(_time_from(match.groupdict()), f"{match['client']}{user} {match['rest']}", level)
+
+
 LineParser = Callable[[str], "ParsedLine | None"]
 
 # Auto-detection tries these; on a tie the earlier wins (more specific first).
@@ -289,6 +325,8 @@ LAYOUTS: dict[str, LineParser] = {
     "openstack": parse_openstack,
     "hdfs": parse_hdfs,
     "spark": parse_spark,
+    "klog": parse_klog,
+    "clf": parse_clf,
     "log4j": parse_log4j,
     "logfmt": parse_logfmt,
 }
