@@ -65,6 +65,10 @@ def test_fields_of_each_layout() -> None:
     python = parse_log4j("2024-01-02 03:04:05,678 - payments.db - ERROR - query failed")
     assert python is not None and (python.level, python.source, python.message) == (
         "ERROR", "payments.db", "query failed")
+    docker = [parse_jsonl(f'{{"log": "{text}\\n", "stream": "stderr", "time": "2024-03-01T10:00:01.5Z"}}')
+              for text in ("ERROR failed to connect", "[warn] slow disk", "errors: 0", "Info")]
+    assert [(line.level, line.message.rstrip()) for line in docker if line] == [
+        ("ERROR", "ERROR failed to connect"), ("warn", "[warn] slow disk"), (None, "errors: 0"), (None, "Info")]
     klog = LAYOUTS["klog"](SAMPLES["klog"])
     assert klog is not None and (klog.level, klog.source) == ("ERROR", "controller.go:45")
     assert klog.message == "failed to sync pod default/web-0: etcd timeout"

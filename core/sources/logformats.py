@@ -5,7 +5,8 @@ source, host, message) or says it is not a line of that layout. Layouts:
 
 - ``jsonl``: one JSON object per line; fields by common key names (``timestamp``/``time``/
   ``ts``/``@timestamp``, ``level``/``severity``, ``message``/``msg``, ``service``/``app``,
-  ``logger``/``source``, ``host``); the pack format (``LogEntry``) is one of these.
+  ``logger``/``source``, ``host``); the pack format (``LogEntry``) is one of these. Without a
+  level field, a level word the message starts with is its level (Docker's ``{"log": ...}``).
 - ``logfmt``: ``key=value key2="quoted value"`` with the same key names.
 - ``syslog``: RFC 5424 (``<165>1 2003-10-11T22:14:15.003Z host app 1234 ID47 - msg``) and
   RFC 3164 / the BSD files in /var/log (``[<34>]Oct 11 22:14:15 host su[77]: msg``); the level
@@ -153,6 +154,10 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+# A level word a message starts with, when its record has no level field ("[WARN] ...").
+_LEADING_LEVEL = re.compile(rf"[\[(<]?{_LEVEL}[\])>]?:?(?=\s+\S)")
+
+
 def from_record(record: dict[str, Any]) -> ParsedLine | None:
     """A JSON/logfmt record's fields; None without a message or a readable timestamp."""
     message = _first(record, _MESSAGE_KEYS)
@@ -160,8 +165,12 @@ def from_record(record: dict[str, Any]) -> ParsedLine | None:
     time = time_of_value(stamp) if stamp is not None else None
     if message is None or time is None:
         return None
-    level = _first(record, _LEVEL_KEYS)
-    return ParsedLine(time=time, message=_text(message) or "", level=_text(level),
+    text = _text(message) or ""
+    level = _text(_first(record, _LEVEL_KEYS))
+    if level is None:  # a container's captured output (Docker's {"log": ...}): "ERROR boom"
+        leading = _LEADING_LEVEL.match(text)
+        level = leading["level"] if leading else None
+    return ParsedLine(time=time, message=text, level=level,
                       service=_text(_first(record, _SERVICE_KEYS)),
                       source=_text(_first(record, _SOURCE_KEYS)), host=_text(_first(record, _HOST_KEYS)))
 
