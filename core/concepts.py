@@ -256,11 +256,25 @@ def concepts_held(text: str) -> set[str]:
     its log phrases or stems ("Connection broken for id 3" is about connection)."""
     normalized = normalize(text)
     held = {mention.concept for mention in concept_mentions(normalized)}
-    for concept in _CONCEPT_TABLE:
-        if concept.name not in held and (any(stem in normalized for stem in concept.stems)
-                                         or any(holds_term(normalized, term) for term in concept.terms)):
-            held.add(concept.name)
+    for name, stems, terms in _held_probes():
+        if name not in held and (any(stem in normalized for stem in stems)
+                                 or any(rarest in normalized and _term_regex(term).search(normalized)
+                                        for rarest, term in terms)):
+            held.add(name)
     return held
+
+
+@lru_cache(maxsize=1)
+def _held_probes() -> tuple[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]], ...]:
+    """Each concept's stems and log phrases as ``holds_term`` reads them (normalised), each
+    phrase with its longest word: a text without it cannot match the phrase's regex, and most
+    texts lack it ("not available" is tried only where "available" is; its first word, "not",
+    is in many). Prepared once: the verifier asks this of every evidence text of every claim."""
+    prepared = []
+    for concept in _CONCEPT_TABLE:
+        terms = tuple(normalize(term) for term in concept.terms)
+        prepared.append((concept.name, concept.stems, tuple((max(term.split(), key=len), term) for term in terms)))
+    return tuple(prepared)
 
 
 def concept_terms(names: Iterable[str]) -> list[str]:

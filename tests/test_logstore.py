@@ -145,10 +145,29 @@ def test_opening_what_is_not_a_store(tmp_path: Path) -> None:
         LogStore.open(other)
 
 
+_SCHEMA_2_TOPICS = ("CREATE TABLE old_topics (topic TEXT NOT NULL, line_id INTEGER NOT NULL, "
+                    "PRIMARY KEY (topic, line_id)) WITHOUT ROWID",
+                    "INSERT INTO old_topics SELECT topic, line_id FROM line_topics",
+                    "DROP TABLE line_topics", "ALTER TABLE old_topics RENAME TO line_topics")
+
+
 def _schema_1(tmp_path: Path) -> tuple[Path, Path]:
-    """A store as version 1 wrote it: no service spans."""
-    return _imported_then_changed(tmp_path, "DROP TABLE service_spans",
+    """A store as version 1 wrote it: no service spans, topics not keyed by service."""
+    return _imported_then_changed(tmp_path, "DROP TABLE service_spans", *_SCHEMA_2_TOPICS,
                                   "UPDATE meta SET value = '1' WHERE key = 'schema'")
+
+
+def test_a_store_of_schema_2_gets_its_topics_keyed_by_service(tmp_path: Path) -> None:
+    _, path = _imported_then_changed(tmp_path, *_SCHEMA_2_TOPICS, "UPDATE meta SET value = '2' WHERE key = 'schema'")
+    store = LogStore.open(path)
+    result, request = store.query_logs(QueryLogsArgs(service="app", topic="connection_pool"))
+    assert result.total == 1
+    assert "FROM line_topics WHERE topic IN (?) AND service_key = ?)" in request["search"]["lines_sql"]
+    assert store.query_logs(QueryLogsArgs(service="other", topic="connection_pool"))[0].total == 0
+    with store.connection() as connection:
+        assert read_meta(connection)["schema"] == SCHEMA_VERSION
+        assert connection.execute("SELECT topic, service_key, line_id FROM line_topics").fetchall() == [
+            ("connection_pool", "app", 1)]
 
 
 def test_a_store_of_schema_1_is_brought_up_to_date_when_opened(tmp_path: Path) -> None:
@@ -176,7 +195,7 @@ def test_a_store_of_schema_1_is_brought_up_to_date_before_an_append(tmp_path: Pa
 def test_a_store_of_schema_1_that_cannot_be_written_says_what_to_do(tmp_path: Path) -> None:
     _, path = _schema_1(tmp_path)
     connection = connect(path, readonly=True)  # as a read-only file would be, even for root
-    with pytest.raises(LogStoreError, match=r"schema '1' cannot be brought to '2' .*; import the files again"):
+    with pytest.raises(LogStoreError, match=r"schema '1' cannot be brought to '3' .*; import the files again"):
         upgrade_schema(connection)
     connection.close()
     assert check_store(path) is None  # left as it was: a writable open upgrades it
@@ -184,7 +203,7 @@ def test_a_store_of_schema_1_that_cannot_be_written_says_what_to_do(tmp_path: Pa
 
 def test_a_store_of_an_unknown_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
     log, path = _imported_then_changed(tmp_path, "UPDATE meta SET value = '0' WHERE key = 'schema'")
-    expected = "log store schema '0' is not the supported '2'; import the files again"
+    expected = "log store schema '0' is not the supported '3'; import the files again"
     assert check_store(path) == expected
     with pytest.raises(LogStoreError, match=expected):
         LogStore.open(path)

@@ -8,7 +8,7 @@ import pytest
 from core.agents.rules.planner import RulesPlanner, alert_topics
 from core.agents.rules.question import read_question, stem, strip_markup
 from core.agents.rules.searches import log_searches
-from core.concepts import CONCEPTS, concept_mentions, concepts_in, holds_term, translations_in
+from core.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term, translations_in
 from core.contracts import Plan
 from core.lexicon import TOPICS, alert_words, normalize, topics_in
 from core.pipeline import ask
@@ -122,6 +122,21 @@ def test_demo_synonyms_do_not_tag_real_lines() -> None:
     # ...while the same words still open the topic in a question.
     assert topics_in("spark-executor 内存怎么样") == ["memory"]
     assert topics_in("zookeeper queue") == ["mq"]
+
+
+def test_a_text_holds_a_concept_when_it_names_it_or_holds_one_of_its_phrases_or_stems() -> None:
+    """``concepts_held`` (prepared once, its phrases pre-checked by their longest word) says
+    what naming a concept or ``holds_term``/a stem on each of its phrases says, text by text."""
+    texts = [term for concept in CONCEPTS.values() for term in concept.terms]
+    texts += [term.replace(" ", "\t") for term in texts] + [f"x{term}x" for term in texts[:40]]
+    texts += ["Connection  Refused by db-1", "connection refusedx", "线程池已满 connection broken", "Task done"]
+    for text in texts:
+        normalized = normalize(text)
+        expected = {mention.concept for mention in concept_mentions(normalized)}
+        expected |= {name for name, concept in CONCEPTS.items()
+                     if any(stem in normalized for stem in concept.stems)
+                     or any(holds_term(normalized, term) for term in concept.terms)}
+        assert concepts_held(text) == expected, text
 
 
 def test_concept_table_is_consistent() -> None:

@@ -18,7 +18,7 @@ from core.lexicon import TAGGING_VERSION, TOPICS
 from core.tools.logquery import search_text
 
 STORE_FORMAT = "superbiz-logstore"
-SCHEMA_VERSION = "2"  # 2: service_spans
+SCHEMA_VERSION = "3"  # 2: service_spans; 3: line_topics by service
 
 # ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
 # ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS entries (
     line_no INTEGER,
     folded TEXT);
 CREATE TABLE IF NOT EXISTS line_topics (
-    topic TEXT NOT NULL, line_id INTEGER NOT NULL, PRIMARY KEY (topic, line_id)) WITHOUT ROWID;
+    topic TEXT NOT NULL, service_key TEXT NOT NULL, line_id INTEGER NOT NULL,
+    PRIMARY KEY (topic, service_key, line_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS service_spans (
     service_key TEXT PRIMARY KEY, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID;
@@ -140,9 +141,21 @@ def _add_service_spans(connection: sqlite3.Connection) -> None:
                        "SELECT service_key, min(id), max(id) FROM lines GROUP BY service_key")
 
 
+def _add_topic_services(connection: sqlite3.Connection) -> None:
+    """Schema 2 -> 3: each topic tag keyed by its line's service too (a topic and a service
+    together read only that service's tags), from the lines themselves."""
+    connection.execute("CREATE TABLE line_topics_3 (topic TEXT NOT NULL, service_key TEXT NOT NULL, "
+                       "line_id INTEGER NOT NULL, PRIMARY KEY (topic, service_key, line_id)) WITHOUT ROWID")
+    connection.execute("INSERT INTO line_topics_3 (topic, service_key, line_id) SELECT t.topic, l.service_key, "
+                       "t.line_id FROM line_topics t JOIN lines l ON l.id = t.line_id")
+    connection.execute("DROP TABLE line_topics")
+    connection.execute("ALTER TABLE line_topics_3 RENAME TO line_topics")
+    connection.execute("ANALYZE")  # the planner's statistics, for the new table too
+
+
 # An older schema's step to the next: what the newer code reads, derived from what the store
 # holds (no line is read again), so a store written by an older version keeps working.
-_UPGRADES = {"1": _add_service_spans}
+_UPGRADES = {"1": _add_service_spans, "2": _add_topic_services}
 
 
 def upgrade_schema(connection: sqlite3.Connection) -> dict[str, str]:
@@ -191,7 +204,8 @@ def check_store(path: Path) -> str | None:
 
 def finish_indexes(connection: sqlite3.Connection) -> None:
     """After writing lines, inside the caller's transaction: create the lines' indexes (a no-op
-    once they exist) and merge the full-text index into one segment (FTS5 ``optimize``).
+    once they exist), merge the full-text index into one segment (FTS5 ``optimize``) and
+    gather the planner's statistics (``ANALYZE``).
     FTS5 writes a segment per batch; a term is then looked up in each of them, which costs a
     rare id three times its time at a million lines. Merging costs seconds at a million
     lines (an append merges again: the store is read far more often than written)."""
@@ -199,3 +213,6 @@ def finish_indexes(connection: sqlite3.Connection) -> None:
         if statement.strip():
             connection.execute(statement)
     connection.execute("INSERT INTO lines_fts (lines_fts) VALUES ('optimize')")
+    # Statistics for the query planner (a second at a million lines): without them it reads a
+    # service's every line to find the few a topic tags, instead of the tags' lines.
+    connection.execute("ANALYZE")

@@ -130,9 +130,14 @@ def _search(unit: SearchUnit, terms_of: Callable[[str], list[str]]) -> UnitSearc
     return needle_search(unit, {token: terms_of(token) for token in needs_terms(unit)})
 
 
-def _topics_clause(topics: tuple[str, ...]) -> tuple[str, list[Any]]:
+def _topics_clause(topics: tuple[str, ...], service: str | None) -> tuple[str, list[Any]]:
+    """Lines tagged with one of ``topics``; with the query's service, only that service's tags
+    are read (``line_topics`` is keyed by topic, then service)."""
     marks = ", ".join("?" for _ in topics)
-    return f"l.id IN (SELECT line_id FROM line_topics WHERE topic IN ({marks}))", list(topics)
+    if service is None:
+        return f"l.id IN (SELECT line_id FROM line_topics WHERE topic IN ({marks}))", list(topics)
+    return (f"l.id IN (SELECT line_id FROM line_topics WHERE topic IN ({marks}) AND service_key = ?)",
+            [*topics, service])
 
 
 def _checks_text(search: UnitSearch) -> bool:
@@ -158,10 +163,11 @@ def _text_checks(search: UnitSearch) -> tuple[list[str], list[Any]]:
     return clauses, params
 
 
-def _unit_condition(unit: SearchUnit, search: UnitSearch) -> tuple[str, list[Any]]:
-    """A row condition exactly equivalent to "the line holds the unit"."""
+def _unit_condition(unit: SearchUnit, search: UnitSearch, service: str | None) -> tuple[str, list[Any]]:
+    """A row condition exactly equivalent to "the line holds the unit" (among the lines of
+    ``service``, when the query has one)."""
     if unit.kind == "topics":
-        return _topics_clause(unit.topics)
+        return _topics_clause(unit.topics, service)
     if search.impossible:
         return "0", []
     clauses, params = ([_FTS_IN], [search.fts]) if search.fts is not None else ([], [])
@@ -182,7 +188,7 @@ def _filters(query: CompiledQuery, where: _Where) -> None:
     if query.until_us is not None:
         where.add("l.ts_us < ?", query.until_us)
     if query.topic_filter:
-        clause, params = _topics_clause(query.topic_filter)
+        clause, params = _topics_clause(query.topic_filter, query.service)
         where.add(clause, *params)
 
 
@@ -193,7 +199,7 @@ def _exclusions(query: CompiledQuery, terms_of: Callable[[str], list[str]], wher
         search = _search(unit, terms_of)
         if search.impossible:
             continue  # no line holds it: nothing to leave out
-        clause, params = _unit_condition(unit, search)
+        clause, params = _unit_condition(unit, search, query.service)
         where.add(f"NOT {clause}", *params)
         checks = checks or _checks_text(search)
     return checks
@@ -230,7 +236,7 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
     checks = _exclusions(query, terms_of, where)
     for unit, search in searches:
         if unit.kind == "topics":
-            clause, params = _topics_clause(unit.topics)
+            clause, params = _topics_clause(unit.topics, query.service)
             where.add(clause, *params)
             continue
         clauses, params = _text_checks(search)
@@ -268,7 +274,7 @@ def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]
     _filters(query, where)
     checks = _exclusions(query, terms_of, where)
     if possible:
-        conditions = [_unit_condition(unit, search) for unit, search in possible]
+        conditions = [_unit_condition(unit, search, query.service) for unit, search in possible]
         where.add("(" + " OR ".join(clause for clause, _ in conditions) + ")",
                   *[param for _, params in conditions for param in params])
         checks = checks or any(_checks_text(search) for _, search in possible)

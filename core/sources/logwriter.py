@@ -53,11 +53,13 @@ def create_schema(connection: sqlite3.Connection, zone: tzinfo) -> None:
         ("lexicon", lexicon_fingerprint())])
 
 
-def _messages(connection: sqlite3.Connection, size: int) -> Iterator[list[tuple[int, str]]]:
+def _messages(connection: sqlite3.Connection, size: int) -> Iterator[list[tuple[int, str, str]]]:
+    """(id, message, service key) of every line, ``size`` at a time."""
     last = 0
     while True:
         rows = connection.execute(
-            "SELECT id, message FROM entries WHERE id > ? ORDER BY id LIMIT ?", (last, size)).fetchall()
+            "SELECT e.id, e.message, l.service_key FROM entries e JOIN lines l ON l.id = e.id WHERE e.id > ? "
+            "ORDER BY e.id LIMIT ?", (last, size)).fetchall()
         if not rows:
             return
         yield rows
@@ -72,9 +74,10 @@ def retag_topics(connection: sqlite3.Connection) -> None:
         with connection:
             connection.execute("DELETE FROM line_topics")
             for rows in _messages(connection, BATCH):
-                tagged = tag_lines([normalize(message) for _, message in rows])
-                connection.executemany("INSERT INTO line_topics (topic, line_id) VALUES (?, ?)",
-                                       [(topic, rows[i][0]) for topic, found in tagged.items() for i in found])
+                tagged = tag_lines([normalize(message) for _, message, _ in rows])
+                connection.executemany("INSERT INTO line_topics (topic, service_key, line_id) VALUES (?, ?, ?)",
+                                       [(topic, rows[i][2], rows[i][0])
+                                        for topic, found in tagged.items() for i in found])
             connection.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('lexicon', ?)",
                                (lexicon_fingerprint(),))
     except sqlite3.Error as error:
@@ -179,8 +182,8 @@ class LogWriter:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
         run("INSERT INTO lines_fts (rowid, body, meta, parts) VALUES (?, ?, ?, ?)", fts)
         first = self._next_id
-        run("INSERT INTO line_topics (topic, line_id) VALUES (?, ?)",
-            [(topic, first + i) for topic, found in tag_lines(messages).items() for i in found])
+        run("INSERT INTO line_topics (topic, service_key, line_id) VALUES (?, ?, ?)",
+            [(topic, lines[i][3], first + i) for topic, found in tag_lines(messages).items() for i in found])
         if self._new_groups:
             run("INSERT INTO groups (id, template_id, service, level) VALUES (?, ?, ?, ?)", self._new_groups)
             self._new_groups = []
