@@ -31,8 +31,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     importing = commands.add_parser(
         "import", help="import log files into a store (created if missing, appended otherwise)",
-        description="Recognises JSON lines, logfmt, syslog (RFC 3164/5424), log4j-style, HDFS, Spark "
-                    "and OpenStack layouts by itself; --format regex --pattern RE reads anything else. "
+        description="Recognises JSON lines, logfmt, syslog (RFC 3164/5424), log4j-style, HDFS, Spark, "
+                    "OpenStack, Kubernetes (klog) and web access logs (Common/Combined Log Format) by "
+                    "itself; --format regex --pattern RE reads anything else. "
                     "All or nothing: an error leaves the store as it was.")
     importing.add_argument("files", nargs="+", metavar="FILE", help="log files (plain or .gz)")
     importing.add_argument("--store", required=True, metavar="PATH", help="the store file")
