@@ -45,6 +45,23 @@ def test_services_of_any_shape_are_found_and_unknown_ones_reported() -> None:
     assert read("Does zookeeper have errors?").unknown_services == []
 
 
+def test_a_numbered_service_is_also_named_by_its_base() -> None:
+    """Instances and samples (kafka-0, Zookeeper_2k) are what people call kafka and zookeeper;
+    a service spelled as the base itself keeps the word; short bases (db-1) are not aliases."""
+    services = ["Zookeeper_2k", "kafka-0", "kafka-1", "redis", "redis-2", "db-1", "order-service"]
+    def named(question: str) -> list[str]:
+        return read_question(question, services=services).services
+    assert named("zookeeper 有哪些连接中断的警告？") == ["Zookeeper_2k"]
+    assert named("Is kafka lagging?") == ["kafka-0", "kafka-1"]
+    assert named("redis errors?") == ["redis"] and named("redis-2 errors?") == ["redis-2"]
+    assert named("any db errors?") == [] and named("order 123 failed") == []
+    assert read_question("zookeeper errors?", services=services).unknown_services == []
+    # an alias is a name of its own, not the start of another (node-7 is not node-1 or node-2)
+    nodes = ["node-1", "node-2"]
+    assert read_question("Is HostOutOfDiskSpace firing on node-7?", services=nodes).services == []
+    assert read_question("Is the disk full on any node?", services=nodes).services == nodes
+
+
 def test_alert_names_as_the_data_spells_them_and_unknown_ones() -> None:
     assert read("is hostoutofdiskspace firing on hdfs-datanode?").alert_names == ["HostOutOfDiskSpace"]
     reading = read("Is there a HadoopNameNodeDown alert for hadoop-mapreduce?")

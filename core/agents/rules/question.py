@@ -190,6 +190,12 @@ def _whole(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9_\-]){re.escape(normalize(name))}(?![a-z0-9_])")
 
 
+def _whole_alias(alias: str) -> re.Pattern[str]:
+    """An alias as a name of its own: not the start of a longer name (``node`` in ``node-7``
+    is not the alias of ``node-1``)."""
+    return re.compile(rf"(?<![a-z0-9_.\-]){re.escape(normalize(alias))}(?![a-z0-9_]|[-.][a-z0-9])")
+
+
 def _quoted(text: _Text) -> list[str]:
     terms: list[str] = []
     for match in _QUOTED.finditer(text.current):
@@ -226,16 +232,34 @@ def name_aliases(names: Sequence[str]) -> dict[str, list[str]]:
     return aliases
 
 
-def _known_names(text: _Text, names: Sequence[str]) -> list[str]:
-    """Names of ``names`` in the text (whole, case-insensitive), as spelled in ``names`` (a
-    qualified alert name also by its identifier alone, see ``name_aliases``)."""
+# A service named with a numbered last part: an instance or a sample of it (kafka-0, web-01,
+# Zookeeper_2k, db.3).
+_NUMBERED_SERVICE = re.compile(r"(?P<base>[A-Za-z][\w-]*?[A-Za-z])[-_.][A-Za-z]*\d[A-Za-z0-9]*")
+
+
+def service_aliases(names: Sequence[str]) -> dict[str, list[str]]:
+    """Another spelling -> the services it stands for: a service named with a numbered last
+    part by its base, as people say it (``kafka`` -> ``kafka-0``, ``kafka-1``; ``zookeeper`` ->
+    ``Zookeeper_2k``), unless a service is spelled that way itself."""
+    spelled = {name.casefold() for name in names}
+    aliases: dict[str, list[str]] = {}
+    for name in names:
+        match = _NUMBERED_SERVICE.fullmatch(name)
+        if match and len(match["base"]) >= 3 and match["base"].casefold() not in spelled:
+            aliases.setdefault(match["base"], []).append(name)
+    return aliases
+
+
+def _known_names(text: _Text, names: Sequence[str], aliases: dict[str, list[str]]) -> list[str]:
+    """Names of ``names`` in the text (whole, case-insensitive), as spelled in ``names``, and
+    the names an alias in the text stands for (``name_aliases``, ``service_aliases``)."""
     spans: list[tuple[int, int, str]] = []
     lowered = text.lowered
     for name in names:
         if name.strip():
             spans += [(m.start(), m.end(), name) for m in _whole(name).finditer(lowered)]
-    for alias, meant in name_aliases(names).items():
-        spans += [(m.start(), m.end(), name) for m in _whole(alias).finditer(lowered)
+    for alias, meant in aliases.items():
+        spans += [(m.start(), m.end(), name) for m in _whole_alias(alias).finditer(lowered)
                   for name in meant]
     found: list[str] = []
     taken: tuple[int, int] | None = None
@@ -417,8 +441,8 @@ def read_question(question: str, *, services: Sequence[str] = (),
     reading = QuestionReading(text=" ".join(text.original.split()))
     reading.wants_alerts = _ALERT_WORDS.search(text.original) is not None
     reading.terms = _quoted(text)
-    reading.services = _known_names(text, sorted(services, key=len, reverse=True))
-    reading.alert_names = _known_names(text, sorted(alert_names, key=len, reverse=True))
+    reading.services = _known_names(text, sorted(services, key=len, reverse=True), service_aliases(services))
+    reading.alert_names = _known_names(text, sorted(alert_names, key=len, reverse=True), name_aliases(alert_names))
     reading.unknown_services = [s for s in _unknown_services(text, alert_names, bool(reading.services),
                                                              reading.wants_alerts)
                                 if s.casefold() not in {k.casefold() for k in services}]
