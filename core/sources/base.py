@@ -23,13 +23,20 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from core.contracts import KnowledgeResult, LogsResult, MetricsResult
-    from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs
+    from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs, ToolArgs
 
 Capability = Literal["metrics", "logs", "knowledge"]
 CAPABILITIES: tuple[Capability, ...] = ("metrics", "logs", "knowledge")
 # What a source was asked, as JSON: the validated arguments, or method/url/params of an HTTP
 # call. Never a credential: a source removes them before it returns the request.
 Request = dict[str, Any]
+
+
+def served_request(args: ToolArgs) -> Request:
+    """The request a source serves a tool's arguments as: the validated arguments (defaults
+    included, unset filters left out). The gatekeeper holds a cited invocation's arguments to
+    it, so every source that answers from arguments (a pack, a log store) records this."""
+    return args.model_dump(mode="json", exclude_none=True)
 
 
 def _unique(values: Iterable[str]) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.logfields import level_rank, parse_zone, zone_name
-from core.sources.base import SourceDescription, Vocabulary
+from core.sources.base import SourceDescription, Vocabulary, served_request
 from core.sources.logfile import check_store, connect, finish_indexes, lexicon_fingerprint, upgrade_schema
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
@@ -141,7 +141,7 @@ class LogStore:
         query = compile_query(args, names, self._zone)
         with self._lock:
             plan = build_plan(query, self._terms_containing, self._span)
-            request: dict[str, Any] = {**args.model_dump(mode="json", exclude_none=True),
+            request: dict[str, Any] = {**served_request(args),
                                        "search": {"query": query.describe(), **plan.describe()}}
             if plan.empty:
                 return LogsResult(success=True, message="未找到匹配的日志"), request

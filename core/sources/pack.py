@@ -25,20 +25,14 @@ from typing import TYPE_CHECKING
 
 from core.errors import LogStoreError, SourceError
 from core.packs import Pack, load_pack
-from core.sources.base import Request, SourceDescription, Vocabulary, World
+from core.sources.base import Request, SourceDescription, Vocabulary, World, served_request
 from core.sources.logstore import LogStore
 from core.tools.knowledge import knowledge_index, lookup_knowledge
 from core.tools.metrics import query_metrics
 
 if TYPE_CHECKING:
     from core.contracts import KnowledgeResult, LogsResult, MetricsResult
-    from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs, ToolArgs
-
-
-def _request(args: ToolArgs) -> Request:
-    """The request a pack serves: the validated arguments (defaults included, unset filters
-    left out), so the invocation shows exactly what the in-memory tool was given."""
-    return args.model_dump(mode="json", exclude_none=True)
+    from core.tools.args import LookupKnowledgeArgs, QueryLogsArgs, QueryMetricsArgs
 
 
 class _PackPart:
@@ -78,7 +72,7 @@ class PackMetrics(_PackPart):
             metrics=tuple(dict.fromkeys(s.metric for s in series)))
 
     def query_metrics(self, args: QueryMetricsArgs) -> tuple[MetricsResult, Request]:
-        return query_metrics(self.pack, args), _request(args)
+        return query_metrics(self.pack, args), served_request(args)
 
 
 class PackLogs(_PackPart):
@@ -126,7 +120,7 @@ class PackLogs(_PackPart):
             return self.store().query_logs(args, known_services=self.pack.services)
         except (LogStoreError, sqlite3.Error) as error:
             raise SourceError(f"the logs of pack {self.pack.name!r} cannot be searched: {error}",
-                              source=self.source_id, request=_request(args)) from None
+                              source=self.source_id, request=served_request(args)) from None
 
 
 class PackKnowledge(_PackPart):
@@ -147,7 +141,7 @@ class PackKnowledge(_PackPart):
             section.title for group in self.pack.rules for section in group.sections)))
 
     def lookup_knowledge(self, args: LookupKnowledgeArgs) -> tuple[KnowledgeResult, Request]:
-        return lookup_knowledge(self.pack, args), _request(args)
+        return lookup_knowledge(self.pack, args), served_request(args)
 
 
 def pack_world(pack: Pack) -> World:
