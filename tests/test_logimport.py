@@ -87,6 +87,8 @@ def test_append_continues_ids_and_templates(tmp_path: Path) -> None:
     assert _rows(store, "SELECT count(*) FROM templates") == [(1,)]  # one template across both files
     # the append's own FTS5 segment is merged with the import's: a term is looked up once
     assert _rows(store, "SELECT count(DISTINCT segid) FROM lines_fts_idx") == [(1,)]
+    # and the query planner's statistics cover every line, the append's too
+    assert _rows(store, "SELECT stat FROM sqlite_stat1 WHERE idx = 'lines_by_time'") == [("60 1",)]
     opened = LogStore.open(store)
     assert opened.services() == ["a", "jobs"]
     assert opened.query_logs(QueryLogsArgs(query="done", service="jobs"))[0].total == 30

@@ -131,7 +131,6 @@ class CacheBuild:
             self._writer.finish()
             finish_indexes(self._connection)
             self._connection.execute("COMMIT")
-            self._connection.execute("PRAGMA optimize")
             self._connection.close()
         except sqlite3.Error as error:
             self._discard()

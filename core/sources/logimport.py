@@ -401,7 +401,6 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
                 writer.finish(report.physical_lines, report.unparsed)
         finish_indexes(connection)
         connection.execute("COMMIT")
-        connection.execute("PRAGMA optimize")
     except BaseException as error:
         with contextlib.suppress(sqlite3.Error):
             connection.rollback()
