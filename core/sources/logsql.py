@@ -227,6 +227,7 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
         return QueryPlan(empty=True)
     fts_parts = [search.fts for _, search in searches if search.fts is not None]
     fts = " AND ".join(fts_parts) if fts_parts else None
+    whole_parts = [_whole_word(unit, search) or search.fts for unit, search in searches if search.fts is not None]
     if fts is not None:
         where.add("lines_fts MATCH ?", fts)
         span = span_of(query.service) if span_of is not None and query.service is not None else None
@@ -245,24 +246,16 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
         checks = checks or _checks_text(search)
     return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
                      score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks,
-                     whole_words=_whole_words(searches))
+                     whole_words=" AND ".join(whole_parts) if whole_parts != fts_parts else None)
 
 
-def _whole_words(searches: list[tuple[SearchUnit, UnitSearch]]) -> str | None:
-    """The FTS5 expression of ``build_plan`` with each ASCII word that is also found inside
-    longer terms narrowed to its own term (``container``, not ``rmcontainerallocator``): the
-    lines ranked first. None when no word is narrowed (the ranking is then bm25 alone)."""
-    parts: list[str] = []
-    narrowed = False
-    for unit, search in searches:
-        if search.fts is None:
-            continue
-        if unit.kind == "word" and unit.text.isascii() and unit.text in search.terms and len(search.terms) > 1:
-            parts.append("{body meta}: " + quote(unit.text))
-            narrowed = True
-            continue
-        parts.append(search.fts)
-    return " AND ".join(parts) if narrowed else None
+def _whole_word(unit: SearchUnit, search: UnitSearch) -> str | None:
+    """An ASCII word also found inside longer terms, narrowed to its own term (``container``,
+    not ``rmcontainerallocator``): the plan's ``whole_words``, the lines ranked first (None:
+    nothing to narrow)."""
+    if unit.kind == "word" and unit.text.isascii() and unit.text in search.terms and len(search.terms) > 1:
+        return "{body meta}: " + quote(unit.text)
+    return None
 
 
 def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]],
