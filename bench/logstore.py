@@ -43,6 +43,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -252,8 +253,6 @@ def bench_cold(store_path: Path, raw_path: Path, files: list[Path], runs: int) -
 
 def _merged_copy(raw_path: Path) -> Path:
     """A copy of the raw table with its FTS5 segments merged into one (kept beside it)."""
-    import shutil
-
     merged = raw_path.with_name(raw_path.stem + "-merged.db")
     if not merged.is_file() or merged.stat().st_mtime < raw_path.stat().st_mtime:
         shutil.copyfile(raw_path, merged)
