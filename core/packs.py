@@ -6,8 +6,9 @@ then among the packs that ship with superbiz (``mockdata/`` of the checkout, ins
 
 A pack folder holds::
 
-    pack.yaml        name, description, now (ISO timestamp: the pack's fixed clock),
-                     optional example_questions, optional ``logs: {store: PATH}``
+    pack.yaml        name (default: the folder's), description, now (ISO timestamp: the pack's
+                     fixed clock; default: the newest moment of its data, ``data_clock``),
+                     example_questions, ``logs: {store: PATH}``; every key optional
     alerts.yaml      a list of alerts (``core.contracts.Alert``)
     series.yaml      a mapping name -> metric series (``core.contracts.MetricSeries``)
     logs.jsonl       one log entry (``core.contracts.LogEntry``) per line; or logs.yaml, a list;
@@ -18,9 +19,12 @@ A log file up to 1 MiB is read at load (``Pack.logs``); a bigger one is read onc
 line, into a log store cached in the user's cache folder (``core.sources.logcache``), and
 later loads find that store without reading a line. Either way the logs are searched by the
 log store (``core.sources.pack.PackLogs``).
-    runbooks/        Markdown files (any depth); may be empty
+    runbooks/        Markdown files (any depth)
     rules/           optional: Prometheus alerting rule files (``.yml``/``.yaml``, rule files or
                      PrometheusRule resources), searched by ``lookup_knowledge`` like runbooks
+
+Every file and folder but ``pack.yaml`` is optional (a pack of imported logs is ``pack.yaml``
+saying ``logs: {store: PATH}``); a pack holding none of them is refused.
 
 A log entry's timestamp must be ISO 8601 with a date and a time (a timestamp without a zone is
 in the zone of ``now``) and its level a known one (``core.logfields``: TRACE, DEBUG, INFO, WARN,
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -50,6 +54,7 @@ from core.contracts import Alert, LogEntry, MetricSeries, empty_list
 from core.errors import InputError, PackError
 from core.inputs.files import read_text
 from core.inputs.yamldoc import parse_yaml
+from core.logfields import parse_timestamp
 from core.packfiles.formats import (
     ALERTS_FILE,
     LOGS_JSONL,
@@ -221,13 +226,37 @@ def _read_pack(root: Path, build: bool = True) -> tuple[Pack | None, list[PackPr
     problems += more
     rules, more = read_rules_dir(root)
     problems += more
+    if meta is not None and not problems and not _holds_data(root, meta):
+        problems.append(PackProblem(PACK_FILE, _NO_DATA))
     if problems or meta is None:
         return None, problems
-    pack = Pack(name=meta.name, description=meta.description, now=meta.now, root=root,
+    now = meta.now or data_clock(alerts, series, logs.newest) or datetime.now(UTC)
+    pack = Pack(name=meta.name or root.name, description=meta.description, now=now, root=root,
                 alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks, rules=rules,
                 example_questions=meta.example_questions, log_file=logs.file, log_store=logs.store,
                 log_cache=logs.cache, log_lines=logs.lines, log_services=logs.services)
     return pack, []
+
+
+_NO_DATA = (f"the pack holds no data: add {ALERTS_FILE}, {SERIES_FILE}, {LOGS_JSONL} (or logs: "
+            f"{{store: PATH}} here), {RUNBOOKS_DIR}/ or {RULES_DIR}/ beside it")
+
+
+def _holds_data(root: Path, meta: PackMeta) -> bool:
+    """Whether the pack has any of its data files or folders (each is optional, not all)."""
+    names = (ALERTS_FILE, SERIES_FILE, LOGS_JSONL, LOGS_YAML, RUNBOOKS_DIR, RULES_DIR)
+    return meta.logs is not None or any(present(root / name) for name in names)
+
+
+def data_clock(alerts: list[Alert], series: dict[str, MetricSeries],
+               newest_log: datetime | None) -> datetime | None:
+    """The clock of a pack that sets no ``now``: the newest moment in its data (an alert's
+    start, a sample, a log line; a time without a zone is UTC). A pack is a recording, so
+    "now" is when it ends, and "the last hour" is the last hour of its data."""
+    moments = [parse_timestamp(alert.started_at) for alert in alerts if alert.started_at]
+    moments += [parse_timestamp(point.ts) for one in series.values() for point in one.points]
+    moments.append(newest_log)
+    return max((moment for moment in moments if moment is not None), default=None)
 
 
 def validate_pack(path: str | Path, packs_dir: Path | None = None) -> list[PackProblem]:

@@ -154,6 +154,31 @@ def test_a_pack_pointing_at_a_store_is_asked_like_any_pack(
     assert "HikariPool-1 - Connection is not available" in document["composer_output"]["user_facing_answer"]
 
 
+def test_the_readme_pack_of_imported_logs_is_pack_yaml_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """README's recipe, as written: import a log file, then a pack.yaml that says only where
+    the store is. Named by its folder, its clock is its newest line."""
+    log = tmp_path / "payments.log"
+    log.write_text("2024-03-01 09:00:00,001 ERROR [pool-1] com.pay.Db: Connection refused to db-old:5432\n"
+                   "2024-03-01 10:00:00,001 INFO [main] com.pay.Server: started on port 8080\n"
+                   "2024-03-01 10:05:00,002 ERROR [pool-1] com.pay.Db: Connection refused to db-primary:5432\n"
+                   "2024-03-01 10:06:00,003 WARN [pool-1] com.pay.Db: retrying connection to db-primary\n",
+                   encoding="utf-8")
+    pack = tmp_path / "mypack"
+    pack.mkdir()
+    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
+    (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+    loaded = load_pack(str(pack))
+    assert (loaded.name, loaded.now.isoformat()) == ("mypack", "2024-03-01T10:06:00.003000+00:00")
+    capsys.readouterr()
+    assert main(["ask", "payments 有哪些错误日志？", "--pack", str(pack), "--no-store", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (call,) = [i for i in document["invocations"] if i["tool_name"] == "query_logs"]
+    assert call["source"] == f"logstore:{(pack / 'logs.db').resolve()}"
+    assert document["verifier_result"]["verdict"] == "PASS"
+    assert "Connection refused to" in document["composer_output"]["user_facing_answer"]
+
+
 @pytest.mark.usefixtures("every_file_is_big")
 def test_stores_of_deleted_files_and_killed_builds_are_cleared(pack_copy: Path, tmp_path: Path) -> None:
     other = tmp_path / "packs" / "other"

@@ -141,8 +141,9 @@ def test_resolve_by_name_or_path_and_list(pack_copy: Path) -> None:
     with pytest.raises(PackError, match=r"pack not found: 'nope'.*broken"):
         resolve_pack("nope", packs_dir)
     (packs_dir / "unfinished").mkdir()
-    (packs_dir / "unfinished" / "pack.yaml").write_text("name: unfinished\n", encoding="utf-8")
-    assert list_packs(packs_dir)[1] == ("unfinished", "(invalid: pack.yaml: now: Field required)")
+    (packs_dir / "unfinished" / "pack.yaml").write_text("now: soon\n", encoding="utf-8")
+    assert list_packs(packs_dir)[1][0] == "unfinished"
+    assert list_packs(packs_dir)[1][1].startswith("(invalid: pack.yaml: now: Input should be a valid datetime")
 
 
 def _pack_named(folder: Path, name: str, description: str) -> Path:
@@ -274,14 +275,35 @@ def test_duplicate_series_name_is_an_error(pack_copy: Path) -> None:
     assert error.file == "series.yaml" and "duplicate key 'order-service/memory_usage_percent'" in str(error)
 
 
-def test_missing_files_and_folders_are_listed_together(pack_copy: Path) -> None:
-    (pack_copy / "alerts.yaml").unlink()
-    shutil.rmtree(pack_copy / "runbooks")
+def test_problems_of_several_files_are_listed_together(pack_copy: Path) -> None:
+    (pack_copy / "alerts.yaml").write_text("- alert_name: X\n", encoding="utf-8")
     (pack_copy / "logs.yaml").write_text("[]\n", encoding="utf-8")
     problems = [str(p) for p in validate_pack(str(pack_copy))]
-    assert "alerts.yaml: required file is missing" in problems
+    assert "alerts.yaml: alerts[0]: service: Field required" in problems
     assert any(p.startswith("logs.jsonl: both logs.jsonl and logs.yaml exist") for p in problems)
-    assert any(p.startswith("runbooks/: required folder is missing") for p in problems)
+
+
+def test_every_data_file_is_optional_and_the_clock_defaults_to_the_data(pack_copy: Path) -> None:
+    """A pack is any part of a world: without alerts, series, logs or runbooks it holds the
+    rest; without ``name`` it is named by its folder; without ``now`` its clock is the newest
+    moment of its data (a recording ends where its data does)."""
+    for name in ("alerts.yaml", "logs.jsonl"):
+        (pack_copy / name).unlink()
+    shutil.rmtree(pack_copy / "runbooks")
+    (pack_copy / "pack.yaml").write_text("description: metrics only\n", encoding="utf-8")
+    assert validate_pack(str(pack_copy)) == []
+    pack = load_pack(str(pack_copy))
+    assert (pack.name, pack.alerts, pack.logs, pack.runbooks) == ("broken", [], [], [])
+    newest = max(point.ts for series in pack.series.values() for point in series.points)
+    assert pack.series and pack.now.isoformat() == newest.replace("Z", "+00:00")
+
+
+def test_a_pack_holding_no_data_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "pack.yaml").write_text("name: empty\n", encoding="utf-8")
+    (problem,) = validate_pack(str(tmp_path))
+    assert str(problem).startswith("pack.yaml: the pack holds no data: add alerts.yaml, series.yaml")
+    with pytest.raises(PackError, match="holds no data"):
+        load_pack(str(tmp_path))
 
 
 def test_empty_runbooks_folder_is_valid(pack_copy: Path) -> None:

@@ -59,11 +59,12 @@ class PackLogs(BaseModel):
 
 
 class PackMeta(BaseModel):
-    """The content of ``pack.yaml``."""
+    """The content of ``pack.yaml``. Every key is optional: a pack folder holding only
+    ``logs: {store: PATH}`` is a world of its logs."""
 
-    name: str
+    name: str | None = None  # default: the folder's name
     description: str = ""
-    now: datetime
+    now: datetime | None = None  # default: the newest moment in the pack's data (``data_clock``)
     example_questions: list[str] = Field(default_factory=empty_list)
     logs: PackLogs | None = None
 
@@ -108,11 +109,12 @@ def dotted(loc: tuple[Any, ...]) -> str | None:
     return ".".join(str(part) for part in loc) or None
 
 
-def read_yaml(root: Path, name: str, expected: type) -> tuple[Any, list[PackProblem]]:
-    """Parse a YAML file of the pack; an empty file is an empty ``expected``."""
+def read_yaml(root: Path, name: str, expected: type, *, required: bool = True) -> tuple[Any, list[PackProblem]]:
+    """Parse a YAML file of the pack; an empty file, or a missing one that is not ``required``,
+    is an empty ``expected``."""
     path = root / name
-    if not path.exists() and not path.is_symlink():
-        return None, [PackProblem(name, "required file is missing")]
+    if not present(path):
+        return (None, [PackProblem(name, "required file is missing")]) if required else (expected(), [])
     try:
         data = parse_yaml(read_text(path, source=name, max_bytes=MAX_YAML_BYTES, within=root),
                           source=name)

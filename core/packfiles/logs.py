@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import IO
@@ -47,15 +48,18 @@ class FoundLogs:
     cache: Path | None = None
     lines: int = 0
     services: list[str] = dataclass_field(default_factory=list)
+    newest: datetime | None = None  # the latest timestamp (the pack's clock when it sets none)
 
 
-def _store_summary(path: Path) -> tuple[int, list[str]]:
-    """(lines, services) of a log store: read from its tables, no line loaded."""
+def _store_logs(path: Path, **found: Path) -> FoundLogs:
+    """What a log store holds (lines, services, latest time): read from its tables and
+    indexes, no line loaded."""
     from core.sources.logstore import LogStore
 
     store = LogStore.open(path)
     try:
-        return store.line_count(), store.services()
+        return FoundLogs(lines=store.line_count(), services=store.services(),
+                         newest=store.newest_time(), **found)
     finally:
         store.close()
 
@@ -72,8 +76,7 @@ def read_store(root: Path, logs: PackLogs) -> tuple[FoundLogs, list[PackProblem]
     problem = check_store(path)
     if problem is not None:
         return FoundLogs(), [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
-    lines, services = _store_summary(path)
-    return FoundLogs(store=path, lines=lines, services=services), []
+    return _store_logs(path, store=path), []
 
 
 def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs, list[PackProblem]]:
@@ -86,7 +89,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
     if has_jsonl and has_yaml:
         return FoundLogs(), [PackProblem(LOGS_JSONL, f"both {LOGS_JSONL} and {LOGS_YAML} exist; keep one")]
     if not has_jsonl and not has_yaml:
-        return FoundLogs(), [PackProblem(LOGS_JSONL, f"required file is missing (or {LOGS_YAML})")]
+        return FoundLogs(), []  # a pack without logs
     path = jsonl if has_jsonl else yaml_file
     checker = _EntryChecker(path.name)
     from core.sources.logcache import SMALL_LOG_BYTES, CacheBuild, cached_store
@@ -95,22 +98,22 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
     if not big:  # small, or not a plain file: reading it says what is wrong
         entries = [entry for _, entry in _log_entries(root, path, checker)]
         services = list(dict.fromkeys(entry.service for entry in entries))
-        return FoundLogs(entries=entries, file=path, lines=len(entries), services=services), checker.problems
-    zone = meta.now.tzinfo if meta is not None else None
+        return FoundLogs(entries=entries, file=path, lines=len(entries), services=services,
+                         newest=checker.newest), checker.problems
+    zone = meta.now.tzinfo if meta is not None and meta.now is not None else None
     cached = cached_store(path, zone) if meta is not None else None
     if cached is not None:
-        lines, services = _store_summary(cached)
-        return FoundLogs(file=path, cache=cached, lines=lines, services=services), []
+        return _store_logs(cached, file=path, cache=cached), []
     found = FoundLogs(file=path)
     seen: dict[str, None] = {}
     if not build or meta is None:
         for _, entry in _log_entries(root, path, checker):
             seen.setdefault(entry.service, None)
             found.lines += 1
-        found.services = list(seen)
+        found.services, found.newest = list(seen), checker.newest
         return found, checker.problems
     try:
-        with CacheBuild(path, zone, f"{meta.name}/{path.name}") as cache:
+        with CacheBuild(path, zone, f"{meta.name or root.name}/{path.name}") as cache:
             for number, entry in _log_entries(root, path, checker):
                 if not checker.problems:
                     cache.add(entry, number)
@@ -120,7 +123,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
                 found.cache = cache.commit()
     except LogStoreError as error:
         return found, [PackProblem(path.name, str(error))]
-    found.services = list(seen)
+    found.services, found.newest = list(seen), checker.newest
     return found, checker.problems
 
 
@@ -196,11 +199,13 @@ def _jsonl_line(raw: bytes, number: int, checker: _EntryChecker) -> LogEntry | N
 
 class _EntryChecker:
     """What the model cannot say about a log entry: a timestamp that is ISO 8601 with a date
-    and a time, a level that is known. Each level spelling is checked once."""
+    and a time, a level that is known. Each level spelling is checked once. Keeps the latest
+    timestamp seen (one without a zone read as UTC: the zone of a pack without ``now``)."""
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.problems: list[PackProblem] = []
+        self.newest: datetime | None = None
         self._levels: dict[str, bool] = {}
 
     @property
@@ -208,10 +213,13 @@ class _EntryChecker:
         return len(self.problems) >= MAX_PROBLEMS_PER_FILE
 
     def check(self, entry: LogEntry, where: str) -> None:
-        if parse_timestamp(entry.timestamp) is None:
+        moment = parse_timestamp(entry.timestamp)
+        if moment is None:
             self.problems.append(PackProblem(
                 self.file, f"not an ISO 8601 date and time (such as 2026-07-08T10:58:12+08:00): "
                            f"{entry.timestamp!r}", where, "timestamp"))
+        elif self.newest is None or moment > self.newest:
+            self.newest = moment
         known = self._levels.get(entry.level)
         if known is None:
             known = self._levels[entry.level] = canonical_level(entry.level) is not None

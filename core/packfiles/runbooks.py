@@ -108,10 +108,10 @@ def read_markdown_runbooks(folder: Path, relative_to: Path) -> tuple[list[Runboo
 
 
 def read_runbooks_dir(root: Path) -> tuple[list[Runbook], list[PackProblem]]:
-    """The pack's ``runbooks/`` folder (required, may be empty), read within the pack."""
+    """The pack's optional ``runbooks/`` folder, read within the pack."""
     folder = root / RUNBOOKS_DIR
     if not present(folder):
-        return [], [PackProblem(RUNBOOKS_DIR + "/", "required folder is missing (it may be empty)")]
+        return [], []
     try:
         real_folder = resolve_within(folder, root, source=RUNBOOKS_DIR + "/")
     except InputError as error:

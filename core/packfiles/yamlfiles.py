@@ -36,8 +36,8 @@ _SERIES = TypeAdapter(dict[str, MetricSeries])
 
 
 def read_alerts(root: Path) -> tuple[list[Alert], list[PackProblem]]:
-    """``alerts.yaml``: a list of alerts."""
-    data, problems = read_yaml(root, ALERTS_FILE, list)
+    """``alerts.yaml`` (optional): a list of alerts."""
+    data, problems = read_yaml(root, ALERTS_FILE, list, required=False)
     if problems:
         return [], problems
     try:
@@ -48,8 +48,8 @@ def read_alerts(root: Path) -> tuple[list[Alert], list[PackProblem]]:
 
 
 def read_series(root: Path) -> tuple[dict[str, MetricSeries], list[PackProblem]]:
-    """``series.yaml``: metric series by name."""
-    data, problems = read_yaml(root, SERIES_FILE, dict)
+    """``series.yaml`` (optional): metric series by name."""
+    data, problems = read_yaml(root, SERIES_FILE, dict, required=False)
     if problems:
         return {}, problems
     try:

@@ -20,13 +20,13 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, tzinfo
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
-from core.logfields import level_rank, parse_zone, zone_name
+from core.logfields import level_rank, parse_timestamp, parse_zone, zone_name
 from core.sources.base import SourceDescription, Vocabulary, served_request
 from core.sources.logfile import check_store, connect, finish_indexes, lexicon_fingerprint, upgrade_schema
 from core.sources.logsql import QueryPlan, build_plan
@@ -38,6 +38,7 @@ MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still cou
 # A query matching at most this many lines is ranked and grouped here from one select; past
 # it, SQLite ranks and groups (the first rows read are then the only work thrown away).
 FEW_MATCHES = 1000
+_NEWEST = "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id ORDER BY l.ts_us DESC, l.id DESC LIMIT 1"
 
 
 class LogStore:
@@ -117,6 +118,12 @@ class LogStore:
         with self._lock:
             row = self._connection.execute("SELECT coalesce(sum(entries), 0) FROM files").fetchone()
         return int(row[0])
+
+    def newest_time(self) -> datetime | None:
+        """The latest line's timestamp (None for an empty store): by the time index, no scan."""
+        with self._lock:
+            row = self._connection.execute(_NEWEST).fetchone()
+        return parse_timestamp(row[0], self._zone) if row else None
 
     def services(self) -> list[str]:
         """Every service with lines, by first appearance (case variants count once)."""
@@ -282,8 +289,7 @@ class LogStore:
                             ).fetchall()
             first = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
                         "ORDER BY l.ts_us, l.id LIMIT 1").fetchone()
-            last = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
-                       "ORDER BY l.ts_us DESC, l.id DESC LIMIT 1").fetchone()
+            last = run(_NEWEST).fetchone()
             templates = run("SELECT count(*) FROM templates").fetchone()[0]
             files = run("SELECT path, layout, timezone, imported_at, physical_lines, entries, unparsed "
                         "FROM files ORDER BY id").fetchall()
