@@ -496,6 +496,10 @@ class Plan(Contract):
     # The alert states the question asks about ("is X firing?" -> ["firing"]; "silenced",
     # "pending"): an alert found in another state does not answer it "yes".
     alert_states: list[str] = Field(default_factory=empty_list)
+    # The time window the question names, as query_logs' since/until (ISO 8601, inclusive;
+    # "in the last hour" -> since an hour before the world's clock): every log search keeps to it.
+    since: str | None = None
+    until: str | None = None
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None

@@ -198,7 +198,9 @@ def plan_lines(plan: Plan) -> list[tuple[str, str]]:
                       f"language {plan.language}")]
     searched = [f"{name} {listed(values)}" for name, values in (
         ("terms", plan.terms), ("keywords", ["|".join(k) for k in plan.keywords]),
-        ("concepts", plan.concepts), ("level", [plan.level] if plan.level else [])) if values]
+        ("concepts", plan.concepts), ("level", [plan.level] if plan.level else []),
+        ("since", [plan.since] if plan.since else []), ("until", [plan.until] if plan.until else []))
+        if values]
     if searched:
         lines.append(("", "searching: " + "; ".join(searched)))
     if plan.unknown_subjects:

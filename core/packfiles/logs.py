@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from dataclasses import field as dataclass_field
+from datetime import datetime
 from pathlib import Path
 from typing import IO
 
@@ -51,15 +51,15 @@ class FoundLogs:
     newest: datetime | None = None  # the latest timestamp (the pack's clock when it sets none)
 
 
-def _store_logs(path: Path, **found: Path) -> FoundLogs:
-    """What a log store holds (lines, services, latest time): read from its tables and
-    indexes, no line loaded."""
+def _store_logs(path: Path, *, file: Path | None = None, cache: Path | None = None) -> FoundLogs:
+    """A log store's summary (lines, services, latest time), read from its tables and indexes
+    with no line loaded: the store ``pack.yaml`` names, or the ``cache`` of a log ``file``."""
     from core.sources.logstore import LogStore
 
     store = LogStore.open(path)
     try:
-        return FoundLogs(lines=store.line_count(), services=store.services(),
-                         newest=store.newest_time(), **found)
+        return FoundLogs(file=file, store=None if cache else path, cache=cache, lines=store.line_count(),
+                         services=store.services(), newest=store.newest_time())
     finally:
         store.close()
 
@@ -76,7 +76,7 @@ def read_store(root: Path, logs: PackLogs) -> tuple[FoundLogs, list[PackProblem]
     problem = check_store(path)
     if problem is not None:
         return FoundLogs(), [PackProblem(PACK_FILE, f"{problem}: {logs.store}", field="logs.store")]
-    return _store_logs(path, store=path), []
+    return _store_logs(path), []
 
 
 def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs, list[PackProblem]]:

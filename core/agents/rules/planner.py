@@ -6,7 +6,9 @@ Subjects named inside an exclusion clause go to ``plan.exclusions`` and never in
 asked. An alert named without a service keeps ``plan.services`` empty: the executor finds the
 service from the world's alert of that name when it runs. Alert names are also read as words
 (``HostOutOfDiskSpace`` is a disk question). Services and alerts the data lacks are listed in
-``plan.unknown_subjects``; a question with nothing to search plans no tool at all.
+``plan.unknown_subjects``; a question with nothing to search plans no tool at all. A time
+window the question names ("in the last hour", "18:00 到 18:10"; ``window``) bounds every log
+search (``plan.since``/``plan.until``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.agents.rules.question import QuestionReading, read_question, strip_markup
 from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
+from core.agents.rules.window import time_window
 from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, concepts_in
 from core.contracts import Exclusions, Language, Plan, ToolName
@@ -75,6 +78,9 @@ class RulesPlanner:
         exclusions = _exclusions([item for c in clauses for item in c.items], known_services,
                                  known_alerts)
         asked = without_clauses(text, clauses)
+        window = time_window(asked, world.now)
+        if window is not None:  # "30" and "18:05" of "since 18:05" are not search terms
+            asked = _blanked(asked, window.spans)
         reading = read_question(asked, services=known_services, alert_names=known_alerts)
 
         # A source that could not list its names (a server down when the world opened) leaves
@@ -111,7 +117,15 @@ class RulesPlanner:
             compounds=[[m for m in group if m not in exclusions.topics and m not in exclusions.concepts]
                        for group in reading.compounds],
             level=reading.level, unknown_subjects=unknown, searchable=searchable,
-            alert_states=reading.alert_states)
+            alert_states=reading.alert_states,
+            since=window.since if window else None, until=window.until if window else None)
+
+
+def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by spaces (the other words keep their places)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _exclusions(items: list[str], known_services: list[str], known_alerts: list[str]) -> Exclusions:

@@ -21,8 +21,9 @@ One ``LogSearch`` per thing the question asks the logs about, in priority order:
   WARN or above, read like the demo world's broad questions (one subject per topic) and, when no
   line has a topic, quoted as they are.
 
-Every search carries the question's minimum level (``level``) and its exclusions (``exclude``:
-excluded phrases, levels and the phrases of excluded concepts).
+Every search carries the question's minimum level (``level``), its time window (``since``,
+``until``) and its exclusions (``exclude``: excluded phrases, levels and the phrases of excluded
+concepts).
 """
 
 from __future__ import annotations
@@ -68,10 +69,12 @@ class LogSearch:
 
 
 def _common(plan: Plan) -> dict[str, Any]:
-    """Arguments every search of the plan carries: its minimum level and its exclusions."""
+    """Arguments every search of the plan carries: its minimum level, its time window and its
+    exclusions."""
     exclude = [*plan.exclusions.terms, *plan.exclusions.levels,
                *concept_terms(plan.exclusions.concepts)]
-    common: dict[str, Any] = {}
+    common: dict[str, Any] = {key: value for key, value in (("since", plan.since), ("until", plan.until))
+                              if value}
     if plan.level:
         common["level"] = plan.level
     if exclude:

@@ -1,0 +1,192 @@
+"""The time window a question names, read against the world's clock.
+
+A question often bounds its logs in time, and an answer about other hours answers something
+else. Read here, relative to ``now`` (the world's clock: a pack's ``now``, a live world's
+current time):
+
+- a span back from now: "in the last 30 minutes", "past hour", "last 24h", "over the previous
+  two days", "最近一小时", "过去 30 分钟", "近两天", "半小时内";
+- a day: "today"/"今天", "yesterday"/"昨天", a date ("on 2015-10-18");
+- clock times, on now's day (the day before when that is later than now): "since 18:05",
+  "after 18:05", "before 18:05", "between 18:00 and 18:10", "from 18:00 to 18:10",
+  "18:05 以来/之后", "18:05 之前", "18:00 到 18:10", "18:00-18:10";
+- a date and time as logs write it ("at 2015-10-18 18:01", "2015-10-18 18:01 到 18:05").
+
+``since``/``until`` are ``query_logs``' own (ISO 8601, inclusive, ``until`` covering the
+precision written: a date is its whole day, ``18:10`` its whole minute); a time the question
+writes without a zone keeps none (the source's zone, as the log lines it searches are written);
+one computed from ``now`` carries now's offset. The words read are returned too, so that the
+question's reader does not also take "30" or "18:05" for search terms.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from core.verifier.numerals import en_value, zh_value
+
+
+class Window(NamedTuple):
+    """A time window: ``since``/``until`` as ``query_logs`` takes them (either may be None) and
+    the spans of the question that said it."""
+
+    since: str | None
+    until: str | None
+    spans: tuple[tuple[int, int], ...]
+
+
+_UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600,
+          "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "week": 604800,
+          "秒": 1, "秒钟": 1, "分钟": 60, "小时": 3600, "钟头": 3600, "天": 86400, "周": 604800,
+          "星期": 604800}
+
+_EN_COUNT = (r"\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
+             r"|thirty|forty-five|forty|sixty|ninety|few|couple(?: of)?")
+_EN_SPAN = re.compile(
+    r"\b(?:(?:in|during|over|within|for|from)\s+)?(?:the\s+)?(?:last|past|previous|recent)\s+"
+    rf"(?:(?P<half>half\s+(?:an\s+)?)|(?P<count>{_EN_COUNT})\s*)?"
+    r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|(?<=\d)[smhdw])\b", re.IGNORECASE)
+_ZH_COUNT = r"\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|半"
+_ZH_UNIT = r"秒钟?|分钟|小时|钟头|天|周|星期"  # not 日: 最近日志 is "recent logs"
+_ZH_SPAN = re.compile(
+    rf"(?:最近|过去|近|这)\s*(?P<count>{_ZH_COUNT})?\s*个?\s*(?P<unit>{_ZH_UNIT})(?:内|以内|之内|里)?"
+    rf"|(?P<count2>{_ZH_COUNT})\s*个?\s*(?P<unit2>{_ZH_UNIT})(?:内|以内|之内)")
+_DAY_WORDS = re.compile(
+    r"(?P<since>\bsince\s+|从|自)?(?:\b(?P<en>today|yesterday)\b|(?P<zh>今天|今日|昨天|昨日))", re.IGNORECASE)
+
+_DATE = r"\d{4}-\d\d-\d\d"
+_CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
+# Guarded: not inside a longer number, address or version (``10.0.0.1:8080``, ``v1:30``).
+_STAMP = rf"(?<![\w.:]){_DATE}(?:[T ]{_CLOCK}(?:Z|[+-]\d\d:?\d\d)?)?(?![\d:])"
+_MOMENT = rf"(?:{_STAMP}|(?<![\w.:]){_CLOCK}(?![\d:]))"
+_TO = r"and|to|until|till|-|~|—|到|至"
+_RANGE = re.compile(
+    rf"(?:\b(?:between|from)\s+)?(?P<a>{_MOMENT})\s*(?:{_TO})\s*(?P<b>{_MOMENT})(?:\s*(?:之间|期间))?",
+    re.IGNORECASE)
+_SINCE = re.compile(
+    rf"\b(?:since|after|from)\s+(?P<a>{_MOMENT})|(?:从|自)?\s*(?P<z>{_MOMENT})\s*(?:以来|之后|以后|后|起)",
+    re.IGNORECASE)
+_UNTIL = re.compile(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
+                    re.IGNORECASE)
+_AT = re.compile(rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
+                 re.IGNORECASE)
+_ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
+
+
+def time_window(question: str, now: datetime) -> Window | None:
+    """The window ``question`` names, relative to ``now`` (aware), or None when it names none."""
+    for read in (_span, _range, _since_until, _day, _at):
+        window = read(question, now)
+        if window is not None:
+            return window
+    return None
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def _span(question: str, now: datetime) -> Window | None:
+    match = _EN_SPAN.search(question)
+    if match:
+        count = 0.5 if match.group("half") else _en_count(match.group("count"))
+        unit = _unit(match.group("unit").lower())
+    else:
+        match = _ZH_SPAN.search(question)
+        if match is None:
+            return None
+        text, unit_text = match.group("count") or match.group("count2"), match.group("unit") or match.group("unit2")
+        count = 1.0 if text is None else 0.5 if text == "半" else _number(text, zh_value)
+        unit = _UNITS[unit_text]
+    if count is None or count <= 0:
+        return None
+    return Window(_stamp(now - timedelta(seconds=count * unit)), None, (match.span(),))
+
+
+def _unit(word: str) -> int:
+    stem = word[:-1] if word.endswith("s") and len(word) > 1 else word
+    return _UNITS[stem]
+
+
+def _en_count(text: str | None) -> float | None:
+    if text is None:
+        return 1.0
+    lowered = text.lower()
+    if lowered == "few":
+        return 3.0
+    if lowered.startswith("couple"):
+        return 2.0
+    return _number(lowered.replace("-", " "), en_value)
+
+
+def _number(text: str, spelled: Callable[[str], float | None]) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return spelled(text)
+
+
+def _day(question: str, now: datetime) -> Window | None:
+    match = _DAY_WORDS.search(question)
+    if match is None:
+        return None
+    word = (match.group("en") or match.group("zh")).lower()
+    if word in ("today", "今天", "今日"):
+        return Window(_stamp(now.replace(hour=0, minute=0, second=0, microsecond=0)), None, (match.span(),))
+    day = (now - timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    until = None if match.group("since") else _stamp(day + timedelta(days=1, seconds=-1))
+    return Window(_stamp(day), until, (match.span(),))
+
+
+def _range(question: str, now: datetime) -> Window | None:
+    match = _RANGE.search(question)
+    if match is None:
+        return None
+    first = _moment(match.group("a"), now)
+    second = _moment(match.group("b"), now, on=first)
+    return Window(first, second, (match.span(),))
+
+
+def _since_until(question: str, now: datetime) -> Window | None:
+    since, until = _SINCE.search(question), _UNTIL.search(question)
+    if since is None and until is None:
+        return None
+    start = _moment(since.group("a") or since.group("z"), now) if since else None
+    end = _before(until.group("a") or until.group("z"), now, on=start) if until else None
+    spans = tuple(match.span() for match in (since, until) if match is not None)
+    return Window(start, end, spans)
+
+
+def _at(question: str, now: datetime) -> Window | None:
+    match = _AT.search(question)
+    if match is None:
+        return None
+    moment = match.group("a") or _moment(match.group("c") or match.group("z"), now)
+    return Window(moment, moment, (match.span(),))  # ``until`` covers the precision written
+
+
+def _moment(text: str, now: datetime, on: str | None = None) -> str:
+    """A moment as written, a clock time put on a day: ``on``'s (the range's first end), else
+    now's, else the day before when that would be later than now."""
+    if not re.fullmatch(_CLOCK, text):
+        return text
+    if on is not None and re.match(_DATE, on):
+        zone = _ZONE.search(on)
+        return f"{on[:10]}T{text}{zone.group() if zone else ''}"
+    hour, minute = (int(part) for part in text.split(":")[:2])
+    moment = now.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if moment > now:
+        moment -= timedelta(days=1)
+    return f"{moment.date().isoformat()}T{text}{moment.isoformat()[19:]}"  # [19:]: now's offset
+
+
+def _before(text: str, now: datetime, on: str | None) -> str:
+    """``until`` for "before X": the last second before it (``until`` covers what it writes)."""
+    moment = _moment(text, now, on)
+    if re.fullmatch(_DATE, moment):  # before a day: through the day before
+        return (datetime.fromisoformat(moment) - timedelta(days=1)).date().isoformat()
+    earlier = datetime.fromisoformat(moment.replace("Z", "+00:00")) - timedelta(seconds=1)
+    return earlier.isoformat(timespec="seconds")

@@ -1,0 +1,102 @@
+"""The time window a question names: read against the world's clock, carried by every log
+search of the rules engine, and the lines outside it never answer."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.agents.rules.planner import RulesPlanner
+from core.agents.rules.window import time_window
+from core.cli import main
+from core.sources.base import World
+
+NOW = datetime(2024, 3, 1, 10, 6, 0, tzinfo=timezone(timedelta(hours=8)))
+
+
+@pytest.mark.parametrize("question, since, until", [
+    # a span back from now
+    ("What errors did payments log in the last hour?", "2024-03-01T09:06:00+08:00", None),
+    ("payments 最近一小时有哪些错误日志？", "2024-03-01T09:06:00+08:00", None),
+    ("过去30分钟 order-service 有什么异常", "2024-03-01T09:36:00+08:00", None),
+    ("近两天的错误", "2024-02-28T10:06:00+08:00", None),
+    ("半小时内的日志", "2024-03-01T09:36:00+08:00", None),
+    ("最近十分钟有没有超时", "2024-03-01T09:56:00+08:00", None),
+    ("last 24h errors", "2024-02-29T10:06:00+08:00", None),
+    ("errors over the past half hour", "2024-03-01T09:36:00+08:00", None),
+    ("any timeouts in the last few minutes?", "2024-03-01T10:03:00+08:00", None),
+    # days
+    ("today's errors", "2024-03-01T00:00:00+08:00", None),
+    ("昨天的错误", "2024-02-29T00:00:00+08:00", "2024-02-29T23:59:59+08:00"),
+    ("errors since yesterday", "2024-02-29T00:00:00+08:00", None),
+    ("on 2015-10-18 what failed?", "2015-10-18", "2015-10-18"),
+    ("before 2015-10-18", None, "2015-10-17"),
+    # clock times on now's day (the day before when later than now)
+    ("since 09:30 any errors?", "2024-03-01T09:30+08:00", None),
+    ("09:30 以来的警告", "2024-03-01T09:30+08:00", None),
+    ("errors after 11:00", "2024-02-29T11:00+08:00", None),
+    ("before 09:30", None, "2024-03-01T09:29:59+08:00"),
+    ("between 09:00 and 09:30", "2024-03-01T09:00+08:00", "2024-03-01T09:30+08:00"),
+    ("what happened at 09:12", "2024-03-01T09:12+08:00", "2024-03-01T09:12+08:00"),
+    # as logs write them: no zone written, none added (the source's zone)
+    ("2015-10-18 18:01 到 18:05 之间", "2015-10-18 18:01", "2015-10-18T18:05"),
+    ("at 2015-10-18 18:01:47 what did the NodeManager log?", "2015-10-18 18:01:47", "2015-10-18 18:01:47"),
+])
+def test_windows_are_read_against_the_clock(question: str, since: str | None, until: str | None) -> None:
+    window = time_window(question, NOW)
+    assert window is not None and (window.since, window.until) == (since, until)
+
+
+@pytest.mark.parametrize("question", [
+    "最近有哪些错误",  # "recently" without a span is no window
+    "最近日志有什么错误",  # 日 of 日志 is not a day
+    "show the last 5 errors",
+    "connection refused to 10.0.0.1:8080",
+    "Got exception while serving blk_-3544583377289625738 to /10.251.194.213:50010",
+    "what changed in v1:30?",
+])
+def test_no_window_where_none_is_named(question: str) -> None:
+    assert time_window(question, NOW) is None
+
+
+def test_the_window_leaves_the_words_it_used_out_of_the_search(demo_world: World) -> None:
+    plan = RulesPlanner().plan("order-service 在过去 30 分钟有没有 HikariCP 连接超时？", demo_world)
+    assert plan.since == (demo_world.now - timedelta(minutes=30)).isoformat(timespec="seconds")
+    assert plan.until is None and "30" not in plan.terms and plan.services == ["order-service"]
+
+
+def test_lines_outside_the_window_never_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "payments.log"
+    log.write_text("2024-03-01 09:00:00,001 ERROR [pool-1] com.pay.Db: Connection refused to db-old:5432\n"
+                   "2024-03-01 10:00:00,001 INFO [main] com.pay.Server: started on port 8080\n"
+                   "2024-03-01 10:05:00,002 ERROR [pool-1] com.pay.Db: Connection refused to db-primary:5432\n"
+                   "2024-03-01 10:06:00,003 WARN [pool-1] com.pay.Db: retrying connection to db-primary\n",
+                   encoding="utf-8")
+    pack = tmp_path / "mypack"
+    pack.mkdir()
+    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
+    (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+
+    def ask(question: str) -> Any:
+        capsys.readouterr()
+        assert main(["ask", question, "--pack", str(pack), "--no-store", "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    recent = ask("payments 最近一小时有哪些错误日志？")
+    (call,) = [i for i in recent["invocations"] if i["tool_name"] == "query_logs"]
+    assert call["request"]["since"] == "2024-03-01T09:06:00+00:00"  # the pack's clock: its newest line
+    assert recent["verifier_result"]["verdict"] == "PASS"
+    answer = recent["composer_output"]["user_facing_answer"]
+    assert "db-primary:5432" in answer and "db-old" not in answer
+
+    earlier = ask("Any errors from payments between 08:50 and 09:30?")
+    answer = earlier["composer_output"]["user_facing_answer"]
+    assert "db-old:5432" in answer and "db-primary" not in answer
+
+    none = ask("payments 昨天有哪些错误？")
+    assert none["composer_output"]["status"] == "no_evidence"
+    assert none["verifier_result"]["verdict"] == "PASS"
