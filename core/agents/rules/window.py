@@ -38,6 +38,24 @@ class Window(NamedTuple):
     spans: tuple[tuple[int, int], ...]
 
 
+class _Lazy:
+    """A pattern compiled when first searched: ``re`` takes milliseconds to compile these in
+    every process, and most questions name no time (``_CUE`` says so first)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._source)
+        return self._compiled.search(text)
+
+
+# What every window below holds one of: a digit, or a word that names a time.
+_CUE = re.compile(r"\d|last|past|previous|recent|today|yesterday|since|after|before|until|till|"
+                  r"between|最近|过去|近|这|今|昨|内|以来|之前|以前|之后|以后", re.IGNORECASE)
+
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600,
           "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "week": 604800,
           "秒": 1, "秒钟": 1, "分钟": 60, "小时": 3600, "钟头": 3600, "天": 86400, "周": 604800,
@@ -45,16 +63,16 @@ _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 
 
 _EN_COUNT = (r"\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
              r"|thirty|forty-five|forty|sixty|ninety|few|couple(?: of)?")
-_EN_SPAN = re.compile(
+_EN_SPAN = _Lazy(
     r"\b(?:(?:in|during|over|within|for|from)\s+)?(?:the\s+)?(?:last|past|previous|recent)\s+"
     rf"(?:(?P<half>half\s+(?:an\s+)?)|(?P<count>{_EN_COUNT})\s*)?"
     r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|(?<=\d)[smhdw])\b", re.IGNORECASE)
 _ZH_COUNT = r"\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|半"
 _ZH_UNIT = r"秒钟?|分钟|小时|钟头|天|周|星期"  # not 日: 最近日志 is "recent logs"
-_ZH_SPAN = re.compile(
+_ZH_SPAN = _Lazy(
     rf"(?:最近|过去|近|这)\s*(?P<count>{_ZH_COUNT})?\s*个?\s*(?P<unit>{_ZH_UNIT})(?:内|以内|之内|里)?"
     rf"|(?P<count2>{_ZH_COUNT})\s*个?\s*(?P<unit2>{_ZH_UNIT})(?:内|以内|之内)")
-_DAY_WORDS = re.compile(
+_DAY_WORDS = _Lazy(
     r"(?P<since>\bsince\s+|从|自)?(?:\b(?P<en>today|yesterday)\b|(?P<zh>今天|今日|昨天|昨日))", re.IGNORECASE)
 
 _DATE = r"\d{4}-\d\d-\d\d"
@@ -63,21 +81,23 @@ _CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
 _STAMP = rf"(?<![\w.:]){_DATE}(?:[T ]{_CLOCK}(?:Z|[+-]\d\d:?\d\d)?)?(?![\d:])"
 _MOMENT = rf"(?:{_STAMP}|(?<![\w.:]){_CLOCK}(?![\d:]))"
 _TO = r"and|to|until|till|-|~|—|到|至"
-_RANGE = re.compile(
+_RANGE = _Lazy(
     rf"(?:\b(?:between|from)\s+)?(?P<a>{_MOMENT})\s*(?:{_TO})\s*(?P<b>{_MOMENT})(?:\s*(?:之间|期间))?",
     re.IGNORECASE)
-_SINCE = re.compile(
+_SINCE = _Lazy(
     rf"\b(?:since|after|from)\s+(?P<a>{_MOMENT})|(?:从|自)?\s*(?P<z>{_MOMENT})\s*(?:以来|之后|以后|后|起)",
     re.IGNORECASE)
-_UNTIL = re.compile(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
+_UNTIL = _Lazy(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
                     re.IGNORECASE)
-_AT = re.compile(rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
+_AT = _Lazy(rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
                  re.IGNORECASE)
 _ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 
 
 def time_window(question: str, now: datetime) -> Window | None:
     """The window ``question`` names, relative to ``now`` (aware), or None when it names none."""
+    if not _CUE.search(question):
+        return None
     for read in (_span, _range, _since_until, _day, _at):
         window = read(question, now)
         if window is not None:
