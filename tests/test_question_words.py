@@ -9,12 +9,12 @@ from core.agents.rules.planner import RulesPlanner, alert_topics
 from core.agents.rules.question import read_question, stem, strip_markup
 from core.agents.rules.searches import log_searches
 from core.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term, translations_in
-from core.contracts import Plan
+from core.contracts import LogGroup, Plan
 from core.lexicon import TOPICS, alert_words, normalize, topics_in
 from core.pipeline import ask
 from core.sources.base import Vocabulary, World
 from core.sources.pack import load_world
-from tests.hand_sources import RM_GROUP_TEXT, GroupedLogs, hadoop_world
+from tests.hand_sources import RM_GROUP, RM_GROUP_TEXT, GroupedLogs, hadoop_world
 
 SERVICES = ["zookeeper", "hadoop-mapreduce", "openstack-nova", "hdfs-datanode", "spark-executor"]
 ALERTS = ["TargetDown", "HostOutOfDiskSpace", "KubePodCrashLooping"]
@@ -235,6 +235,21 @@ def test_a_group_becomes_a_claim_with_its_count_and_time_range() -> None:
     assert cited and cited[0].evidence_excerpt == RM_GROUP_TEXT
     gate = document.gatekeeper_result
     assert gate is not None and gate.status == "pass"
+
+
+def test_a_group_of_one_line_none_of_the_shown_lines_is_told_with_its_one_time() -> None:
+    """Its time is not read as the time of the count (the ref text puts it after the template)."""
+    single = LogGroup(template="Container complete event for unknown container id <*>", count=1,
+                      service="hadoop-mapreduce", level="ERROR", first_timestamp="2015-10-18 18:04:11",
+                      last_timestamp="2015-10-18 18:04:11", sample_indexes=[])
+    world = hadoop_world(logs=GroupedLogs(groups=[RM_GROUP, single]))
+    for question in ("What caused the RMCommunicator errors in hadoop-mapreduce?",
+                     "hadoop-mapreduce 里 RMCommunicator 的错误是什么原因？"):
+        document = ask(question, pack=world)
+        assert document.executor_output is not None and document.verifier_result is not None
+        [claim] = document.executor_output.claims
+        assert "2015-10-18 18:04:11" in claim.claim_text, question
+        assert document.verifier_result.verdict == "PASS", question
 
 
 def test_an_empty_search_is_an_absence_saying_what_was_searched() -> None:

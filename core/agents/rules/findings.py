@@ -102,16 +102,18 @@ def _group_phrase(group: LogGroup, language: Language) -> str:
     level, first and last timestamp, template, copied as the group holds them.
 
     "Between A and B", not "from A to B": in a claim quoting several groups, B is this group's
-    last time, not the newest of all the claim cites (which "to" would say). The template comes
-    last: one ending in ``<*>`` must not run into a timestamp once quote marks are read as
-    nothing.
+    last time, not the newest of all the claim cites (which "to" would say). One time is in
+    parentheses, as in Chinese: "1 ERROR line at A" reads A as the time of the count, which
+    the ref text (``1 line like "..." [ERROR][svc] at A``) does not say of it. The template
+    comes last: one ending in ``<*>`` must not run into a timestamp once quote marks are read
+    as nothing.
     """
     same = group.first_timestamp == group.last_timestamp
     if language == "zh":
         when = (f"时间 {group.first_timestamp}" if same
                 else f"{group.first_timestamp} 与 {group.last_timestamp} 之间")
         return f"{group.count} 条 {group.level} 日志（{when}）形如「{group.template}」"
-    when = (f"at {group.first_timestamp}" if same
+    when = (f"(at {group.first_timestamp})" if same
             else f"between {group.first_timestamp} and {group.last_timestamp}")
     lines = "line" if group.count == 1 else "lines"
     return f'{group.count} {group.level} {lines} {when} like "{group.template}"'
