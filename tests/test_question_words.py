@@ -262,6 +262,19 @@ def test_an_empty_search_is_an_absence_saying_what_was_searched() -> None:
     assert "terms=['Connection refused']" in claim.claim_text and "level=ERROR" in claim.claim_text
 
 
+@pytest.mark.parametrize("question", [
+    "order-service 有没有 OutOfMemory？",
+    "inventory-service 是否出现过「Connection reset by peer」？",
+    "Does order-service have OutOfMemory?",
+])
+def test_an_absent_exact_term_is_a_verified_no_in_either_language(question: str) -> None:
+    """The absence says what was searched in words the verifier holds to the search (Chinese
+    "与「X」匹配的" left "匹配的日志记录" a sentence no query says, and blocked a true "no")."""
+    document = ask(question, pack=load_world("demo"))
+    assert document.outcome == "absent", question
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS", question
+
+
 def test_unknown_and_not_understood_sweep_nothing() -> None:
     world = load_world("demo")
     for question, outcome in [("Does billing-service log errors?", "unknown_subject"),

@@ -121,7 +121,7 @@ def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
     for term in plan.terms[:MAX_EXACT_TERMS]:
         alone = _args(common, terms=[term], limit=SEARCH_LIMIT)
         if not stems:
-            searches.append(LogSearch("term", (alone,), f"与{_quoted(term)}匹配的", f'matching "{term}"'))
+            searches.append(LogSearch("term", (alone,), f"包含{_quoted(term)}的", f'matching "{term}"'))
             continue
         narrowed = _args(common, terms=[term], query=" ".join(stems), match="all", limit=SEARCH_LIMIT)
         shown = " ".join(stems)
