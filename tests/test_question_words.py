@@ -252,6 +252,23 @@ def test_a_group_of_one_line_none_of_the_shown_lines_is_told_with_its_one_time()
         assert document.verifier_result.verdict == "PASS", question
 
 
+def test_a_search_of_every_service_says_whose_lines_are_whose() -> None:
+    """One claim per service: a sentence naming hadoop-mapreduce must not quote ZooKeeper's
+    lines (it did, and the verifier blocked the answer as a count given for another service)."""
+    zk_group = LogGroup(template="Unexpected exception causing shutdown while sock still open", count=12,
+                        service="zookeeper", level="ERROR", first_timestamp="2015-07-29 19:03:35",
+                        last_timestamp="2015-07-29 19:21:26", sample_indexes=[])
+    world = hadoop_world(logs=GroupedLogs(groups=[RM_GROUP, zk_group]))
+    for question in ("Which services logged errors?", "哪个服务的错误最多？"):
+        document = ask(question, pack=world)
+        assert document.executor_output is not None and document.verifier_result is not None
+        by_service = {tuple(c.subject_services): c.claim_text for c in document.executor_output.claims}
+        assert set(by_service) == {("hadoop-mapreduce",), ("zookeeper",)}, question
+        assert "147" in by_service[("hadoop-mapreduce",)] and "12" not in by_service[("hadoop-mapreduce",)]
+        assert "12" in by_service[("zookeeper",)] and "147" not in by_service[("zookeeper",)]
+        assert document.verifier_result.verdict == "PASS", question
+
+
 def test_an_empty_search_is_an_absence_saying_what_was_searched() -> None:
     world = hadoop_world(logs=GroupedLogs(lines=[], groups=[]))
     document = ask("Did hadoop-mapreduce log 'Connection refused' at ERROR level?", pack=world)
@@ -266,6 +283,7 @@ def test_an_empty_search_is_an_absence_saying_what_was_searched() -> None:
     "order-service 有没有 OutOfMemory？",
     "inventory-service 是否出现过「Connection reset by peer」？",
     "Does order-service have OutOfMemory?",
+    "order-service 有没有 OutOfMemory 错误？",  # the term, then the term with its qualifier
 ])
 def test_an_absent_exact_term_is_a_verified_no_in_either_language(question: str) -> None:
     """The absence says what was searched in words the verifier holds to the search (Chinese

@@ -56,6 +56,7 @@ class _Kind:
     bindings: tuple[EvidenceBinding, ...]
     weight: int
     level: str
+    service: str  # whose lines they are
 
 
 def _focused(items: list[EvidenceItem], search: LogSearch) -> list[EvidenceItem]:
@@ -93,7 +94,7 @@ def _group_kinds(invocation: Invocation, exclusions: Exclusions,
         kinds.append(_Kind(_group_phrase(group, "zh"), _group_phrase(group, "en"),
                            (_binding(invocation, ref.raw_path, ref.text),
                             *(sample.binding() for sample in samples)),
-                           group.count, group.level))
+                           group.count, group.level, group.service))
     return kinds
 
 
@@ -128,10 +129,10 @@ def _shape(message: str) -> str:
 
 
 def _line_kinds(items: list[EvidenceItem]) -> list[_Kind]:
-    by_shape: dict[str, list[EvidenceItem]] = {}
+    by_shape: dict[tuple[str, str], list[EvidenceItem]] = {}
     for item in items:
         if item.log is not None:
-            by_shape.setdefault(_shape(item.log.message), []).append(item)
+            by_shape.setdefault((item.log.service, _shape(item.log.message)), []).append(item)
     kinds = []
     for shaped in by_shape.values():
         newest = max(shaped, key=lambda item: item.log.timestamp if item.log else "")
@@ -139,7 +140,7 @@ def _line_kinds(items: list[EvidenceItem]) -> list[_Kind]:
         message = newest.log.message
         kinds.append(_Kind(f"「{message}」", f'"{message}"',
                            tuple(item.binding() for item in shaped[:MAX_BINDINGS_PER_KIND]),
-                           len(shaped), newest.log.level))
+                           len(shaped), newest.log.level, newest.log.service))
     return kinds
 
 
@@ -172,30 +173,24 @@ def _level_rank(level: str) -> int:
     return _LEVEL_RANKS.get(level.strip().upper(), 2)
 
 
-def found_claim(claim_id: str, outcome: SearchOutcome, exclusions: Exclusions,
-                language: Language) -> Claim | None:
-    """An observation quoting what the search found; None when nothing relevant came back."""
+def found_claims(outcome: SearchOutcome, exclusions: Exclusions, language: Language) -> list[Claim]:
+    """Observations quoting what the search found (none when nothing relevant came back): one
+    of the service searched, or, for a search of every service, one per service whose lines
+    came back -- a sentence naming one service must not quote another's lines."""
     kinds = _kinds(outcome, exclusions)
-    if not kinds:
-        return None
-    service = outcome.service or _service_of(kinds)
+    by_service: dict[str, list[_Kind]] = {}
+    for kind in kinds:
+        by_service.setdefault(outcome.service or kind.service, []).append(kind)
+    return [_found_claim(service, outcome, service_kinds, language)
+            for service, service_kinds in by_service.items()]
+
+
+def _found_claim(service: str, outcome: SearchOutcome, kinds: list[_Kind], language: Language) -> Claim:
     levels = list(dict.fromkeys(kind.level for kind in kinds))
     text = _found_sentence(service, outcome.search, kinds, levels, language)
     bindings = [binding for kind in kinds for binding in kind.bindings]
-    return Claim(claim_id=claim_id, claim_type="observation", claim_text=text,
-                 evidence_bindings=bindings, subject_services=[service] if service else [],
-                 subject_topics=list(outcome.search.topics))
-
-
-def _service_of(kinds: list[_Kind]) -> str | None:
-    for kind in kinds:
-        for binding in kind.bindings:
-            excerpt = binding.evidence_excerpt
-            if excerpt.startswith("["):
-                parts = excerpt.split("]", 3)
-                if len(parts) >= 3:
-                    return parts[2].lstrip("[")
-    return None
+    return Claim(claim_id="", claim_type="observation", claim_text=text, evidence_bindings=bindings,
+                 subject_services=[service], subject_topics=list(outcome.search.topics))
 
 
 def _label_holds(search: LogSearch, kinds: list[_Kind]) -> bool:

@@ -21,7 +21,7 @@ from core.agents.rules.evidence import (
     main_topic,
     render_logs,
 )
-from core.agents.rules.findings import SearchOutcome, absent_claim, found_claim
+from core.agents.rules.findings import SearchOutcome, absent_claim, found_claims
 from core.agents.rules.guidance import guidance_for, render
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.agents.rules.question import alert_identifier
@@ -154,9 +154,8 @@ def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) 
     broad = [outcome for outcome in calls.outcomes if outcome.search.kind == "service"
              and not outcome.no_hit and not any(_same_service(subject.service, outcome.service)
                                                 and subject.logs for subject in found)]
-    searched = [found_claim("", outcome, plan.exclusions, plan.language)
-                for outcome in [*calls.by_words(), *broad] if not outcome.no_hit]
-    observations += [claim for claim in searched if claim is not None]
+    observations += [claim for outcome in [*calls.by_words(), *broad] if not outcome.no_hit
+                     for claim in found_claims(outcome, plan.exclusions, plan.language)]
     absences = [_absence("", subject, no_hits, plan) for subject, no_hits in absent]
     absences += [absent_claim("", outcome, plan.language)
                  for outcome in calls.by_words() if outcome.no_hit]

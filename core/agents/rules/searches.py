@@ -125,7 +125,7 @@ def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
             continue
         narrowed = _args(common, terms=[term], query=" ".join(stems), match="all", limit=SEARCH_LIMIT)
         shown = " ".join(stems)
-        searches.append(LogSearch("term", (narrowed, alone), f"与{_quoted(term)}匹配且包含 {shown} 的",
+        searches.append(LogSearch("term", (narrowed, alone), f"包含{_quoted(term)}及 {shown} 的",
                                   f'matching "{term}" with "{shown}"', concepts=tuple(qualifiers)))
     return searches
 
