@@ -207,12 +207,17 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     assert search.kind == "compound" and "expiring session" in search.attempts[0]["terms"]
     # An error word next to other words: the line holds "error" (its text, or its level).
     [search] = log_searches(_plan("Did hadoop-mapreduce have errors contacting the RM?"))
-    assert search.attempts == ({"query": "contact rm error", "match": "all", "limit": 50},)
+    assert search.attempts == ({"query": "contact rm error", "match": "all", "limit": 50},
+                               {"query": "contact rm", "match": "all", "level": "ERROR", "limit": 50})
     [search] = log_searches(_plan("sshd 有没有认证失败？".replace("sshd", "zookeeper")))
     assert search.concepts == ("login",) and "failed password" in search.attempts[0]["terms"]
     [search] = log_searches(_plan("any errors in zookeeper?"))
     assert (search.kind, search.attempts[0]["level"]) == ("level", "ERROR")
     assert log_searches(_plan("zookeeper 现在有什么问题？")) == []  # broad: the service's own search
+    # Keywords with a qualifier no line holds: the keywords' lines whose level says the trouble.
+    [search] = log_searches(_plan("How many times did hadoop-mapreduce fail to contact the RM?"))
+    assert search.attempts == ({"query": "contact rm fail", "match": "all", "limit": 50},
+                               {"query": "contact rm", "match": "all", "level": "WARN", "limit": 50})
     # An exact term with a qualifier: its lines holding the qualifier first, then the term's lines.
     [search] = log_searches(_plan("What exceptions did the DataNode hit while serving blocks?"))
     assert search.attempts == ({"terms": ["DataNode"], "query": "exception", "match": "all", "limit": 50},

@@ -134,7 +134,9 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
     """The keywords all in one line, with each qualifier's stem ("errors contacting the RM":
     ``contact rm error``; a line's level is part of its search text, so ``error`` holds for an
     ERROR line and for "parity error corrected" at INFO alike); a qualifier with no stem adds
-    its level instead."""
+    its level instead. When no line holds a qualifier's stem, the keywords' lines at its level
+    (ERROR for an error), else WARN, or above: their level says the trouble ("failed to contact the RM": ``ERROR IN CONTACTING RM``),
+    while an INFO line ("Starting ...") would not answer "did it fail to start?"."""
     qualifiers = _qualifiers(plan)
     stems = concept_stems(qualifiers)
     level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems
@@ -145,6 +147,11 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
         words = list(dict.fromkeys([*combination, *stems]))
         attempts.append(_args(common, query=" ".join(words), match="all", level=level,
                               limit=SEARCH_LIMIT))
+    if stems and choices:
+        trouble = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level), None) or "WARN"
+        attempts += [_args(common, query=" ".join(dict.fromkeys(combination)), match="all",
+                           level=level or trouble, limit=SEARCH_LIMIT)
+                     for combination in list(product(*choices))[:MAX_KEYWORD_TRIES]]
     shown = " ".join(dict.fromkeys([keyword[0] for keyword in choices] + stems))
     return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的", f'with "{shown}"',
                      concepts=tuple(qualifiers), keywords=tuple(k[0] for k in choices))
