@@ -218,6 +218,10 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     [search] = log_searches(_plan("How many times did hadoop-mapreduce fail to contact the RM?"))
     assert search.attempts == ({"query": "contact rm fail", "match": "all", "limit": 50},
                                {"query": "contact rm", "match": "all", "level": "WARN", "limit": 50})
+    # Words that ask when or how often are not in the lines ("first", "most common").
+    [search] = log_searches(_plan("When did hadoop-mapreduce first fail to contact the RM?"))
+    assert search.attempts[0]["query"] == "contact rm fail"
+    assert [s.keywords for s in log_searches(_plan("What is the most common warning of hadoop-mapreduce?"))] == [()]
     # An exact term with a qualifier: its lines holding the qualifier first, then the term's lines.
     [search] = log_searches(_plan("What exceptions did the DataNode hit while serving blocks?"))
     assert search.attempts == ({"terms": ["DataNode"], "query": "exception", "match": "all", "limit": 50},
