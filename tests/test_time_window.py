@@ -13,6 +13,7 @@ import pytest
 from core.agents.rules.planner import RulesPlanner
 from core.agents.rules.window import time_window
 from core.cli import main
+from core.pipeline import ask
 from core.sources.base import World
 
 NOW = datetime(2024, 3, 1, 10, 6, 0, tzinfo=timezone(timedelta(hours=8)))
@@ -100,3 +101,22 @@ def test_lines_outside_the_window_never_answer(tmp_path: Path, capsys: pytest.Ca
     none = ask("payments 昨天有哪些错误？")
     assert none["composer_output"]["status"] == "no_evidence"
     assert none["verifier_result"]["verdict"] == "PASS"
+
+
+@pytest.mark.parametrize("question", [
+    "What did inventory-service log between 10:50 and 11:00?",  # the service's own search
+    "inventory-service 过去一小时有没有数据库连接池耗尽？",  # a topic, then lines naming the service
+    "order-service 最近 10 分钟有什么错误？",
+])
+def test_every_log_call_keeps_to_the_window_and_the_answer_says_it(question: str, demo_world: World) -> None:
+    document = ask(question, pack=demo_world)
+    plan = document.plan
+    assert plan is not None and plan.since is not None
+    calls = [i for i in document.invocations if i.tool_name == "query_logs"]
+    assert calls and all(i.arguments.get("since") == plan.since for i in calls)
+    assert all(i.arguments.get("until") == plan.until for i in calls)
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+    assert document.executor_output is not None
+    for claim in document.executor_output.claims:
+        if claim.claim_type == "negative_observation":  # an absence in a window is not one at all times
+            assert f"since={plan.since}" in claim.claim_text

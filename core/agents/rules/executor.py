@@ -122,7 +122,7 @@ def _search(recorder: Recorder, calls: CallLog, service: str | None,
             break
     if search.topics and service and outcome.no_hit:
         topic_only = {key: value for key, value in search.attempts[0].items()
-                      if key in ("topic", "level", "exclude")}
+                      if key in ("topic", "level", "exclude", "since", "until")}
         yield from _call(recorder, calls, "query_logs", {**topic_only, "query": service}, service,
                          search.topics, outcome)
     calls.searched(outcome)

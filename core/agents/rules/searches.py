@@ -135,8 +135,9 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
     ``contact rm error``; a line's level is part of its search text, so ``error`` holds for an
     ERROR line and for "parity error corrected" at INFO alike); a qualifier with no stem adds
     its level instead. When no line holds a qualifier's stem, the keywords' lines at its level
-    (ERROR for an error), else WARN, or above: their level says the trouble ("failed to contact the RM": ``ERROR IN CONTACTING RM``),
-    while an INFO line ("Starting ...") would not answer "did it fail to start?"."""
+    (ERROR for an error; else WARN) or above: their level says the trouble ("failed to contact
+    the RM": ``ERROR IN CONTACTING RM``), while an INFO line ("Starting ...") would not answer
+    "did it fail to start?"."""
     qualifiers = _qualifiers(plan)
     stems = concept_stems(qualifiers)
     level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems

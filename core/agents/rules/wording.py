@@ -106,14 +106,13 @@ def alert_absence_sentence(alert_name: str | None, state: str | None, service: s
 
 def _call_name(invocation: Invocation) -> str:
     """``query_metrics(HighCPUUsage, state=firing)``: the tool, the alert it asked for and the
-    state or level it was narrowed to, if any (an absence among firing alerts, or among lines
-    at WARN or above, says so)."""
-    alert_name = invocation.arguments.get("alert_name")
-    state = invocation.arguments.get("state")
-    level = invocation.arguments.get("level")
+    state, level or time window it was narrowed to, if any (an absence among firing alerts,
+    among lines at WARN or above, or in the last hour, says so)."""
+    arguments = invocation.arguments
+    alert_name = arguments.get("alert_name")
     shown = ", ".join([*([str(alert_name)] if alert_name else []),
-                       *([f"state={state}"] if state else []),
-                       *([f"level={level}"] if level else [])])
+                       *(f"{key}={arguments[key]}" for key in ("state", "level", "since", "until")
+                         if arguments.get(key))])
     return f"{invocation.tool_name}({shown})" if shown else invocation.tool_name
 
 
