@@ -378,6 +378,8 @@ def test_every_line_end_separates_lines(ends: str, tmp_path: Path) -> None:
 def test_packs_validate_json_of_a_broken_pack_is_one_document_and_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "not-a-pack"
     folder.mkdir()
+    (folder / "pack.yaml").write_text("now: soon\n", encoding="utf-8")
+    (folder / "alerts.yaml").write_text("- alert_name: X\n", encoding="utf-8")
     done = _run(["packs", "validate", str(folder), "--json"], tmp_path)
     line = _refused(done)
     document = json.loads(done.stdout)  # exactly one JSON document
