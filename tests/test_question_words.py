@@ -126,6 +126,15 @@ def test_nothing_searchable() -> None:
     assert read("zookeeper?").searchable
 
 
+def test_a_hyphenated_name_is_what_a_question_with_nothing_else_asks_about() -> None:
+    for question in ("What happened to bank-gateway?", "bank-gateway 怎么了？"):
+        reading = read(question)
+        assert (reading.terms, reading.searchable) == (["bank-gateway"], True), question
+    # next to other things to search it stays a word of the question, in subject position a service
+    assert read("Did the long-running job hit timeouts?").terms == []
+    assert read("Does cassandra-db have errors?").unknown_services == ["cassandra-db"]
+
+
 # ---------------------------------------------------------------- vocabulary tables
 
 
@@ -218,6 +227,10 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     [search] = log_searches(_plan("How many times did hadoop-mapreduce fail to contact the RM?"))
     assert search.attempts == ({"query": "contact rm fail", "match": "all", "limit": 50},
                                {"query": "contact rm", "match": "all", "level": "WARN", "limit": 50})
+    # A concept's log phrases, then its plain word in lines at WARN or above.
+    [search] = log_searches(_plan("Did hadoop-mapreduce log any timeouts?"))
+    assert search.kind == "concept" and search.attempts[1] == {
+        "terms": ["timeout", "timeouts"], "match": "any", "level": "WARN", "limit": 50}
     # Words that ask when or how often are not in the lines ("first", "most common").
     [search] = log_searches(_plan("When did hadoop-mapreduce first fail to contact the RM?"))
     assert search.attempts[0]["query"] == "contact rm fail"

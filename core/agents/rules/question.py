@@ -454,5 +454,18 @@ def read_question(question: str, *, services: Sequence[str] = (),
     reading.level = _level(text)
     reading.topics, reading.concepts, reading.compounds = _subjects(text)
     reading.terms = _unique([*reading.terms, *class_names, *_identifiers(text)])
+    if not reading.searchable:  # "What happened to bank-gateway?": the name is what to look for
+        reading.terms = _unique([*reading.terms, *_hyphenated_names(text)])
     reading.keywords = _keywords(text)
     return reading
+
+
+def _hyphenated_names(text: _Text) -> list[str]:
+    """Hyphenated names left in the question (not a service's, not in subject position), as
+    written: in a question with nothing else to search, the thing it asks about."""
+    names = []
+    for match in _HYPHENATED.finditer(text.lowered):
+        if match.group(1) not in _HYPHENATED_WORDS:
+            names.append(text.current[match.start(1):match.end(1)])
+            text.take(match.start(), match.end())
+    return names

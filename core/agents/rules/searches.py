@@ -211,10 +211,17 @@ def _compound_labels(group: list[str]) -> tuple[str, str]:
 
 
 def _concept_search(name: str, common: dict[str, Any]) -> LogSearch:
+    """Lines saying the concept in its log phrases; when none does, lines at WARN or above
+    naming it as a question does ("upstream timeout calling bank-gateway": a bare ``timeout``,
+    which at INFO is mostly a setting, ``timeout=30s``)."""
     concept = CONCEPTS[name]
     arguments = _args(common, terms=list(concept.terms[:MAX_TERMS]),
                       query=" ".join(concept.stems) or None, match="any", limit=SEARCH_LIMIT)
-    return LogSearch("concept", (arguments,), f"{concept.label_zh}相关的",
+    words = [ask for ask in concept.asks if ask.isascii() and " " not in ask and ask not in concept.terms]
+    attempts = (arguments,)
+    if words:
+        attempts += (_args(common, terms=words[:MAX_TERMS], match="any", level="WARN", limit=SEARCH_LIMIT),)
+    return LogSearch("concept", attempts, f"{concept.label_zh}相关的",
                      f"about {concept.label_en}", concepts=(name,))
 
 
