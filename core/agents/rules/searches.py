@@ -218,7 +218,7 @@ def _concept_search(name: str, common: dict[str, Any]) -> LogSearch:
     arguments = _args(common, terms=list(concept.terms[:MAX_TERMS]),
                       query=" ".join(concept.stems) or None, match="any", limit=SEARCH_LIMIT)
     words = [ask for ask in concept.asks if ask.isascii() and " " not in ask and ask not in concept.terms]
-    attempts = (arguments,)
+    attempts: tuple[dict[str, Any], ...] = (arguments,)
     if words:
         attempts += (_args(common, terms=words[:MAX_TERMS], match="any", level="WARN", limit=SEARCH_LIMIT),)
     return LogSearch("concept", attempts, f"{concept.label_zh}相关的",
