@@ -315,6 +315,19 @@ def test_an_absent_exact_term_is_a_verified_no_in_either_language(question: str)
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS", question
 
 
+@pytest.mark.parametrize("question", ["Were any hadoop-mapreduce connections refused?",
+                                      "hadoop-mapreduce 有哪些连接被拒绝？"])
+def test_an_absent_compound_is_named_by_the_phrases_it_searched(question: str) -> None:
+    """Two concepts searched by their joint phrase ("connection refused"): the absence names
+    that phrase, not every connection problem (which the gatekeeper rejected as unsearched)."""
+    document = ask(question, pack=hadoop_world(logs=GroupedLogs(lines=[], groups=[])))
+    assert document.executor_output is not None
+    [claim] = document.executor_output.claims
+    assert "connection refused" in claim.claim_text and claim.claim_type == "negative_observation"
+    assert document.gatekeeper_result is not None and document.gatekeeper_result.status == "pass"
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+
+
 def test_unknown_and_not_understood_sweep_nothing() -> None:
     world = load_world("demo")
     for question, outcome in [("Does billing-service log errors?", "unknown_subject"),

@@ -192,8 +192,12 @@ def _compound_search(group: list[str], common: dict[str, Any], language_labels: 
               if any(holds_term(term, word) for word in _names(first) + list(CONCEPTS[first].terms))]
     joint = list(dict.fromkeys(joint))
     if joint:
-        arguments = _args(common, terms=joint[:MAX_TERMS], match="any", limit=SEARCH_LIMIT)
-        return LogSearch("compound", (arguments,), label_zh, label_en, concepts=(first, second))
+        # Named by its phrases: an absence of "connection refused" is not one of every
+        # connection problem (the gatekeeper refuses a label wider than what was searched).
+        shown = joint[:MAX_TERMS]
+        arguments = _args(common, terms=shown, match="any", limit=SEARCH_LIMIT)
+        return LogSearch("compound", (arguments,), f"包含{'或'.join(map(_quoted, shown))}的",
+                         "matching " + " or ".join(f'"{term}"' for term in shown), concepts=(first, second))
     union = list(dict.fromkeys([*CONCEPTS[first].terms, *CONCEPTS[second].terms]))
     arguments = _args(common, terms=union[:MAX_TERMS], match="any", limit=200)
     return LogSearch("compound", (arguments,), label_zh, label_en, concepts=(first, second),
