@@ -238,8 +238,11 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     # An exact term with a qualifier: its lines holding the qualifier first, then the term's lines.
     [search] = log_searches(_plan("What exceptions did the DataNode hit while serving blocks?"))
     assert search.attempts == ({"terms": ["DataNode"], "query": "exception", "match": "all", "limit": 50},
-                               {"terms": ["DataNode"], "limit": 50})
+                               {"terms": ["DataNode"], "level": "WARN", "limit": 50})
     assert search.concepts == ("exception",)
+    # ... at the qualifier's own level: INFO lines holding the term do not answer "any errors?"
+    [search] = log_searches(_plan("OpenStack 有没有错误日志？"))
+    assert search.attempts[1] == {"terms": ["OpenStack"], "level": "ERROR", "limit": 50}
 
 
 # ---------------------------------------------------------------- groups and outcomes

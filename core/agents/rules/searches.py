@@ -111,18 +111,25 @@ def _topical(plan: Plan) -> list[str]:
     return [c for c in plan.concepts if c in CONCEPTS and not CONCEPTS[c].qualifier]
 
 
+def _trouble_level(qualifiers: list[str]) -> str:
+    """The level whose lines say a qualifier without its word: its own (ERROR), else WARN."""
+    return next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level), None) or "WARN"
+
+
 def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
     """Each exact term; with a qualifier ("what exceptions did the DataNode hit?"), first its
     lines that also hold the qualifier's stems (``terms=[DataNode], query=exception``), then,
-    when none does, the term's lines (whose levels and text then show what they are)."""
+    when none does, the term's lines at the qualifier's level, else WARN, or above (their level
+    says the trouble; an INFO line holding the term does not answer "any errors about it?")."""
     qualifiers = [name for name in _qualifiers(plan) if not CONCEPTS[name].broad]
     stems = concept_stems(qualifiers)
     searches = []
     for term in plan.terms[:MAX_EXACT_TERMS]:
-        alone = _args(common, terms=[term], limit=SEARCH_LIMIT)
         if not stems:
+            alone = _args(common, terms=[term], limit=SEARCH_LIMIT)
             searches.append(LogSearch("term", (alone,), f"包含{_quoted(term)}的", f'matching "{term}"'))
             continue
+        alone = _args(common, terms=[term], level=_trouble_level(qualifiers), limit=SEARCH_LIMIT)
         narrowed = _args(common, terms=[term], query=" ".join(stems), match="all", limit=SEARCH_LIMIT)
         shown = " ".join(stems)
         searches.append(LogSearch("term", (narrowed, alone), f"包含{_quoted(term)}及 {shown} 的",
@@ -149,9 +156,8 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
         attempts.append(_args(common, query=" ".join(words), match="all", level=level,
                               limit=SEARCH_LIMIT))
     if stems and choices:
-        trouble = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level), None) or "WARN"
         attempts += [_args(common, query=" ".join(dict.fromkeys(combination)), match="all",
-                           level=level or trouble, limit=SEARCH_LIMIT)
+                           level=level or _trouble_level(qualifiers), limit=SEARCH_LIMIT)
                      for combination in list(product(*choices))[:MAX_KEYWORD_TRIES]]
     shown = " ".join(dict.fromkeys([keyword[0] for keyword in choices] + stems))
     return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的", f'with "{shown}"',
