@@ -6,10 +6,10 @@ command that reads a sentence, for a question that holds a dozen distinct charac
 
 ``FirstCharAlternation`` finds exactly what ``re.finditer`` of the whole alternation finds:
 at each position, ``re`` tries the alternatives in order, and an alternative can only match
-where the text holds its first character (a lookbehind before it consumes nothing). So the
-text is scanned for positions holding any first character (one character class, cheap to
-compile), and at each such position only the alternatives starting with that character are
-tried, in their order -- compiled together the first time that character is met.
+where the text holds its first character (a lookbehind or lookahead before it consumes
+nothing). So the text is scanned for positions holding any first character (one character
+class, cheap to compile), and at each such position only the alternatives starting with that
+character are tried, in their order -- compiled together the first time that character is met.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class Alternative(NamedTuple):
 class FirstCharAlternation:
     """Leftmost-first matches of ``alternatives``, in the order the whole alternation would
     try them. An alternative must start by consuming its first character (after an optional
-    lookbehind) and must not match the empty string.
+    lookbehind or lookahead) and must not match the empty string.
     ``word_guard``: alternatives whose first character is an ASCII letter or digit match only
     where no letter or digit precedes them (at a word start)."""
 

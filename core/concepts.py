@@ -113,9 +113,20 @@ _CONCEPT_TABLE: tuple[Concept, ...] = (
             ("kill", "killed", "killing", "sigkill", "被杀", "杀掉", "杀死", "被kill"),
             terms=("killed", "killing", "kill", "sigkill", "sigterm", "killed process",
                    "terminated by signal", "oom-kill", "oomkilled")),
+    # "log in" is also "log" (a service writing lines, or the noun) before "in" + when or where:
+    # "what errors did payments log in the last hour?", "what did nginx log in production?",
+    # "errors logged in the past day", "an ERROR log in zookeeper" are not about logins. So a
+    # wording ending in "in" (``_LOG_IN``) names login unless "in" is followed by a time or place
+    # phrase -- ``_IN_WHEN_OR_WHERE``: "the ...", "past", "previous", "production", "prod",
+    # "staging", a number; or a service the question names (``named_before_a_place``) -- and
+    # even then it does after "to" or a negation, a person signing in ("failed to log in the last
+    # hour", "couldn't log in the past day"). Otherwise it is the phrasal verb: "users could not
+    # log in", "log in attempts", "who logged in as root", "log in this morning". "log into" is
+    # always login ("log into the console").
     Concept("login", "登录认证失败", "failed logins",
-            ("login", "logins", "log in", "logon", "sign in", "authentication", "authenticate",
-             "auth", "password", "credentials", "登录", "登陆", "认证", "鉴权", "密码"),
+            ("login", "logins", "log in", "logged in", "log into", "logged into", "logon",
+             "sign in", "authentication", "authenticate", "auth", "password", "credentials",
+             "登录", "登陆", "认证", "鉴权", "密码"),
             terms=("failed password", "authentication failure", "authentication failed",
                    "invalid user", "login failed", "failed login", "login incorrect",
                    "invalid password", "bad password", "auth failed", "invalid credentials",
@@ -193,14 +204,24 @@ TRANSLATIONS: dict[str, tuple[str, ...]] = {
 
 _INFLECTION = r"(?:s|es|ed|d|ing)?"
 
+# The login wordings that end in "in", where "in" may open a time or place instead (see the
+# login concept): what follows "in" then, and what before "log" makes it a person's verb anyway.
+_LOG_IN = frozenset({"log in", "logged in"})
+_IN_WHEN_OR_WHERE = r"\s+(?:(?:the|past|previous|production|prod|staging)(?![a-z0-9])|\d)"
+_PERSON_BEFORE = r"(?:(?<=(?<![a-z0-9])to )|(?<=not )|(?<=n't )|(?<=n\u2019t ))"
+
 
 def _ask_parts(word: str) -> tuple[str, str, str]:
     """A question word's regex as (prefix, body, suffix): ASCII words whole (with inflections),
-    Chinese as a substring."""
+    Chinese as a substring; a ``_LOG_IN`` wording not before a time or place phrase unless a
+    person's "to"/negation precedes it."""
     normalized = " ".join(normalize(word).split())
     body = r"[\s_\-]+".join(re.escape(part) for part in normalized.split())
     if normalized[:1] in ASCII_WORD_CHARS:
-        return r"(?<![a-z0-9])", body, rf"{_INFLECTION}(?![a-z0-9])"
+        prefix = r"(?<![a-z0-9])"
+        if normalized in _LOG_IN:
+            prefix += rf"(?:{_PERSON_BEFORE}|(?!{body}{_IN_WHEN_OR_WHERE}))"
+        return prefix, body, rf"{_INFLECTION}(?![a-z0-9])"
     return "", body, ""
 
 
@@ -244,6 +265,15 @@ def concept_mentions(normalized_text: str) -> list[ConceptMention]:
     matcher, owners = _asks_index()
     return [ConceptMention(m.start(), m.end(), owners[m.lastgroup or ""])
             for m in matcher.finditer(normalized_text)]
+
+
+def named_before_a_place(normalized_text: str, mention: ConceptMention) -> bool:
+    """Whether ``mention`` still names its concept when a place follows it that this module cannot
+    know -- a service the question names: "an ERROR log in zookeeper" is a log kept there, not a
+    login. Read as if a place phrase ("the ...", see the login concept) came next."""
+    probe = normalized_text[:mention.end] + " the"
+    return any(found.start == mention.start and found.concept == mention.concept
+               for found in concept_mentions(probe))
 
 
 def concepts_in(text: str) -> list[str]:

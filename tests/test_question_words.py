@@ -112,6 +112,39 @@ def test_concepts_in_both_languages_and_compounds() -> None:
     assert read("hadoop-mapreduce 是否有容器因为内存超限被杀掉？").compounds == [["oom", "killed"]]
 
 
+@pytest.mark.parametrize("question, concepts", [
+    # "log in" as signing in: failed logins.
+    ("Why could users not log in to zookeeper?", ["login"]),
+    ("zookeeper failed to log in", ["failure", "login"]),
+    ("any log in attempts on zookeeper?", ["login"]),
+    ("who logged in as root on zookeeper?", ["login"]),
+    ("did anyone log into the zookeeper console?", ["login"]),
+    ("who logged in this morning?", ["login"]),
+    ("users failed to log in the last hour", ["failure", "login"]),  # a person's "to log in"
+    ("users couldn't log in the past day", ["login"]),
+    # "log" of a service writing lines, "in" a time or place: not logins.
+    ("What errors did zookeeper log in the last hour?", ["error"]),
+    ("what errors did nginx log in production?", ["error"]),
+    ("zookeeper errors logged in the past 10 minutes", ["error"]),
+    ("did zookeeper log in 2024?", []),
+    # ...nor the noun "log"/"logs" in a service the question names.
+    ("Is there an ERROR log in zookeeper?", []),
+    ("any exceptions in the log in zookeeper?", ["exception"]),
+    ("Are there any ERROR logs in zookeeper?", []),
+    ("Did users fail to log in on zookeeper?", ["failure", "login"]),
+    # Chinese questions are read as before.
+    ("zookeeper 最近一小时记录了哪些错误？", ["error"]),
+    ("zookeeper 有没有登录失败？", ["login", "failure"]),
+])
+def test_log_in_is_login_only_where_it_means_signing_in(question: str, concepts: list[str]) -> None:
+    assert read(question).concepts == concepts
+
+
+def test_errors_logged_in_the_last_hour_are_searched_by_level() -> None:
+    [search] = log_searches(_plan("What errors did zookeeper log in the last hour?"))
+    assert (search.kind, search.attempts[0]["level"], search.concepts) == ("level", "ERROR", ("error",))
+
+
 def test_keywords_are_stemmed_and_translated() -> None:
     assert read("Did spark-executor finish any tasks?").keywords == [["finish"], ["task"]]
     assert read("spark-executor 是否有任务完成").keywords == [["task"], ["finish", "complet", "succe"]]

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.charclasses import HAN_RUN
-from core.concepts import CONCEPTS, concept_mentions, translations_in
+from core.concepts import CONCEPTS, concept_mentions, named_before_a_place, translations_in
 from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
@@ -346,6 +346,13 @@ def _conjoined(text: str, first_end: int, second_start: int) -> bool:
     return _CONJUNCTION.search(text, first_end, max(first_end, second_start)) is not None
 
 
+def _before_a_name(text: _Text, end: int) -> bool:
+    """Whether the next word after ``end`` is a name an earlier pass took (a service, an alert,
+    a quoted term): blank now, written in the original."""
+    at = len(text.original) - len(text.original[end:].lstrip())
+    return at < len(text.chars) and text.chars[at] == " "
+
+
 def _subjects(text: _Text) -> tuple[list[str], list[str], list[list[str]]]:
     """(lexicon topics, concepts, compounds) -- mentions in order; adjacent ones without a
     conjunction between them form a compound (qualifiers only qualify, they join none)."""
@@ -356,6 +363,8 @@ def _subjects(text: _Text) -> tuple[list[str], list[str], list[list[str]]]:
         text.take(mention.start, mention.end)
     lowered = text.lowered
     for concept_mention in concept_mentions(lowered):
+        if _before_a_name(text, concept_mention.end) and not named_before_a_place(lowered, concept_mention):
+            continue  # "an ERROR log in zookeeper": "in" the service, not a login
         mentions.append((concept_mention.start, concept_mention.end, concept_mention.concept, False))
         text.take(concept_mention.start, concept_mention.end)
     mentions.sort()
