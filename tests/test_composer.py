@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from core.agents.rules.composer import RulesComposer
 from core.contracts import (
     CheckedBinding,
@@ -187,3 +189,17 @@ def test_open_questions_have_no_yes_no_lead() -> None:
                          question="只确认 HighCPUUsage，不要分析订单123")
     assert composed.answer_kind is None
     assert composed.user_facing_answer.startswith("结论")
+
+
+@pytest.mark.parametrize("question", ["Is inventory-service healthy?", "inventory-service 正常吗？",
+                                      "Is inventory-service running normally?"])
+def test_a_health_question_is_never_led_by_no_when_no_trouble_was_found(question: str) -> None:
+    """The searches look for trouble: none found is the health question's "yes", so leading
+    with "No" would invert what was verified. Such a question has no yes/no lead."""
+    composed = _composed([_claim("claim-1", ABSENT, "negative_observation")], {"claim-1": True},
+                         question=question)
+    assert composed.answer_kind is None and composed.status == "no_evidence"
+    assert not composed.user_facing_answer.startswith(("No", "否"))
+    # ... and "abnormal?" keeps its yes/no lead
+    composed = _composed([_claim("claim-1", FOUND)], {"claim-1": True}, question="inventory-service 是否不正常？")
+    assert composed.answer_kind == "yes"
