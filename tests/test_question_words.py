@@ -7,7 +7,7 @@ import pytest
 
 from core.agents.rules.planner import RulesPlanner, alert_topics
 from core.agents.rules.question import read_question, stem, strip_markup
-from core.agents.rules.searches import log_searches
+from core.agents.rules.searches import log_searches, service_search
 from core.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term, translations_in
 from core.contracts import LogGroup, Plan
 from core.lexicon import TOPICS, alert_words, normalize, topics_in
@@ -260,6 +260,11 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     [search] = log_searches(_plan("How many times did hadoop-mapreduce fail to contact the RM?"))
     assert search.attempts == ({"query": "contact rm fail", "match": "all", "limit": 50},
                                {"query": "contact rm", "match": "all", "level": "WARN", "limit": 50})
+    # Nothing but a service: its lines at WARN or above; asked what it logged, then any line.
+    assert service_search(_plan("What did hadoop-mapreduce log?")).attempts == (
+        {"level": "WARN", "limit": 50}, {"limit": 50})
+    for question in ("Is hadoop-mapreduce healthy?", "hadoop-mapreduce 有什么问题？", "hadoop-mapreduce 正常吗？"):
+        assert service_search(_plan(question)).attempts == ({"level": "WARN", "limit": 50},), question
     # A concept's log phrases, then its plain word in lines at WARN or above.
     [search] = log_searches(_plan("Did hadoop-mapreduce log any timeouts?"))
     assert search.kind == "concept" and search.attempts[1] == {

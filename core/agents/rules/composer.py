@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from core.agents.rules.question import asks_about_health
 from core.contracts import (
     AnswerKind,
     Claim,
@@ -229,16 +230,11 @@ def reference_lines(language: Language, verifier_input: VerifierInput,
     return [_TEXT[language]["reference"], *lines, ""] if lines else []
 
 
-# "Is X healthy?", "X 正常吗？": a yes/no question whose "yes" is that nothing was found. The
-# searches look for trouble, so leading with "No" when none is found would say the opposite of
-# what was verified; such a question gets no yes/no lead (its findings or absences answer it).
-_HEALTH_RE = re.compile(r"\b(?:healthy|health|ok|okay|fine|normal|normally|stable|alright)\b|"
-                        r"(?<![不非])正常|健康|稳定|运行良好", re.IGNORECASE)
-
-
 def is_yes_no_question(question: str) -> bool:
-    """Whether the question asks for a yes or a no whose "yes" is what was found."""
-    return _YES_NO_RE.search(question) is not None and _HEALTH_RE.search(question) is None
+    """Whether the question asks for a yes or a no whose "yes" is what was found. Not "is X
+    healthy?" (``asks_about_health``): the searches look for trouble, so leading with "No" when
+    none is found would say the opposite of what was verified; its findings or absences answer it."""
+    return _YES_NO_RE.search(question) is not None and not asks_about_health(question)
 
 
 def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> AnswerKind | None:

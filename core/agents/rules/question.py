@@ -159,6 +159,16 @@ class QuestionReading:
         return subjects or (self.wants_alerts and not self.unknown_services)
 
 
+_HEALTH = re.compile(r"\b(?:healthy|health|ok|okay|fine|normal|normally|stable|alright)\b|"
+                     r"(?<![不非])正常|健康|稳定|运行良好", re.IGNORECASE)
+
+
+def asks_about_health(question: str) -> bool:
+    """Whether the question asks if something is well ("Is X healthy?", "X 正常吗？"): what
+    answers it is the trouble found, or its verified absence."""
+    return _HEALTH.search(question) is not None
+
+
 def strip_markup(question: str) -> str:
     """The question without HTML/XML markup (scripts and styles with their content)."""
     return _MARKUP_TAG.sub(" ", _MARKUP_BLOCK.sub(" ", question))

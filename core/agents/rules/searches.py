@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any, Literal
 
+from core.agents.rules.question import asks_about_health
 from core.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
 from core.contracts import Plan
 from core.lexicon import TOPICS
@@ -295,6 +296,11 @@ def log_searches(plan: Plan) -> list[LogSearch]:
 
 def service_search(plan: Plan) -> LogSearch:
     """What a question naming nothing but a service ("payment-service 现在有什么问题？") reads of
-    its logs: its lines at WARN or above (the plan's level, if stricter)."""
+    its logs: its lines at WARN or above (the plan's level, if stricter). A question asking
+    neither about trouble nor health ("What did Spark log?", "Spark 在做什么？"), when there are
+    none: its lines at any level (most common kinds first), not "no records"."""
     search = _level_search(plan.level or "WARN", _common(plan))
-    return LogSearch("service", search.attempts, search.label_zh, search.label_en)
+    attempts = search.attempts
+    if not (plan.level or plan.concepts or asks_about_health(plan.question)):
+        attempts += (_args(_common(plan), limit=SEARCH_LIMIT),)
+    return LogSearch("service", attempts, search.label_zh, search.label_en)
