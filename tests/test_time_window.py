@@ -46,6 +46,11 @@ NOW = datetime(2024, 3, 1, 10, 6, 0, tzinfo=timezone(timedelta(hours=8)))
     # as logs write them: no zone written, none added (the source's zone)
     ("2015-10-18 18:01 到 18:05 之间", "2015-10-18 18:01", "2015-10-18T18:05"),
     ("at 2015-10-18 18:01:47 what did the NodeManager log?", "2015-10-18 18:01:47", "2015-10-18 18:01:47"),
+    # across midnight: the second time is on the next day
+    ("between 23:59 and 00:01 any errors?", "2024-02-29T23:59+08:00", "2024-03-01T00:01+08:00"),
+    ("2015-10-18 23:58 到 00:02 之间", "2015-10-18 23:58", "2015-10-19T00:02"),
+    # a span longer than the calendar: all of it
+    ("errors in the last 99999999999 days", None, None),
 ])
 def test_windows_are_read_against_the_clock(question: str, since: str | None, until: str | None) -> None:
     window = time_window(question, NOW)
@@ -59,6 +64,8 @@ def test_windows_are_read_against_the_clock(question: str, since: str | None, un
     "connection refused to 10.0.0.1:8080",
     "Got exception while serving blk_-3544583377289625738 to /10.251.194.213:50010",
     "what changed in v1:30?",
+    "What happened on 2015-13-45?",  # not a date: no window (query_logs would refuse it)
+    "errors since 2015-02-30 10:00",
 ])
 def test_no_window_where_none_is_named(question: str) -> None:
     assert time_window(question, NOW) is None

@@ -101,8 +101,20 @@ def time_window(question: str, now: datetime) -> Window | None:
     for read in (_span, _range, _since_until, _day, _at):
         window = read(question, now)
         if window is not None:
-            return window
+            # "2015-02-30" is no moment: the words stay the question's (an id, a search term)
+            return window if all(_valid(bound) for bound in window[:2]) else None
     return None
+
+
+def _valid(bound: str | None) -> bool:
+    """Whether a bound is a real date or moment (``query_logs`` refuses any other)."""
+    if bound is None:
+        return True
+    try:
+        datetime.fromisoformat(bound.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
 
 
 def _stamp(moment: datetime) -> str:
@@ -123,7 +135,10 @@ def _span(question: str, now: datetime) -> Window | None:
         unit = _UNITS[unit_text]
     if count is None or count <= 0:
         return None
-    return Window(_stamp(now - timedelta(seconds=count * unit)), None, (match.span(),))
+    try:
+        return Window(_stamp(now - timedelta(seconds=count * unit)), None, (match.span(),))
+    except OverflowError:  # "the last 99999999999 days": all of it
+        return Window(None, None, (match.span(),))
 
 
 def _unit(word: str) -> int:
@@ -167,6 +182,10 @@ def _range(question: str, now: datetime) -> Window | None:
         return None
     first = _moment(match.group("a"), now)
     second = _moment(match.group("b"), now, on=first)
+    if re.fullmatch(_CLOCK, match.group("b")) and _valid(first) and _valid(second):
+        start, end = (datetime.fromisoformat(bound.replace("Z", "+00:00")) for bound in (first, second))
+        if end < start:  # "between 23:50 and 00:10": the second time is on the next day
+            second = (end + timedelta(days=1)).isoformat(timespec="seconds" if end.second else "minutes")
     return Window(first, second, (match.span(),))
 
 
