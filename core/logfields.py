@@ -136,4 +136,7 @@ def time_bound(text: str, default_zone: tzinfo | None, *, upper: bool) -> int:
     moment = parse_timestamp(stripped, default_zone)
     if moment is None:
         raise ValueError(f"not an ISO 8601 date or time: {text!r}")
-    return epoch_us(moment + step) if upper else epoch_us(moment)
+    try:
+        return epoch_us(moment + step) if upper else epoch_us(moment)
+    except OverflowError:  # the last instant of year 9999: there is nothing after it
+        return epoch_us(datetime.max.replace(tzinfo=UTC)) + 1

@@ -4,15 +4,18 @@ search of the rules engine, and the lines outside it never answer."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.agents.rules.planner import RulesPlanner
 from core.agents.rules.window import time_window
 from core.cli import main
+from core.logfields import time_bound
 from core.pipeline import ask
 from core.sources.base import World
 
@@ -127,3 +130,23 @@ def test_every_log_call_keeps_to_the_window_and_the_answer_says_it(question: str
     for claim in document.executor_output.claims:
         if claim.claim_type == "negative_observation":  # an absence in a window is not one at all times
             assert f"since={plan.since}" in claim.claim_text
+
+
+_WORDS = ("last", "past", "the", "hour", "minutes", "5", "0", "1.5", "99999999999", "半", "最近", "过去", "两",
+          "小时", "分钟", "天", "内", "today", "yesterday", "昨天", "since", "before", "after", "between", "and",
+          "到", "-", "23:59", "00:00", "24:00", "12:60", "09:05", "2015-10-18", "2015-02-30",
+          "2015-10-18T18:01:47Z", "at", "在", "以来", "之前", "0001-01-01", "9999-12-31 23:59", "10.0.0.1:8080")
+
+
+@settings(max_examples=400, deadline=None)
+@given(words=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=7),
+       now=st.sampled_from([NOW, datetime(1, 1, 1, 0, 30, tzinfo=UTC), datetime(9999, 12, 31, 23, 0, tzinfo=UTC),
+                            datetime(2024, 3, 1, 10, 6, tzinfo=timezone(timedelta(hours=-5)))]))
+def test_any_question_gives_a_window_query_logs_accepts_or_none(words: list[str], now: datetime) -> None:
+    """Whatever the words (impossible dates, the ends of the calendar, a range across midnight),
+    the reader never fails the session and never hands query_logs a bound it refuses."""
+    window = time_window(" ".join(words), now)
+    if window is not None:
+        for bound, upper in ((window.since, False), (window.until, True)):
+            if bound is not None:
+                time_bound(bound, now.tzinfo, upper=upper)

@@ -99,7 +99,10 @@ def time_window(question: str, now: datetime) -> Window | None:
     if not _CUE.search(question):
         return None
     for read in (_span, _range, _since_until, _day, _at):
-        window = read(question, now)
+        try:
+            window = read(question, now)
+        except OverflowError:  # a day before year 1 or after 9999: no window to keep to
+            return None
         if window is not None:
             # "2015-02-30" is no moment: the words stay the question's (an id, a search term)
             return window if all(_valid(bound) for bound in window[:2]) else None
@@ -225,6 +228,8 @@ def _moment(text: str, now: datetime, on: str | None = None) -> str:
 def _before(text: str, now: datetime, on: str | None) -> str:
     """``until`` for "before X": the last second before it (``until`` covers what it writes)."""
     moment = _moment(text, now, on)
+    if not _valid(moment):
+        return moment  # no moment: ``time_window`` drops the window
     if re.fullmatch(_DATE, moment):  # before a day: through the day before
         return (datetime.fromisoformat(moment) - timedelta(days=1)).date().isoformat()
     earlier = datetime.fromisoformat(moment.replace("Z", "+00:00")) - timedelta(seconds=1)
