@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from core.contracts import Alert, LogEntry, LogGroup, LogsResult, MetricsResult
@@ -94,3 +95,24 @@ def hadoop_world(*, logs: GroupedLogs | None = None, metrics: FixedAlerts | None
                  metrics=metrics or FixedAlerts([DISK_ALERT]),
                  logs=(logs or GroupedLogs()) if with_logs else None,
                  example_questions=("hadoop-mapreduce 有没有 ERROR 日志？",))
+
+
+PAYMENTS_LOG = ("2024-03-01 09:00:00,001 ERROR [pool-1] com.pay.Db: Connection refused to db-old:5432\n"
+                "2024-03-01 10:00:00,001 INFO [main] com.pay.Server: started on port 8080\n"
+                "2024-03-01 10:05:00,002 ERROR [pool-1] com.pay.Db: Connection refused to db-primary:5432\n"
+                "2024-03-01 10:06:00,003 WARN [pool-1] com.pay.Db: retrying connection to db-primary\n")
+
+
+def imported_payments_pack(folder: Path) -> Path:
+    """README's pack of imported logs, as a user makes it: ``payments.log`` (log4j layout, an
+    ERROR at 09:00 and one at 10:05) through ``superbiz logs import`` into ``mypack/logs.db``,
+    and a ``pack.yaml`` that says only where the store is. Returns the pack folder."""
+    from core.cli import main
+
+    log = folder / "payments.log"
+    log.write_text(PAYMENTS_LOG, encoding="utf-8")
+    pack = folder / "mypack"
+    pack.mkdir()
+    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
+    (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+    return pack

@@ -20,6 +20,7 @@ from core.sources import logcache
 from core.sources.logimport import import_files
 from core.sources.pack import load_world
 from core.tools.spec import call_tool, run_tool
+from tests.hand_sources import imported_payments_pack
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "mockdata" / "demo"
 QUERIES: list[dict[str, Any]] = [
@@ -158,16 +159,7 @@ def test_the_readme_pack_of_imported_logs_is_pack_yaml_alone(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """README's recipe, as written: import a log file, then a pack.yaml that says only where
     the store is. Named by its folder, its clock is its newest line."""
-    log = tmp_path / "payments.log"
-    log.write_text("2024-03-01 09:00:00,001 ERROR [pool-1] com.pay.Db: Connection refused to db-old:5432\n"
-                   "2024-03-01 10:00:00,001 INFO [main] com.pay.Server: started on port 8080\n"
-                   "2024-03-01 10:05:00,002 ERROR [pool-1] com.pay.Db: Connection refused to db-primary:5432\n"
-                   "2024-03-01 10:06:00,003 WARN [pool-1] com.pay.Db: retrying connection to db-primary\n",
-                   encoding="utf-8")
-    pack = tmp_path / "mypack"
-    pack.mkdir()
-    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
-    (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+    pack = imported_payments_pack(tmp_path)
     loaded = load_pack(str(pack))
     assert (loaded.name, loaded.now.isoformat()) == ("mypack", "2024-03-01T10:06:00.003000+00:00")
     capsys.readouterr()

@@ -18,6 +18,7 @@ from core.cli import main
 from core.logfields import time_bound
 from core.pipeline import ask
 from core.sources.base import World
+from tests.hand_sources import imported_payments_pack
 
 NOW = datetime(2024, 3, 1, 10, 6, 0, tzinfo=timezone(timedelta(hours=8)))
 
@@ -81,16 +82,7 @@ def test_the_window_leaves_the_words_it_used_out_of_the_search(demo_world: World
 
 
 def test_lines_outside_the_window_never_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    log = tmp_path / "payments.log"
-    log.write_text("2024-03-01 09:00:00,001 ERROR [pool-1] com.pay.Db: Connection refused to db-old:5432\n"
-                   "2024-03-01 10:00:00,001 INFO [main] com.pay.Server: started on port 8080\n"
-                   "2024-03-01 10:05:00,002 ERROR [pool-1] com.pay.Db: Connection refused to db-primary:5432\n"
-                   "2024-03-01 10:06:00,003 WARN [pool-1] com.pay.Db: retrying connection to db-primary\n",
-                   encoding="utf-8")
-    pack = tmp_path / "mypack"
-    pack.mkdir()
-    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
-    (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+    pack = imported_payments_pack(tmp_path)
 
     def ask(question: str) -> Any:
         capsys.readouterr()
