@@ -9,7 +9,7 @@ from core.agents.rules.planner import RulesPlanner, alert_topics
 from core.agents.rules.question import read_question, stem, strip_markup
 from core.agents.rules.searches import log_searches, service_search
 from core.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term, translations_in
-from core.contracts import LogGroup, Plan
+from core.contracts import LogEntry, LogGroup, Plan
 from core.lexicon import TOPICS, alert_words, normalize, topics_in
 from core.pipeline import ask
 from core.sources.base import Vocabulary, World
@@ -367,6 +367,19 @@ def test_an_absent_compound_is_named_by_the_phrases_it_searched(question: str) -
     assert "connection refused" in claim.claim_text and claim.claim_type == "negative_observation"
     assert document.gatekeeper_result is not None and document.gatekeeper_result.status == "pass"
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+
+
+def test_lines_holding_only_some_of_a_compound_are_told_as_what_they_hold() -> None:
+    """"When did X last reject a password?": the lines say "Failed password", none "rejected";
+    they answer as failed logins (no claim at all had left the answer blocked)."""
+    lines = [LogEntry(timestamp="2015-10-18 18:01:00", level="WARN", service="sshd",
+                      message="Failed password for root from 203.0.113.9 port 52213 ssh2")]
+    world = hadoop_world(logs=GroupedLogs(lines=lines, groups=[]))
+    document = ask("When did sshd last reject a password?", pack=world)
+    assert document.executor_output is not None and document.verifier_result is not None
+    [claim] = document.executor_output.claims
+    assert "failed logins" in claim.claim_text and "Failed password for root" in claim.claim_text
+    assert document.verifier_result.verdict == "PASS"
 
 
 def test_unknown_and_not_understood_sweep_nothing() -> None:

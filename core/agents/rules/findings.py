@@ -17,11 +17,11 @@ Every number, timestamp and word a claim states is copied from the refs it cites
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.agents.rules.evidence import EvidenceItem, collect_items
-from core.agents.rules.searches import LogSearch
-from core.concepts import holds_term
+from core.agents.rules.searches import LogSearch, compound_labels
+from core.concepts import concepts_held, holds_term
 from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Language, LogGroup
 from core.lexicon import normalize
 from core.tools.spec import evidence_at
@@ -178,11 +178,29 @@ def found_claims(outcome: SearchOutcome, exclusions: Exclusions, language: Langu
     of the service searched, or, for a search of every service, one per service whose lines
     came back -- a sentence naming one service must not quote another's lines."""
     kinds = _kinds(outcome, exclusions)
+    if not kinds and outcome.search.focus:
+        unfocused = _as_held(outcome)
+        kinds = _kinds(unfocused, exclusions) if unfocused is not None else []
+        outcome = unfocused or outcome
     by_service: dict[str, list[_Kind]] = {}
     for kind in kinds:
         by_service.setdefault(outcome.service or kind.service, []).append(kind)
     return [_found_claim(service, outcome, service_kinds, language)
             for service, service_kinds in by_service.items()]
+
+
+def _as_held(outcome: SearchOutcome) -> SearchOutcome | None:
+    """A compound's lines that hold only some of its concepts ("When did sshd last reject a
+    password?": ``Failed password`` lines, none saying "rejected"), told as what they hold --
+    the concepts every one of their texts says -- instead of not at all; None when they hold none."""
+    texts = [item.text for item in collect_items(outcome.invocations) if item.log is not None]
+    held = [name for name in outcome.search.concepts
+            if texts and all(name in concepts_held(text) for text in texts)]
+    if not held:
+        return None
+    label_zh, label_en = compound_labels(held)
+    search = replace(outcome.search, focus=(), concepts=tuple(held), label_zh=label_zh, label_en=label_en)
+    return SearchOutcome(outcome.service, search, outcome.invocations)
 
 
 def _found_claim(service: str, outcome: SearchOutcome, kinds: list[_Kind], language: Language) -> Claim:

@@ -211,7 +211,8 @@ def _compound_search(group: list[str], common: dict[str, Any], language_labels: 
                      focus=(_concept_phrases(first), _concept_phrases(second)))
 
 
-def _compound_labels(group: list[str]) -> tuple[str, str]:
+def compound_labels(group: list[str]) -> tuple[str, str]:
+    """How a compound's members are named in a claim: (zh, en) labels."""
     def label(member: str, language: str) -> str:
         if member in TOPICS:
             topic = TOPICS[member]
@@ -277,7 +278,7 @@ def log_searches(plan: Plan) -> list[LogSearch]:
     in_compounds = {member for group in plan.compounds for member in group}
     for group in plan.compounds:
         if len(group) > 1:
-            searches.append(_compound_search(group, common, _compound_labels(group)))
+            searches.append(_compound_search(group, common, compound_labels(group)))
     for topic in plan.topics:
         if topic not in in_compounds:
             searches.append(LogSearch("topic", (_args(common, topic=topic),), "", "",
