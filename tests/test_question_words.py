@@ -83,6 +83,7 @@ def test_alert_names_as_the_data_spells_them_and_unknown_ones() -> None:
      ["req-38101a0b-2096-447d-96ea-a692162415ae"]),
     ("anything about 10.10.34.13:3888 or /mnt/hadoop/dfs?", ["10.10.34.13:3888", "/mnt/hadoop/dfs"]),
     ("is port 2181 open on zookeeper", ["2181"]),
+    ("How many 503s did access return?", ["503"]),  # a code in the plural is the code
 ])
 def test_exact_terms(question: str, terms: list[str]) -> None:
     assert read(question).terms == terms
