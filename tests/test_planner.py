@@ -81,6 +81,21 @@ def test_exclusion_clause_ends_where_the_question_turns_back(plan_of: PlanOf) ->
     assert plan.topics == ["memory"]
 
 
+@pytest.mark.parametrize("question", ["Ignore HikariCP: what else did order-service log?",
+                                      "忽略 HikariCP：order-service 还有什么日志？"])
+def test_exclusion_clause_ends_at_a_colon_after_its_items(plan_of: PlanOf, question: str) -> None:
+    plan = plan_of(question)
+    assert plan.exclusions.topics == ["connection_pool"] and plan.exclusions.services == []
+    assert plan.services == ["order-service"]
+
+
+def test_a_colon_after_the_trigger_introduces_the_items() -> None:
+    for question, items in (("exclude: HikariCP, order-service", ("HikariCP", "order-service")),
+                            ("不要分析：订单123", ("订单123",))):
+        [clause] = exclusion_clauses(question)
+        assert clause.items == items, question
+
+
 def test_besides_clause_closes_at_zhiwai(plan_of: PlanOf) -> None:
     plan = plan_of("除了 user-service 之外，还有哪些服务有告警？")
     assert plan.exclusions.services == ["user-service"]

@@ -120,7 +120,7 @@ many often frequent frequently usage rate count number amount value values perce
 themselves right situation health healthy fine good bad normal overall general generally
 whole entire full fully still around across within between since until after before during
 while because due cause caused causing reason why problem
-first earliest oldest newest common commonest typical usual top say says said runbook runbooks
+first earliest oldest newest common commonest typical usual top say says said runbook runbooks else
 """.split())  # noqa: SIM905 -- a word list reads best as text
 _CHINESE_FILLER = re.compile("|".join(sorted(map(re.escape, (
     "是否存在", "是否有", "是否", "存在", "有没有", "有无", "当前", "目前", "现在", "最近", "日志", "告警",

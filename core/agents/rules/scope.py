@@ -46,8 +46,11 @@ _EN_EXCLUSION_TRIGGER = (
 )
 _TRIGGER_RE = re.compile("|".join([*map(re.escape, _EXCLUSION_TRIGGERS), _EN_EXCLUSION_TRIGGER]),
                          re.IGNORECASE)
-# A clause ends at the end of a sentence (a "." followed by a space or the end of the text).
-_SENTENCE_END_RE = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)")
+# A clause ends at the end of a sentence (a "." followed by a space or the end of the text), or
+# at a colon after its items ("Ignore HikariCP: what else did order-service log?"); a colon
+# right after the trigger introduces them instead ("exclude: A, B", "不要分析：订单123").
+_SENTENCE_END_RE = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)|\s*(?::(?=\s|$)|：)")
+_INTRODUCED_RE = re.compile(r"\s*[:：]?")
 _ITEM_SEPARATOR_RE = re.compile(r"[、,，/&]|以及|或者|还有|和|与|及|或|\band\b|\bor\b|\bnor\b",
                                 re.IGNORECASE)
 # An item that turns back to the asked subject ends the exclusion clause.
@@ -83,9 +86,11 @@ def exclusion_clauses(question: str) -> list[ExclusionClause]:
     clauses: list[ExclusionClause] = []
     position = 0
     while (trigger := _TRIGGER_RE.search(question, position)) is not None:
-        sentence_end = _SENTENCE_END_RE.search(question, trigger.end())
+        introduced = _INTRODUCED_RE.match(question, trigger.end())
+        start = introduced.end() if introduced else trigger.end()
+        sentence_end = _SENTENCE_END_RE.search(question, start)
         limit = sentence_end.start() if sentence_end else len(question)
-        items, end = _split_items(question, trigger.end(), limit)
+        items, end = _split_items(question, start, limit)
         clauses.append(ExclusionClause(trigger.start(), end, trigger.group(), tuple(items)))
         position = max(end, trigger.end())
     return clauses
