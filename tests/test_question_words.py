@@ -84,6 +84,9 @@ def test_alert_names_as_the_data_spells_them_and_unknown_ones() -> None:
     ("anything about 10.10.34.13:3888 or /mnt/hadoop/dfs?", ["10.10.34.13:3888", "/mnt/hadoop/dfs"]),
     ("is port 2181 open on zookeeper", ["2181"]),
     ("How many 503s did access return?", ["503"]),  # a code in the plural is the code
+    ("Which DataNodes served blocks?", ["DataNode"]),  # a class name in the plural: the class
+    ("any NoRouteToHostExceptions in hadoop-mapreduce?", ["NoRouteToHostException"]),
+    ("HTTPStatus errors in nginx", ["HTTPStatus"]),  # -us, -ss, -is: not plurals
 ])
 def test_exact_terms(question: str, terms: list[str]) -> None:
     assert read(question).terms == terms

@@ -335,11 +335,19 @@ def _camel_names(text: _Text, wants_alerts: bool) -> tuple[list[str], list[str]]
         if topics_in(name):
             continue  # a lexicon word (HikariCP, OutOfMemoryError): its topic is searched
         if _EXCEPTION_NAME.search(name) or not wants_alerts:
-            terms.append(name)
+            terms.append(_singular(name))
         else:
             alerts.append(name)
         text.take(match.start(), match.end())
     return _unique(alerts), _unique(terms)
+
+
+def _singular(name: str) -> str:
+    """A class name as the logs write it: "Which DataNodes ...?" asks about ``DataNode`` lines
+    (not ``HTTPStatus``, ``Process``, ``Analysis``: -us, -ss, -is are not plurals)."""
+    if name.endswith("s") and not name.endswith(("ss", "us", "is")) and name[-2:-1].islower():
+        return name[:-1]
+    return name
 
 
 def _identifiers(text: _Text) -> list[str]:
