@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from core.agents.rules.question import QuestionReading, read_question, strip_markup
-from core.agents.rules.scope import exclusion_clauses, narrow_markers, without_clauses
+from core.agents.rules.scope import blanked, exclusion_clauses, narrow_markers, without_clauses
 from core.agents.rules.window import time_window
 from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, concepts_in
@@ -80,7 +80,7 @@ class RulesPlanner:
         asked = without_clauses(text, clauses)
         window = time_window(asked, world.now)
         if window is not None:  # "30" and "18:05" of "since 18:05" are not search terms
-            asked = _blanked(asked, window.spans)
+            asked = blanked(asked, window.spans)
         reading = read_question(asked, services=known_services, alert_names=known_alerts)
 
         # A source that could not list its names (a server down when the world opened) leaves
@@ -120,12 +120,6 @@ class RulesPlanner:
             alert_states=reading.alert_states,
             since=window.since if window else None, until=window.until if window else None)
 
-
-def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """``text`` with each span replaced by spaces (the other words keep their places)."""
-    for start, end in spans:
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text
 
 
 def _exclusions(items: list[str], known_services: list[str], known_alerts: list[str]) -> Exclusions:

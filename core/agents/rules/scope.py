@@ -10,6 +10,7 @@ early at an item that turns back to what *is* asked (只 / 请 / 确认 / "only"
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
@@ -120,7 +121,11 @@ def _split_items(question: str, start: int, limit: int) -> tuple[list[str], int]
 
 def without_clauses(question: str, clauses: list[ExclusionClause]) -> str:
     """The question with its exclusion clauses blanked out (what is actually asked)."""
-    text = question
-    for clause in reversed(clauses):
-        text = text[:clause.start] + " " * (clause.end - clause.start) + text[clause.end:]
+    return blanked(question, [(clause.start, clause.end) for clause in clauses])
+
+
+def blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by spaces (the other words keep their places)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
     return text
