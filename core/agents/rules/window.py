@@ -52,9 +52,10 @@ class _Lazy:
         return self._compiled.search(text)
 
 
-# What every window below holds one of: a digit, or a word that names a time.
-_CUE = re.compile(r"\d|last|past|previous|recent|today|yesterday|since|after|before|until|till|"
-                  r"between|最近|过去|近|这|今|昨|内|以来|之前|以前|之后|以后", re.IGNORECASE)
+# What every window below holds one of: a span's "last"/"past"/... or Chinese unit, a day word,
+# or the digits of a moment ("since", "before", "between" and "at" all need one).
+_CUE = re.compile(r"\d|last|past|previous|recent|today|yesterday|秒|分钟|小时|钟头|天|周|星期|今日|昨日",
+                  re.IGNORECASE)
 
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600,
           "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "week": 604800,
@@ -88,9 +89,9 @@ _SINCE = _Lazy(
     rf"\b(?:since|after|from)\s+(?P<a>{_MOMENT})|(?:从|自)?\s*(?P<z>{_MOMENT})\s*(?:以来|之后|以后|后|起)",
     re.IGNORECASE)
 _UNTIL = _Lazy(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
-                    re.IGNORECASE)
+               re.IGNORECASE)
 _AT = _Lazy(rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
-                 re.IGNORECASE)
+            re.IGNORECASE)
 _ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 
 
@@ -109,15 +110,17 @@ def time_window(question: str, now: datetime) -> Window | None:
     return None
 
 
+def _parsed(bound: str) -> datetime | None:
+    """A bound as a datetime (aware when it writes a zone), or None when it is no real moment."""
+    try:
+        return datetime.fromisoformat(bound.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
 def _valid(bound: str | None) -> bool:
     """Whether a bound is a real date or moment (``query_logs`` refuses any other)."""
-    if bound is None:
-        return True
-    try:
-        datetime.fromisoformat(bound.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return True
+    return bound is None or _parsed(bound) is not None
 
 
 def _stamp(moment: datetime) -> str:
@@ -185,10 +188,10 @@ def _range(question: str, now: datetime) -> Window | None:
         return None
     first = _moment(match.group("a"), now)
     second = _moment(match.group("b"), now, on=first)
-    if re.fullmatch(_CLOCK, match.group("b")) and _valid(first) and _valid(second):
-        start, end = (datetime.fromisoformat(bound.replace("Z", "+00:00")) for bound in (first, second))
-        if end < start:  # "between 23:50 and 00:10": the second time is on the next day
-            second = (end + timedelta(days=1)).isoformat(timespec="seconds" if end.second else "minutes")
+    start, end = _parsed(first), _parsed(second)
+    if re.fullmatch(_CLOCK, match.group("b")) and start and end and end < start:
+        # "between 23:50 and 00:10": the second time is on the next day
+        second = (end + timedelta(days=1)).isoformat(timespec="seconds" if end.second else "minutes")
     return Window(first, second, (match.span(),))
 
 
@@ -228,9 +231,9 @@ def _moment(text: str, now: datetime, on: str | None = None) -> str:
 def _before(text: str, now: datetime, on: str | None) -> str:
     """``until`` for "before X": the last second before it (``until`` covers what it writes)."""
     moment = _moment(text, now, on)
-    if not _valid(moment):
+    parsed = _parsed(moment)
+    if parsed is None:
         return moment  # no moment: ``time_window`` drops the window
     if re.fullmatch(_DATE, moment):  # before a day: through the day before
-        return (datetime.fromisoformat(moment) - timedelta(days=1)).date().isoformat()
-    earlier = datetime.fromisoformat(moment.replace("Z", "+00:00")) - timedelta(seconds=1)
-    return earlier.isoformat(timespec="seconds")
+        return (parsed - timedelta(days=1)).date().isoformat()
+    return (parsed - timedelta(seconds=1)).isoformat(timespec="seconds")
