@@ -20,7 +20,7 @@ from core.agents.rules.evidence import collect_items
 from core.agents.rules.findings import SearchOutcome
 from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
-from core.agents.rules.searches import LogSearch, log_searches, service_search
+from core.agents.rules.searches import COMMON_ARGUMENTS, LogSearch, log_searches, service_search
 from core.contracts import Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.lexicon import TOPICS, topic_matches
@@ -122,7 +122,7 @@ def _search(recorder: Recorder, calls: CallLog, service: str | None,
             break
     if search.topics and service and outcome.no_hit:
         topic_only = {key: value for key, value in search.attempts[0].items()
-                      if key in ("topic", "level", "exclude", "since", "until")}
+                      if key == "topic" or key in COMMON_ARGUMENTS}
         yield from _call(recorder, calls, "query_logs", {**topic_only, "query": service}, service,
                          search.topics, outcome)
     calls.searched(outcome)

@@ -69,18 +69,18 @@ class LogSearch:
         return self.label_zh if language == "zh" else self.label_en
 
 
+# The arguments ``_common`` may set: what every query_logs call of a plan keeps to.
+COMMON_ARGUMENTS = ("since", "until", "level", "exclude")
+
+
 def _common(plan: Plan) -> dict[str, Any]:
     """Arguments every search of the plan carries: its minimum level, its time window and its
     exclusions."""
     exclude = [*plan.exclusions.terms, *plan.exclusions.levels,
                *concept_terms(plan.exclusions.concepts)]
-    common: dict[str, Any] = {key: value for key, value in (("since", plan.since), ("until", plan.until))
-                              if value}
-    if plan.level:
-        common["level"] = plan.level
-    if exclude:
-        common["exclude"] = list(dict.fromkeys(exclude))[:MAX_TERMS]
-    return common
+    values = {"since": plan.since, "until": plan.until, "level": plan.level,
+              "exclude": list(dict.fromkeys(exclude))[:MAX_TERMS]}
+    return {key: values[key] for key in COMMON_ARGUMENTS if values[key]}
 
 
 def _args(common: dict[str, Any], **arguments: Any) -> dict[str, Any]:
@@ -151,15 +151,16 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
     level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems
                   and not CONCEPTS[q].broad), None)
     choices = [keyword[:MAX_KEYWORD_TRIES] for keyword in plan.keywords if keyword]
+    combinations = list(product(*choices))[:MAX_KEYWORD_TRIES]
     attempts = []
-    for combination in list(product(*choices))[:MAX_KEYWORD_TRIES]:
+    for combination in combinations:
         words = list(dict.fromkeys([*combination, *stems]))
         attempts.append(_args(common, query=" ".join(words), match="all", level=level,
                               limit=SEARCH_LIMIT))
     if stems and choices:
         attempts += [_args(common, query=" ".join(dict.fromkeys(combination)), match="all",
                            level=level or _trouble_level(qualifiers), limit=SEARCH_LIMIT)
-                     for combination in list(product(*choices))[:MAX_KEYWORD_TRIES]]
+                     for combination in combinations]
     shown = " ".join(dict.fromkeys([keyword[0] for keyword in choices] + stems))
     return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的", f'with "{shown}"',
                      concepts=tuple(qualifiers), keywords=tuple(k[0] for k in choices))
@@ -232,7 +233,8 @@ def _concept_search(name: str, common: dict[str, Any]) -> LogSearch:
     words = [ask for ask in concept.asks if ask.isascii() and " " not in ask and ask not in concept.terms]
     attempts: tuple[dict[str, Any], ...] = (arguments,)
     if words:
-        attempts += (_args(common, terms=words[:MAX_TERMS], match="any", level="WARN", limit=SEARCH_LIMIT),)
+        attempts += (_args(common, terms=words[:MAX_TERMS], match="any", level=_trouble_level([name]),
+                           limit=SEARCH_LIMIT),)
     return LogSearch("concept", attempts, f"{concept.label_zh}相关的",
                      f"about {concept.label_en}", concepts=(name,))
 
