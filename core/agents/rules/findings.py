@@ -178,10 +178,8 @@ def found_claims(outcome: SearchOutcome, exclusions: Exclusions, language: Langu
     of the service searched, or, for a search of every service, one per service whose lines
     came back -- a sentence naming one service must not quote another's lines."""
     kinds = _kinds(outcome, exclusions)
-    if not kinds and outcome.search.focus:
-        unfocused = _as_held(outcome)
-        kinds = _kinds(unfocused, exclusions) if unfocused is not None else []
-        outcome = unfocused or outcome
+    if not kinds and outcome.search.focus and (held := _as_held(outcome)) is not None:
+        outcome, kinds = held, _kinds(held, exclusions)
     by_service: dict[str, list[_Kind]] = {}
     for kind in kinds:
         by_service.setdefault(outcome.service or kind.service, []).append(kind)
@@ -193,9 +191,8 @@ def _as_held(outcome: SearchOutcome) -> SearchOutcome | None:
     """A compound's lines that hold only some of its concepts ("When did sshd last reject a
     password?": ``Failed password`` lines, none saying "rejected"), told as what they hold --
     the concepts every one of their texts says -- instead of not at all; None when they hold none."""
-    texts = [item.text for item in collect_items(outcome.invocations) if item.log is not None]
-    held = [name for name in outcome.search.concepts
-            if texts and all(name in concepts_held(text) for text in texts)]
+    said = [concepts_held(item.text) for item in collect_items(outcome.invocations) if item.log is not None]
+    held = [name for name in outcome.search.concepts if said and all(name in each for each in said)]
     if not held:
         return None
     label_zh, label_en = compound_labels(held)

@@ -83,9 +83,8 @@ _IDENTIFIER = re.compile(
     r"|(?:/[A-Za-z0-9_.\-]+)+/?"                              # a path
     r"|[A-Za-z][A-Za-z0-9_\-]*?[_\-][A-Za-z0-9_\-]*\d[A-Za-z0-9_\-]*"  # blk_…, appattempt_…, req-…
     r"|[A-Za-z][A-Za-z0-9_.\-]*:\d{2,5}"                      # host:port
-    r"|\d{3,}(?=s(?![A-Za-z0-9_\-]))"                        # a code in the plural: 503s
     r"|\d{3,}"                                               # a port, a code, a long number
-    r")s?(?![A-Za-z0-9_\-])")
+    r")s?(?![A-Za-z0-9_\-])")  # s: in the plural ("503s" asks about 503)
 _LEVELS_UPPER = {"ERROR": "ERROR", "ERR": "ERROR", "WARN": "WARN", "WARNING": "WARN", "FATAL": "FATAL",
                  "CRITICAL": "CRITICAL", "SEVERE": "SEVERE", "INFO": "INFO", "DEBUG": "DEBUG",
                  "TRACE": "TRACE"}
