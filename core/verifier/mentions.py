@@ -115,7 +115,7 @@ class ClaimMentions:
         nearest first -- up to the next value (``86 Connection broken warnings``), back to the
         previous one (``「X」出现了 291 次``), its clause -- and the nearest quote of its sentence
         (``…like "X", the first at 19:03``), else the sentence's words. A value in brackets is
-        about what precedes them. ``ignore``: words that say whose the lines are, not which
+        about what precedes them (a quote there, else the quote after them in the clause). ``ignore``: words that say whose the lines are, not which
         (service names); ``values``: where the text's values start. With no quote in its
         sentence: the claim's only quote, if it has one (for a first or latest time)."""
         inside = self.inside_quote(position)
@@ -125,9 +125,11 @@ class ClaimMentions:
         if bracket is not None:
             position = bracket
         start, end = _holding(self.clauses, position)
-        if bracket is not None:
-            end = bracket
-        near = [q for q in self.quotes if start <= q.start and q.end <= end]
+        near = [q for q in self.quotes if start <= q.start and q.end <= (end if bracket is None else bracket)]
+        if not near and bracket is not None:
+            # "143 条 INFO 日志（A 与 B 之间）形如「X」", "1 ERROR line (at A) like "X"": the lines
+            # before the brackets are those the quote after them describes.
+            near = [q for q in self.quotes if bracket <= q.start and q.end <= end]
         if near:
             return About(_nearest(near, position).text)
         following = min([v for v in values if v > position] + [end])

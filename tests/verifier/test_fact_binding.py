@@ -106,6 +106,11 @@ RIGHT = [
     ("requests", 'web-api logged 3 INFO lines between 2021-06-01T10:00:05 and 2021-06-01T10:20:00 like '
                  '"<*> "PUT <*>" code: <*>"; 2 INFO lines between 2021-06-01T09:59:00 and 2021-06-01T10:30:00 '
                  'like "<*> "GET <*>" code: <*>".'),
+    # a quoted search term before the lines, their time range in brackets before their template
+    ("requests", 'web-api 的日志中有与「items」相关的记录：3 条 INFO 日志（2021-06-01T10:00:05 与 '
+                 '2021-06-01T10:20:00 之间）形如「<*> "PUT <*>" code: <*>」。'),
+    ("requests", 'web-api logged lines with "items": 2 INFO lines (between 2021-06-01T09:59:00 and '
+                 '2021-06-01T10:30:00) like "<*> "GET <*>" code: <*>".'),
 ]
 
 # (evidence, claim, rule): every value, word and name is in the evidence -- in another role.
@@ -127,6 +132,8 @@ WRONG = [
     ("groups", "「Lease expired for <*>」共计 40 次，均为信息日志（kafka-broker）。", "verifier.wrong_role"),
     ("requests", 'web-api logged 3 INFO lines between 2021-06-01T10:20:00 and 2021-06-01T10:00:05 like '
                  '"<*> "PUT <*>" code: <*>".', "verifier.wrong_role"),
+    ("requests", 'web-api 的日志中有与「items」相关的记录：3 条 INFO 日志（2021-06-01T09:59:00 与 '
+                 '2021-06-01T10:30:00 之间）形如「<*> "PUT <*>" code: <*>」。', None),
     # a level joined to 'level', first / last seen times of another template
     ("groups", 'In kafka-broker, 40 ERROR-level entries match "Lease expired for <*>".', "verifier.wrong_role"),
     ("groups", 'In kafka-broker, 40 WARN-level entries match "Lease expired for <*>"; '
