@@ -151,8 +151,9 @@ _CONCEPT_TABLE: tuple[Concept, ...] = (
             terms=("shutdown", "shutting down", "shut down", "stopped", "stopping", "exited",
                    "exiting", "terminated", "terminating", "exit code", "goodbye")),
     Concept("down", "宕机或下线", "unavailability",
+            # Not a bare 挂: 挂载 is mounting, 挂起 suspending (挂了 / 挂掉 are crashes).
             ("down", "offline", "unavailable", "not available", "unreachable target", "不可用", "离线",
-             "下线", "挂"),
+             "下线"),
             terms=("is down", "went down", "unavailable", "not running", "offline", "not available",
                    "no longer available", "is not reachable")),
     Concept("leader", "选主", "leader election",
@@ -200,6 +201,20 @@ TRANSLATIONS: dict[str, tuple[str, ...]] = {
     "事件": ("event",), "电源": ("power",), "接收": ("receiv",), "发送": ("send", "sent"),
     "变量": ("variable",), "缓冲": ("buffer",), "清理": ("clean",), "资源": ("resource",),
     "心跳": ("heartbeat",), "用户": ("user",), "锁": ("lock",), "证书": ("certificate",),
+    "丢失": ("lost", "missing"), "失联": ("lost", "unreachable"), "状态码": ("status",),
+    "耗时": ("took", "elapsed", "duration"), "销毁": ("destroy",), "挂载": ("mount",),
+    "卸载": ("unmount", "uninstall", "unload"), "扩容": ("scal", "expand", "resiz"),
+    "缩容": ("scal", "shrink"), "备份": ("backup",), "恢复": ("recover", "restor"),
+    "回滚": ("rollback", "revert"), "部署": ("deploy",), "升级": ("upgrad",),
+    "降级": ("downgrad", "degrad"), "过载": ("overload",), "阻塞": ("blocked", "blocking"),
+    "卡住": ("stuck", "hang", "hung"), "泄漏": ("leak",), "泄露": ("leak",), "溢出": ("overflow",),
+    "重连": ("reconnect",), "重传": ("retransmi",), "队列": ("queue",), "主机": ("host",),
+    "网关": ("gateway",), "负载": ("load",), "均衡": ("balanc",), "存储": ("storage",),
+    "事务": ("transaction",), "索引": ("index",), "下载": ("download",), "上传": ("upload",),
+    "异步": ("async",), "复制": ("replicat", "copy", "copied"), "分片": ("shard", "split"),
+    "密钥": ("key",), "加密": ("encrypt",), "解密": ("decrypt",), "注销": ("logout", "unregist"),
+    "服务端": ("server",), "超限": ("exceed",), "数据": ("data",), "路径": ("path",),
+    "配置": ("config",), "参数": ("param", "argument"), "版本": ("version",), "集群": ("cluster",),
 }
 
 _INFLECTION = r"(?:s|es|ed|d|ing)?"
@@ -325,19 +340,6 @@ def concept_label(name: str, language: str) -> str:
     if concept is None:
         return name
     return concept.label_zh if language == "zh" else concept.label_en
-
-
-@lru_cache(maxsize=1)
-def _translation_pattern() -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(word) for word in sorted(TRANSLATIONS, key=len, reverse=True)))
-
-
-def translations_in(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """(Chinese word, English stems) for each dictionary word in ``text``, by position."""
-    found: dict[str, tuple[str, ...]] = {}
-    for match in _translation_pattern().finditer(normalize(text)):
-        found.setdefault(match.group(), TRANSLATIONS[match.group()])
-    return list(found.items())
 
 
 def holds_term(text: str, term: str) -> bool:

@@ -28,9 +28,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.charclasses import HAN_RUN
-from core.concepts import CONCEPTS, concept_mentions, named_before_a_place, translations_in
+from core.concepts import CONCEPTS, TRANSLATIONS, concept_mentions, named_before_a_place
 from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
@@ -95,6 +96,14 @@ _LEVEL_SUFFIX = re.compile(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|mes
                            re.IGNORECASE)
 _CONJUNCTION = re.compile(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+# An HTTP method written as one ("GET requests", "failed POSTs"): what an access line holds (the
+# lower-case word is a question word: "get", "put").
+_HTTP_METHOD = re.compile(r"(?<![A-Za-z0-9_])(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)s?(?![A-Za-z0-9_])"
+                          r"(?:\s+(?:requests?|calls?|请求))?")
+# Asking for a duration, not words of a line: "how long did it take to spawn ...?".
+_HOW_LONG = re.compile(r"\bhow\s+long\b(?:\s+(?:does|did|do|will|would|has|had|have|is|was)"
+                       r"(?:\s+(?:it|this|that|they|these|those))?\s+(?:take|takes|took|taken|last|lasted))?",
+                       re.IGNORECASE)
 
 # Question words that are not what a log line says: grammar, asking, time, the words for logs.
 STOPWORDS = frozenset("""
@@ -120,16 +129,17 @@ themselves right situation health healthy fine good bad normal overall general g
 whole entire full fully still around across within between since until after before during
 while because due cause caused causing reason why problem
 first earliest oldest newest common commonest typical usual top say says said runbook runbooks else
+go goes going went gone anywhere everywhere somewhere
 """.split())  # noqa: SIM905 -- a word list reads best as text
-_CHINESE_FILLER = re.compile("|".join(sorted(map(re.escape, (
+# Chinese question words that are no search term: asking, grammar, the words for logs.
+_CHINESE_FILLER = frozenset((
     "是否存在", "是否有", "是否", "存在", "有没有", "有无", "当前", "目前", "现在", "最近", "日志", "告警",
     "相关", "有关", "查询", "查看", "查找", "搜索", "确认", "只确认", "只排查", "只看", "请", "排查",
     "一下", "的", "了", "吗", "呢", "和", "或", "与", "及", "以及", "情况", "记录", "信息", "出现",
     "发生", "哪些", "什么", "为什么", "怎么", "如何", "应该", "可以", "需要", "哪个", "所有", "全部",
     "这一件事", "这件事", "一件事", "不要", "分析", "服务", "级别", "在", "有", "没有", "被", "因为",
     "由于", "是", "个", "条", "次", "过", "还", "中", "里", "上", "下", "吧", "啊", "么", "就", "都",
-    "仍", "仍然", "还在", "正在", "已经", "掉", "到", "把", "让", "给", "从", "对", "将", "会")),
-    key=len, reverse=True)))
+    "仍", "仍然", "还在", "正在", "已经", "掉", "到", "把", "让", "给", "从", "对", "将", "会"))
 
 
 @dataclass
@@ -454,12 +464,22 @@ def _keywords(text: _Text) -> list[list[str]]:
             continue
         keywords.append([stem(word)])
     for run in HAN_RUN.findall(text.current):
-        for piece in _CHINESE_FILLER.split(run):
-            keywords += [list(stems) for _, stems in translations_in(piece)]
+        for match in _chinese_words().finditer(normalize(run)):
+            stems = TRANSLATIONS.get(match.group())
+            if stems:
+                keywords.append(list(stems))
     unique: dict[tuple[str, ...], None] = {}
     for keyword in keywords:
         unique.setdefault(tuple(keyword), None)
     return [list(keyword) for keyword in unique]
+
+
+@lru_cache(maxsize=1)
+def _chinese_words() -> re.Pattern[str]:
+    """Filler and dictionary words in one alternation, longest first: 请求 is "request", not the
+    filler 请 ("please") before 求; 服务器 is "server", not the filler 服务 before 器."""
+    words = sorted({*_CHINESE_FILLER, *TRANSLATIONS}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, words)))
 
 
 def read_question(question: str, *, services: Sequence[str] = (),
@@ -480,11 +500,22 @@ def read_question(question: str, *, services: Sequence[str] = (),
         reading.alert_states = _alert_states(text)
     reading.level = _level(text)
     reading.topics, reading.concepts, reading.compounds = _subjects(text)
-    reading.terms = _unique([*reading.terms, *class_names, *_identifiers(text)])
+    reading.terms = _unique([*reading.terms, *class_names, *_identifiers(text), *_http_methods(text)])
     if not reading.searchable:  # "What happened to bank-gateway?": the name is what to look for
         reading.terms = _unique([*reading.terms, *_hyphenated_names(text)])
+    for match in _HOW_LONG.finditer(text.current):
+        text.take(match.start(), match.end())
     reading.keywords = _keywords(text)
     return reading
+
+
+def _http_methods(text: _Text) -> list[str]:
+    """HTTP methods written as such (``GET``), with the "requests" they name."""
+    methods = []
+    for match in _HTTP_METHOD.finditer(text.current):
+        methods.append(match.group(1))
+        text.take(match.start(), match.end())
+    return methods
 
 
 def _hyphenated_names(text: _Text) -> list[str]:
