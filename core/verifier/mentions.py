@@ -115,9 +115,10 @@ class ClaimMentions:
         nearest first -- up to the next value (``86 Connection broken warnings``), back to the
         previous one (``「X」出现了 291 次``), its clause -- and the nearest quote of its sentence
         (``…like "X", the first at 19:03``), else the sentence's words. A value in brackets is
-        about what precedes them (a quote there, else the quote after them in the clause). ``ignore``: words that say whose the lines are, not which
-        (service names); ``values``: where the text's values start. With no quote in its
-        sentence: the claim's only quote, if it has one (for a first or latest time)."""
+        about what precedes them (a quote there, else the quote after them in the clause).
+        ``ignore``: words that say whose the lines are, not which (service names); ``values``:
+        where the text's values start. With no quote in its sentence: the claim's only quote, if
+        it has one (for a first or latest time)."""
         inside = self.inside_quote(position)
         if inside is not None:
             return About(inside.text)
