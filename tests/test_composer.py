@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.agents.rules.composer import RulesComposer
+from core.agents.rules.composer import RulesComposer, is_yes_no_question
 from core.contracts import (
     CheckedBinding,
     Claim,
@@ -189,6 +189,15 @@ def test_open_questions_have_no_yes_no_lead() -> None:
                          question="只确认 HighCPUUsage，不要分析订单123")
     assert composed.answer_kind is None
     assert composed.user_facing_answer.startswith("结论")
+
+
+@pytest.mark.parametrize("question, yes_no", [
+    ("spark 在 20:10 到 20:11 之间记录了什么？", False),  # 什么？ asks "what", not 么？
+    ("spark 为什么？", False), ("spark 怎么了？", False),
+    ("spark 有错误么？", True), ("spark 正常吗？", False), ("spark 有错误吗？", True),
+])
+def test_what_questions_in_chinese_are_not_yes_no(question: str, yes_no: bool) -> None:
+    assert is_yes_no_question(question) is yes_no
 
 
 @pytest.mark.parametrize("question", ["Is inventory-service healthy?", "inventory-service 正常吗？",

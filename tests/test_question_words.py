@@ -171,6 +171,7 @@ def test_keywords_are_stemmed_and_translated() -> None:
     ("How long did it take to spawn instances in openstack-nova?", [["spawn"], ["instanc"]]),
     ("What went wrong with zookeeper?", []),
     ("Are there timeouts anywhere?", []),
+    ("Compare the errors of zookeeper and hadoop-mapreduce", []),
 ])
 def test_question_words_are_not_searched_and_chinese_words_are_read_whole(
         question: str, keywords: list[list[str]]) -> None:

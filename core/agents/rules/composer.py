@@ -197,7 +197,7 @@ class RulesComposer:
 
 # A yes/no question: 是否 / 有没有 / … 吗？ / whether / is there / does … have.
 _YES_NO_RE = re.compile(
-    r"是否|有没有|有无|是不是|吗\s*[？?。.!！]|吗\s*$|么\s*[？?]|"
+    r"是否|有没有|有无|是不是|吗\s*[？?。.!！]|吗\s*$|(?<![什怎为多这那])么\s*[？?]|"
     r"\bwhether\b|\bif there (?:is|are)\b|\b(?:confirm|check|verify) if\b|"
     r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could)\b", re.IGNORECASE)
 

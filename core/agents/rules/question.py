@@ -129,7 +129,7 @@ themselves right situation health healthy fine good bad normal overall general g
 whole entire full fully still around across within between since until after before during
 while because due cause caused causing reason why problem
 first earliest oldest newest common commonest typical usual top say says said runbook runbooks else
-go goes going went gone anywhere everywhere somewhere
+go goes going went gone anywhere everywhere somewhere compare compared comparing comparison versus vs
 """.split())  # noqa: SIM905 -- a word list reads best as text
 # Chinese question words that are no search term: asking, grammar, the words for logs.
 _CHINESE_FILLER = frozenset((
