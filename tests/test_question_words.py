@@ -287,6 +287,10 @@ def test_searches_carry_the_questions_terms_level_and_exclusions() -> None:
     [search] = log_searches(_plan("any errors in zookeeper?"))
     assert (search.kind, search.attempts[0]["level"]) == ("level", "ERROR")
     assert log_searches(_plan("zookeeper 现在有什么问题？")) == []  # broad: the service's own search
+    # A broad qualifier with keywords: the keywords' lines whose level says a problem.
+    [search] = log_searches(_plan("hadoop-mapreduce 的 RM 通信有什么问题？"))
+    assert search.attempts == ({"query": "rm", "match": "all", "level": "WARN", "limit": 50},)
+    assert search.label("en") == 'with "rm" at level WARN or above'
     # Keywords with a qualifier no line holds: the keywords' lines whose level says the trouble.
     [search] = log_searches(_plan("How many times did hadoop-mapreduce fail to contact the RM?"))
     assert search.attempts == ({"query": "contact rm fail", "match": "all", "limit": 50},

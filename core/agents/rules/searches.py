@@ -148,8 +148,8 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
     "did it fail to start?"."""
     qualifiers = _qualifiers(plan)
     stems = concept_stems(qualifiers)
-    level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems
-                  and not CONCEPTS[q].broad), None)
+    # A broad qualifier qualifies the keywords too: "RM 通信有什么问题" asks for RM lines at WARN+.
+    level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems), None)
     choices = [keyword[:MAX_KEYWORD_TRIES] for keyword in plan.keywords if keyword]
     combinations = list(product(*choices))[:MAX_KEYWORD_TRIES]
     attempts = []
@@ -162,7 +162,8 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
                            level=level or _trouble_level(qualifiers), limit=SEARCH_LIMIT)
                      for combination in combinations]
     shown = " ".join(dict.fromkeys([keyword[0] for keyword in choices] + stems))
-    return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的", f'with "{shown}"',
+    at_zh, at_en = (f" {level} 级别及以上的", f" at level {level} or above") if level else ("", "")
+    return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的{at_zh}", f'with "{shown}"{at_en}',
                      concepts=tuple(qualifiers), keywords=tuple(k[0] for k in choices))
 
 
