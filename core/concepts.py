@@ -47,6 +47,9 @@ class Concept:
     qualifier: bool = False
     level: str | None = None
     broad: bool = False
+    # The level whose lines report it without its words (a line at ERROR is a failure; an
+    # exception or a timeout is not said by a level): what a search falls back to.
+    reported_at: str | None = None
 
 
 _CONCEPT_TABLE: tuple[Concept, ...] = (
@@ -64,7 +67,7 @@ _CONCEPT_TABLE: tuple[Concept, ...] = (
             ("fail", "fails", "failed", "failing", "failure", "failures", "unsuccessful", "失败",
              "不成功"),
             terms=("unable to", "could not", "couldn't", "cannot", "unsuccessful"), stems=("fail",),
-            qualifier=True),
+            qualifier=True, reported_at="ERROR"),
     Concept("problem", "问题", "problems",
             ("problem", "problems", "issue", "issues", "trouble", "wrong", "abnormal", "anomaly",
              "anomalies", "unhealthy", "问题", "故障", "不正常", "异动", "毛病"),

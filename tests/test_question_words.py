@@ -3,11 +3,14 @@ and which searches it makes of them (core/agents/rules/searches.py), on worlds o
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.agents.rules.planner import RulesPlanner, alert_topics
 from core.agents.rules.question import read_question, stem, strip_markup
 from core.agents.rules.searches import log_searches, service_search
+from core.cli import main
 from core.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term
 from core.contracts import LogEntry, LogGroup, Plan
 from core.lexicon import TOPICS, alert_words, normalize, topics_in
@@ -434,3 +437,24 @@ def test_excluding_a_level_leaves_alerts_whose_severity_says_warning() -> None:
     answer = document.composer_output.user_facing_answer if document.composer_output else ""
     assert "HighMemoryUsage" in answer  # severity=warning is not the excluded level
     assert document.outcome == "found"
+
+
+@pytest.mark.parametrize("question", ["Why did payments fail?", "payments 为什么失败？", "Did payments fail?"])
+def test_a_failure_no_line_words_is_answered_by_the_lines_whose_level_reports_it(
+        question: str, tmp_path: Path) -> None:
+    """No line says "fail": the service's ERROR lines answer, told as ERROR lines (a claim
+    calling them "failures" says what they do not), beside the verified absence of the words."""
+    log = tmp_path / "payments.log"
+    log.write_text("2024-03-01 10:00:01,000 ERROR [main] Pay: upstream timeout calling bank-gateway after 3000ms\n"
+                   "2024-03-01 10:00:02,000 INFO [main] Pay: payment accepted\n", encoding="utf-8")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
+    (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+    document = ask(question, pack=load_world(str(pack)))
+    assert document.executor_output is not None and document.verifier_result is not None
+    found, absent = document.executor_output.claims
+    assert found.claim_type == "observation" and "upstream timeout" in found.claim_text
+    assert "ERROR" in found.claim_text and "payment accepted" not in found.claim_text
+    assert absent.claim_type == "negative_observation"
+    assert document.verifier_result.verdict == "PASS" and document.outcome == "found"

@@ -126,6 +126,8 @@ def _search(recorder: Recorder, calls: CallLog, service: str | None,
         yield from _call(recorder, calls, "query_logs", {**topic_only, "query": service}, service,
                          search.topics, outcome)
     calls.searched(outcome)
+    if search.fallback is not None and outcome.no_hit:
+        yield from _search(recorder, calls, service, search.fallback)
 
 
 def _present(**arguments: str | None) -> dict[str, str]:

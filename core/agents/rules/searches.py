@@ -52,7 +52,8 @@ class LogSearch:
     ``attempts`` are the arguments of each call, tried in order until one finds lines (a
     Chinese keyword's other stems); ``focus`` are phrase sets a shown line must each hold one
     of (a compound of two concepts searched with ``match="any"``); ``topics`` and ``concepts``
-    say what the search is about, ``label`` how to say it.
+    say what the search is about, ``label`` how to say it; ``fallback`` is another search made
+    when no attempt finds lines, and told as what it is.
     """
 
     kind: SearchKind
@@ -63,6 +64,7 @@ class LogSearch:
     concepts: tuple[str, ...] = ()
     focus: tuple[tuple[str, ...], ...] = ()
     keywords: tuple[str, ...] = field(default=())
+    fallback: LogSearch | None = None  # searched when no attempt finds lines (told on its own)
 
     def label(self, language: str) -> str:
         """What was searched, as a person says it."""
@@ -253,8 +255,10 @@ def _qualifier_searches(names: list[str], common: dict[str, Any]) -> list[LogSea
         elif concept.terms or concept.stems:
             arguments = _args(common, terms=list(concept.terms), query=" ".join(concept.stems) or None,
                               match="any", limit=SEARCH_LIMIT)
+            # "Why did payments fail?": when no line says so, its lines whose level reports it.
+            fallback = _level_search(concept.reported_at, common) if concept.reported_at else None
             searches.append(LogSearch("qualifier", (arguments,), f"{concept.label_zh}相关的",
-                                      f"about {concept.label_en}", concepts=(name,)))
+                                      f"about {concept.label_en}", concepts=(name,), fallback=fallback))
     return searches
 
 
