@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.agents.rules.composer import RulesComposer, is_yes_no_question
+from core.agents.rules.composer import RulesComposer, claims_answer_kind, is_yes_no_question
 from core.contracts import (
     CheckedBinding,
     Claim,
@@ -189,6 +189,19 @@ def test_open_questions_have_no_yes_no_lead() -> None:
                          question="只确认 HighCPUUsage，不要分析订单123")
     assert composed.answer_kind is None
     assert composed.user_facing_answer.startswith("结论")
+
+
+@pytest.mark.parametrize("keywords, concepts, kind", [
+    ([["order"], ["through"]], [], None),  # "Did order 1002 go through?" searched 1002 only
+    ([], ["timeout"], None),               # "Did blk_1 time out?": its timeouts were not searched
+    ([], [], "yes"),                       # "Was 1002 logged?": the term is the whole question
+])
+def test_no_yes_or_no_when_words_of_the_question_were_not_searched(
+        keywords: list[list[str]], concepts: list[str], kind: str | None) -> None:
+    plan = Plan(question="Did order 1002 go through?", language="en", terms=["1002"],
+                keywords=keywords, concepts=concepts)
+    found = Claim(claim_id="claim-1", claim_type="observation", claim_text="payments logged lines with 1002.")
+    assert claims_answer_kind(plan, [found], blocked=False) == kind
 
 
 @pytest.mark.parametrize("question, yes_no", [

@@ -51,6 +51,13 @@ def test_fields_of_each_layout() -> None:
     assert record is not None and (record.service, record.host, record.message) == ("pay", "n1", "ok")
     logfmt = parse_logfmt(SAMPLES["logfmt"])
     assert logfmt is not None and (logfmt.level, logfmt.message) == ("warn", "disk almost full")
+    # a structured line's other plain fields follow its message (its ids are what people ask)
+    order = parse_logfmt('ts=2024-03-01T10:00:02Z level=error msg="upstream timeout" app=payments order=1002 '
+                         'note="two words" pid=7')
+    assert order is not None and order.message == 'upstream timeout order=1002 note="two words"'
+    nested = parse_jsonl('{"ts": "2024-03-01T10:00:02Z", "msg": "paid", "order": 1001, "ok": true, '
+                         '"k8s": {"pod": "web-0"}, "tags": ["a"], "stream": "stdout"}')
+    assert nested is not None and nested.message == "paid order=1001 ok=true"
     syslog = parse_syslog(SAMPLES["syslog"])
     assert syslog is not None and (syslog.level, syslog.service, syslog.host) == ("CRITICAL", "su", "mymachine")
     assert syslog.time is not None and syslog.time.year is None  # BSD syslog has no year

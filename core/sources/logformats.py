@@ -158,14 +158,42 @@ def _text(value: Any) -> str | None:
 _LEADING_LEVEL = re.compile(rf"[\[(<]?{_LEVEL}[\])>]?:?(?=\s+\S)")
 
 
+# What a record's other fields say about its writer, not its event (Docker's stream, a logging
+# library's thread and code location): never a line's words.
+_WRITER_KEYS = ("stream", "@version", "pid", "tid", "thread", "thread_name", "threadName", "process",
+                "processName", "lineno", "line", "file", "filename", "funcName", "func")
+_KNOWN_KEYS = frozenset((*_TIME_KEYS, *_LEVEL_KEYS, *_MESSAGE_KEYS, *_SERVICE_KEYS, *_SOURCE_KEYS,
+                         *_HOST_KEYS, *_WRITER_KEYS))
+_PLAIN_VALUE = re.compile(r'[^\s"=]+')
+
+
+def _other_fields(record: dict[str, Any]) -> str:
+    """The record's other plain fields as logfmt (``order=1002 user="a b"``): what a structured
+    line says beyond its message (an id, a status, a duration) is searched and shown with it.
+    Nested objects and lists are left out (a container's whole metadata is no line's words)."""
+    pairs = []
+    for key, value in record.items():
+        if key in _KNOWN_KEYS or value is None or isinstance(value, (dict, list)):
+            continue
+        text = value if isinstance(value, str) else json.dumps(value)
+        if not _PLAIN_VALUE.fullmatch(text):
+            text = json.dumps(text, ensure_ascii=False)
+        pairs.append(f"{key}={text}")
+    return " ".join(pairs)
+
+
 def from_record(record: dict[str, Any]) -> ParsedLine | None:
-    """A JSON/logfmt record's fields; None without a message or a readable timestamp."""
+    """A JSON/logfmt record's fields, its other plain fields after its message; None without a
+    message or a readable timestamp."""
     message = _first(record, _MESSAGE_KEYS)
     stamp = _first(record, _TIME_KEYS)
     time = time_of_value(stamp) if stamp is not None else None
     if message is None or time is None:
         return None
     text = _text(message) or ""
+    fields = _other_fields(record)
+    if fields:
+        text = f"{text.rstrip()} {fields}" if text.strip() else fields
     level = _text(_first(record, _LEVEL_KEYS))
     if level is None:  # a container's captured output (Docker's {"log": ...}): "ERROR boom"
         leading = _LEADING_LEVEL.match(text)

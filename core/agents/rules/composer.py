@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from core.agents.rules.question import asks_about_health
+from core.agents.rules.searches import leaves_words_unsearched
 from core.contracts import (
     AnswerKind,
     Claim,
@@ -253,7 +254,9 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
 def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) -> AnswerKind | None:
     """``answer_kind`` of verified ``claims``: an observation of an alert in another state than
     the question asks about (``answers_state``) is not a "yes" when the state asked is
-    verified absent."""
+    verified absent; None when words of the question were searched by no call."""
+    if leaves_words_unsearched(plan):
+        return None  # what was found is about the question's terms, not what it asks of them
     findings = [c for c in claims if c.claim_type != "negative_observation"]
     absent = any(c.claim_type == "negative_observation" for c in claims)
     found = any(answers_state(c, plan) for c in findings) or (bool(findings) and not absent)

@@ -269,6 +269,13 @@ def _level_search(level: str, common: dict[str, Any], concepts: tuple[str, ...] 
                      concepts=concepts)
 
 
+def leaves_words_unsearched(plan: Plan) -> bool:
+    """Whether some of the question's words are searched by no call: next to exact terms, its
+    keywords and concepts are not ("Did order 1002 go through?" searches ``1002`` only, so what
+    is found neither says it went through nor that it did not)."""
+    return bool(plan.terms) and bool(plan.keywords or _topical(plan))
+
+
 def log_searches(plan: Plan) -> list[LogSearch]:
     """The searches the plan's question needs, in priority order (see the module doc)."""
     common = _common(plan)
