@@ -121,6 +121,9 @@ class Pack(BaseModel):
     log_cache: Path | None = None
     log_lines: int = 0  # log entries, in whichever form they are held
     log_services: list[str] = Field(default_factory=empty_list)  # services with log lines, first seen first
+    # A recording's end for each service (a pack without ``now``: ``service_clocks``); empty
+    # when ``now`` is set, a clock every service shares.
+    clocks: dict[str, datetime] = Field(default_factory=dict)
 
     # Derived data the tools build once per loaded pack (search indexes); see core.tools.
     _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -231,7 +234,8 @@ def _read_pack(root: Path, build: bool = True) -> tuple[Pack | None, list[PackPr
     if problems or meta is None:
         return None, problems
     now = meta.now or data_clock(alerts, series, logs.newest) or datetime.now(UTC)
-    pack = Pack(name=meta.name or root.name, description=meta.description, now=now, root=root,
+    clocks = {} if meta.now else service_clocks(alerts, series, logs.newest_by_service)
+    pack = Pack(name=meta.name or root.name, description=meta.description, now=now, root=root, clocks=clocks,
                 alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks, rules=rules,
                 example_questions=meta.example_questions, log_file=logs.file, log_store=logs.store,
                 log_cache=logs.cache, log_lines=logs.lines, log_services=logs.services)
@@ -257,6 +261,20 @@ def data_clock(alerts: list[Alert], series: dict[str, MetricSeries],
     moments += [parse_timestamp(point.ts) for one in series.values() for point in one.points]
     moments.append(newest_log)
     return max((moment for moment in moments if moment is not None), default=None)
+
+
+def service_clocks(alerts: list[Alert], series: dict[str, MetricSeries],
+                   newest_logs: dict[str, datetime]) -> dict[str, datetime]:
+    """Each service's newest moment in a pack that sets no ``now``: its recordings may end on
+    different days (loghub's Hadoop in 2015, Spark in 2017), and "between 18:05 and 18:10" or
+    "the last hour" about one service is about the end of its own recording."""
+    clocks = dict(newest_logs)
+    moments = [(alert.service, parse_timestamp(alert.started_at)) for alert in alerts if alert.started_at]
+    moments += [(one.service, parse_timestamp(point.ts)) for one in series.values() for point in one.points]
+    for service, moment in moments:
+        if moment is not None and (service not in clocks or moment > clocks[service]):
+            clocks[service] = moment
+    return clocks
 
 
 def validate_pack(path: str | Path, packs_dir: Path | None = None) -> list[PackProblem]:

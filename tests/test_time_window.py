@@ -18,6 +18,7 @@ from core.cli import main
 from core.logfields import time_bound
 from core.pipeline import ask
 from core.sources.base import World
+from core.sources.pack import load_world
 from tests.hand_sources import imported_payments_pack
 
 NOW = datetime(2024, 3, 1, 10, 6, 0, tzinfo=timezone(timedelta(hours=8)))
@@ -142,3 +143,57 @@ def test_any_question_gives_a_window_query_logs_accepts_or_none(words: list[str]
         for bound, upper in ((window.since, False), (window.until, True)):
             if bound is not None:
                 time_bound(bound, now.tzinfo, upper=upper)
+
+
+HADOOP_LOG = ("2015-10-18 18:06:01,840 ERROR [RMCommunicator] Rm: ERROR IN CONTACTING RM.\n"
+              "2015-10-18 18:20:00,000 INFO [main] Rm: shutting down\n")
+SPARK_LOG = ("17/06/09 20:10:40 INFO executor.Backend: Registered signal handlers\n"
+             "17/06/09 20:11:11 ERROR executor.Backend: lost executor 3\n")
+
+
+def _recordings_pack(folder: Path, *, now: str | None = None) -> Path:
+    """Two recordings that end on different days, imported into one store (as loghub's)."""
+    (folder / "hadoop.log").write_text(HADOOP_LOG, encoding="utf-8")
+    (folder / "spark.log").write_text(SPARK_LOG, encoding="utf-8")
+    pack = folder / "pack"
+    pack.mkdir()
+    assert main(["logs", "import", str(folder / "hadoop.log"), str(folder / "spark.log"),
+                 "--store", str(pack / "logs.db")]) == 0
+    (pack / "pack.yaml").write_text("logs: {store: logs.db}\n" + (f"now: {now}\n" if now else ""), encoding="utf-8")
+    return pack
+
+
+def test_time_words_about_a_service_are_read_against_the_end_of_its_own_recording(tmp_path: Path) -> None:
+    """A pack without ``now`` is recordings: the pack's clock is Spark's last line (2017), and
+    "between 18:05 and 18:10" of Hadoop is on the last day of Hadoop's own data (2015)."""
+    world = load_world(str(_recordings_pack(tmp_path)))
+    assert world.now == datetime(2017, 6, 9, 20, 11, 11, tzinfo=UTC)
+    plan = RulesPlanner().plan("Which errors did hadoop log between 18:05 and 18:10?", world)
+    assert (plan.since, plan.until) == ("2015-10-18T18:05+00:00", "2015-10-18T18:10+00:00")
+    plan = RulesPlanner().plan("hadoop 最近一小时有没有错误？", world)
+    assert plan.since == "2015-10-18T17:20:00+00:00"  # an hour before Hadoop's last line
+    plan = RulesPlanner().plan("Any errors in the last hour?", world)  # no service: the pack's clock
+    assert plan.since == "2017-06-09T19:11:11+00:00"
+    document = ask("Which errors did hadoop log between 18:05 and 18:10?", pack=world)
+    assert document.outcome == "found" and document.verifier_result is not None
+    assert document.verifier_result.verdict == "PASS"
+
+
+def test_a_pack_that_sets_now_has_one_clock_for_every_service(tmp_path: Path) -> None:
+    world = load_world(str(_recordings_pack(tmp_path, now="2017-06-09T21:00:00+00:00")))
+    assert dict(world.clocks) == {}
+    plan = RulesPlanner().plan("Which errors did hadoop log between 18:05 and 18:10?", world)
+    assert plan.since == "2017-06-09T18:05+00:00"
+
+
+def test_a_log_file_pack_knows_each_services_newest_line(tmp_path: Path) -> None:
+    lines = [{"timestamp": "2015-10-18T18:06:01Z", "level": "ERROR", "service": "hadoop", "message": "boom"},
+             {"timestamp": "2017-06-09T20:11:11Z", "level": "INFO", "service": "spark", "message": "ok"}]
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "logs.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    (pack / "pack.yaml").write_text("name: two\n", encoding="utf-8")
+    world = load_world(str(pack))
+    assert world.clock(["hadoop"]) == datetime(2015, 10, 18, 18, 6, 1, tzinfo=UTC)
+    assert world.clock(["Spark", "hadoop"]) == world.now == datetime(2017, 6, 9, 20, 11, 11, tzinfo=UTC)
+    assert world.clock(["unknown"]) == world.now

@@ -49,6 +49,7 @@ class FoundLogs:
     lines: int = 0
     services: list[str] = dataclass_field(default_factory=list)
     newest: datetime | None = None  # the latest timestamp (the pack's clock when it sets none)
+    newest_by_service: dict[str, datetime] = dataclass_field(default_factory=dict)  # each service's latest
 
 
 def _store_logs(path: Path, *, file: Path | None = None, cache: Path | None = None) -> FoundLogs:
@@ -59,7 +60,8 @@ def _store_logs(path: Path, *, file: Path | None = None, cache: Path | None = No
     store = LogStore.open(path)
     try:
         return FoundLogs(file=file, store=None if cache else path, cache=cache, lines=store.line_count(),
-                         services=store.services(), newest=store.newest_time())
+                         services=store.services(), newest=store.newest_time(),
+                         newest_by_service=store.newest_by_service())
     finally:
         store.close()
 
@@ -99,7 +101,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
         entries = [entry for _, entry in _log_entries(root, path, checker)]
         services = list(dict.fromkeys(entry.service for entry in entries))
         return FoundLogs(entries=entries, file=path, lines=len(entries), services=services,
-                         newest=checker.newest), checker.problems
+                         newest=checker.newest, newest_by_service=checker.newest_by_service), checker.problems
     zone = meta.now.tzinfo if meta is not None and meta.now is not None else None
     cached = cached_store(path, zone) if meta is not None else None
     if cached is not None:
@@ -111,6 +113,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
             seen.setdefault(entry.service, None)
             found.lines += 1
         found.services, found.newest = list(seen), checker.newest
+        found.newest_by_service = checker.newest_by_service
         return found, checker.problems
     try:
         with CacheBuild(path, zone, f"{meta.name or root.name}/{path.name}") as cache:
@@ -124,6 +127,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
     except LogStoreError as error:
         return found, [PackProblem(path.name, str(error))]
     found.services, found.newest = list(seen), checker.newest
+    found.newest_by_service = checker.newest_by_service
     return found, checker.problems
 
 
@@ -206,6 +210,7 @@ class _EntryChecker:
         self.file = file
         self.problems: list[PackProblem] = []
         self.newest: datetime | None = None
+        self.newest_by_service: dict[str, datetime] = {}
         self._levels: dict[str, bool] = {}
 
     @property
@@ -218,8 +223,12 @@ class _EntryChecker:
             self.problems.append(PackProblem(
                 self.file, f"not an ISO 8601 date and time (such as 2026-07-08T10:58:12+08:00): "
                            f"{entry.timestamp!r}", where, "timestamp"))
-        elif self.newest is None or moment > self.newest:
-            self.newest = moment
+        else:
+            if self.newest is None or moment > self.newest:
+                self.newest = moment
+            latest = self.newest_by_service.get(entry.service)
+            if latest is None or moment > latest:
+                self.newest_by_service[entry.service] = moment
         known = self._levels.get(entry.level)
         if known is None:
             known = self._levels[entry.level] = canonical_level(entry.level) is not None

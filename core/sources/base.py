@@ -160,6 +160,16 @@ class World:
     knowledge: KnowledgeSource | None = None
     description: str = ""
     example_questions: tuple[str, ...] = ()
+    # Each service's own clock, where recordings end at different times (a pack that sets no
+    # ``now``: each service's newest data); a service not in it, or any in a live world, has ``now``.
+    clocks: Mapping[str, datetime] = field(default_factory=dict)
+
+    def clock(self, services: Iterable[str]) -> datetime:
+        """What time words about ``services`` are read against: the latest of their own clocks,
+        else ``now`` ("between 18:05 and 18:10" of Hadoop is on the last day of Hadoop's data)."""
+        known = {name.casefold(): moment for name, moment in self.clocks.items()}
+        moments = [known[name.casefold()] for name in services if name.casefold() in known]
+        return max(moments, default=self.now)
 
     def source(self, capability: Capability) -> Source | None:
         """The source of one capability, if the world has one."""

@@ -39,6 +39,8 @@ MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still cou
 # it, SQLite ranks and groups (the first rows read are then the only work thrown away).
 FEW_MATCHES = 1000
 _NEWEST = "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id ORDER BY l.ts_us DESC, l.id DESC LIMIT 1"
+_NEWEST_OF = ("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id WHERE l.service_key = ? "
+              "ORDER BY l.ts_us DESC, l.id DESC LIMIT 1")
 
 
 class LogStore:
@@ -124,6 +126,17 @@ class LogStore:
         with self._lock:
             row = self._connection.execute(_NEWEST).fetchone()
         return parse_timestamp(row[0], self._zone) if row else None
+
+    def newest_by_service(self) -> dict[str, datetime]:
+        """Each service's latest line's timestamp: by the service index, one seek per service."""
+        newest: dict[str, datetime] = {}
+        for service in self.services():
+            with self._lock:
+                row = self._connection.execute(_NEWEST_OF, (service.strip().lower(),)).fetchone()
+            moment = parse_timestamp(row[0], self._zone) if row else None
+            if moment is not None:
+                newest[service] = moment
+        return newest
 
     def services(self) -> list[str]:
         """Every service with lines, by first appearance (case variants count once)."""

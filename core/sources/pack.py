@@ -148,7 +148,7 @@ def pack_world(pack: Pack) -> World:
     """The world of a loaded pack: its three sources, its name, clock and example questions."""
     return World(name=pack.name, now=pack.now, metrics=PackMetrics(pack), logs=PackLogs(pack),
                  knowledge=PackKnowledge(pack), description=pack.description,
-                 example_questions=tuple(pack.example_questions))
+                 example_questions=tuple(pack.example_questions), clocks=pack.clocks)
 
 
 def load_world(world: str | Path | Pack | World) -> World:

@@ -80,7 +80,7 @@ class RulesPlanner:
         asked = without_clauses(text, clauses)
         window = time_window(asked, world.now)
         if window is not None:  # "30" and "18:05" of "since 18:05" are not search terms
-            asked = blanked(asked, window.spans)
+            timed, asked = asked, blanked(asked, window.spans)
         reading = read_question(asked, services=known_services, alert_names=known_alerts)
 
         # A source that could not list its names (a server down when the world opened) leaves
@@ -90,6 +90,8 @@ class RulesPlanner:
                     if s not in exclusions.services]
         alert_names = [a for a in [*reading.alert_names, *reading.unknown_alerts]
                        if a not in exclusions.alert_names]
+        if window is not None and world.clock(services) != world.now:
+            window = time_window(timed, world.clock(services))  # the end of their own recordings
         from_alerts = [t for a in alert_names for t in alert_topics(a)]
         topics = [t for t in unique([*reading.topics, *from_alerts]) if t not in exclusions.topics]
         # Concepts an alert's name says (TargetDown -> down) choose which alerts are relevant,
