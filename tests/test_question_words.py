@@ -175,6 +175,7 @@ def test_keywords_are_stemmed_and_translated() -> None:
     ("What went wrong with zookeeper?", []),
     ("Are there timeouts anywhere?", []),
     ("Compare the errors of zookeeper and hadoop-mapreduce", []),
+    ("List all unique error messages in zookeeper", []),
 ])
 def test_question_words_are_not_searched_and_chinese_words_are_read_whole(
         question: str, keywords: list[list[str]]) -> None:
