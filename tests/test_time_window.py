@@ -54,6 +54,9 @@ NOW = datetime(2024, 3, 1, 10, 6, 0, tzinfo=timezone(timedelta(hours=8)))
     # across midnight: the second time is on the next day
     ("between 23:59 and 00:01 any errors?", "2024-02-29T23:59+08:00", "2024-03-01T00:01+08:00"),
     ("2015-10-18 23:58 到 00:02 之间", "2015-10-18 23:58", "2015-10-19T00:02"),
+    # dates written latest first: the days between them
+    ("errors between 2015-07-29 and 2015-07-28", "2015-07-28", "2015-07-29"),
+    ("2015-07-29 到 2015-07-28 之间的错误", "2015-07-28", "2015-07-29"),
     # a span longer than the calendar: all of it
     ("errors in the last 99999999999 days", None, None),
 ])

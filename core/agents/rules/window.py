@@ -192,6 +192,8 @@ def _range(question: str, now: datetime) -> Window | None:
     if re.fullmatch(_CLOCK, match.group("b")) and start and end and end < start:
         # "between 23:50 and 00:10": the second time is on the next day
         second = (end + timedelta(days=1)).isoformat(timespec="seconds" if end.second else "minutes")
+    elif start and end and end < start:  # "between 2015-07-29 and 2015-07-28": the days between
+        first, second = second, first
     return Window(first, second, (match.span(),))
 
 
