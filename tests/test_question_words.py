@@ -459,3 +459,14 @@ def test_a_failure_no_line_words_is_answered_by_the_lines_whose_level_reports_it
     assert "ERROR" in found.claim_text and "payment accepted" not in found.claim_text
     assert absent.claim_type == "negative_observation"
     assert document.verifier_result.verdict == "PASS" and document.outcome == "found"
+
+
+@pytest.mark.parametrize("question", ["Did order-service restart recently?", "order-service 最近重启过吗？"])
+def test_a_line_naming_two_topics_as_often_is_evidence_of_either(question: str) -> None:
+    """"容器 order-service 被重启: OOMKilled (exit code 137), 重启次数 3" names a restart twice and
+    an OOM twice; weighed by characters (重启 is two, "exit code 137" thirteen) it was an OOM line
+    only, and "did it restart?" answered "cannot tell" beside it."""
+    document = ask(question, pack=load_world("demo"))
+    assert document.outcome == "found" and document.composer_output is not None
+    assert "被重启" in document.composer_output.user_facing_answer
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"

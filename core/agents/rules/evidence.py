@@ -48,10 +48,11 @@ class EvidenceItem:
                                raw_path=self.ref.raw_path, evidence_excerpt=self.ref.text)
 
     def topic_weights(self) -> dict[str, int]:
-        """Topic -> characters of its synonyms in the text."""
+        """Topic -> how many times the text names it (by its synonyms). Mentions, not characters:
+        "被重启 ... 重启次数" names a restart as often as "OOMKilled (exit code 137)" an OOM."""
         weights: dict[str, int] = defaultdict(int)
         for mention in topic_mentions(normalize(self.text), in_logs=True):
-            weights[mention.topic] += mention.end - mention.start
+            weights[mention.topic] += 1
         return dict(weights)
 
 
