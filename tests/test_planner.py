@@ -103,6 +103,13 @@ def test_besides_clause_closes_at_zhiwai(plan_of: PlanOf) -> None:
     assert "query_metrics" in plan.tools
 
 
+@pytest.mark.parametrize("question", ["order-service 删除了多少个数据块？", "order-service 清除了哪些缓存？",
+                                      "order-service 移除了哪些节点？"])
+def test_a_word_ending_in_chu_is_no_besides_clause(question: str) -> None:
+    """删除了 is "deleted": its 除了 is not "besides" (which had excluded the question's words)."""
+    assert exclusion_clauses(question) == []
+
+
 def test_excluded_subject_never_becomes_a_target(plan_of: PlanOf) -> None:
     plan = plan_of("Only confirm order-service's HighMemoryUsage alert. "
                    "Do not analyse the message queue or OOM.")
