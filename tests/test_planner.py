@@ -104,9 +104,11 @@ def test_besides_clause_closes_at_zhiwai(plan_of: PlanOf) -> None:
 
 
 @pytest.mark.parametrize("question", ["order-service 删除了多少个数据块？", "order-service 清除了哪些缓存？",
-                                      "order-service 移除了哪些节点？"])
-def test_a_word_ending_in_chu_is_no_besides_clause(question: str) -> None:
-    """删除了 is "deleted": its 除了 is not "besides" (which had excluded the question's words)."""
+                                      "order-service 移除了哪些节点？", "order-service 要不要扩容？",
+                                      "order-service 的日志看不看得到？"])
+def test_words_holding_a_trigger_are_no_exclusion_clause(question: str) -> None:
+    """删除了 is "deleted": its 除了 is not "besides" (which had excluded the question's words);
+    要不要 asks "should it?", its 不要 is not "do not"."""
     assert exclusion_clauses(question) == []
 
 

@@ -45,10 +45,19 @@ _EN_EXCLUSION_TRIGGER = (
     r"|\bexclud(?:e|ing)\b|\bexcept(?: for)?\b|\bwithout\b|\bignor(?:e|ing)\b|\bleave out\b"
     r"|\bother than\b|\bapart from\b|\bbut not\b|\bskip(?:ping)?\b|\bnot including\b"
 )
-# 除 ends words that are no trigger: 删除了 is "deleted", 清除了 "cleared" (排除 is one).
-_NOT_AFTER = {"除": "(?<![删清移解消去拆剔扣切免开])"}
-_TRIGGER_RE = re.compile("|".join([*(_NOT_AFTER.get(trigger[0], "") + re.escape(trigger)
-                                     for trigger in _EXCLUSION_TRIGGERS), _EN_EXCLUSION_TRIGGER]),
+
+
+def _trigger_pattern(trigger: str) -> str:
+    """A Chinese trigger where it is one: 除 ends words that are none (删除了 is "deleted", 清除了
+    "cleared"; 排除 is one), and 不X after X asks a question (要不要扩容 "should it scale?")."""
+    if trigger.startswith("除"):
+        return "(?<![删清移解消去拆剔扣切免开])" + re.escape(trigger)
+    if trigger.startswith("不") and len(trigger) > 1:
+        return f"(?<!{re.escape(trigger[1])})" + re.escape(trigger)
+    return re.escape(trigger)
+
+
+_TRIGGER_RE = re.compile("|".join([*map(_trigger_pattern, _EXCLUSION_TRIGGERS), _EN_EXCLUSION_TRIGGER]),
                          re.IGNORECASE)
 # A clause ends at the end of a sentence (a "." followed by a space or the end of the text), or
 # at a colon after its items ("Ignore HikariCP: what else did order-service log?"); a colon
