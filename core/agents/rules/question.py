@@ -30,9 +30,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from core.agents.rules.segment import segment
 from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, TRANSLATIONS, concept_mentions, named_before_a_place
-from core.lexicon import SERVICE_PATTERN, normalize, topic_mentions, topics_in
+from core.lexicon import SERVICE_PATTERN, TOPICS, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
@@ -382,9 +383,35 @@ def _before_a_name(text: _Text, end: int) -> bool:
     return at < len(text.chars) and text.chars[at] == " "
 
 
+@lru_cache(maxsize=1)
+def _han_dictionary() -> tuple[frozenset[str], frozenset[str], int]:
+    """(every Chinese word a question is read by, the filler among them, the longest's length):
+    the names of topics and concepts, the dictionary's words, the filler (a name that is also
+    filler is a name; a conjunction is kept)."""
+    names = {word for topic in TOPICS.values() for word in (*topic.synonyms, *topic.asks)}
+    names |= {word for concept in CONCEPTS.values() for word in concept.asks}
+    names = {word for word in names if HAN_RUN.fullmatch(word)} | set(TRANSLATIONS)
+    words = frozenset(names | _CHINESE_FILLER)
+    # A conjunction stays: it tells two subjects from one compound (超时和连接问题).
+    filler = {word for word in _CHINESE_FILLER - names if not _CONJUNCTION.fullmatch(word)}
+    return words, frozenset(filler), max(map(len, words))
+
+
+def _blank_filler(text: _Text) -> None:
+    """Blank the filler words of the question's Chinese runs where the best reading of the run
+    has them (``core.agents.rules.segment``): 请确认证书 is 请|确认|证书, so no 认证 (login) is read
+    across 确认 and 证书."""
+    words, filler, longest = _han_dictionary()
+    for run in HAN_RUN.finditer(text.current):
+        for start, end in segment(run.group(), words, longest):
+            if run.group()[start:end] in filler:
+                text.take(run.start() + start, run.start() + end)
+
+
 def _subjects(text: _Text) -> tuple[list[str], list[str], list[list[str]]]:
     """(lexicon topics, concepts, compounds) -- mentions in order; adjacent ones without a
     conjunction between them form a compound (qualifiers only qualify, they join none)."""
+    _blank_filler(text)
     lowered = text.lowered
     mentions: list[tuple[int, int, str, bool]] = []  # start, end, name, is_topic
     for mention in topic_mentions(lowered):
@@ -464,23 +491,16 @@ def _keywords(text: _Text) -> list[list[str]]:
         if lowered in STOPWORDS or (len(word) < 3 and not word.isupper()) or len(word) < 2:
             continue
         keywords.append([stem(word)])
+    words, _, longest = _han_dictionary()
     for run in HAN_RUN.findall(text.current):
-        for match in _chinese_words().finditer(normalize(run)):
-            stems = TRANSLATIONS.get(match.group())
+        for start, end in segment(run, words, longest):
+            stems = TRANSLATIONS.get(run[start:end])
             if stems:
                 keywords.append(list(stems))
     unique: dict[tuple[str, ...], None] = {}
     for keyword in keywords:
         unique.setdefault(tuple(keyword), None)
     return [list(keyword) for keyword in unique]
-
-
-@lru_cache(maxsize=1)
-def _chinese_words() -> re.Pattern[str]:
-    """Filler and dictionary words in one alternation, longest first: 请求 is "request", not the
-    filler 请 ("please") before 求; 服务器 is "server", not the filler 服务 before 器."""
-    words = sorted({*_CHINESE_FILLER, *TRANSLATIONS}, key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, words)))
 
 
 def read_question(question: str, *, services: Sequence[str] = (),
