@@ -204,6 +204,18 @@ def test_no_yes_or_no_when_words_of_the_question_were_not_searched(
     assert claims_answer_kind(plan, [found], blocked=False) == kind
 
 
+@pytest.mark.parametrize("question, kind", [
+    ("Is anything wrong with a-service or b-service?", "yes"),  # one of them is enough
+    ("a-service 或 b-service 有没有错误？", "yes"),
+    ("Do a-service and b-service have errors?", "partly"),    # both were asked about
+])
+def test_a_question_about_either_service_is_a_yes_when_one_has_it(question: str, kind: str) -> None:
+    plan = Plan(question=question, language="en", services=["a-service", "b-service"])
+    found = Claim(claim_id="claim-1", claim_type="observation", claim_text="a-service logged errors.")
+    absent = Claim(claim_id="claim-2", claim_type="negative_observation", claim_text="No errors for b-service.")
+    assert claims_answer_kind(plan, [found, absent], blocked=False) == kind
+
+
 @pytest.mark.parametrize("question, yes_no", [
     ("spark 在 20:10 到 20:11 之间记录了什么？", False),  # 什么？ asks "what", not 么？
     ("spark 为什么？", False), ("spark 怎么了？", False),

@@ -251,6 +251,10 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
     return "no" if absent else "unknown"
 
 
+# A question about any one of several services ("A or B", "A 或 B", "any of A, B").
+_ANY_OF = re.compile(r"\bor\b|\beither\b|\bany of\b|或者|或(?!许)", re.IGNORECASE)
+
+
 def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) -> AnswerKind | None:
     """``answer_kind`` of verified ``claims``: an observation of an alert in another state than
     the question asks about (``answers_state``) is not a "yes" when the state asked is
@@ -260,6 +264,8 @@ def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) ->
     findings = [c for c in claims if c.claim_type != "negative_observation"]
     absent = any(c.claim_type == "negative_observation" for c in claims)
     found = any(answers_state(c, plan) for c in findings) or (bool(findings) and not absent)
+    if found and len(plan.services) > 1 and _ANY_OF.search(plan.question):
+        absent = False  # "Is anything wrong with A or B?": one of them is a yes, not a partly
     return answer_kind(plan.question, blocked=blocked, found=found, absent=absent)
 
 
