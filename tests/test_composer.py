@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.agents.rules.composer import RulesComposer, claims_answer_kind, is_yes_no_question
+from core.agents.rules.composer import RulesComposer, asks_for_reference, claims_answer_kind, is_yes_no_question
 from core.contracts import (
     CheckedBinding,
     Claim,
@@ -25,6 +25,8 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.pipeline import ask
+from core.sources.pack import load_world
 
 FOUND = "order-service 当前存在 HighMemoryUsage 告警（firing）：当前值 91%。"
 BLOCKED = "根因已确认：order-service 存在内存泄漏。"
@@ -237,3 +239,18 @@ def test_a_health_question_is_never_led_by_no_when_no_trouble_was_found(question
     # ... and "abnormal?" keeps its yes/no lead
     composed = _composed([_claim("claim-1", FOUND)], {"claim-1": True}, question="inventory-service 是否不正常？")
     assert composed.answer_kind == "yes"
+
+
+@pytest.mark.parametrize("question, reference", [
+    ("HighCPUUsage 的 runbook 怎么说？", True), ("What does the runbook say about HighCPUUsage?", True),
+    ("How do I fix HighCPUUsage on payment-service?", True), ("HighCPUUsage 告警怎么处理？", True),
+    ("What does HighCPUUsage mean?", True), ("Is HighCPUUsage firing?", False),
+])
+def test_how_to_and_runbook_questions_are_answered_with_the_runbook_as_reference(
+        question: str, reference: bool) -> None:
+    assert asks_for_reference(question) is reference
+    if reference:
+        document = ask(question, pack=load_world("demo"))
+        assert document.composer_output is not None
+        answer = document.composer_output.user_facing_answer
+        assert "runbooks/high-cpu.md" in answer and "jstack" in answer, question

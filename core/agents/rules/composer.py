@@ -147,7 +147,7 @@ class RulesComposer:
         blocked = gatekeeper.status == "fail" or (verifier_result.verdict != "PASS" and bool(output.claims))
         kind = claims_answer_kind(plan, shown, blocked=blocked)
         lines: list[str] = [text[kind], ""] if kind is not None else []
-        if is_meaning_question(plan.question):
+        if asks_for_reference(plan.question):
             lines += reference_lines(plan.language, verifier_input, verifier_result)
 
         if blocked:
@@ -203,16 +203,23 @@ _YES_NO_RE = re.compile(
     r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could)\b", re.IGNORECASE)
 
 
-# "What does X mean?": the rule or runbook text is the answer's reference (never a finding).
-_MEANING_RE = re.compile(
+# "What does X mean?", "What does the runbook say?", "How do I fix X?": the rule or runbook
+# text is the answer's reference (never a finding).
+_REFERENCE_RE = re.compile(
     r"\bmean(?:s|ing)?\b|\bexplain\b|\bwhat\s+is\s+(?:the\s+|an?\s+)?\S+\s+alert\b|"
     r"\bwhat\s+does\s+.*\b(?:check|detect|measure|watch)\b|\bwhen\s+does\s+.*\bfire\b|"
-    r"什么意思|含义|代表什么|表示什么|是什么告警|解释|什么时候触发|触发条件", re.IGNORECASE)
+    r"\brunbooks?\b.*\b(?:say|says|said|recommend|recommends|suggest|suggests)\b|"
+    r"\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:fix|resolve|handle|mitigate|troubleshoot)\b|"
+    r"\bhow\s+to\s+(?:fix|resolve|handle|mitigate|troubleshoot)\b|\bwhat\s+should\s+(?:i|we)\s+do\b|"
+    r"什么意思|含义|代表什么|表示什么|是什么告警|解释|什么时候触发|触发条件|"
+    r"runbook\s*(?:里|中|上)?\s*(?:怎么说|说了什么|写了什么)|怎么处理|如何处理|怎么解决|如何解决|处理步骤",
+    re.IGNORECASE)
 
 
-def is_meaning_question(question: str) -> bool:
-    """Whether the question asks what an alert (or a symptom) means."""
-    return _MEANING_RE.search(question) is not None
+def asks_for_reference(question: str) -> bool:
+    """Whether the question asks what an alert (or a symptom) means, what its runbook says or
+    how to handle it: the runbook or rule text answers, as reference."""
+    return _REFERENCE_RE.search(question) is not None
 
 
 def reference_lines(language: Language, verifier_input: VerifierInput,
