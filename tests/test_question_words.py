@@ -95,6 +95,10 @@ def test_alert_names_as_the_data_spells_them_and_unknown_ones() -> None:
     ("openstack-nova 记录了哪些 GET 请求？", ["GET"]),
     ("How many POSTs failed in openstack-nova?", ["POST"]),
     ("Did openstack-nova get any requests?", []),
+    # a subnet written as a prefix (a bare decimal is no term)
+    ("Did hdfs-datanode log anything about 10.251.?", ["10.251"]),
+    ("lines from 10.251.* in zookeeper", ["10.251"]),
+    ("Is the load of zookeeper above 0.93?", []),
 ])
 def test_exact_terms(question: str, terms: list[str]) -> None:
     assert read(question).terms == terms

@@ -31,7 +31,7 @@ from typing import Literal
 
 from core.contracts import FactSupport
 from core.verifier.evidence import Evidence, Item
-from core.verifier.mentions import fits, overlap
+from core.verifier.mentions import fits, overlap, quotes
 from core.verifier.quantities import Quantity
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
@@ -197,7 +197,15 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
     findings: list[Finding] = []
     chosen: dict[int, list[tuple[RoleFact, list[RoleFact]]]] = {}
     lines = Lines(items, set(reading.subjects))
+    searched = _searched_terms(text, items)
     for fact in reading.facts:
+        term = next((pair for span, pair in searched.items() if span[0] <= fact.start < span[1]), None)
+        if term is not None:  # 'lines with "10.251"': the search's own term, not a measured value
+            item, rendered = term
+            supports.append(FactSupport(fact=_words(text, fact), role=fact.role,
+                                        claim_span=(fact.cue_start, fact.end), binding_index=item.binding_index,
+                                        source="arguments", span=(0, len(rendered)), evidence=rendered))
+            continue
         if fact.quantity is None:
             support, finding = _align_time(text, fact, items, lines)
         else:
@@ -214,6 +222,28 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
             findings.append(finding)
     findings += _rates(text, reading, items)
     return Alignment(tuple(supports), tuple(findings))
+
+
+# What names a search's term in a claim: 'lines with "X"', 'matching "X"', '与「X」相关', '包含「X」'.
+_SEARCH_LABEL = re.compile(r"(?:\bwith|\bmatching|\bcontaining|\bmentioning|包含|与|含有)\s*$")
+
+
+def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], tuple[Item, str]]:
+    """The claim's quotes that are exactly a term a cited search was made with (its ``terms``
+    or ``query``) and are named as one ('lines with "10.251"'), by span: a value inside one says
+    what was searched for, not a value measured."""
+    folded = fold(text)
+    found: dict[tuple[int, int], tuple[Item, str]] = {}
+    for quote in quotes(folded):
+        if not _SEARCH_LABEL.search(folded, 0, quote.start):
+            continue  # a quoted value stated as a value is checked as one
+        for item in items:
+            for key in ("terms", "query"):
+                value = item.arguments.get(key)
+                searched = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+                if any(fold(str(term)).strip() == quote.text for term in searched):
+                    found.setdefault((quote.start, quote.end), (item, f"{key}={value}"))
+    return found
 
 
 # A ref that gives a time with no unit under a name that says it is one ("time: 30.0021"):

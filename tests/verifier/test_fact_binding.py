@@ -49,13 +49,16 @@ REQUESTS = [
     ("$.logs[1]", '[2021-06-01T09:59:00][INFO][web-api] 10.0.0.8 "GET /v1/2019-01-01/items HTTP/1.1" code: 409'),
 ]
 
-EVIDENCE = {"requests": (REQUESTS, "web-api"),
+SUBNET = [("$.logs[0]", "[2008-11-09T21:40:43][WARN][hdfs] 10.251.43.21:50010:Got exception while serving "
+                        "blk_1 to /10.251.43.21")]
+
+EVIDENCE = {"subnet": (SUBNET, "hdfs"), "requests": (REQUESTS, "web-api"),
             "groups": (GROUPS, "kafka-broker"), "alert": (ALERT, "billing-db"), "series": (SERIES, "billing-db"),
             "latency": (LATENCY, "cart-api"), "pool": (POOL, "inventory"), "two": (TWO_SERVICES, "inventory"),
             "stage": (STAGE, "batch-job")}
 
 
-def _judge(text: str, evidence: str) -> ClaimResult:
+def _judge(text: str, evidence: str, arguments: dict[str, object] | None = None) -> ClaimResult:
     refs, service = EVIDENCE[evidence]
     bindings, checked = [], []
     for index, (path, ref) in enumerate(refs):
@@ -69,7 +72,7 @@ def _judge(text: str, evidence: str) -> ClaimResult:
     verifier_input = VerifierInput(
         original_query=f"what is wrong with {service}?", executor_structured_output=ExecutorOutput(claims=[claim]),
         gatekeeper_result=GatekeeperResult(status="pass", severity="none", checked_bindings=checked),
-        invocation_arguments={3: {"service": service}})
+        invocation_arguments={3: {"service": service, **(arguments or {})}})
     return judge(verifier_input, Plan(question=verifier_input.original_query, services=[service]))[0][0]
 
 
@@ -221,3 +224,21 @@ def test_a_chinese_clock_time_is_a_time() -> None:
     reading = read_claim("最新一条在十一点零五分", known_subjects=[], default_subjects=[])
     assert [(f.role, f.qualifier, f.time.shown() if f.time else "") for f in reading.facts] == [
         ("time", "latest", "11:05")]
+
+
+@pytest.mark.parametrize("text, searched, entailed", [
+    ('hdfs logged lines with "10.251": "10.251.43.21:50010:Got exception while serving blk_1 to /10.251.43.21".',
+     {"terms": ["10.251"]}, True),
+    ('hdfs 的日志中有与「10.251」相关的记录：「10.251.43.21:50010:Got exception while serving blk_1 to '
+     '/10.251.43.21」。', {"terms": ["10.251"]}, True),
+    # the same quote not searched for, or stated as a value rather than as what was searched
+    ('hdfs logged lines with "10.251": "10.251.43.21:50010:Got exception while serving blk_1 to /10.251.43.21".',
+     {}, False),
+    ('hdfs load is "10.251": "10.251.43.21:50010:Got exception while serving blk_1 to /10.251.43.21".',
+     {"terms": ["10.251"]}, False),
+])
+def test_a_quoted_search_term_is_what_was_searched_not_a_value(
+        text: str, searched: dict[str, object], entailed: bool) -> None:
+    """A subnet searched as ``10.251`` reads as a number; named as the search's term it is the
+    call's argument, and only then."""
+    assert _judge(text, "subnet", searched).entailed is entailed

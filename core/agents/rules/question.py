@@ -80,6 +80,7 @@ _EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
 _IDENTIFIER = re.compile(
     r"(?<![A-Za-z0-9_\-./:])("
     r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"                      # an IP (and port)
+    r"|\d{1,3}(?:\.\d{1,3}){1,2}\.(?:\*|x(?![A-Za-z0-9]))?"     # a subnet: 10.251., 10.251.*
     r"|0x[0-9a-fA-F]+"                                       # a hex id
     r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"  # a uuid
     r"|(?:/[A-Za-z0-9_.\-]+)+/?"                              # a path
@@ -87,6 +88,7 @@ _IDENTIFIER = re.compile(
     r"|[A-Za-z][A-Za-z0-9_.\-]*:\d{2,5}"                      # host:port
     r"|\d{3,}"                                               # a port, a code, a long number
     r")s?(?![A-Za-z0-9_\-])")  # s: in the plural ("503s" asks about 503)
+_SUBNET_WILDCARD = re.compile(r"(?<=\d)\.(?:\*|x)$")  # 10.251.* and 10.251.x are 10.251
 _LEVELS_UPPER = {"ERROR": "ERROR", "ERR": "ERROR", "WARN": "WARN", "WARNING": "WARN", "FATAL": "FATAL",
                  "CRITICAL": "CRITICAL", "SEVERE": "SEVERE", "INFO": "INFO", "DEBUG": "DEBUG",
                  "TRACE": "TRACE"}
@@ -364,7 +366,7 @@ def _singular(name: str) -> str:
 def _identifiers(text: _Text) -> list[str]:
     found: list[str] = []
     for match in _IDENTIFIER.finditer(text.current):
-        token = match.group(1).rstrip(".:/-")
+        token = _SUBNET_WILDCARD.sub("", match.group(1)).rstrip(".:/-")
         if len(token) >= 3 and not token.isalpha():
             found.append(token)
             text.take(match.start(), match.end())
