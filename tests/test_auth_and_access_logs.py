@@ -1,14 +1,18 @@
-"""Real logs asked about end to end, through packs made as a user makes them (``superbiz logs
-import`` of files written here):
+"""Two kinds of real log asked about end to end, through packs made as a user makes them
+(``superbiz logs import`` of files written here):
 
 - sshd's auth log: a question about *successful* sign-ins ("Who logged in successfully?",
   "sshd 有哪些登录成功的记录？", "When did root last log in?") quotes the ``Accepted ...`` lines,
   one about failures or login problems the ``Failed password`` lines (``core.success``, the
-  ``signin`` concept).
+  ``signin`` concept);
+- a web server's access log (Common/Combined Log Format): a line whose status is 5xx is an HTTP
+  error (the ``http_error`` topic's shape), in an imported store and in a pack's logs.jsonl
+  alike.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +20,9 @@ import pytest
 from core.cli import main
 from core.concepts import concepts_held, concepts_in
 from core.contracts import SessionDocument
+from core.lexicon import tag_lines, topics_in
 from core.pipeline import ask
+from core.sources.logstore import LogStore
 from core.sources.pack import load_world
 
 SSHD_LOG = """\
@@ -29,6 +35,14 @@ Mar  1 10:05:00 host1 sshd[1203]: pam_unix(sshd:session): session closed for use
 Mar  1 10:06:00 host1 sshd[1205]: Received disconnect from 10.0.0.7 port 50024:11: disconnected by user
 """
 
+NGINX_LOG = """\
+10.0.0.1 - - [01/Mar/2024:10:00:01 +0000] "GET /api/orders HTTP/1.1" 200 512 "-" "curl/8"
+10.0.0.1 - - [01/Mar/2024:10:00:02 +0000] "GET /api/orders HTTP/1.1" 503 87 "-" "curl/8"
+10.0.0.2 - frank [01/Mar/2024:10:00:03 +0000] "POST /api/pay HTTP/1.1" 502 166 "-" "curl/8"
+10.0.0.3 - - [01/Mar/2024:10:00:04 +0000] "GET /missing HTTP/1.1" 404 0 "-" "curl/8"
+10.0.0.9 - - [01/Mar/2024:10:00:05 +0000] "GET /static/app.js HTTP/2.0" 200 502 "-" "curl/8"
+"""
+
 
 def _imported_pack(folder: Path, name: str, text: str) -> Path:
     """``name.log`` through ``superbiz logs import --format auto`` into a pack's store."""
@@ -38,6 +52,21 @@ def _imported_pack(folder: Path, name: str, text: str) -> Path:
     pack.mkdir()
     assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
     (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
+    return pack
+
+
+def _jsonl_pack(folder: Path, store: Path) -> Path:
+    """A pack of the same entries as a logs.jsonl (searched by an in-memory store)."""
+    opened = LogStore.open(store)
+    with opened.connection() as connection:
+        rows = connection.execute("SELECT ts, level, service, message FROM entries ORDER BY id").fetchall()
+    opened.close()
+    pack = folder / "jsonl-pack"
+    pack.mkdir()
+    lines = [json.dumps({"timestamp": ts, "level": level, "service": service, "message": message})
+             for ts, level, service, message in rows]
+    (pack / "logs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (pack / "pack.yaml").write_text("name: web\n", encoding="utf-8")
     return pack
 
 
@@ -114,3 +143,34 @@ def test_no_successful_login_is_a_verified_absence(tmp_path: Path, question: str
     answer = _answer(document)
     assert document.outcome == "absent" and "accepted password" in answer
     assert document.gatekeeper_result is not None and document.gatekeeper_result.status == "pass"
+
+
+# ---------------------------------------------------------------- access logs' 5xx lines
+
+
+def test_an_access_log_status_of_5xx_is_an_http_error() -> None:
+    line = '10.0.0.1 "GET /api HTTP/1.1" 503 512 "-" "curl/8"'
+    assert topics_in(line, in_logs=True) == ["http_error"]
+    assert topics_in('10.0.0.1 "GET / HTTP/2" 502 0 "-" "curl/8"', in_logs=True) == ["http_error"]
+    for other in ('10.0.0.1 "GET /api HTTP/1.1" 200 503 "-" "curl/8"',  # 503 bytes
+                  '10.0.0.1 "GET /missing HTTP/1.1" 404 0 "-" "curl/8"', "took 503 ms",
+                  '"GET /v2/servers HTTP/1.1" 5030'):
+        assert topics_in(other, in_logs=True) == [], other
+    lines = [line.lower(), "ok", 'x http/1.0" 500 1']
+    assert tag_lines(lines) == {"http_error": [0, 2]}
+
+
+def _access_packs(tmp_path: Path) -> list[Path]:
+    imported = _imported_pack(tmp_path, "nginx", NGINX_LOG)
+    return [imported, _jsonl_pack(tmp_path, imported / "logs.db")]
+
+
+@pytest.mark.parametrize("question", ["How many 5xx errors did nginx return?", "nginx 有哪些 5xx 错误？",
+                                      "Any HTTP errors in nginx?"])
+def test_5xx_questions_find_the_5xx_lines_imported_or_in_a_pack(tmp_path: Path, question: str) -> None:
+    for pack in _access_packs(tmp_path):
+        document = ask(question, pack=load_world(str(pack)))
+        answer = _answer(document)
+        assert document.outcome == "found", pack
+        assert '"POST /api/pay HTTP/1.1" 502' in answer and " 503" in answer, (pack, answer)
+        assert " 404 " not in answer and " 200 " not in answer, (pack, answer)
