@@ -7,7 +7,8 @@
   ``signin`` concept);
 - a web server's access log (Common/Combined Log Format): a line whose status is 5xx is an HTTP
   error (the ``http_error`` topic's shape), in an imported store and in a pack's logs.jsonl
-  alike.
+  alike; a code asked about as a status ("502s") finds the lines with that status, not a
+  response of 502 bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from core.agents.rules.question import http_statuses
 from core.cli import main
 from core.concepts import concepts_held, concepts_in
 from core.contracts import SessionDocument
@@ -174,3 +176,33 @@ def test_5xx_questions_find_the_5xx_lines_imported_or_in_a_pack(tmp_path: Path, 
         assert document.outcome == "found", pack
         assert '"POST /api/pay HTTP/1.1" 502' in answer and " 503" in answer, (pack, answer)
         assert " 404 " not in answer and " 200 " not in answer, (pack, answer)
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("Were there any 502s?", {"502"}), ("nginx 有没有 502 错误？", {"502"}), ("Did nginx return any 504?", {"504"}),
+    ("any 503 responses?", {"503"}), ("状态码 500 有多少？", {"500"}), ("HTTP 502 errors", {"502"}),
+    # other numbers
+    ("requests slower than 500 ms?", set()), ("port 5000", set()), ("blk_500 on node-1", set()),
+    ("Any 404s?", set()),  # a 4xx code is no HTTP error: searched as the number it is
+])
+def test_a_5xx_code_is_read_as_a_status_where_the_question_says_so(question: str, codes: set[str]) -> None:
+    assert http_statuses(question) == codes
+
+
+@pytest.mark.parametrize("question", ["Were there any 502s?", "nginx 有没有 502 错误？",
+                                      "Did nginx return any 502?"])
+def test_a_status_code_finds_the_lines_of_that_status(tmp_path: Path, question: str) -> None:
+    """Not the 200 response of 502 bytes, in either pack."""
+    for pack in _access_packs(tmp_path):
+        document = ask(question, pack=load_world(str(pack)))
+        answer = _answer(document)
+        assert document.outcome == "found"
+        assert '"POST /api/pay HTTP/1.1" 502' in answer and "app.js" not in answer, (pack, answer)
+
+
+@pytest.mark.parametrize("question", ["Did nginx return any 504?", "nginx 有没有 504 错误？"])
+def test_an_absent_status_is_a_verified_no(tmp_path: Path, question: str) -> None:
+    """The absence names the widest call (the code anywhere), not the topic-narrowed one."""
+    document = ask(question, pack=load_world(str(_imported_pack(tmp_path, "nginx", NGINX_LOG))))
+    answer = _answer(document)
+    assert document.outcome == "absent" and "504" in answer and "http_error" not in answer
