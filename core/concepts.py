@@ -14,7 +14,10 @@ own (mostly English) words. Each ``Concept`` below is one small bilingual synony
   failure, problem). Asked with another subject it only qualifies it ("连接异常" is the
   connection concept); asked on its own it is searched by ``level`` (a minimum) and its terms;
   a ``broad`` one ("what problems does X have?") asks about the service as a whole: its alerts
-  and its lines at ``level`` or above.
+  and its lines at ``level`` or above;
+- ``succeeded``: the concept a mention of this one names when its clause says it went right
+  (``core.success``): "failed logins" are ``login``, "logged in successfully", "登录成功" and "who
+  logged in?" are ``signin``. Such a concept has no question words of its own.
 
 ``TRANSLATIONS`` maps Chinese question words to the English word stems logs use ("任务" ->
 ``task``), for questions whose subject is not a concept ("spark-executor 是否有任务完成").
@@ -32,6 +35,7 @@ from functools import lru_cache
 from core.alternation import Alternative, FirstCharAlternation
 from core.charclasses import ASCII_WORD_CHARS
 from core.lexicon import normalize, phrase_pattern
+from core.success import success_words
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class Concept:
     # The level whose lines report it without its words (a line at ERROR is a failure; an
     # exception or a timeout is not said by a level): what a search falls back to.
     reported_at: str | None = None
+    succeeded: str | None = None
 
 
 _CONCEPT_TABLE: tuple[Concept, ...] = (
@@ -128,12 +133,25 @@ _CONCEPT_TABLE: tuple[Concept, ...] = (
     # always login ("log into the console").
     Concept("login", "登录认证失败", "failed logins",
             ("login", "logins", "log in", "logged in", "log into", "logged into", "logon",
-             "sign in", "authentication", "authenticate", "auth", "password", "credentials",
+             "sign in", "signed in", "authentication", "authenticate", "auth", "password", "credentials",
              "登录", "登陆", "认证", "鉴权", "密码"),
             terms=("failed password", "authentication failure", "authentication failed",
                    "invalid user", "login failed", "failed login", "login incorrect",
                    "invalid password", "bad password", "auth failed", "invalid credentials",
-                   "access denied", "permission denied", "unauthorized", "status: 401")),
+                   "access denied", "permission denied", "unauthorized", "status: 401"),
+            succeeded="signin"),
+    # Logins that went right: what sshd ("Accepted password for alice from ...", "Accepted
+    # publickey ...", PAM's "session opened for user ...") and other software write for them.
+    # Named only through ``login`` (its ``succeeded``): "successful logins", "登录成功".
+    # Not "accepted" alone: ZooKeeper accepts socket connections.
+    Concept("signin", "登录成功", "successful logins", (),
+            terms=("accepted password", "accepted publickey", "accepted keyboard-interactive",
+                   "accepted gssapi-with-mic", "accepted hostbased",
+                   "session opened for user", "login successful", "successful login",
+                   "login succeeded", "logged in successfully", "successfully logged in",
+                   "authenticated successfully", "successfully authenticated",
+                   "authentication succeeded", "authentication successful", "successful authentication",
+                   "logon successful", "successfully logged on", "ok login")),
     Concept("denied", "权限拒绝", "permission denied",
             ("denied", "permission", "permissions", "forbidden", "unauthorized", "unauthorised",
              "authorization", "access denied", "权限", "无权限", "拒绝访问", "授权"),
@@ -278,20 +296,44 @@ class ConceptMention:
     concept: str
 
 
-def concept_mentions(normalized_text: str) -> list[ConceptMention]:
-    """Every non-overlapping concept mention in text already passed through ``normalize``."""
+def _worded_mentions(normalized_text: str) -> list[ConceptMention]:
+    """Each mention as its words name it, before its clause says whether it went right."""
     matcher, owners = _asks_index()
     return [ConceptMention(m.start(), m.end(), owners[m.lastgroup or ""])
             for m in matcher.finditer(normalized_text)]
 
 
+def concept_mentions(normalized_text: str) -> list[ConceptMention]:
+    """Every non-overlapping concept mention in text already passed through ``normalize``; a
+    mention its clause says went right names the concept's ``succeeded`` one ("登录成功": signin)."""
+    return [_in_its_sense(normalized_text, mention) for mention in _worded_mentions(normalized_text)]
+
+
+def _in_its_sense(normalized_text: str, mention: ConceptMention) -> ConceptMention:
+    """The mention as its clause reads it: its ``succeeded`` concept when the clause says it went
+    right, spanning the success word next to it too ("登录成功", "successful logins": the label's
+    words are all the concept's, so a sentence naming it says nothing else)."""
+    succeeded = CONCEPTS[mention.concept].succeeded
+    words = success_words(normalized_text, mention.start, mention.end) if succeeded else None
+    if succeeded is None or words is None:
+        return mention
+    start, end = mention.start, mention.end
+    if words[1] <= start and not normalized_text[words[1]:start].strip():
+        start = words[0]
+    elif words[0] >= end and not normalized_text[end:words[0]].strip():
+        end = words[1]
+    return ConceptMention(start, end, succeeded)
+
+
 def named_before_a_place(normalized_text: str, mention: ConceptMention) -> bool:
     """Whether ``mention`` still names its concept when a place follows it that this module cannot
     know -- a service the question names: "an ERROR log in zookeeper" is a log kept there, not a
-    login. Read as if a place phrase ("the ...", see the login concept) came next."""
+    login. Read as if a place phrase ("the ...", see the login concept) came next. Compared as
+    worded: whether it went right is read from the whole clause, which the probe cuts."""
     probe = normalized_text[:mention.end] + " the"
-    return any(found.start == mention.start and found.concept == mention.concept
-               for found in concept_mentions(probe))
+    worded = {m.start: m.concept for m in _worded_mentions(normalized_text)}
+    return any(found.start == mention.start and found.concept == worded.get(mention.start)
+               for found in _worded_mentions(probe))
 
 
 def concepts_in(text: str) -> list[str]:

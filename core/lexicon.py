@@ -33,7 +33,10 @@ class Topic:
     time without being about the topic ("Block stored as bytes in memory", "waiting for message
     on queue"); a line is tagged with a topic only by its ``synonyms``. ``includes`` lists narrower
     topics a question about this one also covers (a memory question covers GC lines: heap
-    pressure shows up as GC first).
+    pressure shows up as GC first). ``shapes`` are regular expressions (over normalised text) for
+    how a log line states the topic without a word for it: a web access log's status right after
+    the request it answers (``"GET /api HTTP/1.1" 503``) is an HTTP 5xx error. They read a
+    question, a claim and a line alike (a question never writes that shape).
     """
 
     name: str
@@ -43,6 +46,7 @@ class Topic:
     related_alerts: tuple[str, ...] = ()
     includes: tuple[str, ...] = ()
     asks: tuple[str, ...] = ()
+    shapes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,10 @@ _TOPIC_TABLE: tuple[Topic, ...] = (
            "status: 504", "internal server error", "bad gateway", "gateway timeout", "query timeout",
            "query timeouts", "http error", "http errors", "http 错误", "查询超时", "服务端错误", "服务器内部错误",
            "服务不可用", "service unavailable"),
-          ("HighErrorRate", "ServiceUnavailable")),
+          ("HighErrorRate", "ServiceUnavailable"),
+          # Common/Combined Log Format (nginx, Apache): the status is a bare number after the
+          # quoted request, which ends with its protocol ("HTTP/1.1", "HTTP/2.0", "HTTP/2").
+          shapes=(r'http/\d(?:\.\d)?" 5\d\d(?![0-9])',)),
     Topic("connection_pool", "数据库连接池", "connection pool",
           ("hikaricp", "hikaripool", "hikari", "connection pool", "connection pools",
            "connection pool exhaustion", "pool exhausted", "pool stats", "数据库连接池", "连接池耗尽",
@@ -278,6 +285,27 @@ def _in_logs() -> _SynonymIndex:
     return _SynonymIndex([w for t in _TOPIC_TABLE for w in t.synonyms])
 
 
+@cache
+def _shapes() -> tuple[re.Pattern[str], dict[str, str]] | None:
+    """Every topic's ``shapes`` as one regex, a named group per shape, and the topic of each
+    group; None when no topic has a shape."""
+    owner = {f"s{i}": (topic.name, shape) for i, (topic, shape) in
+             enumerate((topic, shape) for topic in _TOPIC_TABLE for shape in topic.shapes)}
+    if not owner:
+        return None
+    pattern = re.compile("|".join(f"(?P<{group}>{shape})" for group, (_, shape) in owner.items()))
+    return pattern, {group: topic for group, (topic, _) in owner.items()}
+
+
+def _shape_mentions(normalized_text: str) -> Iterator[TopicMention]:
+    shapes = _shapes()
+    if shapes is None:
+        return
+    pattern, owner = shapes
+    for match in pattern.finditer(normalized_text):
+        yield TopicMention(match.start(), match.end(), owner[match.lastgroup or ""], match.group())
+
+
 @lru_cache(maxsize=4096)
 def topic_of_synonym(matched: str) -> str:
     """The topic a synonym match (on normalised text) belongs to."""
@@ -288,10 +316,11 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     """Topic -> ascending indexes of the lines (each already passed through :func:`normalize`)
     that mention it. Built for corpora: two regex scans of the joined text, no per-line Python.
 
-    Lines are tagged by synonyms only, never by a topic's ``asks``. Lines are tagged with every
-    topic either scan finds; this equals tagging each line with ``topic_mentions(line,
-    in_logs=True)`` because no cross-script synonym contains another topic's synonym (a lexicon
-    test holds the table to that).
+    Lines are tagged by synonyms and shapes only, never by a topic's ``asks``. Lines are tagged
+    with every topic either scan (or the shapes' scan) finds; this equals tagging each line with
+    ``topic_mentions(line, in_logs=True)`` because no cross-script synonym contains another
+    topic's synonym and no shape overlaps another topic's synonym (lexicon tests hold the table
+    to that).
 
     A few lines (a pack's small log file) are tagged one by one, that way: compiling the two
     corpus scans costs more than reading a few hundred lines in Python.
@@ -315,19 +344,28 @@ def tag_lines(lines: Sequence[str]) -> dict[str, list[int]]:
     others = ((match.start(), match.group()) for match in synonyms.other_scan.finditer(joined))
     for start, synonym in chain(synonyms.word_matches(joined), others):
         found.setdefault(topic_of_synonym(synonym), set()).add(bisect_right(starts, start) - 1)
+    # A shape holds no line mark (no pattern of one matches NUL): it stays inside its line.
+    for shaped in _shape_mentions(joined):
+        found.setdefault(shaped.topic, set()).add(bisect_right(starts, shaped.start) - 1)
     return {topic: sorted(ids) for topic, ids in found.items()}
 
 
 def topic_mentions(normalized_text: str, *, in_logs: bool = False) -> list[TopicMention]:
-    """Every non-overlapping topic mention in text already passed through :func:`normalize`.
+    """Every non-overlapping topic mention in text already passed through :func:`normalize`: its
+    synonyms (and asks) and its ``shapes``.
 
-    ``in_logs``: the text is a log line, so only synonyms count (not a topic's ``asks``).
+    ``in_logs``: the text is a log line, so only synonyms and shapes count (not a topic's ``asks``).
     """
     matcher = (_in_logs() if in_logs else _asked()).short
-    return [
+    mentions = [
         TopicMention(m.start(), m.end(), topic_of_synonym(m.group()), m.group())
         for m in matcher.finditer(normalized_text)
     ]
+    # Mentions never overlap: where a synonym is, it is the mention (a shape only adds a topic
+    # where the line has no word for it).
+    shaped = [m for m in _shape_mentions(normalized_text)
+              if not any(m.start < other.end and other.start < m.end for other in mentions)]
+    return sorted([*mentions, *shaped], key=lambda m: m.start) if shaped else mentions
 
 
 def topics_in(text: str, *, in_logs: bool = False) -> list[str]:

@@ -212,6 +212,36 @@ def test_loghub_samples(corpora_dir: Path, tmp_path: Path) -> None:
     _same_lines(pack, imported, HAND_WRITTEN[:40] + _drawn(pack, 4, 60))
 
 
+ACCESS_LOG = "".join(
+    f'10.0.0.{n % 7} - {"frank" if n % 5 == 0 else "-"} [01/Mar/2024:10:{n:02d}:00 +0000] '
+    f'"{"POST" if n % 3 else "GET"} /api/{n % 4} HTTP/{"2.0" if n % 6 == 0 else "1.1"}" '
+    f'{(200, 502, 503, 404, 200, 500)[n % 6]} {(502, 87, 0, 1234)[n % 4]} "-" "curl/8"\n' for n in range(40))
+
+
+def test_web_access_logs_imported_and_in_memory(tmp_path: Path) -> None:
+    """A Common Log Format line whose status is 5xx is an HTTP error, and its status a term, in
+    the imported store and the in-memory one alike (not its response size of 502 bytes)."""
+    log = tmp_path / "nginx.log"
+    log.write_text(ACCESS_LOG, encoding="utf-8")
+    import_files([log], tmp_path / "web.db")
+    imported = LogStore.open(tmp_path / "web.db")
+    with imported.connection() as connection:
+        rows = connection.execute("SELECT ts, level, service, message FROM entries ORDER BY id").fetchall()
+    entries = [LogEntry(timestamp=r[0], level=r[1], service=r[2], message=r[3]) for r in rows]
+    pack = _pack("web", entries, "2024-03-01T12:00:00+00:00", tmp_path)
+    queries: list[dict[str, Any]] = [
+        {"topic": "http_error"}, {"topic": "http_error", "terms": ["502"]}, {"terms": ["502"]},
+        {"query": "http error"}, {"query": "5xx"}, {"level": "ERROR"}, {"topic": "http_error", "level": "WARN"},
+        {"topic": "http_error", "exclude": ["POST"]}, {"query": "GET 503", "match": "all"}]
+    http_errors = {i for i, line in enumerate(_lines(pack), start=1) if "http_error" in line[4]}
+    assert len(http_errors) == 20  # 502, 503 and 500 of every six lines
+    in_memory = LogStore.from_entries(pack.logs, UTC)
+    _same_lines(pack, in_memory, queries)
+    _same_lines(pack, imported, queries)
+    assert set(in_memory.matching_ids(QueryLogsArgs(topic="http_error"), pack.services)) == http_errors
+    imported.close()
+
+
 @pytest.mark.parametrize("arguments", [{"level": "LOUD"}, {"since": "yesterday"}, {"until": "2026-13-01"}])
 def test_the_store_refuses_bad_arguments_as_the_definition_does(demo_pack: Pack, arguments: dict[str, Any]) -> None:
     from core.errors import ToolArgumentError

@@ -133,9 +133,10 @@ def test_concepts_in_both_languages_and_compounds() -> None:
     ("Why could users not log in to zookeeper?", ["login"]),
     ("zookeeper failed to log in", ["failure", "login"]),
     ("any log in attempts on zookeeper?", ["login"]),
-    ("who logged in as root on zookeeper?", ["login"]),
-    ("did anyone log into the zookeeper console?", ["login"]),
-    ("who logged in this morning?", ["login"]),
+    # ... a completed one ("who logged in", "did anyone log in"): successful logins.
+    ("who logged in as root on zookeeper?", ["signin"]),
+    ("did anyone log into the zookeeper console?", ["signin"]),
+    ("who logged in this morning?", ["signin"]),
     ("users failed to log in the last hour", ["failure", "login"]),  # a person's "to log in"
     ("users couldn't log in the past day", ["login"]),
     # "log" of a service writing lines, "in" a time or place: not logins.
@@ -239,8 +240,14 @@ def test_a_text_holds_a_concept_when_it_names_it_or_holds_one_of_its_phrases_or_
 
 
 def test_concept_table_is_consistent() -> None:
+    reached = {concept.succeeded: name for name, concept in CONCEPTS.items() if concept.succeeded}
     for name, concept in CONCEPTS.items():
-        assert concept.name == name and concept.label_zh and concept.label_en and concept.asks
+        assert concept.name == name and concept.label_zh and concept.label_en
+        # a concept is named by its own words, or only through the one it is the success of
+        assert bool(concept.asks) != (name in reached), name
+        if name in reached:
+            # its labels read back as it: a claim naming it is grounded by lines that hold it
+            assert concepts_in(concept.label_zh) == concepts_in(concept.label_en) == [name], name
         assert concept.qualifier or concept.terms, name
         assert len(concept.terms) <= 20, name  # one query_logs call holds at most 20 terms
         # A label names no negation: it is said in claims, and a negation is a fact.

@@ -69,7 +69,8 @@ CREATE INDEX IF NOT EXISTS lines_by_level ON lines (level_rank, ts_us);
 def lexicon_fingerprint() -> str:
     """Changes when the lexicon's topics or its way of tagging change: the store's topic tags
     are then stale."""
-    text = repr((TAGGING_VERSION, sorted((topic.name, topic.synonyms, topic.includes) for topic in TOPICS.values())))
+    text = repr((TAGGING_VERSION, sorted((topic.name, topic.synonyms, topic.includes, topic.shapes)
+                                         for topic in TOPICS.values())))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

@@ -260,9 +260,21 @@ def _spaced(label: str) -> str:
     return head + label
 
 
+def _widest(invocations: list[Invocation]) -> list[Invocation]:
+    """The calls no other call of the list widens: a call with every argument of another and
+    more filters (``topic=http_error`` first, then the code anywhere) found nothing because
+    the wider one did, and naming its filter would claim an absence about that filter too."""
+    def widens(wider: Invocation, narrower: Invocation) -> bool:
+        return (wider.arguments != narrower.arguments
+                and all(narrower.arguments.get(key) == value for key, value in wider.arguments.items()))
+    return [inv for inv in invocations if not any(widens(other, inv) for other in invocations)]
+
+
 def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> Claim:
-    """A negative observation: what was searched, bound to the calls that returned nothing."""
-    searched = "; ".join(dict.fromkeys(describe_call(inv) for inv in outcome.invocations))
+    """A negative observation: what was searched, bound to the widest calls that returned
+    nothing (``_widest``)."""
+    invocations = _widest(outcome.invocations)
+    searched = "; ".join(dict.fromkeys(describe_call(inv) for inv in invocations))
     service = outcome.service
     if language == "zh":
         subject = f" {service} 的" if service else ""
@@ -274,7 +286,7 @@ def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> C
                 f"{searched} returned nothing.")
     bindings = [EvidenceBinding(tool_name=inv.tool_name, source_invocation_id=inv.invocation_id,
                                 raw_path=None, evidence_excerpt=_no_hit_excerpt(inv))
-                for inv in outcome.invocations]
+                for inv in invocations]
     return Claim(claim_id=claim_id, claim_type="negative_observation", claim_text=text,
                  evidence_bindings=bindings, subject_services=[service] if service else [],
                  subject_topics=list(outcome.search.topics))

@@ -183,6 +183,22 @@ def asks_about_health(question: str) -> bool:
     return _HEALTH.search(question) is not None
 
 
+# A 5xx code asked about as an HTTP status: in the plural ("502s"), before errors/responses
+# ("503 errors", "502 错误"), after http/status/code/return ("returned 504", "状态码 500").
+_HTTP_STATUS = re.compile(
+    r"(?<![\w.\-/:])(5\d\d)(?:s(?![a-z0-9])|(?=\s*(?:errors?|responses?|status|codes?)(?![a-z])|\s*(?:错误|响应|报错)))"
+    r"|(?<![a-z])(?:https?|status|code|return|returns|returned|returning)\s*[:=]?\s*(?:any\s+|an?\s+)?(5\d\d)"
+    r"(?![\w.])"
+    r"|(?:状态码|返回码|返回)\s*(5\d\d)(?![\w.])", re.IGNORECASE)
+
+
+def http_statuses(question: str) -> set[str]:
+    """The 5xx codes a question asks about as HTTP statuses ("Were there any 502s?"), not as
+    other numbers ("slower than 500 ms"): searched first where the lines say them as a status
+    (``topic=http_error``: an access log's status, "HTTP 502", "status: 502")."""
+    return {next(group for group in match.groups() if group) for match in _HTTP_STATUS.finditer(question)}
+
+
 def strip_markup(question: str) -> str:
     """The question without HTML/XML markup (scripts and styles with their content)."""
     return _MARKUP_TAG.sub(" ", _MARKUP_BLOCK.sub(" ", question))

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any, Literal
 
-from core.agents.rules.question import asks_about_health
+from core.agents.rules.question import asks_about_health, http_statuses
 from core.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
 from core.contracts import Plan
 from core.lexicon import TOPICS
@@ -126,18 +126,32 @@ def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
     says the trouble; an INFO line holding the term does not answer "any errors about it?")."""
     qualifiers = [name for name in _qualifiers(plan) if not CONCEPTS[name].broad]
     stems = concept_stems(qualifiers)
+    statuses = http_statuses(plan.question)
     searches = []
     for term in plan.terms[:MAX_EXACT_TERMS]:
         if not stems:
-            alone = _args(common, terms=[term], limit=SEARCH_LIMIT)
-            searches.append(LogSearch("term", (alone,), f"包含{_quoted(term)}的", f'matching "{term}"'))
+            attempts = (_args(common, terms=[term], limit=SEARCH_LIMIT),)
+            searches.append(LogSearch("term", _as_status(term, statuses, attempts),
+                                      f"包含{_quoted(term)}的", f'matching "{term}"'))
             continue
         alone = _args(common, terms=[term], level=_trouble_level(qualifiers), limit=SEARCH_LIMIT)
         narrowed = _args(common, terms=[term], query=" ".join(stems), match="all", limit=SEARCH_LIMIT)
         shown = " ".join(stems)
-        searches.append(LogSearch("term", (narrowed, alone), f"包含{_quoted(term)}及 {shown} 的",
+        searches.append(LogSearch("term", _as_status(term, statuses, (narrowed, alone)),
+                                  f"包含{_quoted(term)}及 {shown} 的",
                                   f'matching "{term}" with "{shown}"', concepts=tuple(qualifiers)))
     return searches
+
+
+def _as_status(term: str, statuses: set[str], attempts: tuple[dict[str, Any], ...]
+               ) -> tuple[dict[str, Any], ...]:
+    """A 5xx code the question asks about as an HTTP status: first among the lines that say an
+    HTTP error (the first attempt with ``topic=http_error``: an access log line whose status it
+    is, not one whose response size or port is 502), then, when none holds it, wherever it is
+    written (``attempts``). The first widened by the second: an absence names the wider."""
+    if term not in statuses:
+        return attempts
+    return ({**attempts[0], "topic": "http_error"}, *attempts)
 
 
 def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
