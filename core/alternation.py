@@ -10,6 +10,10 @@ where the text holds its first character (a lookbehind or lookahead before it co
 nothing). So the text is scanned for positions holding any first character (one character
 class, cheap to compile), and at each such position only the alternatives starting with that
 character are tried, in their order -- compiled together the first time that character is met.
+With ``by_word``, alternatives starting with a letter or digit are grouped by their whole first
+run of letters and digits instead (no other can match where the text's run is that word): in
+log lines and questions most words start with a letter some synonym starts with, few with a
+synonym's first word.
 """
 
 from __future__ import annotations
@@ -21,9 +25,13 @@ from typing import NamedTuple
 
 from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS
 
+_ASCII_RUN = re.compile(f"[{ASCII_WORD}]+")
+
 
 class Alternative(NamedTuple):
-    """One alternative: ``prefix + body + suffix``, starting with ``first``. Alternatives in a
+    """One alternative: ``prefix + body + suffix``, starting with ``first`` (its first character;
+    with ``by_word``, for one starting with an ASCII letter or digit, the run of them every
+    match of it starts with, whole). Alternatives in a
     row with the same prefix and suffix compile as ``prefix(?:body|body...)suffix``, which
     matches alike (``re`` backtracks into the group in the same order) and is shorter."""
 
@@ -38,20 +46,25 @@ class FirstCharAlternation:
     try them. An alternative must start by consuming its first character (after an optional
     lookbehind or lookahead) and must not match the empty string.
     ``word_guard``: alternatives whose first character is an ASCII letter or digit match only
-    where no letter or digit precedes them (at a word start)."""
+    where no letter or digit precedes them (at a word start).
+    ``by_word``: alternatives starting with an ASCII letter or digit are keyed by their first
+    word (see ``Alternative``) and tried only where the text's run of letters and digits is it."""
 
-    def __init__(self, alternatives: Sequence[Alternative], *, word_guard: bool = False) -> None:
+    def __init__(self, alternatives: Sequence[Alternative], *, word_guard: bool = False,
+                 by_word: bool = False) -> None:
         self._sources: dict[str, list[Alternative]] = {}
         for alternative in alternatives:
             self._sources.setdefault(alternative.first, []).append(alternative)
         self._compiled: dict[str, re.Pattern[str]] = {}
         self._word_guard = word_guard
+        self._by_word = by_word
         self._starts: re.Pattern[str] | None = None
 
     def _start_pattern(self) -> re.Pattern[str]:
         if self._starts is None:
-            word = sorted(c for c in self._sources if self._word_guard and c in ASCII_WORD_CHARS)
-            other = sorted(c for c in self._sources if c not in word)
+            firsts = {key[0] for key in self._sources}
+            word = sorted(c for c in firsts if self._word_guard and c in ASCII_WORD_CHARS)
+            other = sorted(c for c in firsts if c not in word)
             parts = []
             if other:
                 parts.append(f"[{''.join(re.escape(c) for c in other)}]")
@@ -61,6 +74,7 @@ class FirstCharAlternation:
         return self._starts
 
     def _bucket(self, first: str) -> re.Pattern[str]:
+        """The alternatives keyed ``first``, compiled together (once)."""
         pattern = self._compiled.get(first)
         if pattern is None:
             runs = []
@@ -81,7 +95,10 @@ class FirstCharAlternation:
             if candidate is None:
                 return
             at = candidate.start()
-            match = self._bucket(text[at]).match(text, at)
+            key = text[at]
+            if self._by_word and (run := _ASCII_RUN.match(text, at)) is not None:
+                key = run.group()
+            match = self._bucket(key).match(text, at) if key in self._sources else None
             if match is not None:
                 yield match
                 position = match.end()

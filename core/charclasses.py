@@ -7,7 +7,7 @@ normalised), so the classes hold the forms a character can take either way.
 
 from __future__ import annotations
 
-import re
+from core.lazypattern import LazyPattern
 
 # Han ideographs, the characters Chinese words are written in: CJK Unified Ideographs
 # (U+4E00-9FFF), Extension A (U+3400-4DBF) and the Compatibility Ideographs block (U+F900-FAFF;
@@ -18,7 +18,7 @@ import re
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Every pattern holding HAN costs ~2 ms to compile (``re`` fills a 65,536-entry table in Python,
 # one code point at a time), so where Han runs meet other text is found from this one pattern.
-HAN_RUN = re.compile(f"[{HAN}]+")
+HAN_RUN = LazyPattern(f"[{HAN}]+")
 
 # ASCII letters and digits after normalisation (lower case): the characters of an ASCII word.
 # A word synonym, identifier or phrase edge made of them matches only where no such character

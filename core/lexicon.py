@@ -176,6 +176,14 @@ def _trie_path(synonym: str) -> str:
     return path
 
 
+def _first_word(synonym: str) -> str:
+    """The letters and digits a synonym starting with one begins with. Its regex has a word end,
+    a separator, Chinese or another character after them, so where it matches, the text's run
+    of letters and digits is exactly this."""
+    first = re.match(f"[{ASCII_WORD}]+", normalize(synonym).strip())
+    return first.group() if first else ""
+
+
 def _trie(synonyms: Iterable[str]) -> _Trie:
     """The synonyms as a trie (see ``_emit``)."""
     root: _Trie = {}
@@ -207,7 +215,7 @@ def _emit(node: _Trie, last_char: str) -> str:
 
 class _SynonymIndex:
     """Matchers over one set of synonyms: ``short`` for short texts (compiled one first
-    character at a time, as a text needs them), and two regexes that scan a whole corpus
+    character, or one first word, at a time, as a text needs them), and two regexes that scan a whole corpus
     (``tag_lines``), compiled on first use, each letting ``re`` skip ahead with a
     character-class test: synonyms starting with a letter or digit (found after the
     non-alphanumeric character that precedes them) and the others (Chinese, "/api")."""
@@ -217,13 +225,17 @@ class _SynonymIndex:
         self._word_root = _trie(word_start)
         self._other_root = _trie(s for s in synonyms if s not in word_start)
         # At a position, only the trie branch of the character there can match; a synonym
-        # starting with a letter or digit only at a word start.
+        # starting with a letter or digit only at a word start, and only where the text's word
+        # is the synonym's first word (the trie of the synonyms starting with it).
         guard = f"(?<![{ASCII_WORD}])"
+        by_first_word: dict[str, list[str]] = {}
+        for synonym in word_start:
+            by_first_word.setdefault(_first_word(synonym), []).append(synonym)
         self.short = FirstCharAlternation(
             [Alternative(ch, re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._other_root.items())]
-            + [Alternative(ch, re.escape(ch) + _emit(child, ch), prefix=guard)
-               for ch, child in sorted(self._word_root.items())],
-            word_guard=True)
+            + [Alternative(word, _emit(_trie(synonyms), ""), prefix=guard)
+               for word, synonyms in sorted(by_first_word.items())],
+            word_guard=True, by_word=True)
 
     @cached_property
     def word_scan(self) -> re.Pattern[str]:

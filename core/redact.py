@@ -23,16 +23,18 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from core.lazypattern import LazyPattern
+
 REDACTED = "[REDACTED]"
 
 # A URL inside free text: a scheme, one or two slashes (the one-slash typo is still a URL to
 # hide), then everything up to white space or a quote.
-_URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s'\"<>`]+")
+_URL_IN_TEXT = LazyPattern(r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s'\"<>`]+")
 # Shapes of bearer secrets: OpenAI-style keys and Authorization header values.
 _KEY_SHAPES = (
-    re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{6,}"),
-    re.compile(r"(?i)(api[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-~+/=]{6,}"),
+    LazyPattern(r"sk-[A-Za-z0-9_\-]{6,}"),
+    LazyPattern(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{6,}"),
+    LazyPattern(r"(?i)(api[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-~+/=]{6,}"),
 )
 # Environment variables whose values are URLs that may carry secrets.
 _URL_VARIABLES = ("SUPERBIZ_DB", "SUPERBIZ_LLM_BASE_URL", "OPENAI_BASE_URL")

@@ -24,7 +24,7 @@ WORDS = ["ab", "a b", "abc", "b", "x0", "0", "连接", "连接池", "内存", "�
 # Texts made of pieces of the real vocabularies and the characters around words that matter.
 _PIECES = ["cpu", "使用率", "内存", "连接池", "gc", "slow query", "slow-query", "数据库", "超时",
            "timeout", "timeouts", "connection", "refused", "连接断开", "disk full", "oom", "x", "1",
-           " ", "-", "_", ".", "过高"]
+           " ", "-", "_", ".", "过高", "status", ":", "=500", "full", "memory", "usage", "p99"]
 TEXTS = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
 
 
@@ -64,6 +64,31 @@ def test_only_the_first_characters_a_text_holds_are_compiled() -> None:
     lazy = FirstCharAlternation(_word_alternatives(WORDS), word_guard=True)
     list(lazy.finditer("内存 ab"))
     assert sorted(lazy._compiled) == ["a", "内"]
+
+
+def _by_word_alternatives(words: list[str]) -> list[Alternative]:
+    """Each word whole, an ASCII one keyed by its first run of letters and digits."""
+    alternatives = []
+    for i, word in enumerate(words):
+        run = re.match("[a-z0-9]+", word)
+        prefix, suffix = ("(?<![a-z0-9])", "(?![a-z0-9])") if run else ("", "")
+        alternatives.append(Alternative(run.group() if run else word[0], f"(?P<w{i}>{re.escape(word)})",
+                                        prefix, suffix))
+    return alternatives
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=40))
+def test_by_word_same_matches_as_the_whole_alternation(text: str) -> None:
+    alternatives = _by_word_alternatives(WORDS)
+    lazy = FirstCharAlternation(alternatives, word_guard=True, by_word=True)
+    assert _spans(lazy.finditer(text)) == _spans(_whole(alternatives).finditer(text))
+
+
+def test_by_word_compiles_only_the_words_a_text_holds() -> None:
+    lazy = FirstCharAlternation(_by_word_alternatives(WORDS), word_guard=True, by_word=True)
+    assert _spans(lazy.finditer("abd a b x0")) == [(4, 7, "w1"), (8, 10, "w4")]
+    assert sorted(lazy._compiled) == ["a", "x0"]
 
 
 def test_no_alternatives_match_nothing() -> None:

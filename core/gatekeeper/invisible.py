@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
 # Stripped by the normaliser (excerpt and ref alike): copy-paste noise that renders as nothing.
 BENIGN_INVISIBLE: frozenset[str] = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
@@ -38,18 +37,6 @@ _OTHER_INVISIBLE_RE = re.compile(
     "\U000e0100-\U000e01ef]")
 _ASCII_CONTROLS_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _HIDDEN_CATEGORIES = frozenset(["Cc", "Cf", "Co", "Cs", "Cn"])
-# Blocks of visible characters (and whitespace): printable ASCII, Latin, Greek, Cyrillic,
-# general punctuation but its format block, symbols, CJK punctuation, kana, full-width forms.
-# Their few hidden code points (unassigned, soft hyphen ...) are found once and stay suspects.
-_VISIBLE_BLOCKS: tuple[tuple[int, int], ...] = (
-    (0x09, 0x0D), (0x20, 0x7E), (0xA0, 0x52F), (0x2010, 0x2027), (0x2030, 0x205E), (0x2070, 0x2BFF),
-    (0x3000, 0x30FF), (0xFF01, 0xFFEE))
-# Blocks every code point of which is an assigned, visible letter since Unicode 14 (Python
-# 3.11): CJK Extension A and Unified Ideographs, the Hangul syllables. Not scanned (60k code
-# points); not the text classes of ``core.charclasses``, which are wider (holes included).
-_ASSIGNED_BLOCKS: tuple[tuple[int, int], ...] = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
-
-
 def _is_hidden(char: str) -> bool:
     if char in BENIGN_INVISIBLE or char.isspace():
         return False
@@ -64,18 +51,6 @@ def _describe(char: str) -> str:
     return f"U+{ord(char):04X} {name}"
 
 
-@lru_cache(maxsize=1)
-def _suspects() -> re.Pattern[str]:
-    """Characters to look up one by one: all but the visible blocks' visible characters (the
-    blocks' few hidden ones -- unassigned, soft hyphen, CGJ, fillers -- stay suspects), so a
-    quote is scanned at C speed. Built on first use (a few milliseconds)."""
-    hidden = "".join(chr(code) for low, high in _VISIBLE_BLOCKS for code in range(low, high + 1)
-                     if _is_hidden(chr(code)) or chr(code) in BENIGN_INVISIBLE)
-    visible = "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}"
-                      for low, high in (*_VISIBLE_BLOCKS, *_ASSIGNED_BLOCKS))
-    return re.compile(f"[{re.escape(hidden)}]|[^{visible}]")
-
-
 def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
     """Hidden characters of ``excerpt`` that make it a forgery, described (empty: none).
 
@@ -84,7 +59,9 @@ def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
     if excerpt.isascii():
         found = set(_ASCII_CONTROLS_RE.findall(excerpt))
     else:
-        found = {char for char in set(_suspects().findall(excerpt)) if _is_hidden(char)}
+        # Each distinct character looked up: a class of every suspect code point took
+        # milliseconds to build and compile in every process that checked a non-ASCII quote.
+        found = {char for char in set(excerpt) if _is_hidden(char)}
     if not found:
         return []
     forged = {char for char in found if char in BIDI_EXPLICIT or char not in ref_text}

@@ -16,20 +16,20 @@ a document whose arguments were edited (a filter removed) still carries the requ
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from core.contracts import Invocation
+from core.lazypattern import LazyPattern
 from core.logfields import level_rank, time_bound
 
 # ``exclude`` is judged by ``exclusions``; it is read from the request here too.
 NARROWING_ARGS: tuple[str, ...] = ("level", "state", "since", "until", "exclude")
 # Level words as a claim writes them, Chinese included (警告 is WARN, 错误 ERROR, 致命 FATAL).
-LEVEL_WORD_RE = re.compile(
+LEVEL_WORD_RE = LazyPattern(
     r"(?<![a-z])(trace|debug|info|notice|warn|warning|warnings|error|errors|err|severe|fatal|"
     r"critical|crit|alert|emergency|panic)(?![a-z])|(警告|错误|致命|严重)")
 ZH_LEVELS = {"警告": "WARN", "错误": "ERROR", "致命": "FATAL", "严重": "CRITICAL"}
-_WHEN_RE = re.compile(
+_WHEN_RE = LazyPattern(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|z|[+-]\d\d:?\d\d)?)?")
 
 

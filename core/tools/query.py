@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.charclasses import HAN, HAN_RUN
+from core.lazypattern import LazyPattern
 from core.lexicon import normalize, services_in, topic_mentions
 
 _TOKEN = re.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
@@ -42,7 +43,7 @@ _CHINESE_FILLER = tuple(sorted([
     "问题", "记录", "信息", "出现", "发生", "哪些", "什么", "为什么", "怎么",
     "怎么办", "如何", "应该", "可以", "需要", "哪个", "所有", "全部", "这一件事",
     "这件事", "一件事", "不要", "分析", "服务"], key=len, reverse=True))
-_CHINESE_FILLER_PATTERN = re.compile("|".join(map(re.escape, _CHINESE_FILLER)))
+_CHINESE_FILLER_PATTERN = LazyPattern("|".join(map(re.escape, _CHINESE_FILLER)))
 
 
 @dataclass(frozen=True)

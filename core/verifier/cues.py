@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from core.lazypattern import LazyPattern
 from core.lexicon import topics_in
 from core.verifier.quantities import Family
 
@@ -69,10 +70,10 @@ _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("threshold", re.compile(r"\s*(?:的)?\s*(?:告警|报警)?(?:阈值|"
                              + _en(r"(?:alert(?:ing)? |alarm |warning |critical )?threshold") + ")"), _ANY),
 )
-_LATEST = re.compile(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
-                     + _en(r"latest|most recent|newest|last|until|till|through|to"))
-_FIRST = re.compile(r"最早|首次|第一次|起始|开始于|始于|自|从|"
-                    + _en(r"first|earliest|since|from|starting|started|began"))
+_LATEST = LazyPattern(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
+                      + _en(r"latest|most recent|newest|last|until|till|through|to"))
+_FIRST = LazyPattern(r"最早|首次|第一次|起始|开始于|始于|自|从|"
+                     + _en(r"first|earliest|since|from|starting|started|began"))
 # Words that state a value as the present one: a current cue anywhere before it in its clause
 # (当前使用 4GB; not the 现在 of 出现在 "appeared at"), or a copula right before it
 # (内存使用率为 85%, "memory usage is 85%").
@@ -80,7 +81,7 @@ _NOW_MARK = re.compile(r"当前|目前|(?<!出)现在|现为|实时|(?:为|是)\
                        + _en(r"current(?:ly)?|now|at present|presently") + "|"
                        + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
 # "11:05 到 11:17", "from 11:05 to 11:17": the first time of a range.
-_RANGE_TO = re.compile(r"\s*(?:到|至|~|-|–|" + _en(r"to|until|till|through") + r")\s*\d{1,2}:\d{2}")
+_RANGE_TO = LazyPattern(r"\s*(?:到|至|~|-|–|" + _en(r"to|until|till|through") + r")\s*\d{1,2}:\d{2}")
 _AFTER_FIRST = re.compile(r"\s*(?:开始|起|以来)")
 _COUNT_LABEL = re.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$")
 _LABEL_TRIM = re.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from core.lazypattern import LazyPattern
 from core.lexicon import SERVICE_PATTERN, expand_topics, topics_in
 from core.verifier.cues import (
     ROLE_NAMES,
@@ -173,7 +174,7 @@ def _time_fact(folded: str, token: Token, window: str, window_start: int, limit:
 
 _QUOTED_SPAN = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
 _CLOSING_QUOTES = "」”\"』"
-_CLAUSE_END = re.compile(r"[，,；;。!?！？\n]")
+_CLAUSE_END = LazyPattern(r"[，,；;。!?！？\n]")
 
 
 def _across_quotes(folded: str, position: int) -> str:
@@ -310,8 +311,8 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
 _NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
 
 
-_RANGE_JOIN = re.compile(r"\s*(?:and|与|和|至|到|to|until|till|through|-|–|~)\s*")
-_RANGE_OPEN = re.compile(r"(?:between|from|从|自|在|介于)\s*$")
+_RANGE_JOIN = LazyPattern(r"\s*(?:and|与|和|至|到|to|until|till|through|-|–|~)\s*")
+_RANGE_OPEN = LazyPattern(r"(?:between|from|从|自|在|介于)\s*$")
 _RANGE_CLOSE = re.compile(r"\s*(?:之间|期间|间)")
 
 

@@ -26,6 +26,7 @@ import re
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
+from core.lazypattern import LazyPattern
 from core.lexicon import (
     declared_topics,
     expand_topics,
@@ -119,7 +120,7 @@ _PRESUMED = re.compile(
           r"the (?:memory )?leak(?:ing)? (?:source|point|object|class|site)|leaking (?:object|class|code)|"
           r"the (?:memory )?leak (?:in|of|keeps|is|has|causes|makes|grows)"))
 # ... unless the clause asks whether there is one at all.
-_ASKED_STATE = re.compile(r"是否|有无|有没有|" + _en(r"whether|if there is|any"))
+_ASKED_STATE = LazyPattern(r"是否|有无|有没有|" + _en(r"whether|if there is|any"))
 # Words that keep a clause open: a question, a doubt, or what is missing is not a conclusion.
 _HEDGE = re.compile(
     r"是否|能否|有无|有没有|是不是|尚不|尚未|尚无|无法|未能|不能|不确定|不清楚|不明|未知|待确认|待定位|"
@@ -131,7 +132,7 @@ _HEDGE = re.compile(
 
 
 # Following the session's runbook checks is evidence gathering about what the question asked.
-_RUNBOOK = re.compile(r"runbook|playbook|检查项|手册|预案")
+_RUNBOOK = LazyPattern(r"runbook|playbook|检查项|手册|预案")
 
 
 def is_repair(text: str) -> str:
@@ -155,7 +156,7 @@ def is_repair(text: str) -> str:
     return ""
 
 
-_ASKING = re.compile(r"是否|能否|要不要|需不需要|该不该|是不是|" + _en(r"whether|if to|if we should"))
+_ASKING = LazyPattern(r"是否|能否|要不要|需不需要|该不该|是不是|" + _en(r"whether|if to|if we should"))
 _NEXT_INSTRUCTION = re.compile(r"^\s*后|[把将]")
 
 

@@ -3,13 +3,11 @@ across an ellipsis, and the scope of a negative observation's queries."""
 
 from __future__ import annotations
 
-import unicodedata
-
 import pytest
 
 from core.contracts import Claim, Invocation
 from core.gatekeeper import coverage, facts, signs
-from core.gatekeeper.invisible import BENIGN_INVISIBLE, _is_hidden, _suspects, forged_invisible
+from core.gatekeeper.invisible import BENIGN_INVISIBLE, _is_hidden, forged_invisible
 from core.gatekeeper.labels import spliced_label
 from core.gatekeeper.normalize import normalize_text
 
@@ -65,14 +63,12 @@ def test_benign_invisibles_and_whitespace_are_not_forgeries() -> None:
     assert forged_invisible(text, "current=91% 内存") == []
 
 
-def test_the_fast_scan_misses_no_hidden_character() -> None:
-    """Every hidden code point is a suspect of the C-speed scan: the code points it lets through
-    (the visible blocks) are all visible, and every other code point is a suspect."""
-    suspects = _suspects()
-    passed = [code for code in range(0x10000) if not suspects.match(chr(code))]
-    assert len(passed) > 40_000 and not [code for code in passed if _is_hidden(chr(code))]
-    assert all(suspects.match(chr(code)) for code in range(0x10000, 0x110000, 97))
-    assert unicodedata.category("\u4e00") == "Lo" and not suspects.match("\u4e00")
+def test_every_hidden_code_point_is_found_in_a_non_ascii_quote() -> None:
+    """Each hidden code point the ref lacks is a forgery, wherever it sits; no visible one is."""
+    found = [code for code in range(0x80, 0x10000) if forged_invisible(f"内存{chr(code)}", "内存")]
+    assert found == [code for code in range(0x80, 0x10000) if _is_hidden(chr(code))]
+    assert all(forged_invisible(f"内存{chr(code)}", "内存") for code in range(0xE0000, 0xE0080))
+    assert not forged_invisible("内存一가", "内存")
 
 
 REF = normalize_text("HighMemoryUsage firing, current=91%, threshold=85%; 内存使用率 91%，超过阈值 85%")

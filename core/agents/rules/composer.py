@@ -34,6 +34,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.lazypattern import LazyPattern
 from core.outcome import answers_state
 from core.tools.spec import is_reference_tool
 from core.verifier.scope import excluded_mentions
@@ -197,7 +198,7 @@ class RulesComposer:
 
 
 # A yes/no question: 是否 / 有没有 / … 吗？ / whether / is there / does … have.
-_YES_NO_RE = re.compile(
+_YES_NO_RE = LazyPattern(
     r"是否|有没有|有无|是不是|吗\s*[？?。.!！]|吗\s*$|(?<![什怎为多这那])么\s*[？?]|"
     r"\bwhether\b|\bif there (?:is|are)\b|\b(?:confirm|check|verify) if\b|"
     r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could)\b", re.IGNORECASE)
@@ -205,7 +206,7 @@ _YES_NO_RE = re.compile(
 
 # "What does X mean?", "What does the runbook say?", "How do I fix X?": the rule or runbook
 # text is the answer's reference (never a finding).
-_REFERENCE_RE = re.compile(
+_REFERENCE_RE = LazyPattern(
     r"\bmean(?:s|ing)?\b|\bexplain\b|\bwhat\s+is\s+(?:the\s+|an?\s+)?\S+\s+alert\b|"
     r"\bwhat\s+does\s+.*\b(?:check|detect|measure|watch)\b|\bwhen\s+does\s+.*\bfire\b|"
     r"\brunbooks?\b.*\b(?:say|says|said|recommend|recommends|suggest|suggests)\b|"
@@ -259,7 +260,7 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
 
 
 # A question about any one of several services ("A or B", "A 或 B", "any of A, B").
-_ANY_OF = re.compile(r"\bor\b|\beither\b|\bany of\b|或者|或(?!许)", re.IGNORECASE)
+_ANY_OF = LazyPattern(r"\bor\b|\beither\b|\bany of\b|或者|或(?!许)", re.IGNORECASE)
 
 
 def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) -> AnswerKind | None:

@@ -33,6 +33,7 @@ from functools import lru_cache
 from core.agents.rules.segment import segment
 from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, TRANSLATIONS, concept_mentions, named_before_a_place
+from core.lazypattern import LazyPattern
 from core.lexicon import SERVICE_PATTERN, TOPICS, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
@@ -57,14 +58,14 @@ _HOST_NAME = re.compile(r"(?<![a-z0-9_\-./:])([a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+[
 _HYPHENATED_WORDS = frozenset({"non-heap", "read-only", "built-in", "e-mail", "time-out", "real-time",
                                "multi-thread", "single-thread", "out-of-memory", "re-try", "follow-up",
                                "set-up", "log-in", "sign-in", "up-to-date", "end-to-end", "on-call"})
-_SUBJECT_AFTER = re.compile(r"^\s*(?:是否|有没有|有无|有|的|服务|service\b|pod\b|logs?\b|日志|告警|alerts?\b|"
-                            r"上|里|中|在|当前|目前|最近|现在|是不是|会不会|出现|存在)")
-_SUBJECT_BEFORE = re.compile(r"(?:\b(?:for|in|on|of|from|about|service|does|did|is|has|have|at)|服务|查)\s*$")
+_SUBJECT_AFTER = LazyPattern(r"^\s*(?:是否|有没有|有无|有|的|服务|service\b|pod\b|logs?\b|日志|告警|alerts?\b|"
+                             r"上|里|中|在|当前|目前|最近|现在|是不是|会不会|出现|存在)")
+_SUBJECT_BEFORE = LazyPattern(r"(?:\b(?:for|in|on|of|from|about|service|does|did|is|has|have|at)|服务|查)\s*$")
 # "service X", "X service", "X 服务" with X a plain word: the question names a service.
 _SERVICE_WORD = re.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
                            r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
 # A plain word as the grammatical subject: "Does nginx have …", "nginx 有没有 …".
-_SUBJECT_WORD = re.compile(
+_SUBJECT_WORD = LazyPattern(
     r"^\s*(?:does|did|is|has|have|was|can|could|will)\s+(?:the\s+)?([a-z][a-z0-9_]{2,})\s+"
     r"(?:have|has|had|log|logs|logged|show|shows|showed|report|reports|reported|see|saw|throw|"
     r"throws|threw|emit|emits|get|got|hit|run|fail|failing|failed|crash|crashing|crashed|restart|"
@@ -88,23 +89,23 @@ _IDENTIFIER = re.compile(
     r"|[A-Za-z][A-Za-z0-9_.\-]*:\d{2,5}"                      # host:port
     r"|\d{3,}"                                               # a port, a code, a long number
     r")s?(?![A-Za-z0-9_\-])")  # s: in the plural ("503s" asks about 503)
-_SUBNET_WILDCARD = re.compile(r"(?<=\d)\.(?:\*|x)$")  # 10.251.* and 10.251.x are 10.251
+_SUBNET_WILDCARD = LazyPattern(r"(?<=\d)\.(?:\*|x)$")  # 10.251.* and 10.251.x are 10.251
 _LEVELS_UPPER = {"ERROR": "ERROR", "ERR": "ERROR", "WARN": "WARN", "WARNING": "WARN", "FATAL": "FATAL",
                  "CRITICAL": "CRITICAL", "SEVERE": "SEVERE", "INFO": "INFO", "DEBUG": "DEBUG",
                  "TRACE": "TRACE"}
 _LEVEL_WORDS_ANY_CASE = {"warning": "WARN", "warnings": "WARN", "warn": "WARN", "fatal": "FATAL",
                          "severe": "SEVERE", "critical": "CRITICAL", "警告": "WARN", "致命": "FATAL",
                          "严重错误": "ERROR"}
-_LEVEL_SUFFIX = re.compile(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|messages?\b|entries\b|日志|记录)",
-                           re.IGNORECASE)
-_CONJUNCTION = re.compile(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
+_LEVEL_SUFFIX = LazyPattern(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|messages?\b|entries\b|日志|记录)",
+                            re.IGNORECASE)
+_CONJUNCTION = LazyPattern(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # An HTTP method written as one ("GET requests", "failed POSTs"): what an access line holds (the
 # lower-case word is a question word: "get", "put").
-_HTTP_METHOD = re.compile(r"(?<![A-Za-z0-9_])(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)s?(?![A-Za-z0-9_])"
+_HTTP_METHOD = LazyPattern(r"(?<![A-Za-z0-9_])(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)s?(?![A-Za-z0-9_])"
                           r"(?:\s+(?:requests?|calls?|请求))?")
 # Asking for a duration, not words of a line: "how long did it take to spawn ...?".
-_HOW_LONG = re.compile(r"\bhow\s+long\b(?:\s+(?:does|did|do|will|would|has|had|have|is|was)"
+_HOW_LONG = LazyPattern(r"\bhow\s+long\b(?:\s+(?:does|did|do|will|would|has|had|have|is|was)"
                        r"(?:\s+(?:it|this|that|they|these|those))?\s+(?:take|takes|took|taken|last|lasted))?",
                        re.IGNORECASE)
 

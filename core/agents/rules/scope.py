@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.lazypattern import LazyPattern
+
 _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
     # (label stored in the plan, regex on the lower-cased question)
     ("只确认", r"只确认|仅确认|只需确认|只要确认"),
@@ -62,14 +64,14 @@ _TRIGGER_RE = re.compile("|".join([*map(_trigger_pattern, _EXCLUSION_TRIGGERS), 
 # A clause ends at the end of a sentence (a "." followed by a space or the end of the text), or
 # at a colon after its items ("Ignore HikariCP: what else did order-service log?"); a colon
 # right after the trigger introduces them instead ("exclude: A, B", "不要分析：订单123").
-_SENTENCE_END_RE = re.compile(r"[。！？!?;；\n]|\.(?=\s|$)|\s*(?::(?=\s|$)|：)")
+_SENTENCE_END_RE = LazyPattern(r"[。！？!?;；\n]|\.(?=\s|$)|\s*(?::(?=\s|$)|：)")
 _INTRODUCED_RE = re.compile(r"\s*[:：]?")
-_ITEM_SEPARATOR_RE = re.compile(r"[、,，/&]|以及|或者|还有|和|与|及|或|\band\b|\bor\b|\bnor\b",
-                                re.IGNORECASE)
+_ITEM_SEPARATOR_RE = LazyPattern(r"[、,，/&]|以及|或者|还有|和|与|及|或|\band\b|\bor\b|\bnor\b",
+                                 re.IGNORECASE)
 # An item that turns back to the asked subject ends the exclusion clause.
-_CLAUSE_END_RE = re.compile(r"^\s*(?:只|仅|请|确认|排查|但|而是|就|\bonly\b|\bjust\b|\bbut\b|"
-                            r"\bplease\b|\bconfirm\b|\bfocus\b|\binstead\b)", re.IGNORECASE)
-_ITEM_NOISE_RE = re.compile(
+_CLAUSE_END_RE = LazyPattern(r"^\s*(?:只|仅|请|确认|排查|但|而是|就|\bonly\b|\bjust\b|\bbut\b|"
+                             r"\bplease\b|\bconfirm\b|\bfocus\b|\binstead\b)", re.IGNORECASE)
+_ITEM_NOISE_RE = LazyPattern(
     r"^(?:\s|the\b|any\b|anything about\b|a\b|an\b|分析|查看|扩展到|涉及|看)+|"
     r"(?:\s|等|之外|以外|在内|的情况|相关(?:的)?(?:内容|问题)?|问题|either|at all|\.)+$",
     re.IGNORECASE)

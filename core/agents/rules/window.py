@@ -26,6 +26,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from core.lazypattern import LazyPattern
 from core.verifier.numerals import en_value, zh_value
 
 
@@ -38,22 +39,9 @@ class Window(NamedTuple):
     spans: tuple[tuple[int, int], ...]
 
 
-class _Lazy:
-    """A pattern compiled when first searched: ``re`` takes milliseconds to compile these in
-    every process, and most questions name no time (``_CUE`` says so first)."""
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._source = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def search(self, text: str) -> re.Match[str] | None:
-        if self._compiled is None:
-            self._compiled = re.compile(*self._source)
-        return self._compiled.search(text)
-
-
 # What every window below holds one of: a span's "last"/"past"/... or Chinese unit, a day word,
-# or the digits of a moment ("since", "before", "between" and "at" all need one).
+# or the digits of a moment ("since", "before", "between" and "at" all need one). The windows'
+# patterns are compiled when first searched: most questions name no time (this says so first).
 _CUE = re.compile(r"\d|last|past|previous|recent|today|yesterday|秒|分钟|小时|钟头|天|周|星期|今日|昨日",
                   re.IGNORECASE)
 
@@ -64,16 +52,16 @@ _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 
 
 _EN_COUNT = (r"\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
              r"|thirty|forty-five|forty|sixty|ninety|few|couple(?: of)?")
-_EN_SPAN = _Lazy(
+_EN_SPAN = LazyPattern(
     r"\b(?:(?:in|during|over|within|for|from)\s+)?(?:the\s+)?(?:last|past|previous|recent)\s+"
     rf"(?:(?P<half>half\s+(?:an\s+)?)|(?P<count>{_EN_COUNT})\s*)?"
     r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|(?<=\d)[smhdw])\b", re.IGNORECASE)
 _ZH_COUNT = r"\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|半"
 _ZH_UNIT = r"秒钟?|分钟|小时|钟头|天|周|星期"  # not 日: 最近日志 is "recent logs"
-_ZH_SPAN = _Lazy(
+_ZH_SPAN = LazyPattern(
     rf"(?:最近|过去|近|这)\s*(?P<count>{_ZH_COUNT})?\s*个?\s*(?P<unit>{_ZH_UNIT})(?:内|以内|之内|里)?"
     rf"|(?P<count2>{_ZH_COUNT})\s*个?\s*(?P<unit2>{_ZH_UNIT})(?:内|以内|之内)")
-_DAY_WORDS = _Lazy(
+_DAY_WORDS = LazyPattern(
     r"(?P<since>\bsince\s+|从|自)?(?:\b(?P<en>today|yesterday)\b|(?P<zh>今天|今日|昨天|昨日))", re.IGNORECASE)
 
 _DATE = r"\d{4}-\d\d-\d\d"
@@ -82,16 +70,17 @@ _CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
 _STAMP = rf"(?<![\w.:]){_DATE}(?:[T ]{_CLOCK}(?:Z|[+-]\d\d:?\d\d)?)?(?![\d:])"
 _MOMENT = rf"(?:{_STAMP}|(?<![\w.:]){_CLOCK}(?![\d:]))"
 _TO = r"and|to|until|till|-|~|—|到|至"
-_RANGE = _Lazy(
+_RANGE = LazyPattern(
     rf"(?:\b(?:between|from)\s+)?(?P<a>{_MOMENT})\s*(?:{_TO})\s*(?P<b>{_MOMENT})(?:\s*(?:之间|期间))?",
     re.IGNORECASE)
-_SINCE = _Lazy(
+_SINCE = LazyPattern(
     rf"\b(?:since|after|from)\s+(?P<a>{_MOMENT})|(?:从|自)?\s*(?P<z>{_MOMENT})\s*(?:以来|之后|以后|后|起)",
     re.IGNORECASE)
-_UNTIL = _Lazy(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
-               re.IGNORECASE)
-_AT = _Lazy(rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
-            re.IGNORECASE)
+_UNTIL = LazyPattern(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
+                     re.IGNORECASE)
+_AT = LazyPattern(
+    rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
+    re.IGNORECASE)
 _ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 
 
