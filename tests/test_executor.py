@@ -7,9 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
+from core.agents.rules.evidence import EvidenceItem, render_logs
 from core.agents.rules.executor import RulesExecutor
 from core.agents.rules.planner import RulesPlanner
-from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
+from core.contracts import EvidenceRef, ExecutorOutput, Invocation, LogEntry, ParseStatus, Plan
 from core.events import Event, ToolCalled, ToolReturned
 from core.lexicon import services_in, topics_in
 from core.recorder import Recorder
@@ -168,3 +169,22 @@ def test_events_from_other_sources_about_the_service_are_found(run: Callable[[st
     texts = " ".join(claim.claim_text for claim in result.output.claims)
     assert "OOMKilled" in texts
     assert all(claim.claim_type == "observation" for claim in result.output.claims)
+
+
+def _items(*messages: str) -> list[EvidenceItem]:
+    invocation = Invocation(invocation_id=1, tool_name="query_logs", arguments={}, output={})
+    return [EvidenceItem(invocation=invocation, ref=EvidenceRef(raw_path=f"$.logs[{index}]", text=message),
+                         kind="log", service="nginx", text=message,
+                         log=LogEntry(timestamp=f"2024-03-01T10:00:0{index}+00:00", level="ERROR",
+                                      service="nginx", message=message))
+            for index, message in enumerate(messages)]
+
+
+def test_same_shaped_lines_are_a_trend_only_when_their_number_is_a_measurement() -> None:
+    """"86.2% → 87.4%" tells a measurement's course; two statuses of one request line joined by an
+    arrow read as a status that changed: the newest line is quoted as it is."""
+    statuses = _items('10.0.0.4 "POST /api/pay HTTP/1.1" 503 87 "-" "curl/8"',
+                      '10.0.0.4 "POST /api/pay HTTP/1.1" 502 166 "-" "curl/8"')
+    assert render_logs(statuses) == ['10.0.0.4 "POST /api/pay HTTP/1.1" 502 166 "-" "curl/8"']
+    usage = _items("内存使用率过高: 86.2%, JVM", "内存使用率过高: 87.4%, JVM")
+    assert render_logs(usage) == ["内存使用率过高: 86.2% → 87.4%, JVM"]

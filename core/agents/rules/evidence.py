@@ -146,7 +146,21 @@ def _trend(messages: list[str]) -> str:
         values = [found[position].group() for found in per_message]
         if len(set(values)) > 1:
             anchor = per_message[-1][position]
+            if not _measured(newest, anchor):
+                return newest  # "... HTTP/1.1" 503" then "502": two statuses, not a trend
             steps = [value for index, value in enumerate(values)
                      if index == 0 or value != values[index - 1]]
             return newest[:anchor.start()] + _ARROW.join(steps) + newest[anchor.end():]
     return newest
+
+
+# A value a line reports as a measurement: after its name ("usage: 86%", "active=50/50", "耗时
+# 850ms") or with a unit of its own ("86.2%", "3.8GB").
+_NAMED_BEFORE = re.compile(r"(?:[:=：]|[A-Za-z\u4e00-\u9fff])\s*$")
+
+
+def _measured(message: str, value: re.Match[str]) -> bool:
+    """Whether the varying number of same-shaped lines is a measurement (a trend is told as
+    "86% → 87%"), not a status, a count of attempts or an id."""
+    has_unit = not value.group().replace(".", "").isdigit()
+    return has_unit or _NAMED_BEFORE.search(message, 0, value.start()) is not None
