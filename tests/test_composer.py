@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -254,3 +255,21 @@ def test_how_to_and_runbook_questions_are_answered_with_the_runbook_as_reference
         assert document.composer_output is not None
         answer = document.composer_output.user_facing_answer
         assert "runbooks/high-cpu.md" in answer and "jstack" in answer, question
+
+
+def test_a_runbook_named_after_the_alert_answers_what_to_do_about_it(tmp_path: Path) -> None:
+    """A runbook of an upstream collection is titled by its alert ("TargetDown / Diagnosis"),
+    not by a topic: asked what it says, its checks are the reference (they were left out)."""
+    (tmp_path / "runbooks").mkdir()
+    (tmp_path / "pack.yaml").write_text("name: targets\n", encoding="utf-8")
+    (tmp_path / "alerts.yaml").write_text(
+        "- alert_name: TargetDown\n  state: firing\n  service: zookeeper\n  severity: warning\n"
+        "  started_at: '2015-08-25T11:26:28+00:00'\n  summary: One or more targets are unreachable.\n",
+        encoding="utf-8")
+    (tmp_path / "runbooks" / "TargetDown.md").write_text(
+        "# TargetDown\n\n## Meaning\n\nOne or more scrape targets are down.\n\n"
+        "## Diagnosis\n\nOpen the /targets page of Prometheus to read the scrape error.\n", encoding="utf-8")
+    for question in ("What does the TargetDown runbook say?", "TargetDown 告警怎么处理？"):
+        document = ask(question, pack=load_world(str(tmp_path)))
+        assert document.composer_output is not None
+        assert "Open the /targets page of Prometheus" in document.composer_output.user_facing_answer, question

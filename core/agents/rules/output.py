@@ -390,11 +390,15 @@ def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> 
         pairs = [(ref, blocks[ref.raw_path]) for ref in refs if ref.raw_path in blocks]
         usable = [(ref, block) for ref, block in pairs
                   if (scope & set(topics_in(block.get("title", "")))
-                      or _rule_title_of(block.get("title", "")) in named)
+                      or _rule_title_of(block.get("title", "")) in named
+                      or _runbook_of(block.get("title", "")) in named)
                   and not excluded_mentions(ref.text, plan.exclusions)]
         rules = [pair for pair in usable if _rule_title_of(pair[1].get("title", "")) in named]
+        # A runbook named after the alert ("TargetDown / Diagnosis"): its checks, else its first.
+        own = [pair for pair in usable if _runbook_of(pair[1].get("title", "")) in named]
+        own = [pair for pair in own if _is_checklist(pair[1].get("title", ""))] or own
         checks = [pair for pair in usable if _is_checklist(pair[1].get("title", ""))]
-        for ref, block in (rules or checks or usable)[:1]:
+        for ref, block in (rules or own or checks or usable)[:1]:
             title = block.get("title", "")
             excerpt = f"{title} ({block.get('source', '')})"
             output.recommended_actions.append(RecommendedAction(
@@ -412,6 +416,11 @@ def _rule_title_of(title: str) -> str:
     return title.rsplit(" / ", 1)[-1].strip().casefold() if " / " in title else ""
 
 
+def _runbook_of(title: str) -> str:
+    """The runbook a section's title names first (``TargetDown / Diagnosis``), case-folded."""
+    return title.split(" / ", 1)[0].strip().casefold() if " / " in title else ""
+
+
 def _is_checklist(title: str) -> bool:
     lowered = title.lower()
-    return "check" in lowered or "检查" in title
+    return any(word in lowered for word in ("check", "diagnos", "troubleshoot", "排查", "检查", "诊断"))
