@@ -417,14 +417,26 @@ def _han_dictionary() -> tuple[frozenset[str], frozenset[str], int]:
 
 
 def _blank_filler(text: _Text) -> None:
-    """Blank the filler words of the question's Chinese runs where the best reading of the run
-    has them (``core.agents.rules.segment``): 请确认证书 is 请|确认|证书, so no 认证 (login) is read
-    across 确认 and 证书."""
+    """Blank the filler words of the question's Chinese runs that a name would be read across,
+    where the best reading of the run has them (``core.agents.rules.segment``): 请确认证书 is
+    请|确认|证书, so no 认证 (login) is read across 确认 and 证书. Other filler stays, for the
+    readers that need it (最后一次登录: a login that happened)."""
     words, filler, longest = _han_dictionary()
     for run in HAN_RUN.finditer(text.current):
-        for start, end in segment(run.group(), words, longest):
-            if run.group()[start:end] in filler:
+        chars = run.group()
+        for start, end in segment(chars, words, longest):
+            if chars[start:end] in filler and _straddled(chars, start, end, words - filler, longest):
                 text.take(run.start() + start, run.start() + end)
+
+
+def _straddled(chars: str, start: int, end: int, names: frozenset[str], longest: int) -> bool:
+    """Whether a name of ``names`` in ``chars`` runs across a boundary of ``[start, end)``."""
+    for first in range(max(0, start - longest + 1), end):
+        for last in range(first + 2, min(len(chars), first + longest) + 1):
+            inside = start <= first and last <= end
+            if not inside and last > start and chars[first:last] in names:
+                return True
+    return False
 
 
 def _subjects(text: _Text) -> tuple[list[str], list[str], list[list[str]]]:
