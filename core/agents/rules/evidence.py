@@ -20,7 +20,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from core.charclasses import HAN
 from core.contracts import Alert, EvidenceBinding, EvidenceRef, Invocation, LogEntry
+from core.lazypattern import LazyPattern
 from core.lexicon import expand_topics, normalize, topic_mentions
 from core.tools.spec import evidence_at
 
@@ -156,7 +158,7 @@ def _trend(messages: list[str]) -> str:
 
 # A value a line reports as a measurement: after its name ("usage: 86%", "active=50/50", "耗时
 # 850ms") or with a unit of its own ("86.2%", "3.8GB").
-_NAMED_BEFORE = re.compile(r"(?:[:=：]|[A-Za-z\u4e00-\u9fff])\s*$")
+_NAMED_BEFORE = LazyPattern(rf"(?:[:=：]|[A-Za-z{HAN}])\s*$")
 
 
 def _measured(message: str, value: re.Match[str]) -> bool:
