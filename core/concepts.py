@@ -209,7 +209,7 @@ CONCEPTS: dict[str, Concept] = {concept.name: concept for concept in _CONCEPT_TA
 TRANSLATIONS: dict[str, tuple[str, ...]] = {
     "任务": ("task",), "作业": ("job",), "完成": ("finish", "complet", "succe"),
     "成功": ("success", "succe"), "实例": ("instance",), "虚拟机": ("vm", "instance"),
-    "启动": ("start",), "删除": ("delet", "remov"), "创建": ("creat",), "块": ("block",),
+    "启动": ("start", "spawn", "boot", "launch"), "删除": ("delet", "remov"), "创建": ("creat",), "块": ("block",),
     "数据块": ("block",), "副本": ("replica",), "节点": ("node",), "容器": ("container",),
     "租约": ("lease",), "续约": ("renew",), "续租": ("renew",), "请求": ("request",),
     "响应": ("respons",), "镜像": ("image",), "调度": ("schedul",), "分配": ("allocat", "assign"),
@@ -223,7 +223,7 @@ TRANSLATIONS: dict[str, tuple[str, ...]] = {
     "变量": ("variable",), "缓冲": ("buffer",), "清理": ("clean",), "资源": ("resource",),
     "心跳": ("heartbeat",), "用户": ("user",), "锁": ("lock",), "证书": ("certificate",),
     "丢失": ("lost", "missing"), "失联": ("lost", "unreachable"), "状态码": ("status",),
-    "耗时": ("took", "elapsed", "duration"), "销毁": ("destroy",), "挂载": ("mount",),
+    "耗时": ("took", "elapsed"), "销毁": ("destroy",), "挂载": ("mount",),
     "卸载": ("unmount", "uninstall", "unload"), "扩容": ("scal", "expand", "resiz"),
     "缩容": ("scal", "shrink"), "备份": ("backup",), "恢复": ("recover", "restor"),
     "回滚": ("rollback", "revert"), "部署": ("deploy",), "升级": ("upgrad",),

@@ -175,6 +175,7 @@ def test_keywords_are_stemmed_and_translated() -> None:
     ("spark-executor 的执行器有没有丢失？", [["executor"], ["lost", "missing"]]),
     ("openstack-nova 有哪些虚拟机被销毁？", [["vm", "instance"], ["destroy"]]),
     ("openstack-nova 有没有挂载失败？", [["mount"]]),  # 挂载 is mounting, not 挂 (down)
+    ("openstack-nova 的实例启动耗时多久？", [["instance"], ["start", "spawn", "boot", "launch"], ["took", "elapsed"]]),
     # asking for a duration, going wrong, anywhere: question words, not words of a line
     ("How long did it take to spawn instances in openstack-nova?", [["spawn"], ["instanc"]]),
     ("What went wrong with zookeeper?", []),
