@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from core.agents import registry
 from core.agents.base import ExecutorRun
 from core.agents.registry import Engines, build_engines
-from core.cli import ask_cmd, main
+from core.cli import main
 from core.contracts import Plan, SessionDocument
 from core.recorder import Recorder
 from core.store import open_store, repository
@@ -78,7 +79,7 @@ def test_a_session_that_ends_in_error_exits_one(capsys: pytest.CaptureFixture[st
     rules = build_engines("rules")
     broken = Engines(planner=rules.planner, executor=BrokenExecutor(), verifier=rules.verifier,
                      composer=rules.composer)
-    monkeypatch.setattr(ask_cmd, "build_engines", lambda roles: broken)
+    monkeypatch.setattr(registry, "build_engines", lambda roles: broken)  # what run_ask imports
     code = main(["ask", MEMORY_ZH])
     out = capsys.readouterr().out
     assert code == 1

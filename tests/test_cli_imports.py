@@ -106,3 +106,12 @@ def test_a_configured_server_loads_its_client(env: dict[str, str]) -> None:
     live = {**env, "SUPERBIZ_PROMETHEUS_URL": "http://127.0.0.1:9"}
     loaded = _loaded("ask", QUESTION, "--no-store", env=live, modules=ON_DEMAND)
     assert {"core.sources.prometheus", "core.sources.http", "urllib.request"} <= set(loaded)
+
+
+def test_parsing_the_command_line_builds_no_engine_and_no_tool() -> None:
+    """``--help`` and ``packs list`` parse arguments only: the roles, engines and fault modes
+    they offer come from ``core.agents.names``, which ``faults`` checks itself against."""
+    code = ("import sys; from core.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith(('core.agents.', 'core.tools', 'core.events'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['core.agents.names']", done.stdout

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Protocol, TypeGuard
 
+from core.agents import names
 from core.contracts import (
     ComposerOutput,
     ExecutorOutput,
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from core.recorder import Recorder
     from core.sources.base import World
 
-ROLES: tuple[str, ...] = ("planner", "executor", "verifier", "composer")
+ROLES = names.ROLES  # the roles, in pipeline order
 
 # The executor yields ToolCalled / ToolReturned events while it works and returns its output.
 ExecutorRun = Generator[ToolEvent, None, tuple[ExecutorOutput | None, ParseStatus]]

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from core.agents.names import FAULT_NAMES
 from core.agents.role_faults import ROLE_FAULTS
 from core.contracts import (
     Claim,
@@ -416,6 +417,8 @@ FAULT_MODES: dict[str, FaultMode] = {mode.name: mode for mode in (
     *(FaultMode(name, description, "verifier", grade, rules, verdicts, apply)
       for name, description, grade, rules, verdicts, apply in ROLE_FAULTS),
 )}
+if tuple(FAULT_MODES) != FAULT_NAMES:  # the command line offers core.agents.names' list
+    raise RuntimeError(f"core.agents.names.FAULT_NAMES {FAULT_NAMES} != fault modes {tuple(FAULT_MODES)}")
 
 
 def get_fault(name: str | None) -> FaultMode | None:

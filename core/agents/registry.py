@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.agents import names
 from core.agents.base import ROLES, Composer, Executor, Planner, Verifier
 from core.errors import EngineError
 
-ENGINE_NAMES: tuple[str, ...] = ("rules", "llm")
+ENGINE_NAMES = names.ENGINE_NAMES
 DEFAULT_ENGINE = "rules"
 
 @dataclass(frozen=True)

@@ -13,32 +13,13 @@ import json
 import sys
 from typing import TYPE_CHECKING, TextIO, assert_never
 
-from core.agents.base import ROLES
-from core.agents.faults import FAULT_MODES
-from core.agents.registry import ENGINE_NAMES, build_engines
+from core.agents.names import ENGINE_NAMES, FAULT_NAMES, ROLES
 from core.cli.common import (
     add_db_option,
     add_sources_option,
     open_cli_store,
     open_cli_world,
     print_json,
-)
-from core.events import (
-    AnswerReady,
-    BindingChecked,
-    ClaimJudged,
-    ClaimsProduced,
-    GatekeeperFinished,
-    PipelineEvent,
-    PipelineFailed,
-    PlanMade,
-    RepairFinished,
-    RepairRequested,
-    SessionFinished,
-    SessionStarted,
-    ToolCalled,
-    ToolReturned,
-    VerdictReached,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +31,7 @@ if TYPE_CHECKING:
         RetryContext,
         SessionDocument,
     )
+    from core.events import PipelineEvent
 
 _LABEL_WIDTH = 9
 
@@ -69,9 +51,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     for role in ROLES:
         parser.add_argument(f"--{role}", choices=ENGINE_NAMES, default=None, metavar="ENGINE",
                             help=f"engine of the {role} only (overrides --engine)")
-    parser.add_argument("--executor-fault", choices=sorted(FAULT_MODES), default=None,
+    parser.add_argument("--executor-fault", choices=sorted(FAULT_NAMES), default=None,
                         metavar="FAULT", help="wrap the executor with a fault: "
-                        + ", ".join(FAULT_MODES))
+                        + ", ".join(FAULT_NAMES))
     parser.add_argument("--json", action="store_true",
                         help="print only the session document as JSON")
     add_db_option(parser)
@@ -91,6 +73,8 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
+    from core.agents.registry import build_engines
+    from core.events import SessionFinished
     from core.inputs.text import check_question
     from core.pipeline import run_investigation
 
@@ -126,6 +110,23 @@ def print_event(event: PipelineEvent, out: TextIO) -> None:
 
 def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
     """``(label, text)`` lines describing an event; an empty list for silent events."""
+    from core.events import (  # here, not at the top: parsing the command line needs none of them
+        AnswerReady,
+        BindingChecked,
+        ClaimJudged,
+        ClaimsProduced,
+        GatekeeperFinished,
+        PipelineFailed,
+        PlanMade,
+        RepairFinished,
+        RepairRequested,
+        SessionFinished,
+        SessionStarted,
+        ToolCalled,
+        ToolReturned,
+        VerdictReached,
+    )
+
     match event:
         case SessionStarted():
             engines = " ".join(f"{role}={name}" for role, name in event.engines.items())

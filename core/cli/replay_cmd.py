@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from core.agents.registry import ENGINE_NAMES, build_engines
+from core.agents.names import ENGINE_NAMES
 from core.cli.ask_cmd import event_lines, print_event
 from core.cli.common import add_db_option, open_cli_store, print_json, read_session_document
-from core.events import (
-    AnswerReady,
-    BindingChecked,
-    ClaimJudged,
-    GatekeeperFinished,
-    PipelineEvent,
-    VerdictReached,
-)
+
+if TYPE_CHECKING:
+    from core.events import PipelineEvent
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run_replay(args: argparse.Namespace) -> int:
     """Handler of ``superbiz replay``."""
+    from core.agents.registry import build_engines
+    from core.events import AnswerReady, BindingChecked, ClaimJudged, GatekeeperFinished, VerdictReached
     from core.pipeline import replay, store_lookup
 
     document = read_session_document(args.document)
