@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from core.agents.rules.segment import segment
 from core.charclasses import HAN_RUN
@@ -402,18 +403,23 @@ def _before_a_name(text: _Text, end: int) -> bool:
     return at < len(text.chars) and text.chars[at] == " "
 
 
+class _Dictionary(NamedTuple):
+    """The Chinese words a question is read by (``_han_dictionary``)."""
+
+    words: frozenset[str]   # every one: the names and the filler
+    names: frozenset[str]   # topic and concept names, translated words (a name that is also filler)
+    filler: frozenset[str]  # asking and grammar, not a conjunction (it tells two subjects apart)
+    longest: int
+
+
 @lru_cache(maxsize=1)
-def _han_dictionary() -> tuple[frozenset[str], frozenset[str], int]:
-    """(every Chinese word a question is read by, the filler among them, the longest's length):
-    the names of topics and concepts, the dictionary's words, the filler (a name that is also
-    filler is a name; a conjunction is kept)."""
+def _han_dictionary() -> _Dictionary:
     names = {word for topic in TOPICS.values() for word in (*topic.synonyms, *topic.asks)}
     names |= {word for concept in CONCEPTS.values() for word in concept.asks}
     names = {word for word in names if HAN_RUN.fullmatch(word)} | set(TRANSLATIONS)
     words = frozenset(names | _CHINESE_FILLER)
-    # A conjunction stays: it tells two subjects from one compound (超时和连接问题).
-    filler = {word for word in _CHINESE_FILLER - names if not _CONJUNCTION.fullmatch(word)}
-    return words, frozenset(filler), max(map(len, words))
+    filler = frozenset(word for word in _CHINESE_FILLER - names if not _CONJUNCTION.fullmatch(word))
+    return _Dictionary(words, frozenset(words - filler), filler, max(map(len, words)))
 
 
 def _blank_filler(text: _Text) -> None:
@@ -421,20 +427,20 @@ def _blank_filler(text: _Text) -> None:
     where the best reading of the run has them (``core.agents.rules.segment``): 请确认证书 is
     请|确认|证书, so no 认证 (login) is read across 确认 and 证书. Other filler stays, for the
     readers that need it (最后一次登录: a login that happened)."""
-    words, filler, longest = _han_dictionary()
+    dictionary = _han_dictionary()
     for run in HAN_RUN.finditer(text.current):
         chars = run.group()
-        for start, end in segment(chars, words, longest):
-            if chars[start:end] in filler and _straddled(chars, start, end, words - filler, longest):
+        for start, end in segment(chars, dictionary.words, dictionary.longest):
+            if chars[start:end] in dictionary.filler and _straddled(chars, start, end, dictionary):
                 text.take(run.start() + start, run.start() + end)
 
 
-def _straddled(chars: str, start: int, end: int, names: frozenset[str], longest: int) -> bool:
-    """Whether a name of ``names`` in ``chars`` runs across a boundary of ``[start, end)``."""
-    for first in range(max(0, start - longest + 1), end):
-        for last in range(first + 2, min(len(chars), first + longest) + 1):
+def _straddled(chars: str, start: int, end: int, dictionary: _Dictionary) -> bool:
+    """Whether a name in ``chars`` runs across a boundary of ``[start, end)``."""
+    for first in range(max(0, start - dictionary.longest + 1), end):
+        for last in range(first + 2, min(len(chars), first + dictionary.longest) + 1):
             inside = start <= first and last <= end
-            if not inside and last > start and chars[first:last] in names:
+            if not inside and last > start and chars[first:last] in dictionary.names:
                 return True
     return False
 
@@ -522,9 +528,9 @@ def _keywords(text: _Text) -> list[list[str]]:
         if lowered in STOPWORDS or (len(word) < 3 and not word.isupper()) or len(word) < 2:
             continue
         keywords.append([stem(word)])
-    words, _, longest = _han_dictionary()
+    dictionary = _han_dictionary()
     for run in HAN_RUN.findall(text.current):
-        for start, end in segment(run, words, longest):
+        for start, end in segment(run, dictionary.words, dictionary.longest):
             stems = TRANSLATIONS.get(run[start:end])
             if stems:
                 keywords.append(list(stems))
