@@ -90,8 +90,9 @@ class RulesPlanner:
                     if s not in exclusions.services]
         alert_names = [a for a in [*reading.alert_names, *reading.unknown_alerts]
                        if a not in exclusions.alert_names]
-        if window is not None and world.clock(services) != world.now:
-            window = time_window(timed, world.clock(services))  # the end of their own recordings
+        clock = world.clock(services)
+        if window is not None and clock != world.now:
+            window = time_window(timed, clock)  # the end of their own recordings
         from_alerts = [t for a in alert_names for t in alert_topics(a)]
         topics = [t for t in unique([*reading.topics, *from_alerts]) if t not in exclusions.topics]
         # Concepts an alert's name says (TargetDown -> down) choose which alerts are relevant,
