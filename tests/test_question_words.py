@@ -182,6 +182,7 @@ def test_keywords_are_stemmed_and_translated() -> None:
     ("Are there timeouts anywhere?", []),
     ("Compare the errors of zookeeper and hadoop-mapreduce", []),
     ("List all unique error messages in zookeeper", []),
+    ("What IP addresses appear in zookeeper warnings?", []),  # asked for: what the lines hold
 ])
 def test_question_words_are_not_searched_and_chinese_words_are_read_whole(
         question: str, keywords: list[list[str]]) -> None:
@@ -418,6 +419,18 @@ def test_an_absent_compound_is_named_by_the_phrases_it_searched(question: str) -
     assert "connection refused" in claim.claim_text and claim.claim_type == "negative_observation"
     assert document.gatekeeper_result is not None and document.gatekeeper_result.status == "pass"
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+
+
+@pytest.mark.parametrize("question", ["Which IPs tried to log in as root?", "hadoop-mapreduce 有没有登录失败？",
+                                      "Did hadoop-mapreduce log any timeouts?"])
+def test_an_absent_concept_is_told_by_the_call_of_its_phrases(question: str) -> None:
+    """The concept's phrases and then its plain words at WARN+ found nothing: the absence cites
+    the phrases' call, which its label names (citing the plain words' call too was rejected as
+    claiming more than that query looked for)."""
+    document = ask(question, pack=hadoop_world(logs=GroupedLogs(lines=[], groups=[])))
+    assert document.outcome == "absent", question
+    assert document.gatekeeper_result is not None and document.gatekeeper_result.status == "pass", question
+    assert document.verifier_result is not None and document.verifier_result.verdict == "PASS", question
 
 
 def test_lines_holding_only_some_of_a_compound_are_told_as_what_they_hold() -> None:

@@ -274,6 +274,10 @@ def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> C
     """A negative observation: what was searched, bound to the widest calls that returned
     nothing (``_widest``)."""
     invocations = _widest(outcome.invocations)
+    if outcome.search.kind == "concept":
+        # Its plain words' call (a concept's question words at WARN+: "login", "auth") is a
+        # net for lines that say it plainly, not the concept's own phrases the label names.
+        invocations = invocations[:1]
     searched = "; ".join(dict.fromkeys(describe_call(inv) for inv in invocations))
     service = outcome.service
     if language == "zh":

@@ -135,7 +135,7 @@ whole entire full fully still around across within between since until after bef
 while because due cause caused causing reason why problem
 first earliest oldest newest common commonest typical usual top say says said runbook runbooks else
 go goes going went gone anywhere everywhere somewhere compare compared comparing comparison versus vs
-unique distinct different various mean means meaning explain
+unique distinct different various mean means meaning explain ip ips address addresses
 """.split())  # noqa: SIM905 -- a word list reads best as text
 # Chinese question words that are no search term: asking, grammar, the words for logs.
 _CHINESE_FILLER = frozenset((
