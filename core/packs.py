@@ -7,7 +7,7 @@ then among the packs that ship with superbiz (``mockdata/`` of the checkout, ins
 A pack folder holds::
 
     pack.yaml        name (default: the folder's), description, now (ISO timestamp: the pack's
-                     fixed clock; default: the newest moment of its data, ``data_clock``),
+                     fixed clock; default: the newest moment of its data, ``service_clocks``),
                      example_questions, ``logs: {store: PATH}``; every key optional
     alerts.yaml      a list of alerts (``core.contracts.Alert``)
     series.yaml      a mapping name -> metric series (``core.contracts.MetricSeries``)
@@ -233,8 +233,9 @@ def _read_pack(root: Path, build: bool = True) -> tuple[Pack | None, list[PackPr
         problems.append(PackProblem(PACK_FILE, _NO_DATA))
     if problems or meta is None:
         return None, problems
-    now = meta.now or data_clock(alerts, series, logs.newest) or datetime.now(UTC)
+    # A recording's clock is where its data ends: each service's, and the pack's the latest.
     clocks = {} if meta.now else service_clocks(alerts, series, logs.newest_by_service)
+    now = meta.now or max(clocks.values(), default=None) or datetime.now(UTC)
     pack = Pack(name=meta.name or root.name, description=meta.description, now=now, root=root, clocks=clocks,
                 alerts=alerts, series=series, logs=logs.entries, runbooks=runbooks, rules=rules,
                 example_questions=meta.example_questions, log_file=logs.file, log_store=logs.store,
@@ -252,22 +253,12 @@ def _holds_data(root: Path, meta: PackMeta) -> bool:
     return meta.logs is not None or any(present(root / name) for name in names)
 
 
-def data_clock(alerts: list[Alert], series: dict[str, MetricSeries],
-               newest_log: datetime | None) -> datetime | None:
-    """The clock of a pack that sets no ``now``: the newest moment in its data (an alert's
-    start, a sample, a log line; a time without a zone is UTC). A pack is a recording, so
-    "now" is when it ends, and "the last hour" is the last hour of its data."""
-    moments = [parse_timestamp(alert.started_at) for alert in alerts if alert.started_at]
-    moments += [parse_timestamp(point.ts) for one in series.values() for point in one.points]
-    moments.append(newest_log)
-    return max((moment for moment in moments if moment is not None), default=None)
-
-
 def service_clocks(alerts: list[Alert], series: dict[str, MetricSeries],
                    newest_logs: dict[str, datetime]) -> dict[str, datetime]:
-    """Each service's newest moment in a pack that sets no ``now``: its recordings may end on
-    different days (loghub's Hadoop in 2015, Spark in 2017), and "between 18:05 and 18:10" or
-    "the last hour" about one service is about the end of its own recording."""
+    """Each service's newest moment (an alert's start, a sample, a log line; a time without a
+    zone is UTC) in a pack that sets no ``now``: a pack is recordings, which may end on
+    different days (loghub's Hadoop in 2015, Spark in 2017), so "the last hour" about one
+    service is the last hour of its own data, and the pack's clock is the latest of them."""
     clocks = dict(newest_logs)
     moments = [(alert.service, parse_timestamp(alert.started_at)) for alert in alerts if alert.started_at]
     moments += [(one.service, parse_timestamp(point.ts)) for one in series.values() for point in one.points]

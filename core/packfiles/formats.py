@@ -64,7 +64,7 @@ class PackMeta(BaseModel):
 
     name: str | None = None  # default: the folder's name
     description: str = ""
-    now: datetime | None = None  # default: the newest moment in the pack's data (``data_clock``)
+    now: datetime | None = None  # default: the newest moment in the pack's data (``service_clocks``)
     example_questions: list[str] = Field(default_factory=empty_list)
     logs: PackLogs | None = None
 

@@ -48,8 +48,8 @@ class FoundLogs:
     cache: Path | None = None
     lines: int = 0
     services: list[str] = dataclass_field(default_factory=list)
-    newest: datetime | None = None  # the latest timestamp (the pack's clock when it sets none)
-    newest_by_service: dict[str, datetime] = dataclass_field(default_factory=dict)  # each service's latest
+    # Each service's latest timestamp (the pack's clocks when it sets no ``now``).
+    newest_by_service: dict[str, datetime] = dataclass_field(default_factory=dict)
 
 
 def _store_logs(path: Path, *, file: Path | None = None, cache: Path | None = None) -> FoundLogs:
@@ -60,8 +60,7 @@ def _store_logs(path: Path, *, file: Path | None = None, cache: Path | None = No
     store = LogStore.open(path)
     try:
         return FoundLogs(file=file, store=None if cache else path, cache=cache, lines=store.line_count(),
-                         services=store.services(), newest=store.newest_time(),
-                         newest_by_service=store.newest_by_service())
+                         services=store.services(), newest_by_service=store.newest_by_service())
     finally:
         store.close()
 
@@ -101,7 +100,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
         entries = [entry for _, entry in _log_entries(root, path, checker)]
         services = list(dict.fromkeys(entry.service for entry in entries))
         return FoundLogs(entries=entries, file=path, lines=len(entries), services=services,
-                         newest=checker.newest, newest_by_service=checker.newest_by_service), checker.problems
+                         newest_by_service=checker.newest_by_service), checker.problems
     zone = meta.now.tzinfo if meta is not None and meta.now is not None else None
     cached = cached_store(path, zone) if meta is not None else None
     if cached is not None:
@@ -112,8 +111,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
         for _, entry in _log_entries(root, path, checker):
             seen.setdefault(entry.service, None)
             found.lines += 1
-        found.services, found.newest = list(seen), checker.newest
-        found.newest_by_service = checker.newest_by_service
+        found.services, found.newest_by_service = list(seen), checker.newest_by_service
         return found, checker.problems
     try:
         with CacheBuild(path, zone, f"{meta.name or root.name}/{path.name}") as cache:
@@ -126,8 +124,7 @@ def read_logs(root: Path, meta: PackMeta | None, build: bool) -> tuple[FoundLogs
                 found.cache = cache.commit()
     except LogStoreError as error:
         return found, [PackProblem(path.name, str(error))]
-    found.services, found.newest = list(seen), checker.newest
-    found.newest_by_service = checker.newest_by_service
+    found.services, found.newest_by_service = list(seen), checker.newest_by_service
     return found, checker.problems
 
 
@@ -203,13 +200,12 @@ def _jsonl_line(raw: bytes, number: int, checker: _EntryChecker) -> LogEntry | N
 
 class _EntryChecker:
     """What the model cannot say about a log entry: a timestamp that is ISO 8601 with a date
-    and a time, a level that is known. Each level spelling is checked once. Keeps the latest
-    timestamp seen (one without a zone read as UTC: the zone of a pack without ``now``)."""
+    and a time, a level that is known. Each level spelling is checked once. Keeps each
+    service's latest timestamp (one without a zone read as UTC: the zone of a pack without ``now``)."""
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.problems: list[PackProblem] = []
-        self.newest: datetime | None = None
         self.newest_by_service: dict[str, datetime] = {}
         self._levels: dict[str, bool] = {}
 
@@ -224,8 +220,6 @@ class _EntryChecker:
                 self.file, f"not an ISO 8601 date and time (such as 2026-07-08T10:58:12+08:00): "
                            f"{entry.timestamp!r}", where, "timestamp"))
         else:
-            if self.newest is None or moment > self.newest:
-                self.newest = moment
             latest = self.newest_by_service.get(entry.service)
             if latest is None or moment > latest:
                 self.newest_by_service[entry.service] = moment

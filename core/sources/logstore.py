@@ -121,12 +121,6 @@ class LogStore:
             row = self._connection.execute("SELECT coalesce(sum(entries), 0) FROM files").fetchone()
         return int(row[0])
 
-    def newest_time(self) -> datetime | None:
-        """The latest line's timestamp (None for an empty store): by the time index, no scan."""
-        with self._lock:
-            row = self._connection.execute(_NEWEST).fetchone()
-        return parse_timestamp(row[0], self._zone) if row else None
-
     def newest_by_service(self) -> dict[str, datetime]:
         """Each service's latest line's timestamp: by the service index, one seek per service."""
         newest: dict[str, datetime] = {}
