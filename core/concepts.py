@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core import regexcache
 from core.alternation import Alternative, FirstCharAlternation
 from core.charclasses import ASCII_WORD_CHARS
 from core.lexicon import normalize, phrase_pattern
@@ -397,5 +398,5 @@ def holds_term(text: str, term: str) -> bool:
 
 @lru_cache(maxsize=2048)
 def _term_regex(term: str) -> re.Pattern[str]:
-    return re.compile(phrase_pattern(term))
+    return regexcache.compile(phrase_pattern(term))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core import userdirs
 from core.errors import SettingsError, StoreError
 from core.resources import builtin_packs_dir
 
@@ -22,19 +23,6 @@ from core.resources import builtin_packs_dir
 DEFAULT_PACKS_DIR = builtin_packs_dir()
 MAX_LEASE_TIMEOUT_S = 30 * 24 * 3600.0
 ENV_PREFIX = "SUPERBIZ_"
-
-
-def default_data_dir() -> Path:
-    """The user's data directory (XDG on Linux), where the SQLite audit store lives."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "superbiz"
-
-
-def default_cache_dir() -> Path:
-    """The user's cache directory (XDG on Linux), where rebuildable files live (the log stores
-    of packs' big log files)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "superbiz"
 
 
 class Settings(BaseModel):
@@ -105,7 +93,7 @@ class Settings(BaseModel):
 
     def cache_path(self) -> Path:
         """The folder of rebuildable files (created by whoever writes there)."""
-        return Path(self.cache_dir).expanduser() if self.cache_dir else default_cache_dir()
+        return userdirs.cache_dir(self.cache_dir)
 
     def database_url(self) -> str:
         """The SQLAlchemy URL of the audit store (``StoreError`` when ``SUPERBIZ_DB`` is
@@ -113,7 +101,7 @@ class Settings(BaseModel):
         from core.store.location import store_url
 
         if not self.db:
-            return store_url(str(default_data_dir() / "superbiz.db"))
+            return store_url(str(userdirs.default_data_dir() / "superbiz.db"))
         try:
             return store_url(self.db)
         except StoreError as exc:

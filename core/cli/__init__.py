@@ -22,6 +22,7 @@ from contextlib import nullcontext
 from types import FrameType
 from typing import NoReturn, cast
 
+from core import regexcache, userdirs
 from core.cli import (
     ask_cmd,
     db_cmd,
@@ -122,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if console:
         _console_streams()
+        # Compiled patterns kept between runs: a tenth of a cold `ask` (core.regexcache).
+        regexcache.keep_in(userdirs.cache_dir() / "patterns")
     # The edge: text that is not valid Unicode (bytes the locale could not decode arrive as
     # lone surrogates) is refused before anything reads it, stores it or prints it.
     for position, argument in enumerate(arguments, start=1):
