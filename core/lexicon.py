@@ -156,9 +156,13 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+_SEPARATORS = regexcache.compile(f"[{_SEPARATOR_CHARS}]+")
+_ASCII_WORD_RUN = regexcache.compile(f"[{ASCII_WORD}]+")
+
+
 def _squash(text: str) -> str:
     """A synonym's identity: normalised, separators removed (what a regex match maps back to)."""
-    return re.sub(f"[{_SEPARATOR_CHARS}]+", "", normalize(text))
+    return _SEPARATORS.sub("", normalize(text))
 
 
 def _script_change(text: str) -> bool:
@@ -168,7 +172,7 @@ def _script_change(text: str) -> bool:
 
 def _trie_path(synonym: str) -> str:
     """The synonym's characters with separator edges between its words and scripts."""
-    words = [w for w in re.split(f"[{_SEPARATOR_CHARS}]+", normalize(synonym)) if w]
+    words = [w for w in _SEPARATORS.split(normalize(synonym)) if w]
     path = ""
     for word in words:
         if path:
@@ -181,7 +185,7 @@ def _first_word(synonym: str) -> str:
     """The letters and digits a synonym starting with one begins with. Its regex has a word end,
     a separator, Chinese or another character after them, so where it matches, the text's run
     of letters and digits is exactly this."""
-    first = re.match(f"[{ASCII_WORD}]+", normalize(synonym).strip())
+    first = _ASCII_WORD_RUN.match(normalize(synonym).strip())
     return first.group() if first else ""
 
 

@@ -25,6 +25,7 @@ import os
 import re
 import sys
 import threading
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,10 @@ SAVE_AFTER_MISSES = 16
 MAX_PROGRAMS = 4096
 
 # (flags, code, groups, groupindex, indexgroup): the arguments of ``_sre.compile`` after the
-# pattern, as ``re._compiler.compile`` passes them.
-_Program = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+# pattern, as ``re._compiler.compile`` passes them, the code as the bytes of its machine words:
+# a file of lists of ints would make every int an object at load, for programs a command may
+# never use.
+_Program = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
 
 
 class _Cache:
@@ -49,6 +52,7 @@ class _Cache:
         self.path = path
         self.programs: dict[tuple[str, int], _Program] | None = None  # None: not loaded yet
         self.used: set[tuple[str, int]] = set()
+        self.built: dict[tuple[str, int], re.Pattern[str]] = {}  # as re's own cache: one object a pattern
         self.misses = 0
         self.lock = threading.Lock()
 
@@ -95,6 +99,10 @@ class _Cache:
 _cache: _Cache | None = None
 
 
+# The C type of one word of a program: the unsigned one of ``_sre.CODESIZE`` bytes.
+_CODE_TYPE = next((kind for kind in "IL" if array(kind).itemsize == _sre.CODESIZE), "")
+
+
 def _engine() -> tuple[int, int, int]:
     """What a program depends on: the interpreter's version and the C engine's format."""
     return (sys.hexversion, _sre.MAGIC, _sre.CODESIZE)
@@ -110,7 +118,7 @@ def keep_in(folder: Path) -> None:
     """Keep compiled programs in ``folder`` from now on (the first call wins; nothing is read
     until a pattern is compiled, and the file is written when the process exits)."""
     global _cache
-    if _cache is None and sys.implementation.name == "cpython":
+    if _cache is None and sys.implementation.name == "cpython" and _CODE_TYPE:
         _cache = _Cache(cache_file(folder))
         atexit.register(_cache.save)
 
@@ -122,16 +130,23 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     if cache is None or not isinstance(pattern, str) or flags & (re.DEBUG | re.TEMPLATE):
         return re.compile(pattern, flags)
     key = (pattern, flags)
+    built = cache.built.get(key)
+    if built is not None:
+        return built
     try:
         with cache.lock:
             programs = cache.load()
             program = programs.get(key)
             if program is None:
                 program = _program(pattern, flags)
-                programs[key] = program
-                cache.misses += 1
+                if len(programs) < 2 * MAX_PROGRAMS:  # a long eval's questions: not all worth keeping
+                    programs[key] = program
+                    cache.misses += 1
             cache.used.add(key)
-        return _build(pattern, program)
+            if len(cache.built) >= MAX_PROGRAMS:
+                cache.built.clear()
+        built = cache.built[key] = _build(pattern, program)
+        return built
     except re.error:
         raise
     except Exception as error:  # an interpreter whose re is built otherwise
@@ -145,7 +160,7 @@ def _program(pattern: str, flags: int) -> _Program:
     from re import _compiler, _parser  # type: ignore[attr-defined]
 
     parsed = _parser.parse(pattern, flags)
-    code = [int(op) for op in _compiler._code(parsed, flags)]
+    code = array(_CODE_TYPE, [int(op) for op in _compiler._code(parsed, flags)]).tobytes()
     groupindex = dict(parsed.state.groupdict)
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
@@ -154,7 +169,10 @@ def _program(pattern: str, flags: int) -> _Program:
 
 
 def _build(pattern: str, program: _Program) -> re.Pattern[str]:
-    built: Any = _sre.compile(pattern, *program)
+    flags, code, groups, groupindex, indexgroup = program
+    words = array(_CODE_TYPE)
+    words.frombytes(code)
+    built: Any = _sre.compile(pattern, flags, words.tolist(), groups, groupindex, indexgroup)
     return built  # type: ignore[no-any-return]
 
 

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 
 import pytest
@@ -130,7 +131,8 @@ def test_a_program_the_engine_refuses_turns_the_cache_off(kept: Path, monkeypatc
     flags, code, groups, groupindex, indexgroup = regexcache._program(pattern, 0)
     engine = regexcache._engine()
     kept.write_bytes(marshal.dumps({"engine": engine, "programs": {
-        (pattern, 0): (flags, [9999, *code], groups, groupindex, indexgroup)}}))
+        (pattern, 0): (flags, array(regexcache._CODE_TYPE, [9999]).tobytes() + code, groups, groupindex,
+                       indexgroup)}}))
     _reload(monkeypatch, kept)
     _same_behaviour(regexcache.compile(pattern), re.compile(pattern))
     assert regexcache._cache is None

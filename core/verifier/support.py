@@ -176,7 +176,7 @@ def _label_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
 
 
 def _names(words: str, key: str) -> bool:
-    return re.search(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])", words) is not None
+    return regexcache.compile(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])").search(words) is not None
 
 
 def _short(message: str) -> str:

@@ -505,7 +505,7 @@ def _level(text: _Text) -> str | None:
             text.take(match.start(), match.end())
     lowered = text.lowered
     for word, level in _LEVEL_WORDS_ANY_CASE.items():
-        for match in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
+        for match in regexcache.compile(rf"(?<![a-z]){re.escape(word)}(?![a-z])").finditer(lowered):
             found.append(level)
             text.take(match.start(), match.end())
     return found[0] if found else None
