@@ -23,10 +23,9 @@ from collections.abc import Iterator, Sequence
 from itertools import groupby
 from typing import NamedTuple
 
-from core import regexcache
 from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS
 
-_ASCII_RUN = regexcache.compile(f"[{ASCII_WORD}]+")
+_ASCII_RUN = re.compile(f"[{ASCII_WORD}]+")
 
 
 class Alternative(NamedTuple):
@@ -71,7 +70,7 @@ class FirstCharAlternation:
                 parts.append(f"[{''.join(re.escape(c) for c in other)}]")
             if word:
                 parts.append(f"(?<![{ASCII_WORD}])[{''.join(word)}]")
-            self._starts = regexcache.compile("|".join(parts) or "(?!)")
+            self._starts = re.compile("|".join(parts) or "(?!)")
         return self._starts
 
     def _bucket(self, first: str) -> re.Pattern[str]:
@@ -83,7 +82,7 @@ class FirstCharAlternation:
                 bodies = [alternative.body for alternative in run]
                 body = bodies[0] if len(bodies) == 1 else "(?:" + "|".join(bodies) + ")"
                 runs.append(prefix + body + suffix)
-            pattern = regexcache.compile("|".join(runs))
+            pattern = re.compile("|".join(runs))
             self._compiled[first] = pattern
         return pattern
 

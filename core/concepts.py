@@ -32,7 +32,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core import regexcache
 from core.alternation import Alternative, FirstCharAlternation
 from core.charclasses import ASCII_WORD_CHARS
 from core.lexicon import normalize, phrase_pattern
@@ -398,5 +397,5 @@ def holds_term(text: str, term: str) -> bool:
 
 @lru_cache(maxsize=2048)
 def _term_regex(term: str) -> re.Pattern[str]:
-    return regexcache.compile(phrase_pattern(term))
+    return re.compile(phrase_pattern(term))
 

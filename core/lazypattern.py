@@ -12,8 +12,6 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from core import regexcache
-
 
 class LazyPattern:
     """A pattern compiled on first use, with the ``re.Pattern`` methods the code calls."""
@@ -27,7 +25,7 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = regexcache.compile(*self._source)
+            self._compiled = re.compile(*self._source)
         return self._compiled
 
     def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from itertools import chain
 
-from core import regexcache
 from core.alternation import Alternative, FirstCharAlternation
 from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS, mark_han_edges
 
@@ -156,8 +155,8 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-_SEPARATORS = regexcache.compile(f"[{_SEPARATOR_CHARS}]+")
-_ASCII_WORD_RUN = regexcache.compile(f"[{ASCII_WORD}]+")
+_SEPARATORS = re.compile(f"[{_SEPARATOR_CHARS}]+")
+_ASCII_WORD_RUN = re.compile(f"[{ASCII_WORD}]+")
 
 
 def _squash(text: str) -> str:
@@ -244,13 +243,13 @@ class _SynonymIndex:
 
     @cached_property
     def word_scan(self) -> re.Pattern[str]:
-        return regexcache.compile(f"[^{ASCII_WORD}]({_emit(self._word_root, '')})")
+        return re.compile(f"[^{ASCII_WORD}]({_emit(self._word_root, '')})")
 
     @cached_property
     def word_at(self) -> re.Pattern[str]:
         """A synonym starting with a letter or digit right where ``word_scan``'s last match
         ended, after a character that match consumed (``cpu使用率gc``: ``gc``)."""
-        return regexcache.compile(f"(?<![{ASCII_WORD}]){_emit(self._word_root, '')}")
+        return re.compile(f"(?<![{ASCII_WORD}]){_emit(self._word_root, '')}")
 
     def word_matches(self, corpus: str) -> Iterator[tuple[int, str]]:
         """(start, synonym) of every synonym starting with a letter or digit at a word start,
@@ -270,7 +269,7 @@ class _SynonymIndex:
 
     @cached_property
     def other_scan(self) -> re.Pattern[str]:
-        return regexcache.compile(_emit(self._other_root, ""))
+        return re.compile(_emit(self._other_root, ""))
 
 
 def _synonym_owner() -> dict[str, str]:
@@ -310,7 +309,7 @@ def _shapes() -> tuple[re.Pattern[str], dict[str, str]] | None:
              enumerate((topic, shape) for topic in _TOPIC_TABLE for shape in topic.shapes)}
     if not owner:
         return None
-    pattern = regexcache.compile("|".join(f"(?P<{group}>{shape})" for group, (_, shape) in owner.items()))
+    pattern = re.compile("|".join(f"(?P<{group}>{shape})" for group, (_, shape) in owner.items()))
     return pattern, {group: topic for group, (topic, _) in owner.items()}
 
 
@@ -436,7 +435,7 @@ def topic_matches(topic: str, text: str) -> bool:
 
 # A service identifier: any "<name>-service" token. A Kubernetes pod name carrying it
 # ("pod-order-service-5c7d8e9f1-m3n2p") yields the service ("order-service").
-SERVICE_PATTERN = regexcache.compile(
+SERVICE_PATTERN = re.compile(
     r"(?<![a-z0-9_\-])(?:pod-)?([a-z][a-z0-9]*(?:-[a-z0-9]+)*?-service)(?![a-z0-9_])"
 )
 
@@ -510,7 +509,7 @@ def alert_names_in(text: str, known: Iterable[str]) -> list[str]:
     return _first_appearance(spans)
 
 
-_CAMEL_WORD = regexcache.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def alert_words(alert_name: str) -> str:

@@ -20,8 +20,6 @@ import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from core import regexcache
-
 # canonical name -> rank
 LEVEL_RANKS: dict[str, int] = {
     "TRACE": 0, "FINEST": 0, "FINER": 0,
@@ -58,8 +56,8 @@ def level_rank(level: str) -> int | None:
 
 # ---------------------------------------------------------------- time
 
-_ISO = regexcache.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|z|[+-]\d\d(:?\d\d)?)?")
-_DATE = regexcache.compile(r"\d{4}-\d\d-\d\d")
+_ISO = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|z|[+-]\d\d(:?\d\d)?)?")
+_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 def parse_zone(name: str) -> tzinfo:

@@ -23,7 +23,6 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from core import regexcache
 from core.lazypattern import LazyPattern
 
 REDACTED = "[REDACTED]"
@@ -61,7 +60,7 @@ class _UrlParts(NamedTuple):
     has_fragment: bool
 
 
-_SCHEME = regexcache.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:/{0,2}")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:/{0,2}")
 
 
 def _cut(url: str) -> _UrlParts:

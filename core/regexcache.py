@@ -1,18 +1,22 @@
-"""``compile``: ``re.compile`` whose compiled programs outlive the process.
+"""Compiled regular expressions kept between runs of the CLI.
 
-``re`` parses and compiles each pattern in Python, in every process: the ~300 patterns a cold
+``re`` parses and compiles each pattern in Python, in every process: the ~450 patterns a cold
 ``ask`` compiles (the question reader's word lists, the verifier's cues, the lexicon's
-alternations) are a tenth of its instructions. A compiled pattern is a program for the C
-engine (``_sre``), and ``re`` itself hands that program to ``_sre.compile``; kept in a file,
-the program lets a later process build the same pattern object without the parser.
+alternations, PyYAML's and the standard library's own) are a fifth of its instructions. A
+compiled pattern is a program for the C engine, and ``re`` ends every compilation by handing
+that program to ``_sre.compile``; kept in a file, the program lets a later process build the
+same pattern object without the parser.
 
-Only an application turns this on (``keep_in``: the CLI does, under the cache folder); until
-then ``compile`` is ``re.compile``, so a library import, the console and the tests keep
-nothing. The programs are private to the interpreter that made them: the file is named by its
-version and the engine's ``MAGIC``, ``_sre`` checks every program it is given, and anything
-unexpected (no file, a corrupt one, an interpreter whose ``re`` is built otherwise) turns the
-cache off for the rest of the process: patterns are then compiled as ``re`` compiles them.
-docs/design.md (Startup) says what this saves.
+``keep_in(folder)`` turns this on for the rest of the process: the CLI's console script does
+(under the cache folder), so an import of ``core``, the console and the tests compile as ``re``
+always does. It replaces ``re._compiler.compile``, the step ``re`` runs after its own checks
+and its own cache of pattern objects, so every ``re.compile``, ``re.search(text)``... of the
+process is served, whoever calls it; the objects built are the ones ``re`` would build.
+
+The programs are private to the interpreter that made them: the file is named by its version
+and the engine's ``MAGIC``, ``_sre`` checks every program it is given, and anything unexpected
+(no file, a corrupt one, an interpreter whose ``re`` is built otherwise) gives ``re`` its own
+step back for the rest of the process. docs/design.md (Startup) says what this saves.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import re
 import sys
 import threading
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +43,15 @@ SAVE_AFTER_MISSES = 16
 # Past this many programs the file keeps only what the process that rewrites it used.
 MAX_PROGRAMS = 4096
 
+_Key = tuple[str | bytes, int]
 # (flags, code, groups, groupindex, indexgroup): the arguments of ``_sre.compile`` after the
 # pattern, as ``re._compiler.compile`` passes them, the code as the bytes of its machine words:
 # a file of lists of ints would make every int an object at load, for programs a command may
 # never use.
 _Program = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
+
+# The C type of one word of a program: the unsigned one of ``_sre.CODESIZE`` bytes.
+_CODE_TYPE = next((kind for kind in "IL" if array(kind).itemsize == getattr(_sre, "CODESIZE", 0)), "")
 
 
 class _Cache:
@@ -50,13 +59,12 @@ class _Cache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.programs: dict[tuple[str, int], _Program] | None = None  # None: not loaded yet
-        self.used: set[tuple[str, int]] = set()
-        self.built: dict[tuple[str, int], re.Pattern[str]] = {}  # as re's own cache: one object a pattern
+        self.programs: dict[_Key, _Program] | None = None  # None: not loaded yet
+        self.used: set[_Key] = set()
         self.misses = 0
         self.lock = threading.Lock()
 
-    def load(self) -> dict[tuple[str, int], _Program]:
+    def load(self) -> dict[_Key, _Program]:
         if self.programs is None:
             self.programs = {}
             try:
@@ -70,6 +78,20 @@ class _Cache:
                 programs = stored.get("programs")
                 self.programs = programs if isinstance(programs, dict) else {}
         return self.programs
+
+    def program(self, pattern: str | bytes, flags: int) -> _Program:
+        """The kept program of ``pattern``, else a new one (kept for the file)."""
+        key = (pattern, flags)
+        with self.lock:
+            programs = self.load()
+            program = programs.get(key)
+            if program is None:
+                program = _program(pattern, flags)
+                if len(programs) < 2 * MAX_PROGRAMS:  # a long eval's questions: not all worth keeping
+                    programs[key] = program
+                    self.misses += 1
+            self.used.add(key)
+        return program
 
     def save(self) -> None:
         """Write the programs (atomically) when this process compiled enough new ones."""
@@ -97,10 +119,7 @@ class _Cache:
 
 
 _cache: _Cache | None = None
-
-
-# The C type of one word of a program: the unsigned one of ``_sre.CODESIZE`` bytes.
-_CODE_TYPE = next((kind for kind in "IL" if array(kind).itemsize == _sre.CODESIZE), "")
+_re_compile: Callable[[Any, int], re.Pattern[Any]] | None = None  # re's own step, while replaced
 
 
 def _engine() -> tuple[int, int, int]:
@@ -115,47 +134,47 @@ def cache_file(folder: Path) -> Path:
 
 
 def keep_in(folder: Path) -> None:
-    """Keep compiled programs in ``folder`` from now on (the first call wins; nothing is read
-    until a pattern is compiled, and the file is written when the process exits)."""
-    global _cache
-    if _cache is None and sys.implementation.name == "cpython" and _CODE_TYPE:
-        _cache = _Cache(cache_file(folder))
-        atexit.register(_cache.save)
+    """Serve this process's patterns from programs kept in ``folder`` (the first call wins;
+    nothing is read until a pattern is compiled; the file is written when the process exits)."""
+    global _cache, _re_compile
+    from re import _compiler  # type: ignore[attr-defined]
+
+    if _cache is not None or sys.implementation.name != "cpython" or not _CODE_TYPE:
+        return
+    _cache = _Cache(cache_file(folder))
+    atexit.register(_cache.save)
+    _re_compile = _compiler.compile
+    _compiler.compile = _compile
 
 
-def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)``, from a kept program when there is one."""
-    cache = _cache
-    flags = int(flags)
-    if cache is None or not isinstance(pattern, str) or flags & (re.DEBUG | re.TEMPLATE):
-        return re.compile(pattern, flags)
-    key = (pattern, flags)
-    built = cache.built.get(key)
-    if built is not None:
-        return built
+def stop() -> None:
+    """Give ``re`` its own step back (the programs found so far are still saved at exit)."""
+    global _cache, _re_compile
+    from re import _compiler  # type: ignore[attr-defined]
+
+    if _re_compile is not None:
+        _compiler.compile = _re_compile
+    _cache, _re_compile = None, None
+
+
+def _compile(pattern: Any, flags: int = 0) -> re.Pattern[Any]:
+    """``re._compiler.compile`` from a kept program (``re._compile`` has checked the pattern's
+    type and flags and looked in its own cache before calling this)."""
+    cache, original = _cache, _re_compile
+    assert original is not None  # only installed with it
+    if cache is None or not isinstance(pattern, (str, bytes)) or flags & (re.DEBUG | re.TEMPLATE):
+        return original(pattern, flags)
     try:
-        with cache.lock:
-            programs = cache.load()
-            program = programs.get(key)
-            if program is None:
-                program = _program(pattern, flags)
-                if len(programs) < 2 * MAX_PROGRAMS:  # a long eval's questions: not all worth keeping
-                    programs[key] = program
-                    cache.misses += 1
-            cache.used.add(key)
-            if len(cache.built) >= MAX_PROGRAMS:
-                cache.built.clear()
-        built = cache.built[key] = _build(pattern, program)
-        return built
+        return _build(pattern, cache.program(pattern, flags))
     except re.error:
-        raise
+        raise  # the caller's pattern is wrong: as re says it
     except Exception as error:  # an interpreter whose re is built otherwise
         logger.debug("regex cache off (%s: %s)", type(error).__name__, error)
-        _turn_off()
-        return re.compile(pattern, flags)
+        stop()
+        return original(pattern, flags)
 
 
-def _program(pattern: str, flags: int) -> _Program:
+def _program(pattern: str | bytes, flags: int) -> _Program:
     """What ``re._compiler.compile`` hands ``_sre.compile`` for ``pattern`` (its own steps)."""
     from re import _compiler, _parser  # type: ignore[attr-defined]
 
@@ -168,14 +187,9 @@ def _program(pattern: str, flags: int) -> _Program:
     return (flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
 
 
-def _build(pattern: str, program: _Program) -> re.Pattern[str]:
+def _build(pattern: str | bytes, program: _Program) -> re.Pattern[Any]:
     flags, code, groups, groupindex, indexgroup = program
     words = array(_CODE_TYPE)
     words.frombytes(code)
     built: Any = _sre.compile(pattern, flags, words.tolist(), groups, groupindex, indexgroup)
     return built  # type: ignore[no-any-return]
-
-
-def _turn_off() -> None:
-    global _cache
-    _cache = None

@@ -23,25 +23,25 @@ Word lists, not answers: which lines are searched follows from the concept this 
 
 from __future__ import annotations
 
-from core import regexcache
+import re
 
-_CLAUSE_END = regexcache.compile(r"[,;!?，；。？！、\n]|[.:](?=\s|$)|(?<![a-z])(?:and|or|but|while|whereas)(?![a-z])"
-                                 r"|和|或|但|而且|而|以及|还有|然后")
-_SUCCESS = regexcache.compile(r"(?<![a-z])(?:success|successful|successfully|succeed|succeeds|succeeded|accepted)"
-                              r"(?![a-z])|成功")
+_CLAUSE_END = re.compile(r"[,;!?，；。？！、\n]|[.:](?=\s|$)|(?<![a-z])(?:and|or|but|while|whereas)(?![a-z])"
+                         r"|和|或|但|而且|而|以及|还有|然后")
+_SUCCESS = re.compile(r"(?<![a-z])(?:success|successful|successfully|succeed|succeeds|succeeded|accepted)"
+                      r"(?![a-z])|成功")
 # "有没有" asks a question: its 没有 negates nothing ("有没有登录成功的记录？").
-_QUESTION_FORM = regexcache.compile(r"有没有|是不是|能不能")
-_WENT_WRONG = regexcache.compile(
+_QUESTION_FORM = re.compile(r"有没有|是不是|能不能")
+_WENT_WRONG = re.compile(
     r"(?<![a-z])(?:fail|fails|failed|failing|failure|failures|unsuccessful|unsuccessfully|unable|cannot|"
     r"not|never|denied|denies|deny|refuse|refused|refusing|reject|rejected|rejecting|invalid|incorrect|"
     r"wrong|bad)(?![a-z])|n't|n\u2019t"
     r"|失败|不成功|未成功|没成功|没有成功|无法|不能|没能|未能|不了|拒绝|错误|被拒")
-_ONLY_TRIED = regexcache.compile(r"(?<![a-z])(?:attempt|attempts|attempted|attempting|try|tries|tried|trying)"
-                                 r"(?![a-z])|尝试|试图")
-_PAST_WORDING = regexcache.compile(r"(?:logged|signed)[\s_\-]+(?:in|into|on)|authenticated|logged[\s_\-]*on")
-_DID = regexcache.compile(r"(?<![a-z])did(?![a-z])")
-_JUST_BEFORE = regexcache.compile(r"(?:(?<![a-z])last\s+|谁\s*|最后一次\s*|最后\s*|上一次\s*|上次\s*|最近一次\s*)$")
-_JUST_AFTER = regexcache.compile(r"^\s*(?:了|过)")
+_ONLY_TRIED = re.compile(r"(?<![a-z])(?:attempt|attempts|attempted|attempting|try|tries|tried|trying)"
+                         r"(?![a-z])|尝试|试图")
+_PAST_WORDING = re.compile(r"(?:logged|signed)[\s_\-]+(?:in|into|on)|authenticated|logged[\s_\-]*on")
+_DID = re.compile(r"(?<![a-z])did(?![a-z])")
+_JUST_BEFORE = re.compile(r"(?:(?<![a-z])last\s+|谁\s*|最后一次\s*|最后\s*|上一次\s*|上次\s*|最近一次\s*)$")
+_JUST_AFTER = re.compile(r"^\s*(?:了|过)")
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:

@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from core import regexcache
 from core.agents.names import FAULT_NAMES
 from core.agents.role_faults import ROLE_FAULTS
 from core.contracts import (
@@ -194,7 +193,7 @@ def fabricate_path(output: ExecutorOutput, invocations: list[Invocation],
     return faulty
 
 
-_NUMBER_RE = regexcache.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+_NUMBER_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 
 
 def _tampered(number: str) -> str:
@@ -326,7 +325,7 @@ def runbook_as_fact(output: ExecutorOutput, invocations: list[Invocation],
     return faulty
 
 
-_CAUSE_RE = regexcache.compile(r"cause|原因", re.IGNORECASE)
+_CAUSE_RE = re.compile(r"cause|原因", re.IGNORECASE)
 
 
 def _cause_line(knowledge: list[Invocation], *,

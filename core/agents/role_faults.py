@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from core import regexcache
 from core.contracts import Claim, ExecutorOutput, Invocation, MissingInfo, RecommendedAction, Verdict
 
 if TYPE_CHECKING:
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 _DURATION_UNIT_SWAP = {"m": "s", "s": "m", "h": "m", "min": "s", "mins": "s", "minute": "second",
                        "minutes": "seconds", "seconds": "minutes", "second": "minute", "ms": "s",
                        "分钟": "秒", "秒": "分钟", "小时": "分钟", "d": "h", "天": "小时"}
-_CAUSE_HEADER = regexcache.compile(r"cause|原因", re.IGNORECASE)
+_CAUSE_HEADER = re.compile(r"cause|原因", re.IGNORECASE)
 
 
 def _copy(output: ExecutorOutput) -> ExecutorOutput:

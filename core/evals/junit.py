@@ -16,16 +16,16 @@ A failed expectation is a ``<failure>``; a session that errored (no verdict) is 
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from core import regexcache
 from core.evals.results import CaseOutcome, EvalRun
 from core.outputs import write_atomically
 
 SUITES_NAME = "superbiz-eval"
 # Characters XML 1.0 cannot carry at all; a tool output holding one must not break the file.
-_NOT_XML = regexcache.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _clean(text: str) -> str:

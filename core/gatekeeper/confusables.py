@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from core import regexcache
-
 # Cyrillic and Greek letters (both cases) whose glyph is a Latin letter's glyph.
 LATIN_LOOKALIKES: str = (
     # Cyrillic lower / upper
@@ -26,7 +24,7 @@ LATIN_LOOKALIKES: str = (
     "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
 )
 
-_LOOKALIKE_RE = regexcache.compile(f"[{re.escape(LATIN_LOOKALIKES)}]")
+_LOOKALIKE_RE = re.compile(f"[{re.escape(LATIN_LOOKALIKES)}]")
 
 
 def foreign_lookalikes(excerpt: str, ref_text: str) -> list[str]:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-from core import regexcache
 from core.charclasses import DENSE_SCRIPT
 from core.gatekeeper.signs import qualifier, trailer
 
@@ -27,17 +26,17 @@ from core.gatekeeper.signs import qualifier, trailer
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
 # (a CJK run is one token: ``内存使用率过高``). A script change is a token boundary.
 _ASCII_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./:%@#+")
-_TOKEN_RE = regexcache.compile(r"[a-z0-9_/#@][a-z0-9_\-./:%@#+]*|[^\W\d_a-z]+")
+_TOKEN_RE = re.compile(r"[a-z0-9_/#@][a-z0-9_\-./:%@#+]*|[^\W\d_a-z]+")
 _TOKEN_TRAILING = ".:-/+"
 
 # Number tokens: ``91%``, ``3.8gb/4gb``, ``2026-07-08``, ``11:17:00``; a unit word may follow.
-_NUMBER_PART_RE = regexcache.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
-_NUMBER_SPLIT_RE = regexcache.compile(r"[-:]")
+_NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
+_NUMBER_SPLIT_RE = re.compile(r"[-:]")
 UNIT_WORDS: frozenset[str] = frozenset(
     ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
      "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
 
-_ASCII_WORD_RE = regexcache.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _IDENTIFIER_MARKS = frozenset("0123456789-_/:@.")
 
@@ -50,7 +49,7 @@ EN_NEGATIONS: frozenset[str] = frozenset({
     "unable",
 })
 _CONTRACTED_NEGATION = "n't"  # can't, isn't, doesn't ... (apostrophes are ASCII after normalising)
-_ZH_NEGATION_RE = regexcache.compile(r"没有|未|没|不|无|非")
+_ZH_NEGATION_RE = re.compile(r"没有|未|没|不|无|非")
 
 # Words that say nothing checkable on their own: stop-words, levels, states, generic nouns.
 GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
@@ -60,15 +59,15 @@ GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
     "host", "severity", "exception", "failed", "failure", "ok", "true", "false", "null",
     "日志", "告警", "错误", "服务", "警告", "信息", "异常", "报错",
 })
-_SERVICE_RE = regexcache.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
-_HAS_DIGIT_RE = regexcache.compile(r"\d")
+_SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
+_HAS_DIGIT_RE = re.compile(r"\d")
 
 
 @cache
 def _dense_script_re() -> re.Pattern[str]:
     # Compiled on first use: a class of every CJK range takes milliseconds, and most checks
     # never measure an excerpt's length.
-    return regexcache.compile(f"[{DENSE_SCRIPT}]")
+    return re.compile(f"[{DENSE_SCRIPT}]")
 
 
 Number = tuple[float, str]
@@ -138,7 +137,7 @@ def parse_number_token(token: str) -> tuple[list[Number], bool] | None:
     return values, len(ratio_parts) > 1 and len(values) == len(ratio_parts)
 
 
-_CAMEL_TOKEN_RE = regexcache.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_CAMEL_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 def camel_case_identifiers(original: str) -> frozenset[str]:
@@ -347,7 +346,7 @@ def is_generic(normalized: str) -> bool:
 
 
 # Byte and bit units keep their case: ``4194304kB`` (kilobytes) is not ``4194304Kb`` (kilobits).
-_BYTE_UNIT_RE = regexcache.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?((?:[kKmMgGtTpP]i?)?[bB])(?!\w)")
+_BYTE_UNIT_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?((?:[kKmMgGtTpP]i?)?[bB])(?!\w)")
 
 
 _RECASINGS = (str.upper, str.lower, str.swapcase, str.title)

@@ -26,18 +26,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from core import regexcache
-
 # Stripped by the normaliser (excerpt and ref alike): copy-paste noise that renders as nothing.
 BENIGN_INVISIBLE: frozenset[str] = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
 # Explicit bidi formatting: embeddings, overrides, pop, isolates. Never in a passing quote.
 BIDI_EXPLICIT: frozenset[str] = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # Invisible characters outside the format/control categories: variation selectors (which can
 # carry hidden bytes), Hangul and Mongolian fillers, the combining grapheme joiner.
-_OTHER_INVISIBLE_RE = regexcache.compile(
+_OTHER_INVISIBLE_RE = re.compile(
     "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
     "\U000e0100-\U000e01ef]")
-_ASCII_CONTROLS_RE = regexcache.compile("[\x00-\x08\x0e-\x1f\x7f]")
+_ASCII_CONTROLS_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _HIDDEN_CATEGORIES = frozenset(["Cc", "Cf", "Co", "Cs", "Cn"])
 def _is_hidden(char: str) -> bool:
     if char in BENIGN_INVISIBLE or char.isspace():
@@ -71,7 +69,7 @@ def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
 
 
 _BENIGN_CLASS = "[" + re.escape("".join(sorted(BENIGN_INVISIBLE))) + "]"
-_BENIGN_RE = regexcache.compile(_BENIGN_CLASS)
+_BENIGN_RE = re.compile(_BENIGN_CLASS)
 
 
 def without_benign(text: str) -> str:
@@ -79,7 +77,7 @@ def without_benign(text: str) -> str:
     return _BENIGN_RE.sub("", text)
 # A run of benign invisible characters between two characters of one token, one of them a
 # digit or a decimal point next to a digit: inside a number (``9\u200d1%``).
-_INSIDE_NUMBER_RE = regexcache.compile(
+_INSIDE_NUMBER_RE = re.compile(
     f"(?<=[0-9A-Za-z.%])({_BENIGN_CLASS}+)(?=[0-9A-Za-z.%])")
 
 

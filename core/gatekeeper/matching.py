@@ -21,12 +21,12 @@ Spans are returned in ORIGINAL ref offsets.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from core import regexcache
 from core.gatekeeper import facts, signs
 from core.gatekeeper.confusables import foreign_lookalikes, lookalike_forms
 from core.gatekeeper.invisible import forged_invisible, hidden_in_numbers
@@ -40,12 +40,12 @@ from core.gatekeeper.version import (
 from core.gatekeeper.words import changed_words
 
 MatchKind = Literal["exact", "truncated", "fuzzy", "none"]
-_ELLIPSIS_RE = regexcache.compile(r"\.{3,}")  # NFKC turns … into ... and …… into ......
-_NEGATION_BEFORE_RE = regexcache.compile(
+_ELLIPSIS_RE = re.compile(r"\.{3,}")  # NFKC turns … into ... and …… into ......
+_NEGATION_BEFORE_RE = re.compile(
     r"(?:^|[^\w'])(not|no|never|without|cannot|unable|isn't|wasn't|aren't|can't|don't|doesn't)\s$"
 )
 _ZH_NEGATION_CHARS = "未没不无非"
-_NUMBER_RUN_RE = regexcache.compile(r"\d+(?:\.\d+)?")
+_NUMBER_RUN_RE = re.compile(r"\d+(?:\.\d+)?")
 _FACT_REGION_PAD = 3  # fuzzy alignments can be off by a character or two at either end
 
 

@@ -25,7 +25,6 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core import regexcache
 from core.gatekeeper.invisible import BENIGN_INVISIBLE
 
 # norm-2: only the benign invisible characters are stripped (bidi controls, tags and the
@@ -51,8 +50,8 @@ _TRANSLATION: dict[int, str | None] = {ord(c): None for c in INVISIBLE_CHARS}
 _TRANSLATION.update({ord(k): v for k, v in PUNCTUATION_TO_ASCII.items()})
 # str.translate with a dict is slow on CJK text (a failed lookup per character); a regex
 # substitution only calls back for the few characters that do map.
-_NEEDS_TRANSLATION = regexcache.compile("[" + re.escape("".join(map(chr, _TRANSLATION))) + "]")
-_INVISIBLE_RE = regexcache.compile("[" + re.escape("".join(sorted(INVISIBLE_CHARS))) + "]")
+_NEEDS_TRANSLATION = re.compile("[" + re.escape("".join(map(chr, _TRANSLATION))) + "]")
+_INVISIBLE_RE = re.compile("[" + re.escape("".join(sorted(INVISIBLE_CHARS))) + "]")
 
 
 def _fold(text: str) -> str:
@@ -67,7 +66,7 @@ def _translate_match(match: re.Match[str]) -> str:
     return _TRANSLATION[ord(match.group())] or ""
 
 
-_FULL_WIDTH_RE = regexcache.compile("[\uff01-\uff5e\u3000]")
+_FULL_WIDTH_RE = re.compile("[\uff01-\uff5e\u3000]")
 
 
 def _half_width(match: re.Match[str]) -> str:

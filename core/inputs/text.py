@@ -8,14 +8,14 @@ shown with U+FFFD (``repair_text``), never refused. NUL is valid text (the store
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from core import regexcache
 from core.errors import InputError
 
 MAX_QUESTION_CHARS = 4000  # a narrow question is a sentence or two; this is pages
 
-_LONE_SURROGATE = regexcache.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def text_problem(text: str) -> str | None:

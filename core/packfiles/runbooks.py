@@ -5,10 +5,10 @@ that ``lookup_knowledge`` ranks and cites."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from core import regexcache
 from core.errors import InputError
 from core.inputs.files import read_text, resolve_within
 from core.inputs.text import check_text
@@ -26,8 +26,8 @@ from core.packfiles.formats import (
 )
 from core.sources.rulefiles import RuleFileError, RuleGroup, read_rules, rule_text
 
-_HEADING = regexcache.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = regexcache.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def split_markdown(text: str, fallback_title: str) -> tuple[str, list[tuple[str, str]]]:

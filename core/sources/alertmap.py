@@ -27,8 +27,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from core import regexcache
-
 # A workload's own name first; ``container``, the workload and the node before ``job`` because
 # exporters such as kube-state-metrics and node-exporter report about other things (pods'
 # containers, deployments, nodes) under their own job.
@@ -41,8 +39,8 @@ NOT_VOCABULARY_LABELS = frozenset({"instance", "pod"})
 # Labels whose value is ``host[:port]``: they also name the host alone (``node-1:9100`` is
 # ``node-1``), and a host name (not an address) is a name a person types.
 HOST_LABELS = frozenset({"instance"})
-_HOST_PORT = regexcache.compile(r"^(?P<host>\[[^\]]*\]|[^:]+):\d{1,5}$")
-_ADDRESS = regexcache.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\]|.*:.*|localhost)$", re.IGNORECASE)
+_HOST_PORT = re.compile(r"^(?P<host>\[[^\]]*\]|[^:]+):\d{1,5}$")
+_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\]|.*:.*|localhost)$", re.IGNORECASE)
 
 
 def host_of(value: str) -> str:

@@ -37,7 +37,6 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from core import regexcache
 from core.inputs.patterns import regex_problem
 from core.sources.logclock import TimeParts
 
@@ -88,7 +87,7 @@ def _time_from(groups: dict[str, str | None]) -> TimeParts:
 
 # ---------------------------------------------------------------- timestamps as values
 
-_VALUE_TIMES = [regexcache.compile(rf"\s*{pattern}\s*") for pattern in (
+_VALUE_TIMES = [re.compile(rf"\s*{pattern}\s*") for pattern in (
     _ISO_TIME,
     r"(?P<y>\d\d)/(?P<m>\d\d)/(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:[.,](?P<f>\d{1,9}))?",
     r"(?P<y>\d\d)(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d)(?P<M>\d\d)(?P<S>\d\d)",
@@ -96,7 +95,7 @@ _VALUE_TIMES = [regexcache.compile(rf"\s*{pattern}\s*") for pattern in (
     rf"(?P<d>\d\d)/(?P<b>{_MONTH_NAMES})/(?P<Y>\d{{4}}):(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
     r"(?: (?P<z>[+-]\d{4}))?",
 )]
-_EPOCH = regexcache.compile(r"\s*(\d{9,19})(?:\.(\d+))?\s*")
+_EPOCH = re.compile(r"\s*(\d{9,19})(?:\.(\d+))?\s*")
 
 
 def time_of_value(value: Any) -> TimeParts | None:
@@ -156,7 +155,7 @@ def _text(value: Any) -> str | None:
 
 
 # A level word a message starts with, when its record has no level field ("[WARN] ...").
-_LEADING_LEVEL = regexcache.compile(rf"[\[(<]?{_LEVEL}[\])>]?:?(?=\s+\S)")
+_LEADING_LEVEL = re.compile(rf"[\[(<]?{_LEVEL}[\])>]?:?(?=\s+\S)")
 
 
 # What a record's other fields say about its writer, not its event (Docker's stream, a logging
@@ -165,7 +164,7 @@ _WRITER_KEYS = ("stream", "@version", "pid", "tid", "thread", "thread_name", "th
                 "processName", "lineno", "line", "file", "filename", "funcName", "func")
 _KNOWN_KEYS = frozenset((*_TIME_KEYS, *_LEVEL_KEYS, *_MESSAGE_KEYS, *_SERVICE_KEYS, *_SOURCE_KEYS,
                          *_HOST_KEYS, *_WRITER_KEYS))
-_PLAIN_VALUE = regexcache.compile(r'[^\s"=]+')
+_PLAIN_VALUE = re.compile(r'[^\s"=]+')
 
 
 def _other_fields(record: dict[str, Any]) -> str:
@@ -217,7 +216,7 @@ def parse_jsonl(line: str) -> ParsedLine | None:
 
 # A key starts where a word does: without the lookbehind, a long run of word characters with no
 # "=" is tried from each of its characters (a 64 KiB line took a minute and a half to detect).
-_LOGFMT_PAIR = regexcache.compile(r'(?<![\w.@-])([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
+_LOGFMT_PAIR = re.compile(r'(?<![\w.@-])([\w.@-]+)=("(?:[^"\\]|\\.)*"|\S*)')
 
 
 def parse_logfmt(line: str) -> ParsedLine | None:
@@ -238,10 +237,10 @@ def parse_logfmt(line: str) -> ParsedLine | None:
 
 # ---------------------------------------------------------------- line layouts
 
-_SYSLOG_5424 = regexcache.compile(
+_SYSLOG_5424 = re.compile(
     r"<(?P<pri>\d{1,3})>1 (?P<ts>\S+) (?P<host>\S+) (?P<app>\S+) (?P<procid>\S+) (?P<msgid>\S+) "
     r"(?P<sd>-|(?:\[(?:[^\]\\]|\\.)*\])+) ?(?P<msg>.*)")
-_SYSLOG_3164 = regexcache.compile(
+_SYSLOG_3164 = re.compile(
     rf"(?:<(?P<pri>\d{{1,3}})>)?(?P<b>{_MONTH_NAMES}) +(?P<d>\d{{1,2}}) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
     r"(?:\.(?P<f>\d{1,6}))? (?P<host>\S+) (?P<tag>[^\s:\[]+)(?:\[(?P<pid>[^\]]*)\])?: ?(?P<msg>.*)")
 _SEVERITIES = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARN", "NOTICE", "INFO", "DEBUG")
@@ -280,16 +279,16 @@ def _fields(match: re.Match[str], time: TimeParts, service: str | None = None,
     return ParsedLine(time, match.group("msg"), match.group("level"), service, source)
 
 
-_LOG4J = regexcache.compile(
+_LOG4J = re.compile(
     rf"{_ISO_TIME}\s+(?:-\s+)?(?:(?P<logger2>[\w.$-]+)\s+-\s+)?\[?{_LEVEL}\]?:?\s*(?:-\s+)?"
     rf"(?:{_CONTEXT}\s*)?(?:-\s+)?(?:(?P<logger>[A-Za-z_$][\w$]*(?:\.[\w$]+)+):\s+)?(?P<msg>.*)")
-_HDFS = regexcache.compile(
+_HDFS = re.compile(
     rf"(?P<y>\d\d)(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d)(?P<M>\d\d)(?P<S>\d\d) (?P<pid>\d+) {_LEVEL} "
     r"(?P<logger>[^\s:]+): (?P<msg>.*)")
-_SPARK = regexcache.compile(
+_SPARK = re.compile(
     rf"(?P<y>\d\d)/(?P<m>\d\d)/(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d) {_LEVEL} "
     r"(?P<logger>[^\s:]+): (?P<msg>.*)")
-_OPENSTACK = regexcache.compile(
+_OPENSTACK = re.compile(
     rf"(?:(?P<program>[\w-]+)(?:\.log)?(?:\.[\w:.-]+)? )?{_ISO_TIME} (?P<pid>\d+) {_LEVEL} "
     rf"(?P<logger>[\w.]+) {_CONTEXT} ?(?P<msg>.*)")
 
@@ -326,11 +325,11 @@ def parse_openstack(line: str) -> ParsedLine | None:
     return _fields(match, _iso_time(match), match.group("program"), match.group("ctx"))
 
 
-_KLOG = regexcache.compile(
+_KLOG = re.compile(
     r"(?P<letter>[IWEF])(?P<m>\d\d)(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:\.(?P<f>\d{1,9}))?"
     r" +\d+ (?P<logger>[^\s\]]+:\d+)\] ?(?P<msg>.*)")
 _KLOG_LEVELS = {"I": "INFO", "W": "WARN", "E": "ERROR", "F": "FATAL"}
-_CLF = regexcache.compile(
+_CLF = re.compile(
     rf"(?P<client>\S+) \S+ (?P<user>\S+) \[(?P<d>\d\d)/(?P<b>{_MONTH_NAMES})/(?P<Y>\d{{4}}):(?P<H>\d\d):(?P<M>\d\d):"
     r"(?P<S>\d\d)(?:\.(?P<f>\d{1,9}))? (?P<z>[+-]\d{4})\] "
     r'(?P<rest>"(?:[^"\\]|\\.)*" (?P<status>\d{3}) (?:\d+|-)(?: .*)?)')
@@ -407,7 +406,7 @@ def regex_parser(pattern: str) -> LineParser:
 
 
 # A line that continues the entry above it: indented, or the shapes of a stack trace.
-_CONTINUATION = regexcache.compile(
+_CONTINUATION = re.compile(
     r"[ \t]|at |Caused by:|Suppressed:|\.\.\. \d+ (?:more|common frames)|Traceback \(most recent"
     r"|goroutine \d+ \[|[\w$.]+(?:Exception|Error|Throwable|Failure)(?::|$)|[}\])]")
 

@@ -33,7 +33,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, cast
 
-from core import regexcache
 from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
@@ -49,7 +48,7 @@ MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (
 DETECT_LINES = 200  # lines read to recognise a layout
 SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
 ProgressFn = Callable[[str, int, int], None]  # (file, physical lines read, entries) every ~50k lines
-_ANSI = regexcache.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
 
 
 @dataclass
@@ -212,7 +211,7 @@ def detect_layout(path: Path) -> str:
 
 # A date (and time) a rotated file's name ends with: app-2024-03-01, messages-20240301,
 # app_2024-03-01T10-00. Numbers that are not dates stay (worker-2 may be another worker).
-_DATED = regexcache.compile(r"(.+?)[-_.](?:19|20)\d\d-?[01]\d-?[0-3]\d(?:[-_.T:]?\d+)*")
+_DATED = re.compile(r"(.+?)[-_.](?:19|20)\d\d-?[01]\d-?[0-3]\d(?:[-_.T:]?\d+)*")
 
 
 def service_of_file(path: Path) -> str:

@@ -27,24 +27,24 @@ FTS5 token match is already exact.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from core import regexcache
 from core.charclasses import ASCII_WORD_CHARS
 from core.tools.logquery import META_MARK, SearchUnit
 
 CANDIDATE_TERMS = 512  # a word in more vocabulary terms than this is matched by a scan
 
-_NON_ASCII = regexcache.compile(r"[^\x00-\x7f]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 # Where an ASCII letter/digit meets another letter or digit: split there.
-_SCRIPT_EDGE = regexcache.compile(r"(?<=[a-z0-9])(?=[^\W_a-z0-9])|(?<=[^\W_a-z0-9])(?=[a-z0-9])")
+_SCRIPT_EDGE = re.compile(r"(?<=[a-z0-9])(?=[^\W_a-z0-9])|(?<=[^\W_a-z0-9])(?=[a-z0-9])")
 # Letter runs touching a digit: the runs inside tokens that mix letters and digits.
-_MIXED_PARTS = regexcache.compile(r"[0-9][a-z]++|(?<![a-z])[a-z]++(?=[0-9])")
+_MIXED_PARTS = re.compile(r"[0-9][a-z]++|(?<![a-z])[a-z]++(?=[0-9])")
 _DIGITS_TO_SPACE = str.maketrans("0123456789", " " * 10)
-_ASCII_TOKEN = regexcache.compile(r"[a-z0-9]+")
-_TOKEN = regexcache.compile(r"[a-z0-9]+|[^\W\d_a-z]+")
-_ONE_ASCII_TOKEN = regexcache.compile(r"[a-z0-9]+")
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9]+|[^\W\d_a-z]+")
+_ONE_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 class IndexedText(NamedTuple):
@@ -119,7 +119,7 @@ def word_search(word: str, terms: list[str]) -> UnitSearch:
     return UnitSearch(fts="(" + " OR ".join(quote(term) for term in terms) + ")", exact=True, terms=tuple(terms))
 
 
-_GLOB_SPECIAL = regexcache.compile(r"([*?\[])")
+_GLOB_SPECIAL = re.compile(r"([*?\[])")
 
 
 def sufficient_glob(unit: SearchUnit) -> str:

@@ -19,19 +19,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core import regexcache
-
 # A metric or function name; a name followed by "(" is a function (or aggregation).
-_NAME = regexcache.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-_STRING = regexcache.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`")
+_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`")
 _KEYWORDS = frozenset({
     "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "offset", "and",
     "or", "unless", "inf", "nan", "atan2", "start", "end"})
-_TRAILING_COMPARISON = regexcache.compile(
+_TRAILING_COMPARISON = re.compile(
     r"^(?P<query>.*?)\s*(?P<op>>=|<=|==|!=|>|<)\s*(?:bool\s+)?(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)"
     r"(?:[eE][-+]?\d+)?)\s*$", re.DOTALL)
-_SELECTOR = regexcache.compile(r"^\s*(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{[^{}]*\})?\s*$")
-METRIC_NAME = regexcache.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+_SELECTOR = re.compile(r"^\s*(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{[^{}]*\})?\s*$")
+METRIC_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 
 
 @dataclass(frozen=True)

@@ -34,15 +34,14 @@ continues their numbering, which is how a log store appends files.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from core import regexcache
-
 WILDCARD = "<*>"
 _DELIMITERS = r"\s=:,;()\[\]{}<>\"'|"
-_MASK = regexcache.compile(
+_MASK = re.compile(
     # anchored at a segment's start (what ``re`` tries at every other position fails at once)
     rf"(?<![^{_DELIMITERS}])(?:"
     # URLs and absolute paths: the whole run up to a delimiter (":" allowed inside)
@@ -51,8 +50,8 @@ _MASK = regexcache.compile(
     rf"|[^{_DELIMITERS}\d]*\d[^{_DELIMITERS}]*)"
 )
 # Several values in a row (a list of block ids) count as one: lists vary in length.
-_RUNS = regexcache.compile(r"<\*>(?:[ \t]+<\*>)+")
-_PLAIN_WORD = regexcache.compile(r"(?:[A-Za-z][a-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
+_RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
+_PLAIN_WORD = re.compile(r"(?:[A-Za-z][a-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
 _MAX_CACHE = 200_000  # masked messages remembered; cleared when full (memory stays bounded)
 

@@ -28,11 +28,9 @@ from sqlalchemy import event, make_url
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError
 
-from core import regexcache
-
 _ESCAPE = "\uffff"
-_NEEDS_ESCAPE = regexcache.compile("[\x00\uffff\ud800-\udfff]")
-_ESCAPED = regexcache.compile("\uffff(\uffff|0|s[0-9a-f]{4})")
+_NEEDS_ESCAPE = re.compile("[\x00\uffff\ud800-\udfff]")
+_ESCAPED = re.compile("\uffff(\uffff|0|s[0-9a-f]{4})")
 
 
 def escape_text(value: str) -> str:

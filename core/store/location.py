@@ -14,6 +14,7 @@ password or a query value (``core.redact``):
 
 from __future__ import annotations
 
+import re
 import stat
 from pathlib import Path
 
@@ -21,13 +22,12 @@ from sqlalchemy import make_url
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
-from core import regexcache
 from core.errors import StoreError
 from core.inputs.text import text_problem
 from core.redact import redact_url
 
 # ``word:`` at the start: a URL scheme (a one-letter prefix would be a Windows drive).
-_URL_SHAPED = regexcache.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+):")
+_URL_SHAPED = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+):")
 _MEMORY = ":memory:"
 # Query options SQLAlchemy's pysqlite dialect takes, and SQLite's own URI options (uri=true).
 _SQLITE_OPTIONS = frozenset({

@@ -19,7 +19,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from core import regexcache
 from core.contracts import EvidenceBlock, KnowledgeResult
 from core.lexicon import normalize, topics_in
 from core.packs import Pack, Runbook
@@ -49,7 +48,7 @@ class IndexedSection:
 
 
 # Word boundaries inside CamelCase names: KubePodCrashLooping -> Kube Pod Crash Looping.
-_CAMEL_BOUNDARY = regexcache.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def _with_camel_words(titles: str) -> str:

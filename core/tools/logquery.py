@@ -34,7 +34,6 @@ from datetime import tzinfo
 from functools import lru_cache
 from typing import Any, Literal
 
-from core import regexcache
 from core.errors import ToolArgumentError
 from core.lexicon import expand_topics, normalize, phrase_pattern
 from core.logfields import LEVEL_NAMES, LEVEL_RANKS, canonical_level, level_rank, time_bound
@@ -44,8 +43,8 @@ from core.tools.query import ParsedQuery, parse_query
 META_MARK = "\x1f"  # separates the message from the other fields in a line's search text
 UnitKind = Literal["topics", "identifier", "word", "phrase"]
 
-_QUOTED = regexcache.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」')
-_BLANKS = regexcache.compile(r"[ \t]+")
+_QUOTED = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」')
+_BLANKS = re.compile(r"[ \t]+")
 
 
 def search_text(message: str, level: str, service: str, source: str | None, host: str | None) -> str:

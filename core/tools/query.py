@@ -17,13 +17,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core import regexcache
 from core.charclasses import HAN, HAN_RUN
 from core.lazypattern import LazyPattern
 from core.lexicon import normalize, services_in, topic_mentions
 
-_TOKEN = regexcache.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
-_IDENTIFIER_MARK = regexcache.compile(r"[0-9/_.:=@#%-]")
+_TOKEN = re.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
+_IDENTIFIER_MARK = re.compile(r"[0-9/_.:=@#%-]")
 
 # Words that carry no search meaning in a question about logs or runbooks.
 _ENGLISH_FILLER = frozenset([
@@ -75,7 +74,7 @@ class ParsedQuery:
 
 # An identifier holding a number next to a mark (db-1:5432, blk_123, 10.0.0.1:80, req-7f3a):
 # a topic word inside it (db, redis) does not make it a topic mention.
-_NUMBERED_IDENTIFIER = regexcache.compile(r"[a-z0-9][a-z0-9_./:@#-]*(?:[-_.:/]\d|\d[-_.:/])[a-z0-9_./:@#-]*")
+_NUMBERED_IDENTIFIER = re.compile(r"[a-z0-9][a-z0-9_./:@#-]*(?:[-_.:/]\d|\d[-_.:/])[a-z0-9_./:@#-]*")
 
 
 def _inside_identifiers(text: str) -> list[tuple[int, int]]:

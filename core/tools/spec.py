@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from core import regexcache
 from core.contracts import (
     TOOL_NAMES,
     Alert,
@@ -186,7 +185,7 @@ RAW_PATH_PREFIXES: dict[str, tuple[str, ...]] = {name: spec.prefixes for name, s
 EVIDENCE_KEYS: tuple[str, ...] = tuple(dict.fromkeys(
     evidence.key for spec in TOOL_SPECS.values() for evidence in spec.evidence))
 # The strict locator grammar: ``$.<list>[<index>]``, no leading zeros, no spaces, no sub-fields.
-RAW_PATH_RE = regexcache.compile(r"^\$\.(" + "|".join(map(re.escape, EVIDENCE_KEYS)) + r")\[(0|[1-9][0-9]*)\]$")
+RAW_PATH_RE = re.compile(r"^\$\.(" + "|".join(map(re.escape, EVIDENCE_KEYS)) + r")\[(0|[1-9][0-9]*)\]$")
 
 
 def find_spec(tool_name: str | None) -> ToolSpec | None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core import regexcache
 from core.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import match_excerpt, normalize_text
@@ -52,16 +51,16 @@ from core.verifier.support import align, align_subjects
 from core.verifier.text import clauses, content_units, fold, stems, with_state_words
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
-_DIAGNOSIS_RE = regexcache.compile(
+_DIAGNOSIS_RE = re.compile(
     r"root cause|caused by|due to|because|leak(?:s|ed|ing)?|根因|根本原因|原因|导致|由于|因为|泄漏|泄露",
     re.IGNORECASE)
-_CAUSAL_RE = regexcache.compile(r"root cause|caused by|due to|because|根因|原因|导致|由于|因为|引起",
-                                re.IGNORECASE)
+_CAUSAL_RE = re.compile(r"root cause|caused by|due to|because|根因|原因|导致|由于|因为|引起",
+                        re.IGNORECASE)
 # Negation in any language the evidence may be written in (非常 "very", 不断 "continually"
 # and the like are not negations; "unreachable" is one, as 不可达 is).
-_NEGATION_RE = regexcache.compile(r"没有|未|没|不(?![断少仅过同])|无(?!论)|非(?!常)|n't|(?<![a-z])(?:"
-                                  + "|".join(sorted(EN_NEGATIONS))
-                                  + r"|un(?:reachable|available|responsive|healthy|resolvable))(?![a-z])")
+_NEGATION_RE = re.compile(r"没有|未|没|不(?![断少仅过同])|无(?!论)|非(?!常)|n't|(?<![a-z])(?:"
+                          + "|".join(sorted(EN_NEGATIONS))
+                          + r"|un(?:reachable|available|responsive|healthy|resolvable))(?![a-z])")
 # A sentence is grounded when at least this share of its content units is in the evidence.
 _GROUNDED_SHARE = 0.5
 
@@ -252,7 +251,7 @@ def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
 
 
 # Quoted text in a claim: 「…」, “…”, "…" (a quote of a log line or a search term).
-_QUOTE_RE = regexcache.compile(r"「([^「」]*)」|“([^“”]*)”|\"([^\"]*)\"")
+_QUOTE_RE = re.compile(r"「([^「」]*)」|“([^“”]*)”|\"([^\"]*)\"")
 # A quote this short is a term, not a sentence (its facts are checked as named facts).
 _MIN_QUOTE_CHARS = 8
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from core import regexcache
 from core.lazypattern import LazyPattern
 from core.lexicon import topics_in
 from core.verifier.quantities import Family
@@ -62,14 +61,14 @@ _BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
         ("count", r"次数|数量|个数|线程数|连接数|" + _en(r"count|number of"), _COUNTABLE),
 )
 _BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
-    (role, regexcache.compile(pattern), families) for role, pattern, families in _BEFORE_CUES)
+    (role, re.compile(pattern), families) for role, pattern, families in _BEFORE_CUES)
 _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
-    ("window", regexcache.compile(r"\s*(?:以内|之内|内)"), _TIME),
-    ("used", regexcache.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
-    ("total", regexcache.compile(r"\s*(?:总量|(?:的)?(?:\S+\s*)?上限|"
-                                 + _en(r"total|in total|(?:[a-z]+ )?(?:limit|capacity)") + ")"), _AMOUNT),
-    ("threshold", regexcache.compile(r"\s*(?:的)?\s*(?:告警|报警)?(?:阈值|"
-                                     + _en(r"(?:alert(?:ing)? |alarm |warning |critical )?threshold") + ")"), _ANY),
+    ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
+    ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
+    ("total", re.compile(r"\s*(?:总量|(?:的)?(?:\S+\s*)?上限|"
+                         + _en(r"total|in total|(?:[a-z]+ )?(?:limit|capacity)") + ")"), _AMOUNT),
+    ("threshold", re.compile(r"\s*(?:的)?\s*(?:告警|报警)?(?:阈值|"
+                             + _en(r"(?:alert(?:ing)? |alarm |warning |critical )?threshold") + ")"), _ANY),
 )
 _LATEST = LazyPattern(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
                       + _en(r"latest|most recent|newest|last|until|till|through|to"))
@@ -78,15 +77,15 @@ _FIRST = LazyPattern(r"最早|首次|第一次|起始|开始于|始于|自|从|"
 # Words that state a value as the present one: a current cue anywhere before it in its clause
 # (当前使用 4GB; not the 现在 of 出现在 "appeared at"), or a copula right before it
 # (内存使用率为 85%, "memory usage is 85%").
-_NOW_MARK = regexcache.compile(r"当前|目前|(?<!出)现在|现为|实时|(?:为|是)\s*$|"
-                               + _en(r"current(?:ly)?|now|at present|presently") + "|"
-                               + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
+_NOW_MARK = re.compile(r"当前|目前|(?<!出)现在|现为|实时|(?:为|是)\s*$|"
+                       + _en(r"current(?:ly)?|now|at present|presently") + "|"
+                       + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
 # "11:05 到 11:17", "from 11:05 to 11:17": the first time of a range.
 _RANGE_TO = LazyPattern(r"\s*(?:到|至|~|-|–|" + _en(r"to|until|till|through") + r")\s*\d{1,2}:\d{2}")
-_AFTER_FIRST = regexcache.compile(r"\s*(?:开始|起|以来)")
-_COUNT_LABEL = regexcache.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$")
-_LABEL_TRIM = regexcache.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"
-                                 r"reached|about|around|approximately|roughly|~|≈)\s*$")
+_AFTER_FIRST = re.compile(r"\s*(?:开始|起|以来)")
+_COUNT_LABEL = re.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$")
+_LABEL_TRIM = re.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"
+                         r"reached|about|around|approximately|roughly|~|≈)\s*$")
 
 
 def role_cue(window: str, family: Family) -> tuple[Role, int] | None:
@@ -136,9 +135,8 @@ def _strip_cues(window: str) -> str:
 
 
 # A statistic a value is (P99, 95th percentile, 中位数 = P50): the closest one before it.
-_STATISTIC = regexcache.compile(r"(?<![a-z0-9])p(\d{2}(?:\.\d+)?)(?![0-9])"
-                                r"|(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:th|st|nd|rd)?\s*"
-                                r"(?:percentile|百分位|分位)|(中位数|中值|" + _en("median") + ")")
+_STATISTIC = re.compile(r"(?<![a-z0-9])p(\d{2}(?:\.\d+)?)(?![0-9])|(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:th|st|nd|rd)?\s*"
+                        r"(?:percentile|百分位|分位)|(中位数|中值|" + _en("median") + ")")
 
 
 def statistic_of(window: str) -> str:

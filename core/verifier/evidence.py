@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import regexcache
 from core.contracts import CheckedBinding, VerifierInput
 from core.lexicon import SERVICE_PATTERN
 from core.tools.spec import is_reference_tool
@@ -26,8 +25,8 @@ from core.verifier.roles import Reading, RoleFact, argument_services, read_ref
 from core.verifier.text import fold
 
 # A ref's own service: a log line's third bracket, a group's second, an alert's service=.
-_REF_SERVICE = regexcache.compile(r"^\s*\[[^\]]*\]\s*\[[^\]]*\]\s*\[([^\]]+)\]|(?<![a-z_])service=([^,;\s)]+)|"
-                                  r"\[(?:[^\]]*)\]\[([^\]]+)\] (?:from|at) ", re.IGNORECASE)
+_REF_SERVICE = re.compile(r"^\s*\[[^\]]*\]\s*\[[^\]]*\]\s*\[([^\]]+)\]|(?<![a-z_])service=([^,;\s)]+)|"
+                          r"\[(?:[^\]]*)\]\[([^\]]+)\] (?:from|at) ", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

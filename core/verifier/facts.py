@@ -11,11 +11,11 @@ runs (``使用率91%`` holds the number ``91%``), then put in the gatekeeper's n
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core import regexcache
 from core.charclasses import mark_han_edges
 from core.gatekeeper import normalize_text
 from core.gatekeeper.facts import Number, contains_identifier, extract_facts
@@ -40,7 +40,7 @@ class ClaimFacts:
 
 # Full-width punctuation ends a token ("91%：order-service" is a number and a service, not one
 # identifier), as its ASCII form would with a space after it.
-_FULL_WIDTH_BREAK = regexcache.compile(r"([：，；。、（）「」【】])")
+_FULL_WIDTH_BREAK = re.compile(r"([：，；。、（）「」【】])")
 
 
 def _spaced(text: str) -> str:
@@ -65,9 +65,9 @@ def extract(text: str) -> ClaimFacts:
 # ``告警已恢复`` is "resolved", ``告警正在触发`` "firing". Only next to 告警, and not negated
 # (``告警尚未恢复`` says it still fires), so ``服务恢复正常`` or ``触发条件`` are not states.
 _ZH_STATE_PHRASES = (
-    ("resolved", regexcache.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不])(?:恢复|解除|消除|结束)")),
-    ("firing", regexcache.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不停])触发|触发中")),
-    ("pending", regexcache.compile(r"待触发|告警[^，。；,;.]{0,10}?(?:待定|等待中)")),
+    ("resolved", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不])(?:恢复|解除|消除|结束)")),
+    ("firing", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不停])触发|触发中")),
+    ("pending", re.compile(r"待触发|告警[^，。；,;.]{0,10}?(?:待定|等待中)")),
 )
 
 
@@ -103,10 +103,9 @@ def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = Tru
 _STATE_FORMS = {"warning": "warn"}
 # A value with its unit joined by a hyphen ("a 10-second timeout"): a quantity, read by the
 # role reader, not a name.
-_HYPHENATED_VALUE = regexcache.compile(r"\d+(?:\.\d+)?-[a-z]+")
+_HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
 # "WARN-level entries": a log level, which the attribution checks against the lines, not a name.
-_LEVEL_NAMED = regexcache.compile(
-    r"(?:trace|debug|info|notice|warn|warning|error|err|severe|fatal|critical|crit)-level")
+_LEVEL_NAMED = re.compile(r"(?:trace|debug|info|notice|warn|warning|error|err|severe|fatal|critical|crit)-level")
 
 
 def _named_in(region: str, name: str) -> bool:

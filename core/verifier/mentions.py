@@ -18,34 +18,32 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from core import regexcache
 from core.charclasses import HAN
 from core.verifier.text import content_units
 
-_QUOTE = regexcache.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
-                            r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")
-_SENTENCE_BREAK = regexcache.compile(r"[。；;!?！？\n]|\.(?=\s|$)")
+_QUOTE = re.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
+                    r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")
+_SENTENCE_BREAK = re.compile(r"[。；;!?！？\n]|\.(?=\s|$)")
 # A colon ends a clause too ("logged lines with "X": 176 lines like "Y""): what follows it is
 # what the lines are, the words before it a heading. Folded text has ASCII colons only, so a
 # Chinese one (``相关的记录：3 条``) is the colon after a Han character.
-_CLAUSE_BREAK = regexcache.compile(rf"[。；;!?！？\n，,、：]|\.(?=\s|$)|:(?=\s|[\"“「『'])|(?<=[{HAN}]):")
+_CLAUSE_BREAK = re.compile(rf"[。；;!?！？\n，,、：]|\.(?=\s|$)|:(?=\s|[\"“「『'])|(?<=[{HAN}]):")
 # A template's variable part (``<*>``) and a quote's ellipsis stand for any text.
-_GAP = regexcache.compile(r"<\*>|…+|\.{3,}|⋯")
-_SPACE = regexcache.compile(r"\s+")
+_GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
+_SPACE = re.compile(r"\s+")
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
-_LEVEL_WORD = regexcache.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
-                                 r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))|"
-                                 r"(信息)(?=\s*(?:级别|级|日志))")
+_LEVEL_WORD = re.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
+                         r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))|"
+                         r"(信息)(?=\s*(?:级别|级|日志))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {"trace": "trace", "debug": "debug", "info": "info", "notice": "info",
                           "warn": "warn", "warning": "warn", "error": "error", "err": "error",
                           "severe": "error", "fatal": "fatal", "critical": "fatal", "crit": "fatal",
                           "错误": "error", "警告": "warn", "致命": "fatal", "调试": "debug", "信息": "info"}
-_LEVEL_JOIN = regexcache.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
+_LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
 _RANK = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "fatal": 5}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
-_OR_ABOVE = regexcache.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)"
-                               r"|\s*(?:level\s+)?(?:or above|or higher|and above)")
+_OR_ABOVE = re.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)|\s*(?:level\s+)?(?:or above|or higher|and above)")
 
 
 @dataclass(frozen=True)
@@ -200,7 +198,7 @@ def _nearest(near: list[Quote], position: int) -> Quote:
     return min(near, key=lambda q: (_distance(q, position), q.start < position))
 
 
-_NUMBERISH = regexcache.compile(r"[\d:.\-+t]+")
+_NUMBERISH = re.compile(r"[\d:.\-+t]+")
 
 
 def _own_units(words: str, ignore: AbstractSet[str]) -> set[str]:
@@ -234,8 +232,8 @@ def _squeezed(text: str) -> str:
 
 # A value in a line (``91.0%``, ``3.8GB/4GB``, a run ``85% → 87% → 89%``) is a variable part:
 # lines that differ only in their values are the same kind of line.
-_VALUE = regexcache.compile(r"(?<![a-z0-9_\-.])\d+(?:\.\d+)?(?:%|[a-zµ]+)?(?![a-z0-9_])")
-_VALUE_RUN = regexcache.compile(r"<\*>(?:\s*(?:→|->|=>|/|~|…|\.\.\.)\s*<\*>)+")
+_VALUE = re.compile(r"(?<![a-z0-9_\-.])\d+(?:\.\d+)?(?:%|[a-zµ]+)?(?![a-z0-9_])")
+_VALUE_RUN = re.compile(r"<\*>(?:\s*(?:→|->|=>|/|~|…|\.\.\.)\s*<\*>)+")
 
 
 def _masked(text: str) -> str:

@@ -16,14 +16,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core import regexcache
-
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
               "八": 8, "九": 9}
 _ZH_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 _ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES)
 # A run of Chinese numerals, with an optional decimal part (九十一点五).
-_ZH_RUN = regexcache.compile(rf"[{_ZH_CHARS}]+(?:点[{''.join(_ZH_DIGITS)}]+)?")
+_ZH_RUN = re.compile(rf"[{_ZH_CHARS}]+(?:点[{''.join(_ZH_DIGITS)}]+)?")
 
 _EN_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
              "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -33,21 +31,20 @@ _EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "
             "eighty": 80, "ninety": 90}
 _EN_SCALES = {"hundred": 100, "thousand": 1000}
 _EN_WORD = "|".join(sorted([*_EN_UNITS, *_EN_TENS, *_EN_SCALES], key=len, reverse=True))
-_EN_RUN = regexcache.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?= hundred| thousand))(?:[\s\-]+(?:and\s+)?)?)+"
-                             rf"(?<![\s\-])(?![a-z])")
+_EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?= hundred| thousand))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"
+                     rf"(?![a-z])")
 
 # Spelled durations with no numeral a unit could follow.
 _IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (regexcache.compile(r"(?<![a-z])(?:an|one) hour and a half(?![a-z])|一个半小时|一个半钟头"), 90.0, "m"),
-    (regexcache.compile(r"(?<![a-z])half an hour(?![a-z])|半个?小时|半个钟头"), 30.0, "m"),
-    (regexcache.compile(r"(?<![a-z])an hour(?![a-z])|(?<=the past |the last )hour(?![a-z])|一个?小时|一个钟头"),
-     1.0, "h"),
-    (regexcache.compile(r"(?<![a-z])a minute(?![a-z])|(?<=the past |the last )minute(?![a-z])|一分钟"), 1.0, "m"),
-    (regexcache.compile(r"(?<![a-z])a day(?![a-z])|(?<=the past |the last )day(?![a-z])|一天"), 1.0, "d"),
-    (regexcache.compile(r"一刻钟"), 15.0, "m"),
-    (regexcache.compile(r"三刻钟"), 45.0, "m"),
+    (re.compile(r"(?<![a-z])(?:an|one) hour and a half(?![a-z])|一个半小时|一个半钟头"), 90.0, "m"),
+    (re.compile(r"(?<![a-z])half an hour(?![a-z])|半个?小时|半个钟头"), 30.0, "m"),
+    (re.compile(r"(?<![a-z])an hour(?![a-z])|(?<=the past |the last )hour(?![a-z])|一个?小时|一个钟头"), 1.0, "h"),
+    (re.compile(r"(?<![a-z])a minute(?![a-z])|(?<=the past |the last )minute(?![a-z])|一分钟"), 1.0, "m"),
+    (re.compile(r"(?<![a-z])a day(?![a-z])|(?<=the past |the last )day(?![a-z])|一天"), 1.0, "d"),
+    (re.compile(r"一刻钟"), 15.0, "m"),
+    (re.compile(r"三刻钟"), 45.0, "m"),
 )
-_PERCENT_PREFIX = regexcache.compile(r"百分之\s*")
+_PERCENT_PREFIX = re.compile(r"百分之\s*")
 
 
 @dataclass(frozen=True)
@@ -186,8 +183,8 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 # ``11点17分``, ``十一点零五分``, ``上午11点30分``, ``下午3点``, ``11点半``, ``11时17分05秒``.
 _NUM = rf"(?:\d{{1,2}}|[{_ZH_CHARS}]{{1,3}})"
-_ZH_CLOCK = regexcache.compile(rf"(?P<half>上午|中午|下午|晚上|凌晨|早上)?\s*(?P<hour>{_NUM})\s*[点時时]"
-                               rf"(?:\s*(?:(?P<minute>{_NUM})\s*分?(?:\s*(?P<second>{_NUM})\s*秒)?|(?P<halfhour>半)))?")
+_ZH_CLOCK = re.compile(rf"(?P<half>上午|中午|下午|晚上|凌晨|早上)?\s*(?P<hour>{_NUM})\s*[点時时]"
+                       rf"(?:\s*(?:(?P<minute>{_NUM})\s*分?(?:\s*(?P<second>{_NUM})\s*秒)?|(?P<halfhour>半)))?")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core import regexcache
 from core.verifier.numerals import spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
@@ -49,28 +48,28 @@ UNITS: dict[str, tuple[Family, float]] = {
 # "g" is too often a word or another unit (metres, grams) to be read as one.
 _ATTACHED_ONLY = frozenset({"m", "d", "b", "g"})
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
-_UNIT_RE = regexcache.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
-_NUMBER_RE = regexcache.compile(r"\d+(?:\.\d+)?")
-_SLASH_RE = regexcache.compile(r" ?/ ?(?=\d)")
-_UNKNOWN_UNIT_RE = regexcache.compile(r"[a-z]+(?![a-z0-9_\-.])")
+_UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+_SLASH_RE = re.compile(r" ?/ ?(?=\d)")
+_UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./#@")
-_ARROW_RE = regexcache.compile(r"\s*(?:→|->|=>|⟶|➝|➔|~>)\s*(?:(?:…|\.\.\.|⋯)\s*(?:→|->|=>|⟶|➝|➔|~>)\s*)*")
-_FROM_TO_RE = regexcache.compile(
+_ARROW_RE = re.compile(r"\s*(?:→|->|=>|⟶|➝|➔|~>)\s*(?:(?:…|\.\.\.|⋯)\s*(?:→|->|=>|⟶|➝|➔|~>)\s*)*")
+_FROM_TO_RE = re.compile(
     r"(?:from|从|由)\s*$")
-_TO_RE = regexcache.compile(
+_TO_RE = re.compile(
     r"^\s*(?:to|up to|down to|rose to|rising to|risen to|climbed to|increased to|grew to|"
     r"fell to|dropped to|升至|涨至|增至|降至|升到|涨到|降到|上升到|上升至|上涨到|上涨至|增长到|增长至|增加到|"
     r"增加至|下降到|下降至|到|至)\s*")
 
-_ISO_RE = regexcache.compile(
+_ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
     r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
 # 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
-_ZH_DATE_RE = regexcache.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 # "99th percentile", "99 分位": the number names a statistic, it is not a value.
-_PERCENTILE_AFTER = regexcache.compile(r"\s*(?:th|st|nd|rd)?\s*(?:percentile|百分位|分位)")
+_PERCENTILE_AFTER = re.compile(r"\s*(?:th|st|nd|rd)?\s*(?:percentile|百分位|分位)")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
-_CLOCK_RE = regexcache.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
+_CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
 
 
 def plain_number(number: float) -> str:

@@ -21,7 +21,6 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from core import regexcache
 from core.lexicon import topics_in
 from core.verifier.evidence import Item
 from core.verifier.mentions import ClaimMentions
@@ -38,27 +37,25 @@ def _en(words: str) -> str:
     return rf"(?<![a-z])(?:{words})(?![a-z])"
 
 
-_ABOVE = regexcache.compile(r"超过|超出|高于|大于|多于|"
-                            + _en(r"above|over|exceed(?:s|ing|ed)?|higher than|greater than|more than|beyond|past"))
-_BELOW = regexcache.compile(r"低于|小于|少于|不到|未达到|未超过|没有超过|没超过|尚未达到|未到|不足|"
-                            + _en(r"below|under|less than|lower than|within|short of|"
-                                  r"not (?:yet )?(?:reach(?:ed)?|exceed(?:ed)?|above|over)|"
-                                  r"(?:has|have|did) not (?:yet )?(?:reached|exceeded)"))
+_ABOVE = re.compile(r"超过|超出|高于|大于|多于|" + _en(r"above|over|exceed(?:s|ing|ed)?|higher than|greater than|"
+                                              r"more than|beyond|past"))
+_BELOW = re.compile(r"低于|小于|少于|不到|未达到|未超过|没有超过|没超过|尚未达到|未到|不足|"
+                    + _en(r"below|under|less than|lower than|within|short of|"
+                          r"not (?:yet )?(?:reach(?:ed)?|exceed(?:ed)?|above|over)|"
+                          r"(?:has|have|did) not (?:yet )?(?:reached|exceeded)"))
 _MEASURED = ("current", "value", "sample", "used", "count")
 
-_UP = regexcache.compile(r"上升|上涨|升高|增长|增加|攀升|走高|飙升|升至|涨至|增至|升到|涨到|增到|"
-                         + _en(r"ris(?:e|es|ing|en)|rose|climb(?:s|ed|ing)?|increas(?:e|es|ed|ing)|"
-                               r"grow(?:s|n|ing)?|grew|went up|going up|trending up|"
-                               r"spik(?:e|es|ed|ing)|surg(?:e|es|ed|ing)"))
-_DOWN = regexcache.compile(r"下降|下跌|降低|回落|减少|走低|降至|降到|跌至|跌到|减至|"
-                           + _en(r"fall(?:s|ing|en)?|fell|drop(?:s|ped|ping)?|declin(?:e|es|ed|ing)|"
-                                 r"decreas(?:e|es|ed|ing)|went down|going down|trending down|"
-                                 r"shrink(?:s|ing)?|shrank|eas(?:e|es|ed|ing)"))
+_UP = re.compile(r"上升|上涨|升高|增长|增加|攀升|走高|飙升|升至|涨至|增至|升到|涨到|增到|"
+                 + _en(r"ris(?:e|es|ing|en)|rose|climb(?:s|ed|ing)?|increas(?:e|es|ed|ing)|grow(?:s|n|ing)?|grew|"
+                       r"went up|going up|trending up|spik(?:e|es|ed|ing)|surg(?:e|es|ed|ing)"))
+_DOWN = re.compile(r"下降|下跌|降低|回落|减少|走低|降至|降到|跌至|跌到|减至|"
+                   + _en(r"fall(?:s|ing|en)?|fell|drop(?:s|ped|ping)?|declin(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|"
+                         r"went down|going down|trending down|shrink(?:s|ing)?|shrank|eas(?:e|es|ed|ing)"))
 # For a duration (latency): faster is a falling value, slower a rising one.
-_FASTER = regexcache.compile(r"变快|更快|加快|" + _en(r"faster|quicker|speeding up|getting quicker"))
-_SLOWER = regexcache.compile(r"变慢|更慢|" + _en(r"slower|slowing(?: down)?"))
-_NEGATED = regexcache.compile(r"(?:没有|没|未|不再|并未|并没有|"
-                              + _en(r"not|no longer|never|isn't|hasn't|wasn't|didn't") + r")\s*(?:\S+\s*)?$")
+_FASTER = re.compile(r"变快|更快|加快|" + _en(r"faster|quicker|speeding up|getting quicker"))
+_SLOWER = re.compile(r"变慢|更慢|" + _en(r"slower|slowing(?: down)?"))
+_NEGATED = re.compile(r"(?:没有|没|未|不再|并未|并没有|" + _en(r"not|no longer|never|isn't|hasn't|wasn't|didn't")
+                      + r")\s*(?:\S+\s*)?$")
 
 
 def relations(text: str, reading: Reading, items: Sequence[Item]) -> list[Finding]:

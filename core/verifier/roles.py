@@ -24,7 +24,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from core import regexcache
 from core.lazypattern import LazyPattern
 from core.lexicon import SERVICE_PATTERN, expand_topics, topics_in
 from core.verifier.cues import (
@@ -44,11 +43,11 @@ from core.verifier.mentions import NO_ABOUT, About, ClaimMentions, canonical_lev
 from core.verifier.quantities import Quantity, TimePoint, Token, tokens
 from core.verifier.text import clause_bounds, fold
 
-_LOG_PREFIX = regexcache.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
+_LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
 # A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
-_GROUP = regexcache.compile(r'^\s*\d+ lines? like "(?P<template>.*)" '
-                            r'\[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ', re.DOTALL)
-_ALERT_HEAD = regexcache.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
+_GROUP = re.compile(r'^\s*\d+ lines? like "(?P<template>.*)" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
+                    re.DOTALL)
+_ALERT_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
 
 
 @dataclass(frozen=True)
@@ -173,7 +172,7 @@ def _time_fact(folded: str, token: Token, window: str, window_start: int, limit:
                     qualifier=qualifier, subjects=_subjects_at(context, token.start))
 
 
-_QUOTED_SPAN = regexcache.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_QUOTED_SPAN = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
 _CLOSING_QUOTES = "」”\"』"
 _CLAUSE_END = LazyPattern(r"[，,；;。!?！？\n]")
 
@@ -226,8 +225,8 @@ def _cued(folded: str, token: Token, window: str, window_start: int, after_limit
 
 # "3.8GB of 4GB", "3.8GB used of 4GB", "3.8GB of order-service's 4GB": what lies between a
 # used amount and its total.
-_OF_TOTAL = regexcache.compile(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a|[\w\-]+'s))?|/|，共|"
-                               r",\s*total)\s*")
+_OF_TOTAL = re.compile(r"\s*(?:(?:used|in use)\s+)?(?:(?:of|out of)(?:\s+(?:the|its|a|[\w\-]+'s))?|/|，共|"
+                       r",\s*total)\s*")
 
 
 def _of_total(folded: str, token: Token, found: list[Token], index: int) -> bool:
@@ -309,12 +308,12 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
 
 
 # The name of the next value ("status: 503 len: 211"): not words about this one.
-_NEXT_KEY = regexcache.compile(r"[\w.\-]+\s*[:=：]\s*$")
+_NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
 
 
 _RANGE_JOIN = LazyPattern(r"\s*(?:and|与|和|至|到|to|until|till|through|-|–|~)\s*")
 _RANGE_OPEN = LazyPattern(r"(?:between|from|从|自|在|介于)\s*$")
-_RANGE_CLOSE = regexcache.compile(r"\s*(?:之间|期间|间)")
+_RANGE_CLOSE = re.compile(r"\s*(?:之间|期间|间)")
 
 
 def _ranges(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
@@ -350,11 +349,11 @@ def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[
     return marked
 
 
-_QUOTED = regexcache.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
-_SENTENCE = regexcache.compile(r"[。；;!?！？\n]|\.(?!\d)")
+_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
+_SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
 
 
-_FIRES_AT = regexcache.compile(r"(?<![a-z])(?:fires|fired|firing|triggers|triggered|triggering) at\s*$")
+_FIRES_AT = re.compile(r"(?<![a-z])(?:fires|fired|firing|triggers|triggered|triggering) at\s*$")
 
 
 def _fires_at(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
@@ -454,7 +453,7 @@ def _read_log(folded: str, log: re.Match[str], arguments: frozenset[str],
 
 
 # An alert's severity is its level (severity=warning is a warning).
-_SEVERITY = regexcache.compile(r"(?<![a-z])severity=([a-z]+)")
+_SEVERITY = re.compile(r"(?<![a-z])severity=([a-z]+)")
 
 
 def _level(word: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from core import regexcache
 from core.contracts import Exclusions, Plan
 from core.lexicon import (
     alert_names_in,
@@ -51,7 +50,7 @@ def subjects_excluded(services: list[str], topics: list[str], exclusions: Exclus
 
 # The ``service=`` field of an alert ref (``core.tools.refs.alert_ref_text``): the service as
 # the data spells it, which need not look like ``xxx-service`` (``checkout``, ``payments``).
-_REF_SERVICE = regexcache.compile(r"(?:^|[\s,;])service=([^\s,;]+)")
+_REF_SERVICE = re.compile(r"(?:^|[\s,;])service=([^\s,;]+)")
 
 
 def services_mentioned(text: str) -> list[str]:

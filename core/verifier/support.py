@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core import regexcache
 from core.contracts import FactSupport
 from core.verifier.evidence import Evidence, Item
 from core.verifier.mentions import fits, overlap, quotes
@@ -176,7 +175,7 @@ def _label_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
 
 
 def _names(words: str, key: str) -> bool:
-    return regexcache.compile(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])").search(words) is not None
+    return re.search(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])", words) is not None
 
 
 def _short(message: str) -> str:
@@ -226,7 +225,7 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
 
 
 # What names a search's term in a claim: 'lines with "X"', 'matching "X"', '与「X」相关', '包含「X」'.
-_SEARCH_LABEL = regexcache.compile(r"(?:\bwith|\bmatching|\bcontaining|\bmentioning|包含|与|含有)\s*$")
+_SEARCH_LABEL = re.compile(r"(?:\bwith|\bmatching|\bcontaining|\bmentioning|包含|与|含有)\s*$")
 
 
 def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], tuple[Item, str]]:
@@ -249,7 +248,7 @@ def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], t
 
 # A ref that gives a time with no unit under a name that says it is one ("time: 30.0021"):
 # seconds, the unit such logs write.
-_TIMED_NAME = regexcache.compile(r"(?<![a-z])(?:time|elapsed|latency|duration|took)(?![a-z])|耗时|用时|延迟")
+_TIMED_NAME = re.compile(r"(?<![a-z])(?:time|elapsed|latency|duration|took)(?![a-z])|耗时|用时|延迟")
 
 
 def _same(claimed: Quantity, evidence: RoleFact) -> bool:
@@ -328,7 +327,7 @@ def align_subjects(text: str, known: set[str], items: Sequence[Item]) -> list[Fa
     supports: list[FactSupport] = []
     for position, name in dict((name, (position, name)) for position, name in
                                service_mentions(folded, known)).values():
-        pattern = regexcache.compile(rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])")
+        pattern = re.compile(rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])")
         found = _subject_support(pattern, items)
         if found is None:
             continue

@@ -8,15 +8,15 @@ each character is NFKC-normalised and lower-cased only when that yields one char
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
-from core import regexcache
 from core.charclasses import HAN_RUN
 
 # Where one statement of a text ends and the next begins (a decimal point is not one).
-_CLAUSE_BREAK_RE = regexcache.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
-_WORD_RE = regexcache.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
+_CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
+_WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
 # Words that carry no checkable content of their own: what every claim says around its facts.
 GENERIC_EN: frozenset[str] = frozenset({
@@ -101,7 +101,7 @@ def content_units(folded: str) -> set[str]:
     return units
 
 
-_NAME_PARTS = regexcache.compile(r"[_\-./:]+")
+_NAME_PARTS = re.compile(r"[_\-./:]+")
 _SUFFIXES = ("ing", "ed", "es", "s", "e")
 
 

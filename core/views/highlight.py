@@ -9,11 +9,11 @@ below, so a log line holding ``<script>`` or ``**bold**`` reads literally.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from core import regexcache
 from core.gatekeeper.normalize import normalize_text
 
 TEXT_CLASS = "sb-text"
@@ -22,12 +22,12 @@ DIFF_CLASS = "sb-diff"
 CITED_CLASS = "sb-cited"
 # Beyond this the ref text is shown plain: a diff of a whole runbook would only be noise.
 MAX_DIFF_CHARS = 4000
-_ELISION = regexcache.compile(r"\.{3,}|…+")
+_ELISION = re.compile(r"\.{3,}|…+")
 # What a reader takes in as one token: a number with its sign, comparison, decimals and unit
 # (``-91%``, ``3.8GB``, ``11:17:00``) or a word with its inner dashes and dots
 # (``order-service``, ``java.lang.OutOfMemoryError``). A CJK character is a token by itself.
-_TOKEN = regexcache.compile(r"[<>≤≥≠≈~±+\-]?\d+(?:[.,:]\d+)*(?:%|[A-Za-z]+)?"
-                            r"|[A-Za-z_][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)*")
+_TOKEN = re.compile(r"[<>≤≥≠≈~±+\-]?\d+(?:[.,:]\d+)*(?:%|[A-Za-z]+)?"
+                    r"|[A-Za-z_][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)*")
 
 
 @dataclass(frozen=True)

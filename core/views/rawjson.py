@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core import regexcache
 from core.views.highlight import CITED_CLASS, TEXT_CLASS
 
 JSON_CLASS = "sb-json"
-_STEP = regexcache.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 CONTEXT_ITEMS = 1   # items shown either side of the cited one in its list
 SHOWN_ITEMS = 2     # items shown of a list the citation is not in
 

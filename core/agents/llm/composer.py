@@ -17,7 +17,6 @@ import json
 import re
 from typing import Literal
 
-from core import regexcache
 from core.agents.llm import wire
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
@@ -34,7 +33,7 @@ from core.lexicon import normalize
 from core.verifier.scope import excluded_mentions
 
 SCHEMA_NAME = "composer_output"
-_NUMBER = regexcache.compile(r"\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 class LLMComposer(LLMRole):
@@ -111,11 +110,11 @@ def _failed_steps(verifier_input: VerifierInput, verifier_result: VerifierResult
 
 # What an answer leads with: yes, no (in both languages).
 _LEADS = {
-    "yes": regexcache.compile(r"^\s*(?:是|存在|有|yes\b)", re.IGNORECASE),
-    "no": regexcache.compile(r"^\s*(?:否|不是|不存在|没有|未|无|no\b|not\b|none\b|there (?:is|are) no\b)",
-                             re.IGNORECASE),
-    "partly": regexcache.compile(r"^\s*(?:部分|partly\b|partially\b)", re.IGNORECASE),
-    "unknown": regexcache.compile(r"^\s*(?:无法确定|不能确定|cannot tell\b|unknown\b)", re.IGNORECASE),
+    "yes": re.compile(r"^\s*(?:是|存在|有|yes\b)", re.IGNORECASE),
+    "no": re.compile(r"^\s*(?:否|不是|不存在|没有|未|无|no\b|not\b|none\b|there (?:is|are) no\b)",
+                     re.IGNORECASE),
+    "partly": re.compile(r"^\s*(?:部分|partly\b|partially\b)", re.IGNORECASE),
+    "unknown": re.compile(r"^\s*(?:无法确定|不能确定|cannot tell\b|unknown\b)", re.IGNORECASE),
 }
 
 

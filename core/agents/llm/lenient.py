@@ -30,7 +30,6 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
-from core import regexcache
 from core.contracts import Claim, Hypothesis, MissingInfo, RecommendedAction
 
 # model -> (id field, id prefix) for objects whose id is only a label.
@@ -42,9 +41,9 @@ _NUMBERED: dict[type[BaseModel], tuple[str, str]] = {
 _TEXT_FIELD: dict[type[BaseModel], str] = {
     MissingInfo: "description", Hypothesis: "hypothesis_text", RecommendedAction: "action_text",
 }
-_INVOCATION_ID = regexcache.compile(r"^\s*(?:#|inv(?:ocation)?(?:[\s_-]*id)?[\s:#_-]*)?(\d+)\s*$",
-                                    re.IGNORECASE)
-_CAMEL = regexcache.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_INVOCATION_ID = re.compile(r"^\s*(?:#|inv(?:ocation)?(?:[\s_-]*id)?[\s:#_-]*)?(\d+)\s*$",
+                            re.IGNORECASE)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def normalise(data: Any, contract: type[BaseModel]) -> Any:

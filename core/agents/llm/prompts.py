@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from core import regexcache
 from core.agents.llm.errors import LLMCallError
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 DEFAULT_PROMPT_VERSION = "v1"
-_PLACEHOLDER = regexcache.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
 
 @dataclass(frozen=True)

@@ -20,16 +20,15 @@ the service, in every style -- the narrower ERROR-only one next to the broader o
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core import regexcache
-
 Style = Literal["strict", "prefixless", "natural"]
 STYLES: tuple[Style, ...] = ("strict", "prefixless", "natural")
-_PREFIX = regexcache.compile(r"^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\]\s*")
-_NUMBER = regexcache.compile(r"\d+")
-_IDENTIFIER = regexcache.compile(r"\b[A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
+_PREFIX = re.compile(r"^\[[^\]]*\]\[[^\]]*\]\[[^\]]*\]\s*")
+_NUMBER = re.compile(r"\d+")
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ states it; what it cannot fix it leaves out.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any, Literal
 
-from core import regexcache
 from core.agents.llm.sim_claims import Cited, Seen, alert_claim, lines_claim
 
 ErrorMode = Literal["off_by_one", "paraphrase", "wrong_invocation", "missing_raw_path",
@@ -34,9 +34,9 @@ CITATION_ERRORS: tuple[ErrorMode, ...] = ("off_by_one", "paraphrase", "wrong_inv
                                           "missing_raw_path")
 CONTENT_ERRORS: tuple[ErrorMode, ...] = ("repair_action", "runbook_appended", "rounded_value")
 ERROR_MODES: tuple[ErrorMode, ...] = CITATION_ERRORS + CONTENT_ERRORS
-_INDEX = regexcache.compile(r"^(\$\.\w+)\[(\d+)\]$")
-_RATIO = regexcache.compile(r"(\d+(?:\.\d+)?)\s*([A-Za-z%]*)\s*/\s*(\d+(?:\.\d+)?)\s*([A-Za-z%]*)")
-_VALUE = regexcache.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(GB|MB|s|ms|%)")
+_INDEX = re.compile(r"^(\$\.\w+)\[(\d+)\]$")
+_RATIO = re.compile(r"(\d+(?:\.\d+)?)\s*([A-Za-z%]*)\s*/\s*(\d+(?:\.\d+)?)\s*([A-Za-z%]*)")
+_VALUE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(GB|MB|s|ms|%)")
 
 
 def inject(output: dict[str, Any], mode: ErrorMode, seen: Seen,

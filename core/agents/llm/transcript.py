@@ -42,20 +42,20 @@ number is substituted.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core import regexcache
 from core.errors import EngineError, first_error
 
 FaultName = Literal["timeout", "http_500", "http_502", "http_503", "rate_limit",
                     "connection_reset", "invalid_json", "no_choices", "empty_choices",
                     "error_body", "empty"]
-ROLE_MARKER = regexcache.compile(r"superbiz (planner|executor|verifier|composer) prompt")
-PLACEHOLDER = regexcache.compile(r"\{\{\s*inv\s*:\s*(-?\d+)\s*\}\}")
+ROLE_MARKER = re.compile(r"superbiz (planner|executor|verifier|composer) prompt")
+PLACEHOLDER = re.compile(r"\{\{\s*inv\s*:\s*(-?\d+)\s*\}\}")
 
 
 class TranscriptError(EngineError):

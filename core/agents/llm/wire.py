@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from core import regexcache
 from core.agents.llm.completion import ChatTurn, repair_model_json
 from core.agents.llm.profiles import ModelProfile
 from core.contracts import Invocation
@@ -130,7 +129,7 @@ def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- reading answers
 
-_FENCE = regexcache.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
 
 

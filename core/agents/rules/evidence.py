@@ -20,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core import regexcache
 from core.charclasses import HAN
 from core.contracts import Alert, EvidenceBinding, EvidenceRef, Invocation, LogEntry
 from core.lazypattern import LazyPattern
@@ -28,7 +27,7 @@ from core.lexicon import expand_topics, normalize, topic_mentions
 from core.tools.spec import evidence_at
 
 # A number a trend may vary: not part of an identifier (v1, HikariPool-1, :6379, pod hashes).
-_VALUE_RE = regexcache.compile(r"(?<![\w\-./:])\d+(?:\.\d+)?(?:%|[a-zA-Z]+)?(?![\w.])")
+_VALUE_RE = re.compile(r"(?<![\w\-./:])\d+(?:\.\d+)?(?:%|[a-zA-Z]+)?(?![\w.])")
 _ARROW = " → "
 
 

@@ -16,9 +16,9 @@ Every number, timestamp and word a claim states is copied from the refs it cites
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
-from core import regexcache
 from core.agents.rules.evidence import EvidenceItem, collect_items
 from core.agents.rules.searches import LogSearch, compound_labels
 from core.concepts import concepts_held, holds_term
@@ -120,7 +120,7 @@ def _group_phrase(group: LogGroup, language: Language) -> str:
     return f'{group.count} {group.level} {lines} {when} like "{group.template}"'
 
 
-_DIGITS = regexcache.compile(r"\d+")
+_DIGITS = re.compile(r"\d+")
 
 
 def _shape(message: str) -> str:

@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from core import regexcache
 from core.agents.rules.question import QuestionReading, read_question, strip_markup
 from core.agents.rules.scope import blanked, exclusion_clauses, narrow_markers, without_clauses
 from core.agents.rules.window import time_window
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
     from core.sources.base import World
 
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
-_ORDER_RE = regexcache.compile(r"(?:订单|\border)\s*[#:\-]?\s*(\d+)", re.IGNORECASE)
+_ORDER_RE = re.compile(r"(?:订单|\border)\s*[#:\-]?\s*(\d+)", re.IGNORECASE)
 _T = TypeVar("_T")
 
 

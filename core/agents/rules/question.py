@@ -31,32 +31,31 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from core import regexcache
 from core.agents.rules.segment import segment
 from core.charclasses import HAN_RUN
 from core.concepts import CONCEPTS, TRANSLATIONS, concept_mentions, named_before_a_place
 from core.lazypattern import LazyPattern
 from core.lexicon import SERVICE_PATTERN, TOPICS, normalize, topic_mentions, topics_in
 
-_MARKUP_BLOCK = regexcache.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
-_MARKUP_TAG = regexcache.compile(r"</?[A-Za-z!][^>]*>?")
-_QUOTED = regexcache.compile(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|‘([^’\n]+)’'
-                             r"|(?<![A-Za-z0-9])'([^'\n]+)'(?![A-Za-z0-9])")
-_ALERT_WORDS = regexcache.compile(r"告警|报警|警报|alerts?\b|alarms?\b|firing|触发", re.IGNORECASE)
+_MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
+_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|‘([^’\n]+)’'
+                     r"|(?<![A-Za-z0-9])'([^'\n]+)'(?![A-Za-z0-9])")
+_ALERT_WORDS = re.compile(r"告警|报警|警报|alerts?\b|alarms?\b|firing|触发", re.IGNORECASE)
 # The state an alert question asks about, as Prometheus and Alertmanager name the states.
 _ALERT_STATES = (
-    ("firing", regexcache.compile(r"\bfir(?:e|es|ed|ing)\b|\bactive\b|在触发|触发|正在告警", re.IGNORECASE)),
-    ("pending", regexcache.compile(r"\bpending\b|待触发|等待触发|挂起", re.IGNORECASE)),
-    ("suppressed", regexcache.compile(r"\bsilenc(?:e|ed|es|ing)\b|\bsuppress(?:ed|ion)?\b|\bmuted?\b|"
-                                      r"\binhibit(?:ed|ion)?\b|静默|屏蔽|抑制|被静音", re.IGNORECASE)),
-    ("resolved", regexcache.compile(r"\bresolved\b|已恢复|已解决", re.IGNORECASE)),
+    ("firing", re.compile(r"\bfir(?:e|es|ed|ing)\b|\bactive\b|在触发|触发|正在告警", re.IGNORECASE)),
+    ("pending", re.compile(r"\bpending\b|待触发|等待触发|挂起", re.IGNORECASE)),
+    ("suppressed", re.compile(r"\bsilenc(?:e|ed|es|ing)\b|\bsuppress(?:ed|ion)?\b|\bmuted?\b|"
+                              r"\binhibit(?:ed|ion)?\b|静默|屏蔽|抑制|被静音", re.IGNORECASE)),
+    ("resolved", re.compile(r"\bresolved\b|已恢复|已解决", re.IGNORECASE)),
 )
 # A hyphenated lower-case name (kafka-broker, cassandra-db): a service when the question treats it
 # as the subject (next to 是否/有没有/的/服务, or after for/in/on/of/from).
-_HYPHENATED = regexcache.compile(r"(?<![a-z0-9_\-./])([a-z][a-z0-9]+(?:-[a-z][a-z0-9]+)+)(?![a-z0-9_\-])")
+_HYPHENATED = re.compile(r"(?<![a-z0-9_\-./])([a-z][a-z0-9]+(?:-[a-z][a-z0-9]+)+)(?![a-z0-9_\-])")
 # A host or instance name (node-9, web-01, kafka-0): in a question about alerts, in subject
 # position, it names what the alerts are about, not a phrase to search log lines for.
-_HOST_NAME = regexcache.compile(r"(?<![a-z0-9_\-./:])([a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+[a-z0-9]*)(?![a-z0-9_\-.:/])")
+_HOST_NAME = re.compile(r"(?<![a-z0-9_\-./:])([a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+[a-z0-9]*)(?![a-z0-9_\-.:/])")
 _HYPHENATED_WORDS = frozenset({"non-heap", "read-only", "built-in", "e-mail", "time-out", "real-time",
                                "multi-thread", "single-thread", "out-of-memory", "re-try", "follow-up",
                                "set-up", "log-in", "sign-in", "up-to-date", "end-to-end", "on-call"})
@@ -64,8 +63,8 @@ _SUBJECT_AFTER = LazyPattern(r"^\s*(?:是否|有没有|有无|有|的|服务|ser
                              r"上|里|中|在|当前|目前|最近|现在|是不是|会不会|出现|存在)")
 _SUBJECT_BEFORE = LazyPattern(r"(?:\b(?:for|in|on|of|from|about|service|does|did|is|has|have|at)|服务|查)\s*$")
 # "service X", "X service", "X 服务" with X a plain word: the question names a service.
-_SERVICE_WORD = regexcache.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
-                                   r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
+_SERVICE_WORD = re.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
+                           r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
 # A plain word as the grammatical subject: "Does nginx have …", "nginx 有没有 …".
 _SUBJECT_WORD = LazyPattern(
     r"^\s*(?:does|did|is|has|have|was|can|could|will)\s+(?:the\s+)?([a-z][a-z0-9_]{2,})\s+"
@@ -76,11 +75,11 @@ _SUBJECT_WORD = LazyPattern(
 _NOT_SERVICE_WORDS = frozenset({"the", "this", "that", "which", "what", "each", "every", "any", "some",
                                 "your", "our", "my", "its", "web", "backend", "frontend", "down", "level",
                                 "name", "account", "mesh", "discovery", "unavailable", "error", "errors"})
-_CAMEL = regexcache.compile(r"(?<![A-Za-z0-9_.$])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*|[A-Z]+(?![a-z]))+"
-                            r"|[A-Z]{2,}[a-z][A-Za-z0-9]+)(?![A-Za-z0-9_])")
-_DOTTED_CLASS = regexcache.compile(r"(?<![A-Za-z0-9_.])((?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)(?![A-Za-z0-9_])")
-_EXCEPTION_NAME = regexcache.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
-_IDENTIFIER = regexcache.compile(
+_CAMEL = re.compile(r"(?<![A-Za-z0-9_.$])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*|[A-Z]+(?![a-z]))+|[A-Z]{2,}[a-z][A-Za-z0-9]+)"
+                    r"(?![A-Za-z0-9_])")
+_DOTTED_CLASS = re.compile(r"(?<![A-Za-z0-9_.])((?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)(?![A-Za-z0-9_])")
+_EXCEPTION_NAME = re.compile(r"(?:Exception|Error|Throwable|Failure|Fault)$")
+_IDENTIFIER = re.compile(
     r"(?<![A-Za-z0-9_\-./:])("
     r"\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?"                      # an IP (and port)
     r"|\d{1,3}(?:\.\d{1,3}){1,2}\.(?:\*|x(?![A-Za-z0-9]))?"     # a subnet: 10.251., 10.251.*
@@ -101,7 +100,7 @@ _LEVEL_WORDS_ANY_CASE = {"warning": "WARN", "warnings": "WARN", "warn": "WARN", 
 _LEVEL_SUFFIX = LazyPattern(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|messages?\b|entries\b|日志|记录)",
                             re.IGNORECASE)
 _CONJUNCTION = LazyPattern(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
-_ASCII_WORD = regexcache.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 # An HTTP method written as one ("GET requests", "failed POSTs"): what an access line holds (the
 # lower-case word is a question word: "get", "put").
 _HTTP_METHOD = LazyPattern(r"(?<![A-Za-z0-9_])(GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)s?(?![A-Za-z0-9_])"
@@ -176,8 +175,8 @@ class QuestionReading:
         return subjects or (self.wants_alerts and not self.unknown_services)
 
 
-_HEALTH = regexcache.compile(r"\b(?:healthy|health|ok|okay|fine|normal|normally|stable|alright)\b|"
-                             r"(?<![不非])正常|健康|稳定|运行良好", re.IGNORECASE)
+_HEALTH = re.compile(r"\b(?:healthy|health|ok|okay|fine|normal|normally|stable|alright)\b|"
+                     r"(?<![不非])正常|健康|稳定|运行良好", re.IGNORECASE)
 
 
 def asks_about_health(question: str) -> bool:
@@ -188,7 +187,7 @@ def asks_about_health(question: str) -> bool:
 
 # A 5xx code asked about as an HTTP status: in the plural ("502s"), before errors/responses
 # ("503 errors", "502 错误"), after http/status/code/return ("returned 504", "状态码 500").
-_HTTP_STATUS = regexcache.compile(
+_HTTP_STATUS = re.compile(
     r"(?<![\w.\-/:])(5\d\d)(?:s(?![a-z0-9])|(?=\s*(?:errors?|responses?|status|codes?)(?![a-z])|\s*(?:错误|响应|报错)))"
     r"|(?<![a-z])(?:https?|status|code|return|returns|returned|returning)\s*[:=]?\s*(?:any\s+|an?\s+)?(5\d\d)"
     r"(?![\w.])"
@@ -231,13 +230,13 @@ def _unique(values: Iterable[str]) -> list[str]:
 
 
 def _whole(name: str) -> re.Pattern[str]:
-    return regexcache.compile(rf"(?<![a-z0-9_\-]){re.escape(normalize(name))}(?![a-z0-9_])")
+    return re.compile(rf"(?<![a-z0-9_\-]){re.escape(normalize(name))}(?![a-z0-9_])")
 
 
 def _whole_alias(alias: str) -> re.Pattern[str]:
     """An alias as a name of its own: not the start of a longer name (``node`` in ``node-7``
     is not the alias of ``node-1``)."""
-    return regexcache.compile(rf"(?<![a-z0-9_.\-]){re.escape(normalize(alias))}(?![a-z0-9_]|[-.][a-z0-9])")
+    return re.compile(rf"(?<![a-z0-9_.\-]){re.escape(normalize(alias))}(?![a-z0-9_]|[-.][a-z0-9])")
 
 
 def _quoted(text: _Text) -> list[str]:
@@ -253,7 +252,7 @@ def _quoted(text: _Text) -> list[str]:
 
 # An alert name with a qualifier after its identifier (awesome-prometheus-alerts'
 # ``MysqlTooManyConnections(>80%)``): people write the identifier alone.
-_QUALIFIED_NAME = regexcache.compile(r"^([A-Za-z][A-Za-z0-9_]{7,})\s*[(\[{<>=%]")
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z][A-Za-z0-9_]{7,})\s*[(\[{<>=%]")
 
 
 def alert_identifier(name: str) -> str | None:
@@ -278,7 +277,7 @@ def name_aliases(names: Sequence[str]) -> dict[str, list[str]]:
 
 # A service named with a numbered last part: an instance or a sample of it (kafka-0, web-01,
 # Zookeeper_2k, db.3).
-_NUMBERED_SERVICE = regexcache.compile(r"(?P<base>[A-Za-z][\w-]*?[A-Za-z])[-_.][A-Za-z]*\d[A-Za-z0-9]*")
+_NUMBERED_SERVICE = re.compile(r"(?P<base>[A-Za-z][\w-]*?[A-Za-z])[-_.][A-Za-z]*\d[A-Za-z0-9]*")
 
 
 def service_aliases(names: Sequence[str]) -> dict[str, list[str]]:
@@ -505,7 +504,7 @@ def _level(text: _Text) -> str | None:
             text.take(match.start(), match.end())
     lowered = text.lowered
     for word, level in _LEVEL_WORDS_ANY_CASE.items():
-        for match in regexcache.compile(rf"(?<![a-z]){re.escape(word)}(?![a-z])").finditer(lowered):
+        for match in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
             found.append(level)
             text.take(match.start(), match.end())
     return found[0] if found else None

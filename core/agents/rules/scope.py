@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core import regexcache
 from core.lazypattern import LazyPattern
 
 _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
@@ -33,7 +32,7 @@ _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
     ("is there", r"^\s*(?:is|are)\s+there\b|\bdoes\s+\S+\s+(?:have|show)\b"),
     ("exists", r"\bexists?\b|\bpresent\b"),
 )
-_NARROW_PATTERNS = tuple((label, regexcache.compile(pattern)) for label, pattern in _NARROW_MARKERS)
+_NARROW_PATTERNS = tuple((label, re.compile(pattern)) for label, pattern in _NARROW_MARKERS)
 
 # Longest first, so "不要扩展到" wins over "不要".
 _EXCLUSION_TRIGGERS = sorted((
@@ -60,13 +59,13 @@ def _trigger_pattern(trigger: str) -> str:
     return re.escape(trigger)
 
 
-_TRIGGER_RE = regexcache.compile("|".join([*map(_trigger_pattern, _EXCLUSION_TRIGGERS), _EN_EXCLUSION_TRIGGER]),
-                                 re.IGNORECASE)
+_TRIGGER_RE = re.compile("|".join([*map(_trigger_pattern, _EXCLUSION_TRIGGERS), _EN_EXCLUSION_TRIGGER]),
+                         re.IGNORECASE)
 # A clause ends at the end of a sentence (a "." followed by a space or the end of the text), or
 # at a colon after its items ("Ignore HikariCP: what else did order-service log?"); a colon
 # right after the trigger introduces them instead ("exclude: A, B", "不要分析：订单123").
 _SENTENCE_END_RE = LazyPattern(r"[。！？!?;；\n]|\.(?=\s|$)|\s*(?::(?=\s|$)|：)")
-_INTRODUCED_RE = regexcache.compile(r"\s*[:：]?")
+_INTRODUCED_RE = re.compile(r"\s*[:：]?")
 _ITEM_SEPARATOR_RE = LazyPattern(r"[、,，/&]|以及|或者|还有|和|与|及|或|\band\b|\bor\b|\bnor\b",
                                  re.IGNORECASE)
 # An item that turns back to the asked subject ends the exclusion clause.
@@ -76,7 +75,7 @@ _ITEM_NOISE_RE = LazyPattern(
     r"^(?:\s|the\b|any\b|anything about\b|a\b|an\b|分析|查看|扩展到|涉及|看)+|"
     r"(?:\s|等|之外|以外|在内|的情况|相关(?:的)?(?:内容|问题)?|问题|either|at all|\.)+$",
     re.IGNORECASE)
-_CLOSING_RE = regexcache.compile(r"之外|以外")
+_CLOSING_RE = re.compile(r"之外|以外")
 _VAGUE_ITEMS = frozenset({"其他", "其它", "别的", "其他服务", "其它服务", "others", "other services",
                           "anything else", "else", "更多", "太多", ""})
 

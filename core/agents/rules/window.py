@@ -26,7 +26,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from core import regexcache
 from core.lazypattern import LazyPattern
 from core.verifier.numerals import en_value, zh_value
 
@@ -43,8 +42,8 @@ class Window(NamedTuple):
 # What every window below holds one of: a span's "last"/"past"/... or Chinese unit, a day word,
 # or the digits of a moment ("since", "before", "between" and "at" all need one). The windows'
 # patterns are compiled when first searched: most questions name no time (this says so first).
-_CUE = regexcache.compile(r"\d|last|past|previous|recent|today|yesterday|秒|分钟|小时|钟头|天|周|星期|今日|昨日",
-                          re.IGNORECASE)
+_CUE = re.compile(r"\d|last|past|previous|recent|today|yesterday|秒|分钟|小时|钟头|天|周|星期|今日|昨日",
+                  re.IGNORECASE)
 
 _UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600,
           "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "week": 604800,
@@ -82,7 +81,7 @@ _UNTIL = LazyPattern(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{
 _AT = LazyPattern(
     rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
     re.IGNORECASE)
-_ZONE = regexcache.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
+_ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 
 
 def time_window(question: str, now: datetime) -> Window | None:

@@ -9,13 +9,13 @@ a number in a claim must be a number in the evidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from core import regexcache
 from core.contracts import Alert, Invocation, Language
 from core.lexicon import TOPICS
 
-_DIGIT_WORD_RE = regexcache.compile(r"\s*\S*\d\S*")
+_DIGIT_WORD_RE = re.compile(r"\s*\S*\d\S*")
 
 
 def topic_label(topic: str | None, language: Language) -> str:

@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core import regexcache
 from core.agents.llm.othermodel.intent import Intent, topic_phrase
 from core.agents.llm.othermodel.reading import ToolResult
 
@@ -26,15 +25,15 @@ WORDINGS = ("strict", "natural")
 ALERT_QUOTES = ("whole", "middle", "ellipsis", "summary")
 LOG_QUOTES = ("whole", "prefixless", "middle", "ellipsis")
 
-_LOG_REF = regexcache.compile(r"^\[(?P<ts>[^\]]+)\]\[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\]\s*(?P<msg>.*)$",
-                              re.DOTALL)
-_NUMBER = regexcache.compile(r"(\d+(?:\.\d+)?)\s*([A-Za-z%]*)")
-_DURATION = regexcache.compile(r"^(\d+)\s*([smhd])$")
+_LOG_REF = re.compile(r"^\[(?P<ts>[^\]]+)\]\[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\]\s*(?P<msg>.*)$",
+                      re.DOTALL)
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*([A-Za-z%]*)")
+_DURATION = re.compile(r"^(\d+)\s*([smhd])$")
 _NEGATIONS = {"not", "no", "never", "none", "cannot", "without", "未", "没有", "无"}
 _ZH_UNITS = {"s": "秒", "m": "分钟", "h": "小时", "d": "天"}
 _EN_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
-_USED_TOTAL = regexcache.compile(r"(?P<label>[A-Za-z][\w ]*?)\s+(?P<used>\d+(?:\.\d+)?[A-Za-z]+)/"
-                                 r"(?P<total>\d+(?:\.\d+)?[A-Za-z]+)")
+_USED_TOTAL = re.compile(r"(?P<label>[A-Za-z][\w ]*?)\s+(?P<used>\d+(?:\.\d+)?[A-Za-z]+)/"
+                         r"(?P<total>\d+(?:\.\d+)?[A-Za-z]+)")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core import regexcache
 from core.charclasses import HAN
 
 Language = Literal["zh", "en"]
@@ -20,13 +19,13 @@ LogAsk = Literal["pool", "slow"]
 AlertKind = Literal["cpu", "memory", "latency"]
 
 # Words after which a question lists what NOT to look at.
-_EXCLUDE = regexcache.compile(r"不要分析|不要看|不要|忽略|排除|do not|don't|ignore|except|excluding",
-                              re.IGNORECASE)
-_NARROW = regexcache.compile(r"只确认|只排查|只看|只回答|是否存在|是否真实存在|only confirm|only check|"
-                             r"^\s*(?:does|is there|do)\b", re.IGNORECASE)
-_SERVICE = regexcache.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-service\b")
-_CAMEL = regexcache.compile(r"\b[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+\b")
-_CJK = regexcache.compile(f"[{HAN}]")
+_EXCLUDE = re.compile(r"不要分析|不要看|不要|忽略|排除|do not|don't|ignore|except|excluding",
+                      re.IGNORECASE)
+_NARROW = re.compile(r"只确认|只排查|只看|只回答|是否存在|是否真实存在|only confirm|only check|"
+                     r"^\s*(?:does|is there|do)\b", re.IGNORECASE)
+_SERVICE = re.compile(r"\b[a-z][a-z0-9]*(?:-[a-z0-9]+)*-service\b")
+_CAMEL = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+\b")
+_CJK = re.compile(f"[{HAN}]")
 
 # A model's background knowledge: which words mean which log topic or alert kind.
 _LOG_WORDS: dict[LogAsk, tuple[str, ...]] = {

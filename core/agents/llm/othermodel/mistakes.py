@@ -21,7 +21,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import regexcache
 from core.agents.llm.othermodel.intent import Intent
 from core.agents.llm.othermodel.reading import ToolResult
 
@@ -38,8 +37,8 @@ NEEDS_RUNBOOK = frozenset({"runbook_citation", "runbook_appended"})
 _CAUSES = {"memory": ("内存泄漏", "a memory leak"), "cpu": ("Redis 超时导致线程堆积",
                                                            "threads piling up behind Redis timeouts"),
            "latency": ("数据库慢查询", "slow database queries"), "pool": ("连接泄漏", "a connection leak")}
-_QUANTITY = regexcache.compile(r"(?<![\d.:/\-T])(\d+(?:\.\d+)?)\s?(%|GB|MB|ms|s)(?![A-Za-z])")
-_USED = regexcache.compile(r"(\d+(?:\.\d+)?)(GB|MB)(?=/|（| of )")
+_QUANTITY = re.compile(r"(?<![\d.:/\-T])(\d+(?:\.\d+)?)\s?(%|GB|MB|ms|s)(?![A-Za-z])")
+_USED = re.compile(r"(\d+(?:\.\d+)?)(GB|MB)(?=/|（| of )")
 
 
 @dataclass

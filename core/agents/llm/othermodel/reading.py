@@ -14,15 +14,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core import regexcache
-
 Message = dict[str, Any]
 Role = Literal["planner", "executor", "verifier", "composer", "unknown"]
 Phase = Literal["first", "reask", "budget", "repair"]
 
 _ROLES: tuple[Role, ...] = ("planner", "executor", "verifier", "composer")
-_ROLE_TITLE = regexcache.compile(r"#\s*Role:\s*(planner|executor|verifier|composer)\b", re.IGNORECASE)
-_QUESTION = regexcache.compile(r"Question:\s*(.+?)\s*(?:\n\s*\n|$)", re.DOTALL)
+_ROLE_TITLE = re.compile(r"#\s*Role:\s*(planner|executor|verifier|composer)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"Question:\s*(.+?)\s*(?:\n\s*\n|$)", re.DOTALL)
 
 
 def text_of(content: Any) -> str:
