@@ -22,7 +22,6 @@ step back for the rest of the process. docs/design.md (Startup) says what this s
 from __future__ import annotations
 
 import _sre  # type: ignore[import-not-found]  # re's C engine: no stubs
-import atexit
 import logging
 import marshal
 import os
@@ -135,20 +134,26 @@ def cache_file(folder: Path) -> Path:
 
 def keep_in(folder: Path) -> None:
     """Serve this process's patterns from programs kept in ``folder`` (the first call wins;
-    nothing is read until a pattern is compiled; the file is written when the process exits)."""
+    nothing is read until a pattern is compiled, nothing written before ``save``)."""
     global _cache, _re_compile
     from re import _compiler  # type: ignore[attr-defined]
 
     if _cache is not None or sys.implementation.name != "cpython" or not _CODE_TYPE:
         return
     _cache = _Cache(cache_file(folder))
-    atexit.register(_cache.save)
     _re_compile = _compiler.compile
     _compiler.compile = _compile
 
 
+def save() -> None:
+    """Write the kept programs when this process compiled enough new ones (the CLI calls it
+    when a command ends well: one refused as bad input leaves nothing behind)."""
+    if _cache is not None:
+        _cache.save()
+
+
 def stop() -> None:
-    """Give ``re`` its own step back (the programs found so far are still saved at exit)."""
+    """Give ``re`` its own step back (forgetting what this process compiled)."""
     global _cache, _re_compile
     from re import _compiler  # type: ignore[attr-defined]
 

@@ -126,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Compiled patterns kept between runs: a fifth of a cold `ask` (core.regexcache).
     regexcache.keep_in(userdirs.cache_dir() / "patterns")
     code = _run(sys.argv[1:], console=True)
+    if code in (0, 1):  # bad input, an interruption or a bug leaves nothing behind
+        regexcache.save()
     _skip_final_collection()
     return code
 
