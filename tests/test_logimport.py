@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import LogImportError, LogStoreError
+from core.sources import logfile, logimport
+from core.sources.logfile import BULK_CACHE_KIB
 from core.sources.logimport import MAX_LINE_BYTES, import_files
 from core.sources.logstore import LogStore
 from core.tools.args import QueryLogsArgs
@@ -92,6 +94,28 @@ def test_append_continues_ids_and_templates(tmp_path: Path) -> None:
     opened = LogStore.open(store)
     assert opened.services() == ["a", "jobs"]
     assert opened.query_logs(QueryLogsArgs(query="done", service="jobs"))[0].total == 30
+
+
+def test_an_import_sorts_on_disk_with_a_small_page_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Peak RSS must not grow with the lines: temporary files in memory (connect's setting for
+    # queries) held CREATE INDEX's whole sort (~60 MB a million lines), and a 64 MiB page cache
+    # grew the RSS until it was full. FILE is 1; a negative cache_size is KiB.
+    seen: list[tuple[int, int]] = []  # (temp_store, cache_size) where the indexes are built
+    real = logfile.finish_indexes
+
+    def spy(connection: sqlite3.Connection) -> None:
+        seen.append((connection.execute("PRAGMA temp_store").fetchone()[0],
+                     connection.execute("PRAGMA cache_size").fetchone()[0]))
+        real(connection)
+
+    monkeypatch.setattr(logimport, "finish_indexes", spy)
+    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    first.write_text(JAVA)
+    second.write_text(JAVA)
+    import_files([first], tmp_path / "s.db")
+    import_files([second], tmp_path / "s.db")  # an append too
+    assert seen == [(1, -BULK_CACHE_KIB)] * 2
+    assert BULK_CACHE_KIB <= 8192  # a few MiB, not a cache that grows with a big store
 
 
 def test_timezones(tmp_path: Path) -> None:

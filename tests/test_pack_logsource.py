@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from core.cli import main
 from core.errors import PackError
 from core.packfiles import logs as packlogs
 from core.packs import load_pack, validate_pack
-from core.sources import logcache
+from core.sources import logcache, logfile
 from core.sources.logimport import import_files
 from core.sources.pack import load_world
 from core.tools.spec import call_tool, run_tool
@@ -67,6 +68,23 @@ def test_a_small_log_file_is_searched_in_memory_with_ranking_and_groups(demo_pac
     output = answer.output
     assert output["total"] == 4 and sum(group["count"] for group in output["groups"]) == 4
     assert _cached_files() == []  # nothing written for a small file
+
+
+@pytest.mark.usefixtures("every_file_is_big")
+def test_a_cache_build_sorts_on_disk_with_a_small_page_cache(pack_copy: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # As an import (test_logimport): memory that does not grow with the file's lines.
+    seen: list[tuple[int, int]] = []
+    real = logfile.finish_indexes
+
+    def spy(connection: sqlite3.Connection) -> None:
+        seen.append((connection.execute("PRAGMA temp_store").fetchone()[0],
+                     connection.execute("PRAGMA cache_size").fetchone()[0]))
+        real(connection)
+
+    monkeypatch.setattr(logcache, "finish_indexes", spy)
+    assert _fresh_load(pack_copy).log_cache is not None
+    assert seen == [(1, -logfile.BULK_CACHE_KIB)]  # FILE; KiB
 
 
 @pytest.mark.usefixtures("every_file_is_big")

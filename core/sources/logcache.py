@@ -33,7 +33,14 @@ from core.errors import LogStoreError
 from core.logfields import zone_name
 from core.processes import pid_alive
 from core.settings import get_settings
-from core.sources.logfile import SCHEMA_VERSION, check_store, connect, finish_indexes, lexicon_fingerprint
+from core.sources.logfile import (
+    SCHEMA_VERSION,
+    check_store,
+    connect,
+    finish_indexes,
+    for_bulk_write,
+    lexicon_fingerprint,
+)
 from core.sources.logwriter import LogWriter, create_schema
 
 SMALL_LOG_BYTES = 1 << 20  # a log file up to this size is read at load and searched in memory
@@ -96,7 +103,7 @@ class CacheBuild:
             self._connection.isolation_level = None  # one explicit transaction
             self._connection.execute("PRAGMA journal_mode = OFF")  # a temporary file until renamed
             self._connection.execute("PRAGMA synchronous = OFF")
-            self._connection.execute("PRAGMA cache_size = -65536")
+            for_bulk_write(self._connection)
             create_schema(self._connection, self._zone)
             self._connection.execute("BEGIN")
             self._writer = LogWriter(self._connection, path=str(self._file), layout="entries", zone=self._zone)

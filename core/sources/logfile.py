@@ -114,6 +114,20 @@ def connect(path: str | Path, *, readonly: bool = False) -> sqlite3.Connection:
     return connection
 
 
+# A bulk write's memory must not grow with its lines. SQLite's default page cache (2 MiB; 64
+# MiB grew peak RSS from 46 to 111 MB up to a million lines and saved no CPU), and temporary
+# files on disk: CREATE INDEX sorts its keys in the cache's size and spills the rest to them,
+# which ``connect``'s in-memory temporary store turned into ~60 MB more RSS per million lines.
+BULK_CACHE_KIB = 2000
+
+
+def for_bulk_write(connection: sqlite3.Connection) -> None:
+    """Set a new connection up to write many lines (an import, a cache build) in memory that
+    does not grow with them. Before any temporary table: changing temp_store drops them."""
+    connection.execute("PRAGMA temp_store = FILE")
+    connection.execute(f"PRAGMA cache_size = -{BULK_CACHE_KIB}")
+
+
 def read_meta(connection: sqlite3.Connection) -> dict[str, str]:
     """The store's metadata; ``LogStoreError`` when the file is not a log store."""
     try:

@@ -37,7 +37,7 @@ from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock
-from core.sources.logfile import check_store, connect, finish_indexes, upgrade_schema
+from core.sources.logfile import check_store, connect, finish_indexes, for_bulk_write, upgrade_schema
 from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
@@ -426,7 +426,7 @@ def _open_target(target: Path, creating: bool) -> sqlite3.Connection:
         if creating:  # a temporary file: nothing to protect until it is renamed
             connection.execute("PRAGMA journal_mode = OFF")
             connection.execute("PRAGMA synchronous = OFF")
-        connection.execute("PRAGMA cache_size = -65536")
+        for_bulk_write(connection)
         return connection
     except sqlite3.Error as error:
         raise LogStoreError(f"{target}: cannot write the log store: {error}") from None
