@@ -288,3 +288,39 @@ def test_a_word_held_whole_ranks_before_the_word_inside_longer_terms(monkeypatch
     assert many.model_dump() == few.model_dump()
     narrow, _ = store.query_logs(QueryLogsArgs(query="container", limit=1))
     assert [entry.timestamp for entry in narrow.logs] == ["2026-07-08T10:00:03Z"] and narrow.total == 5
+
+
+def test_many_candidates_and_few_matches_give_what_few_candidates_give(store: LogStore,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``FEW_MATCHES`` candidates (FTS5 and filters, before the text checks) the select of
+    a few matches returns nothing and SQLite ranks and groups: the same lines, order and groups
+    as when the candidates are few, also when the checks leave few or no lines."""
+    import core.sources.logstore as logstore
+
+    cases = [QueryLogsArgs(query="timeout", exclude=["calling"]),  # 13 candidates, 1 match
+             QueryLogsArgs(terms=["db 1"]),  # 4 candidates (FTS5 finds db-1), no match
+             QueryLogsArgs(query="calling", exclude=["db-1", "db-2"]),  # 12 candidates, 4 matches
+             QueryLogsArgs(terms=["calling db"]),  # 12 and 12
+             QueryLogsArgs(terms=["after 30000ms"], since="2026-07-08T10:00:50+08:00")]  # 2 and 2
+    answers = [store.query_logs(args)[0].model_dump() for args in cases]
+    assert [answer["total"] for answer in answers] == [1, 0, 4, 12, 2]
+    monkeypatch.setattr(logstore, "FEW_MATCHES", 2)
+    assert [store.query_logs(args)[0].model_dump() for args in cases] == answers
+
+
+def test_the_request_states_the_glob_the_store_runs_with_a_unary_plus(store: LogStore) -> None:
+    """A GLOB's pattern runs as ``+?`` (SQLite would re-prepare a statement for every binding
+    of ``GLOB ?``); the request states it as ``GLOB ?``, as before, and they select the same."""
+    from core.sources.logsql import GLOB_SQL, build_plan
+    from core.tools.logquery import compile_query
+
+    _, request = store.query_logs(QueryLogsArgs(terms=["calling db"]))
+    assert GLOB_SQL in request["search"]["lines_sql"]
+    query = compile_query(QueryLogsArgs(terms=["calling db"]), store.services(), store.zone)
+    with store.connection() as connection:
+        plan = build_plan(query, lambda _: [], None)
+        runs = [plan.run_lines_sql, plan.run_groups_sql, plan.matches(10)[0], plan.hits_sql, plan.ids_sql]
+        assert all("GLOB +?" in sql and GLOB_SQL not in sql for sql in runs)
+        for stated, run in ((plan.lines_sql, plan.run_lines_sql), (plan.groups_sql, plan.run_groups_sql)):
+            params = (*plan.lines_params, 100) if "LIMIT" in stated else plan.params
+            assert connection.execute(stated, params).fetchall() == connection.execute(run, params).fetchall()

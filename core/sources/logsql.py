@@ -29,6 +29,11 @@ CONTAINS_SQL = f"sb_contains(?, {_TEXT_ARGS})"
 # the ASCII message lower-cased (a prefix of the search text: NFKC leaves ASCII as it is),
 # between spaces so that the GLOBs of ``logtext.sufficient_glob`` see word edges at both ends.
 GLOB_SQL = "(' ' || coalesce(e.folded, lower(e.message)) || ' ') GLOB ?"
+# What runs: the same GLOB with its pattern as ``+?`` (a no-op on text). SQLite reads a GLOB's
+# bound pattern when it plans (for an index it could use), so a plain ``?`` there makes every
+# new binding re-prepare the statement (~0.1 ms, a rare id's whole search). The request states
+# the SQL as ``GLOB_SQL``: recorded requests stay comparable.
+_GLOB_RUN_SQL = GLOB_SQL[:-1] + "+?"
 # Column weights of bm25: the message counts most; level/service/source/host and word parts less.
 BM25 = "bm25(lines_fts, 1.0, 0.5, 0.5)"
 _ORDER = "l.ts_us DESC, l.id DESC"
@@ -40,10 +45,16 @@ _FTS_IN = "l.id IN (SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?)"
 class _Where:
     clauses: list[str] = field(default_factory=list)
     params: list[Any] = field(default_factory=list)
+    # The clauses that read no line's text (FTS5, filters, topics): the candidates' condition.
+    indexed: list[str] = field(default_factory=list)
+    indexed_params: list[Any] = field(default_factory=list)
 
-    def add(self, clause: str, *params: Any) -> None:
+    def add(self, clause: str, *params: Any, indexed: bool = True) -> None:
         self.clauses.append(clause)
         self.params.extend(params)
+        if indexed:
+            self.indexed.append(clause)
+            self.indexed_params.extend(params)
 
     def sql(self) -> str:
         return " AND ".join(self.clauses) if self.clauses else "1"
@@ -66,6 +77,10 @@ class QueryPlan:
     checks_text: bool = False
     empty: bool = False
     whole_words: str | None = None
+    # The WHERE clause without the checks of a line's text or the exclusions (a superset of the
+    # matches, read from the indexes alone), when the MATCH filters: see ``matches``.
+    candidates: str | None = None
+    candidates_params: tuple[Any, ...] = ()
 
     @property
     def whole_words_params(self) -> tuple[Any, ...]:
@@ -85,6 +100,16 @@ class QueryPlan:
                 f"ORDER BY {order} LIMIT ?")
 
     @property
+    def run_lines_sql(self) -> str:
+        """``lines_sql`` as the store runs it (``_GLOB_RUN_SQL``)."""
+        return _runnable(self.lines_sql)
+
+    @property
+    def run_groups_sql(self) -> str:
+        """``groups_sql`` as the store runs it (``_GLOB_RUN_SQL``)."""
+        return _runnable(self.groups_sql)
+
+    @property
     def lines_params(self) -> tuple[Any, ...]:
         return (*self.rank_params, *self.params)
 
@@ -97,21 +122,39 @@ class QueryPlan:
     @property
     def ids_sql(self) -> str:
         """Every matching line's id; parameters: ``params``."""
-        return f"SELECT l.id FROM {self.tables} WHERE {self.where}"
+        return _runnable(f"SELECT l.id FROM {self.tables} WHERE {self.where}")
+
+    def matches(self, few: int) -> tuple[str, tuple[Any, ...]]:
+        """SQL and parameters of the id, group id, µs and score of every matching line,
+        unordered, when at most ``few`` match (the store ranks and groups those itself: see
+        ``LogStore._run``); else at most ``few + 1`` lines, or none at all when more than
+        ``few`` lines are candidates (``candidates_sql``): the first bm25 of a statement counts
+        every line its MATCH finds (for the IDF), 20-50 ms that a query of many lines would
+        spend here only to learn that it matches many."""
+        sql = (f"SELECT l.id, l.group_id, l.ts_us, {self.score} FROM {self.tables} {self.rank_join} "
+               f"WHERE {self.where} LIMIT ")
+        if self.candidates is None:
+            return _runnable(sql + "?"), (*self.lines_params, few + 1)
+        gate = f"(SELECT CASE WHEN count(*) > ? THEN 0 ELSE ? END FROM ({self._candidates_select}))"
+        return _runnable(sql + gate), (*self.lines_params, few, few + 1, *self.candidates_params, few + 1)
+
+    def candidates_sql(self, few: int) -> tuple[str, tuple[Any, ...]] | None:
+        """SQL and parameters of how many lines are candidates, counted up to ``few + 1`` (None
+        when ``matches`` is not gated by them)."""
+        if self.candidates is None:
+            return None
+        return f"SELECT count(*) FROM ({self._candidates_select})", (*self.candidates_params, few + 1)
 
     @property
-    def matches_sql(self) -> str:
-        """Id, group id, µs and score of every matching line, unordered; parameters:
-        ``lines_params`` then a limit (the store reads a few this way: see ``LogStore._run``)."""
-        return (f"SELECT l.id, l.group_id, l.ts_us, {self.score} FROM {self.tables} {self.rank_join} "
-                f"WHERE {self.where} LIMIT ?")
+    def _candidates_select(self) -> str:
+        return f"SELECT 1 FROM {_tables(True, False)} WHERE {self.candidates} LIMIT ?"
 
     @property
     def hits_sql(self) -> str:
         """The matching lines into ``temp.hits`` (id, group_id, ts_us, score), each line's text
         checked once; parameters: ``lines_params``."""
-        return (f"INSERT INTO temp.hits (id, group_id, ts_us, score) SELECT l.id, l.group_id, l.ts_us, "
-                f"{self.score} FROM {self.tables} {self.rank_join} WHERE {self.where}")
+        return _runnable(f"INSERT INTO temp.hits (id, group_id, ts_us, score) SELECT l.id, l.group_id, "
+                         f"l.ts_us, {self.score} FROM {self.tables} {self.rank_join} WHERE {self.where}")
 
     def describe(self) -> dict[str, Any]:
         """The SQL and parameters, as JSON (the request a source records)."""
@@ -120,6 +163,10 @@ class QueryPlan:
         if self.whole_words is not None:
             described["whole_words_params"] = list(self.whole_words_params)
         return described
+
+
+def _runnable(sql: str) -> str:
+    return sql.replace(GLOB_SQL, _GLOB_RUN_SQL)
 
 
 def _search(unit: SearchUnit, terms_of: Callable[[str], list[str]]) -> UnitSearch:
@@ -200,7 +247,7 @@ def _exclusions(query: CompiledQuery, terms_of: Callable[[str], list[str]], wher
         if search.impossible:
             continue  # no line holds it: nothing to leave out
         clause, params = _unit_condition(unit, search, query.service)
-        where.add(f"NOT {clause}", *params)
+        where.add(f"NOT {clause}", *params, indexed=False)  # leaving it out only adds candidates
         checks = checks or _checks_text(search)
     return checks
 
@@ -242,11 +289,13 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
             continue
         clauses, params = _text_checks(search)
         if clauses:
-            where.add(" AND ".join(clauses), *params)
+            where.add(" AND ".join(clauses), *params, indexed=False)
         checks = checks or _checks_text(search)
     return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
                      score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks,
-                     whole_words=" AND ".join(whole_parts) if whole_parts != fts_parts else None)
+                     whole_words=" AND ".join(whole_parts) if whole_parts != fts_parts else None,
+                     candidates=" AND ".join(where.indexed) if fts is not None else None,
+                     candidates_params=tuple(where.indexed_params))
 
 
 def _whole_word(unit: SearchUnit, search: UnitSearch) -> str | None:

@@ -163,14 +163,14 @@ class LogStore:
             listed = _largest(matched.groups)
             shown_ids = [line_id for line_id, _ in matched.top]
             if matched.edges is None:
-                rows = self._rows(shown_ids)
+                rows, described = self._details(shown_ids, listed)
                 stamps = self._timestamps([(row[0], us) for row in listed for us in (row[2], row[3])])
             else:  # the lines at each group's edges are known: read them with the lines shown
                 edges = {key: matched.edges[key] for row in listed for key in ((row[0], row[2]), (row[0], row[3]))}
-                rows = self._rows([*shown_ids, *edges.values()])
+                rows, described = self._details([*shown_ids, *edges.values()], listed)
                 stamps = {key: str(rows[line_id][1]) for key, line_id in edges.items()}
             logs = [_entry(rows[line_id]) for line_id in shown_ids]
-            groups = self._groups(listed, [group_id for _, group_id in matched.top], stamps)
+            groups = _groups(listed, [group_id for _, group_id in matched.top], stamps, described)
         total = sum(row[1] for row in matched.groups)
         return LogsResult(success=True, logs=logs, groups=groups, total=total,
                           message=_message(total, len(logs), len(matched.groups))), request
@@ -194,7 +194,7 @@ class LogStore:
         fill the limit (a common word). The rest as ``_rest`` finds them."""
         first: list[tuple[int, int]] = []
         if plan.whole_words is not None:
-            first = self._connection.execute(plan.lines_sql, (*plan.whole_words_params, limit)).fetchall()
+            first = self._connection.execute(plan.run_lines_sql, (*plan.whole_words_params, limit)).fetchall()
         rest = self._rest(plan, limit - len(first), skip=len(first))
         taken = {line_id for line_id, _ in first}
         top = first + [row for row in rest.top if row[0] not in taken][:limit - len(first)]
@@ -207,12 +207,13 @@ class LogStore:
         selects read. A query matching few lines (a rare id: most questions) is answered from
         one select instead, ranked and grouped here by the same order and aggregates."""
         run = self._connection.execute
-        matches = run(plan.matches_sql, (*plan.lines_params, FEW_MATCHES + 1)).fetchall()
-        if len(matches) <= FEW_MATCHES:
+        matches = run(*plan.matches(FEW_MATCHES)).fetchall()
+        counted = plan.candidates_sql(FEW_MATCHES) if not matches else None  # none, or too many?
+        if len(matches) <= FEW_MATCHES and (counted is None or run(*counted).fetchone()[0] <= FEW_MATCHES):
             return _rank_and_group(matches, limit + skip)
         if not plan.checks_text or not limit:  # with no line to rank, the groups check each line once
-            top = run(plan.lines_sql, (*plan.lines_params, limit + skip)).fetchall() if limit else []
-            return _Matched(top, run(plan.groups_sql, plan.params).fetchall())
+            top = run(plan.run_lines_sql, (*plan.lines_params, limit + skip)).fetchall() if limit else []
+            return _Matched(top, run(plan.run_groups_sql, plan.params).fetchall())
         # One temporary table per connection, emptied after each use: creating and dropping
         # it per query would change the schema and re-prepare every statement.
         if not self._hits_table:
@@ -238,38 +239,26 @@ class LogStore:
                                        (service_key,)).fetchone()
         return (row[0], row[1]) if row is not None else None
 
-    def _rows(self, ids: list[int]) -> dict[int, tuple[Any, ...]]:
-        """Each line's entry row (id, ts, level, service, message, source, host), by id."""
-        if not ids:
-            return {}
-        marks = ", ".join("?" for _ in ids)
-        rows = self._connection.execute(
-            f"SELECT id, ts, level, service, message, source, host FROM entries WHERE id IN ({marks})",
-            ids).fetchall()
-        return {row[0]: row for row in rows}
-
-    def _groups(self, listed: list[tuple[int, int, int, int]], shown_groups: list[int],
-                stamps: dict[tuple[int, int], str]) -> list[LogGroup]:
-        """The listed groups (id, count, first µs, last µs) described; ``stamps`` holds the
-        timestamp text of each (group id, µs) edge."""
-        if not listed:
-            return []
-        marks = ", ".join("?" for _ in listed)
-        described = {row[0]: row[1:] for row in self._connection.execute(
-            f"SELECT g.id, t.template, g.service, g.level FROM groups g LEFT JOIN templates t "
-            f"ON t.id = g.template_id WHERE g.id IN ({marks})", [row[0] for row in listed])}
-        samples: dict[int, list[int]] = {}
-        for index, group_id in enumerate(shown_groups):
-            samples.setdefault(group_id, []).append(index)
-        groups = []
-        for group_id, count, first_us, last_us in listed:
-            template, service, level = described[group_id]
-            groups.append(LogGroup(
-                template=template or "", count=count, service=service, level=level,
-                first_timestamp=stamps.get((group_id, first_us), ""),
-                last_timestamp=stamps.get((group_id, last_us), ""),
-                sample_indexes=samples.get(group_id, [])))
-        return groups
+    def _details(self, ids: list[int], listed: list[tuple[int, int, int, int]]
+                 ) -> tuple[dict[int, tuple[Any, ...]], dict[int, tuple[Any, ...]]]:
+        """Each line's entry row (id, ts, level, service, message, source, host) and each listed
+        group's (template, service, level), by id: one statement for both."""
+        if not ids and not listed:
+            return {}, {}
+        line_marks = ", ".join("?" for _ in ids)
+        group_marks = ", ".join("?" for _ in listed)
+        rows: dict[int, tuple[Any, ...]] = {}
+        described: dict[int, tuple[Any, ...]] = {}
+        for row in self._connection.execute(
+                f"SELECT 0, id, ts, level, service, message, source, host FROM entries WHERE id IN ({line_marks}) "
+                f"UNION ALL SELECT 1, g.id, t.template, g.service, g.level, NULL, NULL, NULL FROM groups g "
+                f"LEFT JOIN templates t ON t.id = g.template_id WHERE g.id IN ({group_marks})",
+                (*ids, *(row[0] for row in listed))):
+            if row[0]:
+                described[row[1]] = row[2:5]
+            else:
+                rows[row[1]] = row[1:]
+        return rows, described
 
     def _timestamps(self, wanted: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
         """The timestamp text of the first line of each (group id, instant in µs), in one
@@ -356,6 +345,25 @@ def _rank_and_group(matches: list[tuple[int, int, int, float]], limit: int) -> _
     return _Matched([(line_id, group_id) for line_id, group_id, _, _ in top],
                     [(group_id, count, first, last) for group_id, (count, first, last) in groups.items()],
                     edges)
+
+
+def _groups(listed: list[tuple[int, int, int, int]], shown_groups: list[int], stamps: dict[tuple[int, int], str],
+            described: dict[int, tuple[Any, ...]]) -> list[LogGroup]:
+    """The listed groups (id, count, first µs, last µs) as a result tells them: ``described``
+    holds each one's template, service and level, ``stamps`` the timestamp text of each (group
+    id, µs) edge, ``shown_groups`` the group of each line shown."""
+    samples: dict[int, list[int]] = {}
+    for index, group_id in enumerate(shown_groups):
+        samples.setdefault(group_id, []).append(index)
+    groups = []
+    for group_id, count, first_us, last_us in listed:
+        template, service, level = described[group_id]
+        groups.append(LogGroup(
+            template=template or "", count=count, service=service, level=level,
+            first_timestamp=stamps.get((group_id, first_us), ""),
+            last_timestamp=stamps.get((group_id, last_us), ""),
+            sample_indexes=samples.get(group_id, [])))
+    return groups
 
 
 def _largest(group_rows: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
