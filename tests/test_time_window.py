@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.agents.rules.planner import RulesPlanner
@@ -135,6 +135,8 @@ _WORDS = ("last", "past", "the", "hour", "minutes", "5", "0", "1.5", "9999999999
 
 
 @settings(max_examples=400, deadline=None)
+@example(words=["between", "0001-01-01", "and", "2015-10-18T18:01:47Z"], now=NOW)  # one end with a zone
+@example(words=["between", "2015-10-18T18:01:47Z", "and", "2015-10-18"], now=NOW)
 @given(words=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=7),
        now=st.sampled_from([NOW, datetime(1, 1, 1, 0, 30, tzinfo=UTC), datetime(9999, 12, 31, 23, 0, tzinfo=UTC),
                             datetime(2024, 3, 1, 10, 6, tzinfo=timezone(timedelta(hours=-5)))]))

@@ -178,6 +178,9 @@ def _range(question: str, now: datetime) -> Window | None:
     first = _moment(match.group("a"), now)
     second = _moment(match.group("b"), now, on=first)
     start, end = _parsed(first), _parsed(second)
+    if start and end and (start.tzinfo is None) != (end.tzinfo is None):
+        # One end writes a zone, the other not (in the source's zone: now's) -- comparable so.
+        start, end = (moment if moment.tzinfo else moment.replace(tzinfo=now.tzinfo) for moment in (start, end))
     if re.fullmatch(_CLOCK, match.group("b")) and start and end and end < start:
         # "between 23:50 and 00:10": the second time is on the next day
         second = (end + timedelta(days=1)).isoformat(timespec="seconds" if end.second else "minutes")
