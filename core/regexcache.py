@@ -49,6 +49,8 @@ _Key = tuple[str | bytes, int]
 # never use.
 _Program = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
 
+# Flags left to re's own step: DEBUG prints the program as it compiles; TEMPLATE (gone in 3.13).
+_OWN_FLAGS = re.DEBUG | getattr(re, "TEMPLATE", 0)
 # The C type of one word of a program: the unsigned one of ``_sre.CODESIZE`` bytes.
 _CODE_TYPE = next((kind for kind in "IL" if array(kind).itemsize == getattr(_sre, "CODESIZE", 0)), "")
 
@@ -167,7 +169,7 @@ def _compile(pattern: Any, flags: int = 0) -> re.Pattern[Any]:
     type and flags and looked in its own cache before calling this)."""
     cache, original = _cache, _re_compile
     assert original is not None  # only installed with it
-    if cache is None or not isinstance(pattern, (str, bytes)) or flags & (re.DEBUG | re.TEMPLATE):
+    if cache is None or not isinstance(pattern, (str, bytes)) or flags & _OWN_FLAGS:
         return original(pattern, flags)
     try:
         return _build(pattern, cache.program(pattern, flags))

@@ -187,3 +187,10 @@ def test_the_cli_keeps_its_patterns_and_answers_the_same(tmp_path: Path) -> None
     for (pattern, flags), program in stored.items():  # every kept program builds what re builds
         if isinstance(pattern, str):
             _same_behaviour(regexcache._build(pattern, program), PLAIN(pattern, flags))
+
+
+def test_debug_patterns_are_left_to_re(kept: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    compiled = re.compile(r"ab+c", re.DEBUG)
+    assert "LITERAL" in capsys.readouterr().out  # re's own step printed the program
+    assert compiled.fullmatch("abbc")
+    assert regexcache._cache is not None and (r"ab+c", re.DEBUG.value) not in regexcache._cache.used
