@@ -28,12 +28,10 @@ CONTAINS_SQL = f"sb_contains(?, {_TEXT_ARGS})"
 # A line's search text in SQL, where it can be: the stored folded text (non-ASCII lines), else
 # the ASCII message lower-cased (a prefix of the search text: NFKC leaves ASCII as it is),
 # between spaces so that the GLOBs of ``logtext.sufficient_glob`` see word edges at both ends.
-GLOB_SQL = "(' ' || coalesce(e.folded, lower(e.message)) || ' ') GLOB ?"
-# What runs: the same GLOB with its pattern as ``+?`` (a no-op on text). SQLite reads a GLOB's
-# bound pattern when it plans (for an index it could use), so a plain ``?`` there makes every
-# new binding re-prepare the statement (~0.1 ms, a rare id's whole search). The request states
-# the SQL as ``GLOB_SQL``: recorded requests stay comparable.
-_GLOB_RUN_SQL = GLOB_SQL[:-1] + "+?"
+# The pattern is bound as ``+?`` (a no-op on text): SQLite reads a GLOB's bound pattern when it
+# plans (for an index it could use), so a plain ``?`` there makes every new binding re-prepare
+# the statement (~0.1 ms, a rare id's whole search).
+GLOB_SQL = "(' ' || coalesce(e.folded, lower(e.message)) || ' ') GLOB +?"
 # Column weights of bm25: the message counts most; level/service/source/host and word parts less.
 BM25 = "bm25(lines_fts, 1.0, 0.5, 0.5)"
 _ORDER = "l.ts_us DESC, l.id DESC"
@@ -100,16 +98,6 @@ class QueryPlan:
                 f"ORDER BY {order} LIMIT ?")
 
     @property
-    def run_lines_sql(self) -> str:
-        """``lines_sql`` as the store runs it (``_GLOB_RUN_SQL``)."""
-        return _runnable(self.lines_sql)
-
-    @property
-    def run_groups_sql(self) -> str:
-        """``groups_sql`` as the store runs it (``_GLOB_RUN_SQL``)."""
-        return _runnable(self.groups_sql)
-
-    @property
     def lines_params(self) -> tuple[Any, ...]:
         return (*self.rank_params, *self.params)
 
@@ -122,7 +110,7 @@ class QueryPlan:
     @property
     def ids_sql(self) -> str:
         """Every matching line's id; parameters: ``params``."""
-        return _runnable(f"SELECT l.id FROM {self.tables} WHERE {self.where}")
+        return f"SELECT l.id FROM {self.tables} WHERE {self.where}"
 
     def matches(self, few: int) -> tuple[str, tuple[Any, ...]]:
         """SQL and parameters of the id, group id, µs and score of every matching line,
@@ -134,9 +122,9 @@ class QueryPlan:
         sql = (f"SELECT l.id, l.group_id, l.ts_us, {self.score} FROM {self.tables} {self.rank_join} "
                f"WHERE {self.where} LIMIT ")
         if self.candidates is None:
-            return _runnable(sql + "?"), (*self.lines_params, few + 1)
+            return sql + "?", (*self.lines_params, few + 1)
         gate = f"(SELECT CASE WHEN count(*) > ? THEN 0 ELSE ? END FROM ({self._candidates_select}))"
-        return _runnable(sql + gate), (*self.lines_params, few, few + 1, *self.candidates_params, few + 1)
+        return sql + gate, (*self.lines_params, few, few + 1, *self.candidates_params, few + 1)
 
     def candidates_sql(self, few: int) -> tuple[str, tuple[Any, ...]] | None:
         """SQL and parameters of how many lines are candidates, counted up to ``few + 1`` (None
@@ -153,8 +141,8 @@ class QueryPlan:
     def hits_sql(self) -> str:
         """The matching lines into ``temp.hits`` (id, group_id, ts_us, score), each line's text
         checked once; parameters: ``lines_params``."""
-        return _runnable(f"INSERT INTO temp.hits (id, group_id, ts_us, score) SELECT l.id, l.group_id, "
-                         f"l.ts_us, {self.score} FROM {self.tables} {self.rank_join} WHERE {self.where}")
+        return (f"INSERT INTO temp.hits (id, group_id, ts_us, score) SELECT l.id, l.group_id, l.ts_us, "
+                f"{self.score} FROM {self.tables} {self.rank_join} WHERE {self.where}")
 
     def describe(self) -> dict[str, Any]:
         """The SQL and parameters, as JSON (the request a source records)."""
@@ -163,10 +151,6 @@ class QueryPlan:
         if self.whole_words is not None:
             described["whole_words_params"] = list(self.whole_words_params)
         return described
-
-
-def _runnable(sql: str) -> str:
-    return sql.replace(GLOB_SQL, _GLOB_RUN_SQL)
 
 
 def _search(unit: SearchUnit, terms_of: Callable[[str], list[str]]) -> UnitSearch:

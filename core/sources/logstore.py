@@ -194,7 +194,7 @@ class LogStore:
         fill the limit (a common word). The rest as ``_rest`` finds them."""
         first: list[tuple[int, int]] = []
         if plan.whole_words is not None:
-            first = self._connection.execute(plan.run_lines_sql, (*plan.whole_words_params, limit)).fetchall()
+            first = self._connection.execute(plan.lines_sql, (*plan.whole_words_params, limit)).fetchall()
         rest = self._rest(plan, limit - len(first), skip=len(first))
         taken = {line_id for line_id, _ in first}
         top = first + [row for row in rest.top if row[0] not in taken][:limit - len(first)]
@@ -212,8 +212,8 @@ class LogStore:
         if len(matches) <= FEW_MATCHES and (counted is None or run(*counted).fetchone()[0] <= FEW_MATCHES):
             return _rank_and_group(matches, limit + skip)
         if not plan.checks_text or not limit:  # with no line to rank, the groups check each line once
-            top = run(plan.run_lines_sql, (*plan.lines_params, limit + skip)).fetchall() if limit else []
-            return _Matched(top, run(plan.run_groups_sql, plan.params).fetchall())
+            top = run(plan.lines_sql, (*plan.lines_params, limit + skip)).fetchall() if limit else []
+            return _Matched(top, run(plan.groups_sql, plan.params).fetchall())
         # One temporary table per connection, emptied after each use: creating and dropping
         # it per query would change the schema and re-prepare every statement.
         if not self._hits_table:
