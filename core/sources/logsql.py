@@ -41,21 +41,20 @@ _FTS_IN = "l.id IN (SELECT rowid FROM lines_fts WHERE lines_fts MATCH ?)"
 
 @dataclass
 class _Where:
-    clauses: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
-    # The clauses that read no line's text (FTS5, filters, topics): the candidates' condition.
-    indexed: list[str] = field(default_factory=list)
-    indexed_params: list[Any] = field(default_factory=list)
+    """The clauses a plan's WHERE joins with AND, each with its parameters and whether it reads
+    only indexes (FTS5, filters, topics), not a line's text: those are the candidates' condition."""
+
+    parts: list[tuple[str, tuple[Any, ...], bool]] = field(default_factory=list)
 
     def add(self, clause: str, *params: Any, indexed: bool = True) -> None:
-        self.clauses.append(clause)
-        self.params.extend(params)
-        if indexed:
-            self.indexed.append(clause)
-            self.indexed_params.extend(params)
+        self.parts.append((clause, params, indexed))
 
-    def sql(self) -> str:
-        return " AND ".join(self.clauses) if self.clauses else "1"
+    def sql(self, *, indexed_only: bool = False) -> str:
+        clauses = [clause for clause, _, indexed in self.parts if indexed or not indexed_only]
+        return " AND ".join(clauses) if clauses else "1"
+
+    def params(self, *, indexed_only: bool = False) -> tuple[Any, ...]:
+        return tuple(param for _, params, indexed in self.parts if indexed or not indexed_only for param in params)
 
 
 @dataclass(frozen=True)
@@ -275,11 +274,11 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
         if clauses:
             where.add(" AND ".join(clauses), *params, indexed=False)
         checks = checks or _checks_text(search)
-    return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=tuple(where.params),
+    return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=where.params(),
                      score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks,
                      whole_words=" AND ".join(whole_parts) if whole_parts != fts_parts else None,
-                     candidates=" AND ".join(where.indexed) if fts is not None else None,
-                     candidates_params=tuple(where.indexed_params))
+                     candidates=where.sql(indexed_only=True) if fts is not None else None,
+                     candidates_params=where.params(indexed_only=True))
 
 
 def _whole_word(unit: SearchUnit, search: UnitSearch) -> str | None:
@@ -307,10 +306,10 @@ def _any_plan(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]
     parts = [search.fts for _, search in possible if search.fts is not None]
     fts = " OR ".join(f"({part})" for part in parts) if parts else None
     if fts is None:
-        return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=tuple(where.params),
+        return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=where.params(),
                          checks_text=checks)
     rank_join = (f"LEFT JOIN (SELECT rowid AS id, {BM25} AS score FROM lines_fts WHERE lines_fts MATCH ?) h "
                  "ON h.id = l.id")
-    return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=tuple(where.params),
+    return QueryPlan(tables=_tables(False, checks), where=where.sql(), params=where.params(),
                      score="coalesce(h.score, 0.0)", rank_join=rank_join, rank_params=(fts,), fts=fts,
                      checks_text=checks)
