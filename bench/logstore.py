@@ -142,8 +142,21 @@ def _kept_data(data: Path, size: int) -> list[Path] | None:
     return paths if (data / "complete").is_file() and all(path.is_file() for path in paths) else None
 
 
+def _current(store: Path) -> bool:
+    """Whether a kept store opens and was written by this schema (an older one would be brought
+    up to date when opened, without what the newer import writes)."""
+    from core.sources.logfile import SCHEMA_VERSION, check_store
+
+    if check_store(store) is not None:
+        return False
+    connection = sqlite3.connect(store)
+    try:
+        return bool(connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (SCHEMA_VERSION,))
+    finally:
+        connection.close()
+
+
 def bench_imports(folder: Path, sizes: list[int], keep: bool = False) -> tuple[Path, Path, list[Path]]:
-    from core.sources.logfile import check_store
 
     print("== import (each in its own process)")
     print(f"{'lines':>10} {'store s':>9} {'CPU s':>7} {'RSS MB':>7} {'us/line':>8} {'raw FTS5 s':>11} "
@@ -162,7 +175,7 @@ def bench_imports(folder: Path, sizes: list[int], keep: bool = False) -> tuple[P
             raw.unlink(missing_ok=True)
         else:
             files = kept
-        if keep and store.is_file() and raw.is_file() and check_store(store) is None:
+        if keep and store.is_file() and raw.is_file() and _current(store):
             print(f"{size:>10,} {'kept':>9}{'':>58}  {store.stat().st_size / 1e6:>8.0f}")
             continue
         store.unlink(missing_ok=True)

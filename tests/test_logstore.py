@@ -151,14 +151,18 @@ _SCHEMA_2_TOPICS = ("CREATE TABLE old_topics (topic TEXT NOT NULL, line_id INTEG
                     "DROP TABLE line_topics", "ALTER TABLE old_topics RENAME TO line_topics")
 
 
+_SCHEMA_3_TALLIES = ("DROP TABLE group_spans", "DROP TABLE run_sets", "DROP TABLE run_terms", "DROP TABLE group_runs")
+
+
 def _schema_1(tmp_path: Path) -> tuple[Path, Path]:
-    """A store as version 1 wrote it: no service spans, topics not keyed by service."""
-    return _imported_then_changed(tmp_path, "DROP TABLE service_spans", *_SCHEMA_2_TOPICS,
+    """A store as version 1 wrote it: no service spans, topics not keyed by service, no tallies."""
+    return _imported_then_changed(tmp_path, "DROP TABLE service_spans", *_SCHEMA_2_TOPICS, *_SCHEMA_3_TALLIES,
                                   "UPDATE meta SET value = '1' WHERE key = 'schema'")
 
 
 def test_a_store_of_schema_2_gets_its_topics_keyed_by_service(tmp_path: Path) -> None:
-    _, path = _imported_then_changed(tmp_path, *_SCHEMA_2_TOPICS, "UPDATE meta SET value = '2' WHERE key = 'schema'")
+    _, path = _imported_then_changed(tmp_path, *_SCHEMA_2_TOPICS, *_SCHEMA_3_TALLIES,
+                                     "UPDATE meta SET value = '2' WHERE key = 'schema'")
     store = LogStore.open(path)
     result, request = store.query_logs(QueryLogsArgs(service="app", topic="connection_pool"))
     assert result.total == 1
@@ -195,7 +199,8 @@ def test_a_store_of_schema_1_is_brought_up_to_date_before_an_append(tmp_path: Pa
 def test_a_store_of_schema_1_that_cannot_be_written_says_what_to_do(tmp_path: Path) -> None:
     _, path = _schema_1(tmp_path)
     connection = connect(path, readonly=True)  # as a read-only file would be, even for root
-    with pytest.raises(LogStoreError, match=r"schema '1' cannot be brought to '3' .*; import the files again"):
+    expected = rf"schema '1' cannot be brought to '{SCHEMA_VERSION}' .*; import the files again"
+    with pytest.raises(LogStoreError, match=expected):
         upgrade_schema(connection)
     connection.close()
     assert check_store(path) is None  # left as it was: a writable open upgrades it
@@ -203,7 +208,7 @@ def test_a_store_of_schema_1_that_cannot_be_written_says_what_to_do(tmp_path: Pa
 
 def test_a_store_of_an_unknown_schema_is_refused_with_what_to_do(tmp_path: Path) -> None:
     log, path = _imported_then_changed(tmp_path, "UPDATE meta SET value = '0' WHERE key = 'schema'")
-    expected = "log store schema '0' is not the supported '3'; import the files again"
+    expected = f"log store schema '0' is not the supported '{SCHEMA_VERSION}'; import the files again"
     assert check_store(path) == expected
     with pytest.raises(LogStoreError, match=expected):
         LogStore.open(path)

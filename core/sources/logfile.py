@@ -18,11 +18,22 @@ from core.lexicon import TAGGING_VERSION, TOPICS
 from core.tools.logquery import search_text
 
 STORE_FORMAT = "superbiz-logstore"
-SCHEMA_VERSION = "3"  # 2: service_spans; 3: line_topics by service
+SCHEMA_VERSION = "4"  # 2: service_spans; 3: line_topics by service; 4: run sets and group spans (logtally)
 
+# What words are counted from (schema 4: ``core.sources.logtally``).
+TALLIES = ("""CREATE TABLE IF NOT EXISTS group_spans (
+    group_id INTEGER PRIMARY KEY, service_key TEXT NOT NULL, level_rank INTEGER, lines INTEGER NOT NULL,
+    first_us INTEGER NOT NULL, last_us INTEGER NOT NULL, untallied INTEGER NOT NULL)""",
+           "CREATE TABLE IF NOT EXISTS run_sets (id INTEGER PRIMARY KEY, runs TEXT NOT NULL UNIQUE)",
+           """CREATE TABLE IF NOT EXISTS run_terms (
+    term TEXT NOT NULL, run_set INTEGER NOT NULL, PRIMARY KEY (term, run_set)) WITHOUT ROWID""",
+           """CREATE TABLE IF NOT EXISTS group_runs (
+    run_set INTEGER NOT NULL, group_id INTEGER NOT NULL, lines INTEGER NOT NULL, first_us INTEGER NOT NULL,
+    last_us INTEGER NOT NULL, PRIMARY KEY (run_set, group_id)) WITHOUT ROWID""")
+_TALLIES_SQL = ";\n".join(TALLIES)
 # ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
 # ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, layout TEXT NOT NULL, timezone TEXT NOT NULL,
@@ -55,6 +66,7 @@ CREATE TABLE IF NOT EXISTS line_topics (
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS service_spans (
     service_key TEXT PRIMARY KEY, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID;
+{_TALLIES_SQL};
 CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(
     body, meta, parts, content='', tokenize='unicode61 remove_diacritics 0');
 """
@@ -168,9 +180,21 @@ def _add_topic_services(connection: sqlite3.Connection) -> None:
     connection.execute("ANALYZE")  # the planner's statistics, for the new table too
 
 
+def _add_group_spans(connection: sqlite3.Connection) -> None:
+    """Schema 3 -> 4: each group's lines and instants, from the lines themselves, all of them
+    untallied (no line's text is read again): such a store counts words line by line, as it did,
+    until its files are imported again (``core.sources.logtally``)."""
+    for statement in TALLIES:
+        connection.execute(statement)
+    connection.execute(
+        "INSERT INTO group_spans (group_id, service_key, level_rank, lines, first_us, last_us, untallied) "
+        "SELECT group_id, min(service_key), min(level_rank), count(*), min(ts_us), max(ts_us), count(*) "
+        "FROM lines GROUP BY group_id")
+
+
 # An older schema's step to the next: what the newer code reads, derived from what the store
 # holds (no line is read again), so a store written by an older version keeps working.
-_UPGRADES = {"1": _add_service_spans, "2": _add_topic_services}
+_UPGRADES = {"1": _add_service_spans, "2": _add_topic_services, "3": _add_group_spans}
 
 
 def upgrade_schema(connection: sqlite3.Connection) -> dict[str, str]:

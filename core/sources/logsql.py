@@ -13,7 +13,7 @@ a regex or scan checks -- then once, into a temporary table both selects read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +78,12 @@ class QueryPlan:
     # matches, read from the indexes alone), when the MATCH filters: see ``matches``.
     candidates: str | None = None
     candidates_params: tuple[Any, ...] = ()
+    # When every unit is a word and every other condition holds for whole groups (service,
+    # level): each word's terms, and the filters over ``group_spans l``; the groups are then
+    # counted from the store's tallies (``core.sources.logtally``, ``tally_sql``).
+    tally_words: tuple[tuple[str, ...], ...] | None = None
+    group_where: str = "1"
+    group_params: tuple[Any, ...] = ()
 
     @property
     def whole_words_params(self) -> tuple[Any, ...]:
@@ -143,12 +149,33 @@ class QueryPlan:
         return (f"INSERT INTO temp.hits (id, group_id, ts_us, score) SELECT l.id, l.group_id, l.ts_us, "
                 f"{self.score} FROM {self.tables} {self.rank_join} WHERE {self.where}")
 
+    @property
+    def tally_sql(self) -> str:
+        """Each group passing the filters whose lines are all tallied and some hold every word:
+        (group id, lines, first µs, last µs), summed over the run sets holding a term of each
+        word (``core.sources.logtally``); then each group passing the filters with untallied
+        lines, its counts NULL (it is counted line by line). Parameters: ``tally_params``."""
+        holding = " AND ".join(
+            f"r.run_set IN (SELECT run_set FROM run_terms WHERE term IN ({', '.join('?' for _ in terms)}))"
+            for terms in self.tally_words or ())
+        return (f"SELECT r.group_id, sum(r.lines), min(r.first_us), max(r.last_us) FROM group_runs r "
+                f"JOIN group_spans l ON l.group_id = r.group_id WHERE {holding} AND l.untallied = 0 AND "
+                f"{self.group_where} GROUP BY r.group_id UNION ALL SELECT l.group_id, NULL, NULL, NULL "
+                f"FROM group_spans l WHERE l.untallied > 0 AND {self.group_where}")
+
+    @property
+    def tally_params(self) -> tuple[Any, ...]:
+        terms = tuple(term for words in self.tally_words or () for term in words)
+        return (*terms, *self.group_params, *self.group_params)
+
     def describe(self) -> dict[str, Any]:
         """The SQL and parameters, as JSON (the request a source records)."""
         described = {"fts": self.fts, "lines_sql": self.lines_sql, "lines_params": list(self.lines_params),
                      "groups_sql": self.groups_sql, "groups_params": list(self.params)}
         if self.whole_words is not None:
             described["whole_words_params"] = list(self.whole_words_params)
+        if self.tally_words is not None:
+            described |= {"tally_sql": self.tally_sql, "tally_params": list(self.tally_params)}
         return described
 
 
@@ -205,7 +232,9 @@ def _unit_condition(unit: SearchUnit, search: UnitSearch, service: str | None) -
     return "(" + " AND ".join(clauses + checks) + ")", params + check_params
 
 
-def _filters(query: CompiledQuery, where: _Where) -> None:
+def _group_filters(query: CompiledQuery, where: _Where) -> None:
+    """The filters a whole group passes or fails (its lines share service and level): over
+    ``l.service_key`` and ``l.level_rank``, columns of ``lines`` and of ``group_spans``."""
     if query.service is not None:
         where.add("l.service_key = ?", query.service)
     if query.min_rank is not None:
@@ -213,6 +242,10 @@ def _filters(query: CompiledQuery, where: _Where) -> None:
     if query.exclude_ranks:
         marks = ", ".join("?" for _ in query.exclude_ranks)
         where.add(f"(l.level_rank IS NULL OR l.level_rank NOT IN ({marks}))", *query.exclude_ranks)
+
+
+def _filters(query: CompiledQuery, where: _Where) -> None:
+    _group_filters(query, where)
     if query.since_us is not None:
         where.add("l.ts_us >= ?", query.since_us)
     if query.until_us is not None:
@@ -243,12 +276,14 @@ def _tables(fts: bool, checks_text: bool) -> str:
 SpanOf = Callable[[str], tuple[int, int] | None]
 
 
-def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_of: SpanOf | None = None) -> QueryPlan:
+def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_of: SpanOf | None = None,
+               groups: Sequence[int] = ()) -> QueryPlan:
     """The SQL of ``query``. ``terms_of(text)`` lists the vocabulary terms containing ``text``
     (at most ``CANDIDATE_TERMS + 1``); ``span_of(service_key)`` the first and last line id of a
     service (None: it has no lines), which bounds an FTS5 search by rowid: FTS5 then skips the
     other services' hits instead of handing each to the join that drops it (a file per service
-    makes the span tight; interleaved services make it wide, never wrong)."""
+    makes the span tight; interleaved services make it wide, never wrong). ``groups``, when
+    given, keeps only the lines of those groups (a recount: ``core.sources.logtally``)."""
     searches = [(unit, _search(unit, terms_of)) for unit in query.units]
     where = _Where()
     if query.match_any:
@@ -264,6 +299,8 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
         if span is not None:
             where.add("lines_fts.rowid BETWEEN ? AND ?", *span)
     _filters(query, where)
+    if groups:
+        where.add(f"l.group_id IN ({', '.join('?' for _ in groups)})", *groups)
     checks = _exclusions(query, terms_of, where)
     for unit, search in searches:
         if unit.kind == "topics":
@@ -274,11 +311,28 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
         if clauses:
             where.add(" AND ".join(clauses), *params, indexed=False)
         checks = checks or _checks_text(search)
+    tally = _tally_words(query, searches)
+    group_where = _Where()
+    _group_filters(query, group_where)
     return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=where.params(),
                      score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks,
                      whole_words=" AND ".join(whole_parts) if whole_parts != fts_parts else None,
                      candidates=where.sql(indexed_only=True) if fts is not None else None,
-                     candidates_params=where.params(indexed_only=True))
+                     candidates_params=where.params(indexed_only=True),
+                     tally_words=tally, group_where=group_where.sql(), group_params=group_where.params())
+
+
+def _tally_words(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSearch]]
+                 ) -> tuple[tuple[str, ...], ...] | None:
+    """Each word's terms, when the query's groups can be counted from the tallies: its units are
+    words found exactly by their terms, and nothing else asks about single lines (time, topics,
+    exclusions). None otherwise."""
+    if (not searches or query.excludes or query.topic_filter or query.since_us is not None
+            or query.until_us is not None):
+        return None
+    if not all(unit.kind == "word" and search.exact and search.terms for unit, search in searches):
+        return None
+    return tuple(search.terms for _, search in searches)
 
 
 def _whole_word(unit: SearchUnit, search: UnitSearch) -> str | None:

@@ -32,7 +32,7 @@ from core.sources.logfile import check_store, connect, finish_indexes, lexicon_f
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
-from core.tools.logquery import compile_query
+from core.tools.logquery import CompiledQuery, compile_query
 
 MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still counts every line)
 # A query matching at most this many lines is ranked and grouped here from one select; past
@@ -159,7 +159,9 @@ class LogStore:
                                        "search": {"query": query.describe(), **plan.describe()}}
             if plan.empty:
                 return LogsResult(success=True, message="未找到匹配的日志"), request
-            matched = self._run(plan, args.limit)
+            matched = self._run(query, plan, args.limit)
+            if matched.recount is not None:
+                request["search"]["recount"] = matched.recount
             listed = _largest(matched.groups)
             shown_ids = [line_id for line_id, _ in matched.top]
             if matched.edges is None:
@@ -188,24 +190,25 @@ class LogStore:
 
     # ------------------------------------------------------------ helpers
 
-    def _run(self, plan: QueryPlan, limit: int) -> _Matched:
+    def _run(self, query: CompiledQuery, plan: QueryPlan, limit: int) -> _Matched:
         """The top lines and every group. Lines holding each word whole (``plan.whole_words``)
         rank first, by their own bm25: read first, they spare ranking every match when they
         fill the limit (a common word). The rest as ``_rest`` finds them."""
         first: list[tuple[int, int]] = []
         if plan.whole_words is not None:
             first = self._connection.execute(plan.lines_sql, (*plan.whole_words_params, limit)).fetchall()
-        rest = self._rest(plan, limit - len(first), skip=len(first))
+        rest = self._rest(query, plan, limit - len(first), skip=len(first))
         taken = {line_id for line_id, _ in first}
         top = first + [row for row in rest.top if row[0] not in taken][:limit - len(first)]
         return rest._replace(top=top)
 
-    def _rest(self, plan: QueryPlan, limit: int, skip: int) -> _Matched:
+    def _rest(self, query: CompiledQuery, plan: QueryPlan, limit: int, skip: int) -> _Matched:
         """The top ``limit`` lines after the ``skip`` ranked first (these are read too: the
         caller drops them), and every group. When lines' text must be checked (a Python
         function per line), the matching lines are collected once into a temporary table both
         selects read. A query matching few lines (a rare id: most questions) is answered from
-        one select instead, ranked and grouped here by the same order and aggregates."""
+        one select instead, ranked and grouped here by the same order and aggregates. A query of
+        words alone (and filters of whole groups) is counted from the tallies (``_tallied``)."""
         run = self._connection.execute
         matches = run(*plan.matches(FEW_MATCHES)).fetchall()
         counted = plan.candidates_sql(FEW_MATCHES) if not matches else None  # none, or too many?
@@ -213,6 +216,8 @@ class LogStore:
             return _rank_and_group(matches, limit + skip)
         if not plan.checks_text or not limit:  # with no line to rank, the groups check each line once
             top = run(plan.lines_sql, (*plan.lines_params, limit + skip)).fetchall() if limit else []
+            if plan.tally_words is not None:
+                return self._tallied(query, plan, top)
             return _Matched(top, run(plan.groups_sql, plan.params).fetchall())
         # One temporary table per connection, emptied after each use: creating and dropping
         # it per query would change the schema and re-prepare every statement.
@@ -228,6 +233,21 @@ class LogStore:
         finally:
             run("DELETE FROM temp.hits")
         return _Matched(top, groups)
+
+    def _tallied(self, query: CompiledQuery, plan: QueryPlan, top: list[tuple[int, int]]) -> _Matched:
+        """``top`` and the groups of a query of words, counted from the store's tallies; groups
+        with untallied lines are counted line by line (the request's ``recount``: its SQL and
+        parameters)."""
+        run = self._connection.execute
+        rows = run(plan.tally_sql, plan.tally_params).fetchall()
+        groups = [row for row in rows if row[1] is not None]
+        untallied = [row[0] for row in rows if row[1] is None]
+        if not untallied:
+            return _Matched(top, groups)
+        recount = build_plan(query, self._terms_containing, self._span, groups=untallied)
+        groups += run(recount.groups_sql, recount.params).fetchall()
+        return _Matched(top, groups, recount={"groups_sql": recount.groups_sql,
+                                              "groups_params": list(recount.params)})
 
     def _terms_containing(self, text: str) -> list[str]:
         rows = self._connection.execute(
@@ -280,9 +300,8 @@ class LogStore:
         """What the store holds: lines, services, levels, time range, templates, files."""
         with self._lock:
             run = self._connection.execute
-            per_group = run("SELECT g.service, g.level, g.template_id, c.n FROM (SELECT group_id, "
-                            "count(*) AS n FROM lines GROUP BY group_id) c JOIN groups g ON g.id = c.group_id"
-                            ).fetchall()
+            per_group = run("SELECT g.service, g.level, g.template_id, s.lines FROM group_spans s "
+                            "JOIN groups g ON g.id = s.group_id").fetchall()
             first = run("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id "
                         "ORDER BY l.ts_us, l.id LIMIT 1").fetchone()
             last = run(_NEWEST).fetchone()
@@ -317,12 +336,14 @@ class LogStore:
 
 class _Matched(NamedTuple):
     """What ``LogStore._run`` found: (id, group id) of the top lines; (group id, count, first
-    µs, last µs) of every group; and, when every match was read, the first matching line at
-    each (group id, µs) edge (None: the edges' lines are looked up by time)."""
+    µs, last µs) of every group; when every match was read, the first matching line at each
+    (group id, µs) edge (None: the edges' lines are looked up by time); and the SQL that
+    counted some groups line by line after the tallies (``LogStore._tallied``), if any."""
 
     top: list[tuple[int, int]]
     groups: list[tuple[int, int, int, int]]
     edges: dict[tuple[int, int], int] | None = None
+    recount: dict[str, Any] | None = None
 
 
 def _rank_and_group(matches: list[tuple[int, int, int, float]], limit: int) -> _Matched:

@@ -3,7 +3,8 @@
 ``LogWriter`` takes lines one at a time and writes them in batches (``executemany``), so the
 memory of an import does not grow with the number of lines: per batch it computes each line's
 search text, its FTS5 columns (``core.sources.logtext``), its template id
-(``core.sources.templates``) and the topics its message mentions (``lexicon.tag_lines``).
+(``core.sources.templates``), the topics its message mentions (``lexicon.tag_lines``) and the
+tallies words are counted from (``core.sources.logtally``).
 Transactions are the caller's: ``superbiz logs import`` writes a new store into a temporary
 file renamed on success, and appends to an existing one in a single transaction.
 """
@@ -21,6 +22,7 @@ from core.errors import LogStoreError
 from core.lexicon import tag_lines
 from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
 from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
+from core.sources.logtally import RunTally
 from core.sources.logtext import VOCABULARY_SQL, index_text
 from core.sources.templates import TemplateMiner
 from core.tools.logquery import META_MARK, search_text
@@ -103,6 +105,7 @@ class LogWriter:
             in connection.execute("SELECT id, template_id, service, level FROM groups")}
         self._new_groups: list[tuple[int, int, str, str]] = []
         self._spans: dict[str, list[int]] = {}  # service key -> [first, last] id this writer wrote
+        self._tally = RunTally(connection)
         cursor = connection.execute(
             "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
             "VALUES (?, ?, ?, ?, 0, 0, 0)",
@@ -159,13 +162,16 @@ class LogWriter:
             return
         lines, entries, fts, messages = [], [], [], []
         add_template, group, rank, spans = self._miner.add, self._group, self._rank, self._spans
+        tally = self._tally.add
         line_id = self._next_id
         for record in self._batch:
             text = search_text(record.message, record.level, record.service, record.source, record.host)
             indexed = index_text(text)
             group_id = group(add_template(record.message), record.service, record.level)
             service_key = self._service_key(record.service)
-            lines.append((line_id, record.ts_us, rank(record.level), service_key, group_id))
+            level_rank = rank(record.level)
+            lines.append((line_id, record.ts_us, level_rank, service_key, group_id))
+            tally(group_id, service_key, level_rank, record.ts_us, text)
             span = spans.get(service_key)
             if span is None:
                 spans[service_key] = [line_id, line_id]
@@ -187,6 +193,7 @@ class LogWriter:
         if self._new_groups:
             run("INSERT INTO groups (id, template_id, service, level) VALUES (?, ?, ?, ?)", self._new_groups)
             self._new_groups = []
+        self._tally.write()
         self.entries += len(self._batch)
         self._next_id = line_id
         self._batch = []
