@@ -178,6 +178,10 @@ def test_a_store_of_schema_3_counts_line_by_line_until_imported_again(tmp_path: 
     _same_as_line_by_line(store, monkeypatch)
     with store.connection() as connection:
         assert connection.execute("SELECT sum(untallied) FROM group_spans").fetchone()[0] == 1500
+    # more untallied groups than a statement should name: every group counted line by line
+    monkeypatch.setattr(logstore, "MAX_RECOUNT_GROUPS", 1)
+    answers = _same_as_line_by_line(store, monkeypatch)
+    assert not any("recount" in search for _, search in answers)
 
 
 _ASCII_TEXT = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=60)

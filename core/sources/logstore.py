@@ -38,6 +38,9 @@ MAX_GROUPS = 50  # groups listed in a result, largest first (``total`` still cou
 # A query matching at most this many lines is ranked and grouped here from one select; past
 # it, SQLite ranks and groups (the first rows read are then the only work thrown away).
 FEW_MATCHES = 1000
+# Groups with untallied lines counted line by line by naming them (``l.group_id IN (...)``); past
+# this many, every group is (SQLite takes at most 32,766 parameters a statement).
+MAX_RECOUNT_GROUPS = 1000
 _NEWEST = "SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id ORDER BY l.ts_us DESC, l.id DESC LIMIT 1"
 _NEWEST_OF = ("SELECT e.ts FROM lines l JOIN entries e ON e.id = l.id WHERE l.service_key = ? "
               "ORDER BY l.ts_us DESC, l.id DESC LIMIT 1")
@@ -244,6 +247,8 @@ class LogStore:
         untallied = [row[0] for row in rows if row[1] is None]
         if not untallied:
             return _Matched(top, groups)
+        if len(untallied) > MAX_RECOUNT_GROUPS:  # a parameter per group: count every group as before
+            return _Matched(top, run(plan.groups_sql, plan.params).fetchall())
         recount = build_plan(query, self._terms_containing, self._span, groups=untallied)
         groups += run(recount.groups_sql, recount.params).fetchall()
         return _Matched(top, groups, recount={"groups_sql": recount.groups_sql,
