@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.sources.logtally import countable
 from core.sources.logtext import UnitSearch, needle_search, needs_terms, quote, word_search
 from core.tools.logquery import CompiledQuery, SearchUnit
 
@@ -330,7 +331,8 @@ def _tally_words(query: CompiledQuery, searches: list[tuple[SearchUnit, UnitSear
     if (not searches or query.excludes or query.topic_filter or query.since_us is not None
             or query.until_us is not None):
         return None
-    if not all(unit.kind == "word" and search.exact and search.terms for unit, search in searches):
+    if not all(unit.kind == "word" and search.exact and search.terms and countable(unit.text)
+               for unit, search in searches):
         return None
     return tuple(search.terms for _, search in searches)
 

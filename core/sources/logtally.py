@@ -28,11 +28,16 @@ import re
 import sqlite3
 
 _LETTER_RUNS = re.compile(r"[a-z]+")
+# Runs of hex letters only (``fe``, ``b``, ``cc`` of ``b9000564-fe1a-...-b8cc``) are left out of
+# run sets: ids would make nearly every line's set its own. A word holding another letter can
+# never lie inside such a run, so it is still counted exactly (``countable``); a word of hex
+# letters only (``bad``, ``feed``) is counted line by line.
+_HEX_LETTERS = re.compile(r"[a-f]+")
 # Letter runs do not change when digits become spaces; texts that differ by their numbers (ids,
 # counts, times: most of a log) then share one cache entry.
 _DIGITS_TO_SPACE = str.maketrans("0123456789", " " * 10)
 _MAX_CACHE = 200_000  # distinct digit-blanked texts remembered; cleared when full
-MAX_RUN_SETS = 100_000  # a store's run sets; the lines of any later set are untallied
+MAX_RUN_SETS = 50_000  # a store's run sets; the lines of any later set are untallied
 
 _UPSERT_RUNS = (
     "INSERT INTO group_runs (run_set, group_id, lines, first_us, last_us) VALUES (?, ?, ?, ?, ?) "
@@ -51,6 +56,11 @@ def _widen(span: list[int], ts_us: int) -> None:
         span[1] = ts_us
     elif ts_us > span[2]:
         span[2] = ts_us
+
+
+def countable(word: str) -> bool:
+    """Whether the tallies count a word: it holds a letter that is not a hex digit."""
+    return _HEX_LETTERS.fullmatch(word) is None
 
 
 class RunTally:
@@ -90,7 +100,7 @@ class RunTally:
             return self._by_text[blanked]
         if len(self._by_text) >= _MAX_CACHE:
             self._by_text = {}
-        runs = " ".join(sorted(set(_LETTER_RUNS.findall(blanked))))
+        runs = " ".join(sorted({run for run in _LETTER_RUNS.findall(blanked) if not _HEX_LETTERS.fullmatch(run)}))
         run_set = self._by_runs.get(runs)
         if run_set is None:
             row = self._connection.execute("SELECT id FROM run_sets WHERE runs = ?", (runs,)).fetchone()
