@@ -36,7 +36,7 @@ _HEX_LETTERS = re.compile(r"[a-f]+")
 # Letter runs do not change when digits become spaces; texts that differ by their numbers (ids,
 # counts, times: most of a log) then share one cache entry.
 _DIGITS_TO_SPACE = str.maketrans("0123456789", " " * 10)
-_MAX_CACHE = 200_000  # distinct digit-blanked texts remembered; cleared when full
+_MAX_CACHE = 20_000  # distinct digit-blanked texts remembered (a few MB); cleared when full
 MAX_RUN_SETS = 50_000  # a store's run sets; the lines of any later set are untallied
 
 _UPSERT_RUNS = (
