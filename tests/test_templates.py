@@ -58,3 +58,31 @@ def test_grouping_accuracy_on_the_labelled_loghub_samples(corpora_dir: Path, dat
     predicted = [miner.add(row["Content"]) for row in rows]
     # Drain scores 0.95-1.0 on four of these and about 0.73 on OpenStack (bench/templates.py)
     assert grouping_accuracy(predicted, [row["EventId"] for row in rows]) >= 0.95
+
+
+def test_plain_word_values_stop_splitting_a_crowded_leaf() -> None:
+    """A user name is a plain word: the first names split the template, but past
+    ``max_leaf_clusters`` of them a message joins the most similar template (its name becomes
+    ``<*>``), so the templates a message is compared with stay bounded; messages whose words
+    differ still stay apart while their leaf is not crowded."""
+    import random
+
+    rng = random.Random(3)
+    names = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(7)) for _ in range(3000)]
+    miner = TemplateMiner(max_leaf_clusters=8)
+    ids = [miner.add(f"session opened for user {name} from host") for name in names]
+    assert len(set(ids)) <= 9
+    assert any(miner.template(i) == "session opened for user <*> from host" for i in set(ids))
+    compared: list[int] = []
+    original = miner._most_similar
+
+    def counting(clusters, tokens, words):  # type: ignore[no-untyped-def]
+        compared.append(len(clusters))
+        return original(clusters, tokens, words)
+
+    miner._most_similar = counting  # type: ignore[method-assign]
+    miner.add("session opened for user zzzzzzz from host")
+    assert max(compared) <= 9
+    # a different word in a leaf that is not crowded is still a different message
+    fresh = TemplateMiner(max_leaf_clusters=8)
+    assert fresh.add("disk quota exceeded for alice") != fresh.add("disk quota restored for alice")

@@ -22,7 +22,12 @@ How a message is read (Drain: He et al., ICWS 2017, with the usual preprocessing
    words (``spawned``/``destroyed``, ``memory:``/``disk:``, ``NEW``/``RUNNING``) is a different
    message, not a value, so the message does not join that cluster. Values are what masking
    found, or tokens that are not plain words (``'sparkExecutor'``, ``yarn,curi``,
-   ``org.apache.Foo``). The price: a plain-word value (a user name) splits its template.
+   ``org.apache.Foo``). The price: a plain-word value (a user name) splits its template --
+   but only until a leaf holds ``max_leaf_clusters`` (32) templates kept apart by their words:
+   past that, a message no template of its words takes joins the most similar one anyway (the
+   names become ``<*>``), so a log naming a hundred thousand users costs linear time, not
+   quadratic (each new message compared with every name seen: 20,000 such lines took 600 s).
+   The labelled loghub samples never hold more than 8 templates in a leaf.
 
 Identical masked messages are cached, so a million lines of a few hundred shapes cost one
 regex substitution and one dictionary look-up each. Template ids are stable: a cluster keeps
@@ -66,13 +71,23 @@ def _is_word(token: str) -> bool:
     return _PLAIN_WORD.fullmatch(token) is not None
 
 
+def _plain_words(tokens: list[str]) -> dict[int, str]:
+    """The plain words of a token list, by position."""
+    return {index: token for index, token in enumerate(tokens) if _is_word(token)}
+
+
 @dataclass
 class _Cluster:
-    """One template: its id, its tokens (``<*>`` where lines differ) and how many lines joined."""
+    """One template: its id, its tokens (``<*>`` where lines differ), how many lines joined,
+    and its plain words by position (what ``same_words`` compares)."""
 
     template_id: int
     tokens: list[str]
     size: int = 0
+    words: dict[int, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.words = _plain_words(self.tokens)
 
     def similarity(self, tokens: list[str]) -> tuple[float, int]:
         """(share of the template's tokens equal to the message's, count of its wildcards)."""
@@ -84,15 +99,16 @@ class _Cluster:
                 equal += 1
         return equal / len(self.tokens), wildcards
 
-    def same_words(self, tokens: list[str]) -> bool:
-        """No position where both hold a different plain word (a different message)."""
-        return not any(mine != theirs and _is_word(mine) and _is_word(theirs)
-                       for mine, theirs in zip(self.tokens, tokens, strict=True))
+    def same_words(self, words: dict[int, str]) -> bool:
+        """No position where both hold a different plain word (a different message); ``words``
+        are the message's plain words by position."""
+        return all(words.get(index, word) == word for index, word in self.words.items())
 
     def absorb(self, tokens: list[str]) -> None:
         """Join a message: positions that differ become wildcards."""
         self.tokens = [mine if mine == theirs else WILDCARD
                        for mine, theirs in zip(self.tokens, tokens, strict=True)]
+        self.words = {index: word for index, word in self.words.items() if self.tokens[index] == word}
         self.size += 1
 
     @property
@@ -111,15 +127,18 @@ class TemplateMiner:
 
     ``similarity`` is the share of a cluster's constant tokens a message must match to join it;
     ``depth`` how many leading tokens the tree branches on; ``max_children`` bounds a node's
-    branches (beyond it, new tokens share the wildcard branch).
+    branches (beyond it, new tokens share the wildcard branch); ``max_leaf_clusters`` bounds
+    the templates a leaf keeps apart by their plain words (beyond it, see ``_place``).
     """
 
-    def __init__(self, similarity: float = 0.5, depth: int = 2, max_children: int = 100) -> None:
-        if not 0 < similarity <= 1 or depth < 1 or max_children < 1:
-            raise ValueError("similarity must be in (0, 1], depth and max_children >= 1")
+    def __init__(self, similarity: float = 0.5, depth: int = 2, max_children: int = 100,
+                 max_leaf_clusters: int = 32) -> None:
+        if not 0 < similarity <= 1 or depth < 1 or max_children < 1 or max_leaf_clusters < 1:
+            raise ValueError("similarity must be in (0, 1], depth, max_children and max_leaf_clusters >= 1")
         self._similarity = similarity
         self._depth = depth
         self._max_children = max_children
+        self._max_leaf_clusters = max_leaf_clusters
         self._root = _Node()
         self._clusters: dict[int, _Cluster] = {}
         self._cache: dict[str, _Cluster] = {}
@@ -161,9 +180,7 @@ class TemplateMiner:
     def load(self, templates: Iterable[tuple[int, str]]) -> None:
         """Continue from earlier templates (id, text): their ids are kept, new ids follow."""
         for template_id, text in templates:
-            cluster = _Cluster(template_id, text.split())
-            if not cluster.tokens:
-                cluster.tokens = [""]  # the empty message has a template too
+            cluster = _Cluster(template_id, text.split() or [""])  # the empty message has a template too
             self._clusters[template_id] = cluster
             self._leaf(cluster.tokens).clusters.append(cluster)
             self._next_id = max(self._next_id, template_id + 1)
@@ -186,18 +203,20 @@ class TemplateMiner:
         return node
 
     def _place(self, tokens: list[str]) -> _Cluster:
+        """The cluster ``tokens`` joins, or a new one. A leaf holding ``max_leaf_clusters``
+        templates apart by their plain words has met a plain-word *value* (a user or host
+        name: ``session <*> opened for user alice``, ``... bob``, ...): a message no template
+        of the same words takes then joins the most similar one regardless of its words, so the
+        leaf stops growing -- else every message would be compared with every name seen, and an
+        import would grow with the square of its names."""
         if not tokens:
             tokens = [""]
         leaf = self._leaf(tokens)
-        best: _Cluster | None = None
-        best_key = (-1.0, -1)
-        for cluster in leaf.clusters:
-            if not cluster.same_words(tokens):
-                continue
-            key = cluster.similarity(tokens)
-            if key > best_key:
-                best, best_key = cluster, key
-        if best is not None and best_key[0] >= self._similarity * self._constant_share(best):
+        words = _plain_words(tokens)
+        best = self._most_similar(leaf.clusters, tokens, words)
+        if best is None and len(leaf.clusters) >= self._max_leaf_clusters:
+            best = self._most_similar(leaf.clusters, tokens, None)
+        if best is not None:
             before = best.tokens
             best.absorb(tokens)
             if best.tokens != before:
@@ -209,6 +228,22 @@ class TemplateMiner:
         leaf.clusters.append(cluster)
         self._changed.add(cluster.template_id)
         return cluster
+
+    def _most_similar(self, clusters: list[_Cluster], tokens: list[str],
+                      words: dict[int, str] | None) -> _Cluster | None:
+        """The cluster most similar to ``tokens`` if it is similar enough (given the message's
+        plain ``words``, among the clusters holding the same ones; None: among all)."""
+        best: _Cluster | None = None
+        best_key = (-1.0, -1)
+        for cluster in clusters:
+            if words is not None and not cluster.same_words(words):
+                continue
+            key = cluster.similarity(tokens)
+            if key > best_key:
+                best, best_key = cluster, key
+        if best is not None and best_key[0] >= self._similarity * self._constant_share(best):
+            return best
+        return None
 
     @staticmethod
     def _constant_share(cluster: _Cluster) -> float:
