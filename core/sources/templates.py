@@ -23,11 +23,11 @@ How a message is read (Drain: He et al., ICWS 2017, with the usual preprocessing
    message, not a value, so the message does not join that cluster. Values are what masking
    found, or tokens that are not plain words (``'sparkExecutor'``, ``yarn,curi``,
    ``org.apache.Foo``). The price: a plain-word value (a user name) splits its template --
-   but only until a leaf holds ``max_leaf_clusters`` (32) templates kept apart by their words:
-   past that, a message no template of its words takes joins the most similar one anyway (the
-   names become ``<*>``), so a log naming a hundred thousand users costs linear time, not
-   quadratic (each new message compared with every name seen: 20,000 such lines took 600 s).
-   The labelled loghub samples never hold more than 8 templates in a leaf.
+   but only until a leaf holds ``max_leaf_clusters`` (32) templates: past that, a message no
+   template of its words takes joins the most similar one anyway (the names become ``<*>``;
+   so does free text with no structure), so an import costs linear time, not quadratic (each
+   new message was compared with every template of its leaf: 20,000 lines naming as many users
+   took 600 s). The labelled loghub samples never hold more than 8 templates in a leaf.
 
 Identical masked messages are cached, so a million lines of a few hundred shapes cost one
 regex substitution and one dictionary look-up each. Template ids are stable: a cluster keeps
@@ -204,18 +204,18 @@ class TemplateMiner:
 
     def _place(self, tokens: list[str]) -> _Cluster:
         """The cluster ``tokens`` joins, or a new one. A leaf holding ``max_leaf_clusters``
-        templates apart by their plain words has met a plain-word *value* (a user or host
-        name: ``session <*> opened for user alice``, ``... bob``, ...): a message no template
-        of the same words takes then joins the most similar one regardless of its words, so the
-        leaf stops growing -- else every message would be compared with every name seen, and an
-        import would grow with the square of its names."""
+        templates has met a plain-word *value* (a user or host name: ``session opened for user
+        alice``, ``... bob``, ...) or text with no structure: a message no template of the same
+        words takes then joins the most similar one, whatever its words and however little it
+        shares, so the leaf stops growing -- else every message would be compared with every
+        template of its leaf, and an import would grow with the square of its lines."""
         if not tokens:
             tokens = [""]
         leaf = self._leaf(tokens)
         words = _plain_words(tokens)
         best = self._most_similar(leaf.clusters, tokens, words)
         if best is None and len(leaf.clusters) >= self._max_leaf_clusters:
-            best = self._most_similar(leaf.clusters, tokens, None)
+            best = max(leaf.clusters, key=lambda cluster: cluster.similarity(tokens))
         if best is not None:
             before = best.tokens
             best.absorb(tokens)
@@ -229,14 +229,13 @@ class TemplateMiner:
         self._changed.add(cluster.template_id)
         return cluster
 
-    def _most_similar(self, clusters: list[_Cluster], tokens: list[str],
-                      words: dict[int, str] | None) -> _Cluster | None:
-        """The cluster most similar to ``tokens`` if it is similar enough (given the message's
-        plain ``words``, among the clusters holding the same ones; None: among all)."""
+    def _most_similar(self, clusters: list[_Cluster], tokens: list[str], words: dict[int, str]) -> _Cluster | None:
+        """Among the clusters holding the message's plain ``words``, the one most similar to
+        ``tokens``, if it is similar enough."""
         best: _Cluster | None = None
         best_key = (-1.0, -1)
         for cluster in clusters:
-            if words is not None and not cluster.same_words(words):
+            if not cluster.same_words(words):
                 continue
             key = cluster.similarity(tokens)
             if key > best_key:
