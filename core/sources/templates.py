@@ -58,7 +58,7 @@ _MASK = re.compile(
 _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
 _PLAIN_WORD = re.compile(r"(?:[A-Za-z][a-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
-_MAX_CACHE = 200_000  # masked messages remembered; cleared when full (memory stays bounded)
+_MAX_CACHE = 50_000  # masked messages remembered; cleared when full (memory stays bounded)
 
 
 def masked(message: str) -> str:
