@@ -37,7 +37,7 @@ _HEX_LETTERS = re.compile(r"[a-f]+")
 # counts, times: most of a log) then share one cache entry.
 _DIGITS_TO_SPACE = str.maketrans("0123456789", " " * 10)
 _MAX_CACHE = 20_000  # distinct digit-blanked texts remembered (a few MB); cleared when full
-MAX_RUN_SETS = 50_000  # a store's run sets; the lines of any later set are untallied
+MAX_RUN_SETS = 10_000  # a store's run sets (structured logs need hundreds); later sets' lines are untallied
 
 _UPSERT_RUNS = (
     "INSERT INTO group_runs (run_set, group_id, lines, first_us, last_us) VALUES (?, ?, ?, ?, ?) "
