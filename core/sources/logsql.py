@@ -288,6 +288,7 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
     searches = [(unit, _search(unit, terms_of)) for unit in query.units]
     where = _Where()
     if query.match_any:
+        assert not groups, "a recount is of a query of words that must all match"
         return _any_plan(query, searches, terms_of, where)
     if any(unit.kind != "topics" and search.impossible for unit, search in searches):
         return QueryPlan(empty=True)
@@ -314,7 +315,8 @@ def build_plan(query: CompiledQuery, terms_of: Callable[[str], list[str]], span_
         checks = checks or _checks_text(search)
     tally = _tally_words(query, searches)
     group_where = _Where()
-    _group_filters(query, group_where)
+    if tally is not None:
+        _group_filters(query, group_where)
     return QueryPlan(tables=_tables(fts is not None, checks), where=where.sql(), params=where.params(),
                      score=BM25 if fts is not None else _NO_SCORE, fts=fts, checks_text=checks,
                      whole_words=" AND ".join(whole_parts) if whole_parts != fts_parts else None,

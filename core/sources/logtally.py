@@ -9,9 +9,9 @@ the writer (``RunTally``) gives each distinct set an id (``run_sets``, its terms
 their first and last instant (``group_runs``); and for each group its lines and instants
 (``group_spans``). Counts add up, so an append adds to them.
 
-A query of words is then a condition on run sets: the sets holding a term of each word (of one
-of them, for ``match="any"``). Summing those sets' rows per group gives every group's count,
-first and last instant exactly -- the same lines FTS5 would find, without reading one
+A query of words is then a condition on run sets: the sets holding a term of each word.
+Summing those sets' rows per group gives every group's count, first and last instant exactly
+-- the same lines FTS5 would find, without reading one
 (``logsql.QueryPlan.tally_sql``).
 
 Only ASCII lines are tallied: their letter runs (``[a-z]+``, the text being lower case) are

@@ -128,7 +128,7 @@ class TemplateMiner:
     ``similarity`` is the share of a cluster's constant tokens a message must match to join it;
     ``depth`` how many leading tokens the tree branches on; ``max_children`` bounds a node's
     branches (beyond it, new tokens share the wildcard branch); ``max_leaf_clusters`` bounds
-    the templates a leaf keeps apart by their plain words (beyond it, see ``_place``).
+    the templates of a leaf (beyond it, a message joins the most similar: see ``_place``).
     """
 
     def __init__(self, similarity: float = 0.5, depth: int = 2, max_children: int = 100,
