@@ -43,7 +43,7 @@ from core.contracts import (
     Invocation,
 )
 from core.gatekeeper import GATEKEEPER_VERSION, check_citations, clear_caches, match_excerpt
-from core.gatekeeper.normalize import normalize_text
+from core.language.text import normalize_text
 from core.recorder import extract_evidence_refs
 from core.tools.spec import RAW_PATH_PREFIXES
 

@@ -452,7 +452,7 @@ class ComposerOutput(Contract):
 class Exclusions(Contract):
     """Subjects the question forbids: services, topics, alert names, free terms (matched as
     whole words), log levels ("忽略 WARN": lines of that level, never alerts whose severity says
-    warning) and diagnosis concepts (``core.concepts``)."""
+    warning) and diagnosis concepts (``core.language.concepts``)."""
 
     services: list[str] = Field(default_factory=empty_list)
     topics: list[str] = Field(default_factory=empty_list)
@@ -470,7 +470,7 @@ class Plan(Contract):
     ``terms`` are exact phrases (quoted text, exception and class names, ids, hosts, paths);
     ``keywords`` are other words a matching line must all hold, each as its alternative stems
     (searched as word parts: ``finish`` is in "Finished"); ``concepts`` are diagnosis concepts
-    (``core.concepts``); ``compounds`` are topics/concepts asked together ("会话过期": session
+    (``core.language.concepts``); ``compounds`` are topics/concepts asked together ("会话过期": session
     and expiry in one line); ``level`` is a minimum log level; ``unknown_subjects`` are services
     and alert names the question names and the data lacks; ``searchable`` is False when nothing
     in the question can be searched (then nothing is).

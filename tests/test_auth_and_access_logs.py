@@ -3,7 +3,7 @@
 
 - sshd's auth log: a question about *successful* sign-ins ("Who logged in successfully?",
   "sshd 有哪些登录成功的记录？", "When did root last log in?") quotes the ``Accepted ...`` lines,
-  one about failures or login problems the ``Failed password`` lines (``core.success``, the
+  one about failures or login problems the ``Failed password`` lines (``core.language.success``, the
   ``signin`` concept);
 - a web server's access log (Common/Combined Log Format): a line whose status is 5xx is an HTTP
   error (the ``http_error`` topic's shape), in an imported store and in a pack's logs.jsonl
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from core.agents.rules.question import http_statuses
 from core.cli import main
-from core.concepts import concepts_held, concepts_in
 from core.contracts import SessionDocument
-from core.lexicon import tag_lines, topics_in
+from core.language.concepts import concepts_held, concepts_in
+from core.language.lexicon import tag_lines, topics_in
+from core.language.question import http_statuses
 from core.pipeline import ask
 from core.sources.logstore import LogStore
 from core.sources.pack import load_world

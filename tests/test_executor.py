@@ -12,7 +12,7 @@ from core.agents.rules.executor import RulesExecutor
 from core.agents.rules.planner import RulesPlanner
 from core.contracts import EvidenceRef, ExecutorOutput, Invocation, LogEntry, ParseStatus, Plan
 from core.events import Event, ToolCalled, ToolReturned
-from core.lexicon import services_in, topics_in
+from core.language.lexicon import services_in, topics_in
 from core.recorder import Recorder
 from core.sources.base import World
 from core.verifier import facts

@@ -10,7 +10,7 @@ import pytest
 
 from core.contracts import LogEntry
 from core.errors import ToolArgumentError
-from core.lexicon import phrase_pattern
+from core.language.lexicon import phrase_pattern
 from core.logfields import canonical_level, level_rank, parse_timestamp, parse_zone, time_bound, zone_name
 from core.packs import Pack
 from core.tools import run_tool

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from core.contracts import LogEntry
-from core.lexicon import tag_lines
+from core.language.lexicon import tag_lines
 from core.logfields import epoch_us, level_rank, parse_timestamp
 from core.packs import Pack
 from core.sources.logimport import import_files

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from core.agents.rules.planner import RulesPlanner, question_language
-from core.agents.rules.scope import exclusion_clauses, narrow_markers
 from core.contracts import Plan
+from core.language.scope import exclusion_clauses, narrow_markers
 from core.sources.base import World
 
 PlanOf = Callable[[str], Plan]  # the plan_of fixture: a question -> its plan on the demo world

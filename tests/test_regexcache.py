@@ -16,7 +16,7 @@ from re import _compiler  # type: ignore[attr-defined]
 import pytest
 
 from core import regexcache
-from core.charclasses import HAN
+from core.language.chars import HAN
 
 # re's own compiling step, as this module found it (nothing here replaces it at import).
 PLAIN = _compiler.compile

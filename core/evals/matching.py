@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from core.contracts import SessionDocument
 from core.evals.cases import Expectation
-from core.lexicon import fold
+from core.language.text import casefold
 
 
 class Observed(BaseModel):
@@ -90,12 +90,12 @@ def find_leaks(terms: list[str], session: SessionDocument) -> list[Leak]:
     """Every (term, place) where a forbidden term appears: any claim's text, or the answer."""
     places: list[tuple[str, str]] = []
     if session.executor_output:
-        places += [(f"claim {claim.claim_id}", fold(claim.claim_text))
+        places += [(f"claim {claim.claim_id}", casefold(claim.claim_text))
                    for claim in session.executor_output.claims]
     if session.composer_output:
-        places.append(("answer", fold(session.composer_output.user_facing_answer)))
+        places.append(("answer", casefold(session.composer_output.user_facing_answer)))
     return [Leak(term=term, where=where)
-            for term in terms for where, text in places if fold(term) in text]
+            for term in terms for where, text in places if casefold(term) in text]
 
 
 # ---------------------------------------------------------------- one checker per key
@@ -146,8 +146,8 @@ def _max_claims(expected: int, seen: Observed, _: SessionDocument) -> Expectatio
 
 
 def _answer_includes(expected: list[str], seen: Observed, _: SessionDocument) -> ExpectationFailure | None:
-    answer = fold(seen.answer)
-    missing = [text for text in expected if fold(text) not in answer]
+    answer = casefold(seen.answer)
+    missing = [text for text in expected if casefold(text) not in answer]
     if not missing:
         return None
     return ExpectationFailure(key="answer_includes", expected=expected, actual=seen.answer,

@@ -13,10 +13,10 @@ Rules are documented in ``docs/gatekeeper-rules.md``.
 
 from core.gatekeeper.check import check_citations, raw_path_problem
 from core.gatekeeper.matching import ExcerptMatch, MatchKind, clear_caches, match_excerpt
-from core.gatekeeper.normalize import NORMALIZER_VERSION, normalize_text
 from core.gatekeeper.resolve import StoredInvocations
 from core.gatekeeper.rules import RULES, Rule, RuleSeverity
 from core.gatekeeper.version import GATEKEEPER_VERSION
+from core.language.text import NORMALIZER_VERSION, normalize_text
 
 __all__ = [
     "GATEKEEPER_VERSION",

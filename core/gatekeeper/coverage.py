@@ -29,36 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from core import lexicon
 from core.contracts import Claim, Invocation
 from core.gatekeeper import searched
 from core.gatekeeper.exclusions import exclusion_problem
 from core.gatekeeper.narrowing import effective_arguments
-
-SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
-# Arguments that restrict a query to a topic (each one a filter the tools AND together).
-TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
-# Search units (free text, phrases): ANDed, or ORed with ``match=any``.
-UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
-# Search units that are exact phrases (whole words, in order): they never stand for a topic.
-PHRASE_ARGS: tuple[str, ...] = ("terms",)
+from core.language import lexicon
+from core.language.text import normalize
+from core.tools.args import PHRASE_ARGS, SERVICE_ARGS, TOPIC_ARGS, UNIT_ARGS, argument_values
 
 _ANY = ""  # a claim naming no service (topic) stands for any service (topic)
-
-
-def argument_values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
-    """The non-blank values of ``keys`` (lists flattened), as strings without the whitespace
-    around them (the tools strip it too: ``" order-service "`` searched order-service)."""
-    values: list[str] = []
-    for key in keys:
-        value = arguments.get(key)
-        if isinstance(value, (list, tuple)):
-            values += [str(item).strip() for item in value if str(item).strip()]
-        elif value is not None and str(value).strip():
-            values.append(str(value).strip())
-    return values
 
 
 @dataclass(frozen=True)
@@ -96,7 +76,7 @@ def scope_of(invocation: Invocation, known_services: Iterable[str] = ()) -> Scop
             for value in argument_values(arguments, (key,)):
                 in_text = lexicon.services_in(value, known)
                 named |= set(in_text)
-                normalized = lexicon.normalize(value)
+                normalized = normalize(value)
                 if key in PHRASE_ARGS:
                     # an exact phrase finds lines holding it, not every line of a topic it names
                     # (``terms=[OOMKilled]`` is not ``topic=oom``)
@@ -165,7 +145,7 @@ def coverage_problem(claim: Claim, invocation: Invocation, claim_queries: Sequen
     """Why ``invocation`` (one of ``claim_queries``, the claim's cited no-hit queries) does not
     support the claim's absence ('' when the queries together cover every pair it covers)."""
     known = [value.casefold() for query in claim_queries for value in argument_values(query.arguments, SERVICE_ARGS)]
-    phrases = {" ".join(lexicon.normalize(phrase).split())
+    phrases = {" ".join(normalize(phrase).split())
                for query in claim_queries for phrase in argument_values(query.arguments, PHRASE_ARGS)}
     services, topics = claim_subject(claim, known, phrases)
     pairs = [(service, topic) for service in services or [_ANY] for topic in topics or [_ANY]]

@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core import lexicon
-from core.concepts import concept_mentions
 from core.contracts import Invocation
 from core.gatekeeper.narrowing import LEVEL_WORD_RE, ZH_LEVELS, effective_arguments
+from core.language import lexicon
+from core.language.concepts import concept_mentions
+from core.language.text import normalize
 from core.logfields import level_rank
 
 
@@ -30,7 +31,7 @@ def exclusion_problem(claim_text: str, services: Sequence[str], topics: Sequence
     """Why the query's exclusions drop what the claim says is absent ('' when they do not)."""
     excluded = effective_arguments(invocation).get("exclude")
     items = excluded if isinstance(excluded, (list, tuple)) else [excluded]
-    text = " ".join(lexicon.normalize(claim_text).split())
+    text = " ".join(normalize(claim_text).split())
     claimed_topics = set(lexicon.expand_topics(topics))
     claimed_concepts = {mention.concept for mention in concept_mentions(text)}
     named_ranks = {level_rank(ZH_LEVELS.get(match.group(), match.group()).rstrip("s"))
@@ -38,7 +39,7 @@ def exclusion_problem(claim_text: str, services: Sequence[str], topics: Sequence
     for item in items:
         if not isinstance(item, str) or not item.strip():
             continue
-        term = " ".join(lexicon.normalize(item).split())
+        term = " ".join(normalize(item).split())
         rank = level_rank(item.strip())
         if rank is not None:
             if rank in named_ranks:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from core.gatekeeper import facts
+from core.language import facts
 
 # Characters that end a clause: a label never reaches across them.
 _CLAUSE_ENDS = frozenset(",;.!?)]}|")

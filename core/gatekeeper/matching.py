@@ -27,17 +27,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from core.gatekeeper import facts, signs
-from core.gatekeeper.confusables import foreign_lookalikes, lookalike_forms
-from core.gatekeeper.invisible import forged_invisible, hidden_in_numbers
 from core.gatekeeper.labels import spliced_label
-from core.gatekeeper.normalize import NormalizedText, normalize_text, normalize_with_offsets
 from core.gatekeeper.version import (
     FUZZY_THRESHOLD,
     MIN_EXCERPT_CHARS,
     MIN_FRAGMENT_CHARS,
 )
 from core.gatekeeper.words import changed_words
+from core.language import facts, signs
+from core.language.confusables import foreign_lookalikes, lookalike_forms
+from core.language.invisible import forged_invisible, hidden_in_numbers
+from core.language.text import NormalizedText, normalize_text, normalize_with_offsets
 
 MatchKind = Literal["exact", "truncated", "fuzzy", "none"]
 _ELLIPSIS_RE = re.compile(r"\.{3,}")  # NFKC turns … into ... and …… into ......

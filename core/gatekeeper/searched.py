@@ -3,7 +3,7 @@
 ``coverage`` compares a claim's services and lexicon topics with a query's. The words of a
 search are compared here (docs/gatekeeper-rules.md, "Negative observations"):
 
-* a diagnosis concept the claim names (``core.concepts``: timeouts, connection problems,
+* a diagnosis concept the claim names (``core.language.concepts``: timeouts, connection problems,
   被杀, 会话过期 ... -- outside the lexicon topics it names and the search words it quotes) must
   have been searched by a cited query: every search filter of that query holds all the
   concept's log phrases (``terms``, as the rules engine searches a concept) or one of its
@@ -21,15 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core import lexicon
-from core.concepts import CONCEPTS, Concept, concept_mentions
 from core.contracts import Invocation
 from core.gatekeeper.narrowing import effective_arguments
+from core.language import lexicon
+from core.language.concepts import CONCEPTS, Concept, concept_mentions
+from core.language.text import normalize
 from core.logfields import level_rank
-
-_TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
-_UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
-_PHRASE_ARGS: tuple[str, ...] = ("terms",)
+from core.tools.args import PHRASE_ARGS, TOPIC_ARGS, UNIT_ARGS
 
 
 def _values(arguments: dict[str, object], keys: tuple[str, ...]) -> list[str]:
@@ -45,10 +43,10 @@ def _filters(invocation: Invocation) -> list[tuple[list[str], bool]]:
     """The query's search filters, each as (its units, whether it names a lexicon topic): one
     per topic argument and per search unit, the units one filter with ``match=any``."""
     arguments = effective_arguments(invocation)
-    filters = [([value], True) for value in _values(arguments, _TOPIC_ARGS)]
+    filters = [([value], True) for value in _values(arguments, TOPIC_ARGS)]
     # (unit, whether it can name a topic): an exact phrase (``terms``) finds lines holding it,
     # never every line of a topic it names
-    units = [(unit, key not in _PHRASE_ARGS) for key in _UNIT_ARGS for unit in _values(arguments, (key,))]
+    units = [(unit, key not in PHRASE_ARGS) for key in UNIT_ARGS for unit in _values(arguments, (key,))]
     groups = [units] if units and arguments.get("match") == "any" else [[unit] for unit in units]
     for group in groups:
         names_topic = any(topical and _names_topic(unit) for unit, topical in group)
@@ -57,14 +55,14 @@ def _filters(invocation: Invocation) -> list[tuple[list[str], bool]]:
 
 
 def _names_topic(unit: str) -> bool:
-    normalized = lexicon.normalize(unit)
+    normalized = normalize(unit)
     return normalized in lexicon.TOPICS or bool(lexicon.topic_mentions(normalized))
 
 
 def _holds(units: list[str], concept: Concept) -> bool:
     """Whether a filter searched the concept: all its log phrases, or one of its stems."""
-    normalized = {" ".join(lexicon.normalize(unit).split()) for unit in units}
-    phrases = {" ".join(lexicon.normalize(term).split()) for term in concept.terms}
+    normalized = {" ".join(normalize(unit).split()) for unit in units}
+    phrases = {" ".join(normalize(term).split()) for term in concept.terms}
     if phrases and phrases <= normalized:
         return True
     return any(stem in unit for stem in concept.stems for unit in normalized)
@@ -93,14 +91,14 @@ class _Claimed:
     """What a claim names, to tell whether a filter of a query is about it."""
 
     def __init__(self, claim_text: str, topics: Sequence[str]) -> None:
-        self.text = " ".join(lexicon.normalize(claim_text).split())
+        self.text = " ".join(normalize(claim_text).split())
         self.topics = set(lexicon.expand_topics(topics))
         self.concepts = {mention.concept for mention in concept_mentions(self.text)}
 
     def names(self, units: list[str], names_topic: bool) -> bool:
         if names_topic:
-            searched = {mention.topic for unit in units for mention in lexicon.topic_mentions(lexicon.normalize(unit))}
-            searched |= {lexicon.normalize(unit) for unit in units if lexicon.normalize(unit) in lexicon.TOPICS}
+            searched = {mention.topic for unit in units for mention in lexicon.topic_mentions(normalize(unit))}
+            searched |= {normalize(unit) for unit in units if normalize(unit) in lexicon.TOPICS}
             return bool(set(lexicon.expand_topics(searched)) & self.topics)
         return _stated(units, self.text, self.concepts)
 
@@ -108,11 +106,11 @@ class _Claimed:
 def _claimed_text(claim_text: str, queries: Sequence[Invocation]) -> str:
     """The claim's text without the search words it quotes and the lexicon topics it names
     (those are what was searched, or judged by the topic rule)."""
-    text = lexicon.normalize(claim_text)
+    text = normalize(claim_text)
     for query in queries:
         arguments = effective_arguments(query)
-        for unit in sorted(_values(arguments, _TOPIC_ARGS + _UNIT_ARGS), key=len, reverse=True):
-            needle = lexicon.normalize(unit).strip()
+        for unit in sorted(_values(arguments, TOPIC_ARGS + UNIT_ARGS), key=len, reverse=True):
+            needle = normalize(unit).strip()
             if needle:
                 text = text.replace(needle, " ")
     for mention in sorted(lexicon.topic_mentions(text), key=lambda found: found.start, reverse=True):
@@ -145,6 +143,6 @@ def searched_problem(claim_text: str, queries: Sequence[Invocation], topics: Seq
 
 
 def _stated(units: list[str], text: str, named: set[str]) -> bool:
-    if all(" ".join(lexicon.normalize(unit).split()) in text for unit in units):
+    if all(" ".join(normalize(unit).split()) in text for unit in units):
         return True
     return any(_holds(units, CONCEPTS[name]) for name in named if CONCEPTS[name].terms)

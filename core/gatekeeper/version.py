@@ -7,7 +7,7 @@ Change a threshold or the normal form -> change the version.
 
 from __future__ import annotations
 
-from core.gatekeeper.normalize import NORMALIZER_VERSION
+from core.language.text import NORMALIZER_VERSION
 
 # gk-2: changed words are rejected on the drift paths (core.gatekeeper.words); fuzzy alignment
 # ignores spaces and punctuation between words; a quote may start or end at a separator inside

@@ -19,7 +19,7 @@ supported: an excerpt is a quote, not a paraphrase.
 
 from __future__ import annotations
 
-from core.gatekeeper import facts
+from core.language import facts
 
 # Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
 # what is said.

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.errors import LogStoreError
-from core.lexicon import TAGGING_VERSION, TOPICS
+from core.language.lexicon import TAGGING_VERSION, TOPICS
 from core.tools.logquery import search_text
 
 STORE_FORMAT = "superbiz-logstore"

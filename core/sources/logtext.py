@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from core.charclasses import ASCII_WORD_CHARS
+from core.language.chars import ASCII_WORD_CHARS
 from core.tools.logquery import META_MARK, SearchUnit
 
 CANDIDATE_TERMS = 512  # a word in more vocabulary terms than this is matched by a scan

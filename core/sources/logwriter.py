@@ -19,7 +19,7 @@ from types import TracebackType
 
 from core.contracts import LogEntry
 from core.errors import LogStoreError
-from core.lexicon import tag_lines
+from core.language.lexicon import tag_lines
 from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
 from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
 from core.sources.logtally import RunTally
@@ -70,7 +70,7 @@ def _messages(connection: sqlite3.Connection, size: int) -> Iterator[list[tuple[
 
 def retag_topics(connection: sqlite3.Connection) -> None:
     """Recompute every line's topics (the lexicon changed since the store was written)."""
-    from core.lexicon import normalize
+    from core.language.text import normalize
 
     try:
         with connection:

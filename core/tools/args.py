@@ -11,7 +11,7 @@ from pydantic_core import ErrorDetails
 
 from core.contracts import empty_list
 from core.errors import ToolArgumentError
-from core.lexicon import TOPICS, topics_in
+from core.language.lexicon import TOPICS, topics_in
 
 
 def _blank_to_none(value: Any) -> Any:
@@ -152,3 +152,27 @@ def parse_arguments(tool_name: str, model: type[ToolArgs], arguments: Any) -> To
     except ValidationError as error:
         reasons = "; ".join(_explain(model, item) for item in error.errors())
         raise ToolArgumentError(f"{tool_name}: {reasons}") from None
+
+
+# Which arguments of a recorded query filter what (the gatekeeper's coverage and search checks,
+# the verifier's reading of what was searched): any tool's, under any of their usual names.
+SERVICE_ARGS: tuple[str, ...] = ("service", "services", "service_name")
+# Arguments that restrict a query to a topic (each one a filter the tools AND together).
+TOPIC_ARGS: tuple[str, ...] = ("topic", "topics", "alert_name", "alertname", "metric")
+# Search units (free text, phrases): ANDed, or ORed with ``match=any``.
+UNIT_ARGS: tuple[str, ...] = ("query", "q", "keyword", "keywords", "pattern", "search", "terms")
+# Search units that are exact phrases (whole words, in order): they never stand for a topic.
+PHRASE_ARGS: tuple[str, ...] = ("terms",)
+
+
+def argument_values(arguments: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
+    """The non-blank values of ``keys`` (lists flattened), as strings without the whitespace
+    around them (the tools strip it too: ``" order-service "`` searched order-service)."""
+    values: list[str] = []
+    for key in keys:
+        value = arguments.get(key)
+        if isinstance(value, (list, tuple)):
+            values += [str(item).strip() for item in value if str(item).strip()]
+        elif value is not None and str(value).strip():
+            values.append(str(value).strip())
+    return values

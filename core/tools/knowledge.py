@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.contracts import EvidenceBlock, KnowledgeResult
-from core.lexicon import normalize, topics_in
+from core.language.lexicon import topics_in
+from core.language.text import normalize
 from core.packs import Pack, Runbook
 from core.tools.args import LookupKnowledgeArgs
 from core.tools.query import ParsedQuery, parse_query

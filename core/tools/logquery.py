@@ -35,7 +35,8 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from core.errors import ToolArgumentError
-from core.lexicon import expand_topics, normalize, phrase_pattern
+from core.language.lexicon import expand_topics, phrase_pattern
+from core.language.text import normalize
 from core.logfields import LEVEL_NAMES, LEVEL_RANKS, canonical_level, level_rank, time_bound
 from core.tools.args import QueryLogsArgs
 from core.tools.query import ParsedQuery, parse_query

@@ -17,9 +17,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.charclasses import HAN, HAN_RUN
+from core.language.chars import HAN, HAN_RUN
+from core.language.lexicon import services_in, topic_mentions
+from core.language.text import normalize
 from core.lazypattern import LazyPattern
-from core.lexicon import normalize, services_in, topic_mentions
 
 _TOKEN = re.compile(rf"[{HAN}]+|/?[a-z0-9][a-z0-9_./:=@#%-]*")
 _IDENTIFIER_MARK = re.compile(r"[0-9/_.:=@#%-]")

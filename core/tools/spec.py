@@ -32,7 +32,7 @@ from core.contracts import (
     MetricsResult,
 )
 from core.errors import NoSourceError, SourceError, ToolError, UnknownToolError
-from core.lexicon import TOPICS
+from core.language.lexicon import TOPICS
 from core.sources.base import World
 from core.tools.args import (
     LookupKnowledgeArgs,

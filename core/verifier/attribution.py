@@ -20,13 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from core.language.mentions import ClaimMentions, fits, level_covers
+from core.language.text import fold
 from core.verifier import facts
 from core.verifier.evidence import Item
-from core.verifier.mentions import ClaimMentions, fits, level_covers
 from core.verifier.roles import RoleFact, service_mentions
 from core.verifier.rules import WRONG_ROLE
 from core.verifier.support import Finding, Lines
-from core.verifier.text import fold
 
 _LEVEL_NAMES = {"trace": "TRACE", "debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR",
                 "fatal": "FATAL"}

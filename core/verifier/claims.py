@@ -26,12 +26,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
-from core.gatekeeper import match_excerpt, normalize_text
-from core.gatekeeper.coverage import TOPIC_ARGS, UNIT_ARGS, argument_values
-from core.gatekeeper.facts import EN_NEGATIONS
-from core.lexicon import declared_topics, expand_topics, normalize, topic_mentions, topics_in
+
+# A quote in a claim is judged exactly as the gatekeeper judges an excerpt: its rule, reused.
+from core.gatekeeper import match_excerpt
+from core.language.clauses import clauses, content_units, stems, with_state_words
+from core.language.concepts import CONCEPTS, concept_mentions, concepts_held
+from core.language.facts import EN_NEGATIONS
+from core.language.lexicon import declared_topics, expand_topics, topic_mentions, topics_in
+from core.language.subjects import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
+from core.language.text import fold, normalize, normalize_text
+from core.tools.args import TOPIC_ARGS, UNIT_ARGS, argument_values
 from core.verifier import facts
 from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
@@ -46,9 +51,7 @@ from core.verifier.rules import (
     UNSUPPORTED_ROOT_CAUSE,
     most_serious,
 )
-from core.verifier.scope import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.verifier.support import align, align_subjects
-from core.verifier.text import clauses, content_units, fold, stems, with_state_words
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
 _DIAGNOSIS_RE = re.compile(
@@ -308,8 +311,8 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
 
 def _grounded_by_labels(sentence: str, evidence_units: set[str], evidence_topics: set[str],
                         evidence_concepts: set[str]) -> bool:
-    """A sentence that names, in its own words, the topics (core.lexicon) or diagnosis concepts
-    (core.concepts) its evidence is about ("数据库连接池相关记录", "连接异常相关的记录" over English
+    """A sentence that names, in its own words, the topics (core.language.lexicon) or diagnosis concepts
+    (core.language.concepts) its evidence is about ("数据库连接池相关记录", "连接异常相关的记录" over English
     lines) -- and says nothing else the evidence does not: what is left once those labels are
     taken out must be grounded like any sentence ("slow SQL or lock waits hold connections"
     names a topic the evidence is not about; "持续的高 CPU 会让请求排队" adds a claim of its own)."""
@@ -359,7 +362,7 @@ def _judge_scope(claim: Claim, plan: Plan, allowed_services: set[str] | None,
         if outside:
             failures.add(SCOPE, "about service(s) the question did not ask about: " + ", ".join(outside))
     if plan.narrow and plan.topics:
-        in_scope = topics_in_scope(plan)
+        in_scope = topics_in_scope(plan.topics)
         outside_topics = [t for t in declared_topics(claim.subject_topics) if t not in in_scope]
         if outside_topics:
             failures.add(SCOPE, "about topic(s) outside the narrow question: " + ", ".join(outside_topics))

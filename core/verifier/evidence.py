@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.contracts import CheckedBinding, VerifierInput
-from core.lexicon import SERVICE_PATTERN
+from core.language.lexicon import SERVICE_PATTERN
+from core.language.text import fold
 from core.tools.spec import is_reference_tool
 from core.verifier.roles import Reading, RoleFact, argument_services, read_ref
-from core.verifier.text import fold
 
 # A ref's own service: a log line's third bracket, a group's second, an alert's service=.
 _REF_SERVICE = re.compile(r"^\s*\[[^\]]*\]\s*\[[^\]]*\]\s*\[([^\]]+)\]|(?<![a-z_])service=([^,;\s)]+)|"

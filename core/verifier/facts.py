@@ -4,7 +4,7 @@ them a body of evidence lacks.
 Every identifier, state word and negation a claim states must appear in its verified evidence;
 where they sit does not matter here (values, whose role does matter, are read by
 ``core.verifier.roles``). Facts are read by the gatekeeper's own extractor
-(``core.gatekeeper.facts``), so both agree on what a number, an identifier or a negation is:
+(``core.language.facts``), so both agree on what a number, an identifier or a negation is:
 ``91%`` equals ``91.0%`` but not ``19%`` or ``91ms``. Text is first spaced between CJK and ASCII
 runs (``使用率91%`` holds the number ``91%``), then put in the gatekeeper's normal form.
 """
@@ -16,10 +16,10 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.charclasses import mark_han_edges
-from core.gatekeeper import normalize_text
-from core.gatekeeper.facts import Number, contains_identifier, extract_facts
-from core.verifier.numerals import en_value
+from core.language.chars import mark_han_edges
+from core.language.facts import Number, contains_identifier, extract_facts
+from core.language.numbers import en_value
+from core.language.text import normalize_text
 
 # A space goes between a Han character and what these start or end: "CPU使用率92%" reads as
 # "CPU 使用率 92%".

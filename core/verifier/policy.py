@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.contracts import CheckedBinding, ClaimResult, Plan, StepResult, VerifierInput
-from core.lexicon import alert_names_in
+from core.language.lexicon import alert_names_in
+from core.language.subjects import services_mentioned
 from core.verifier.claims import judge_claim
 from core.verifier.evidence import Evidence
 from core.verifier.rules import UNSUPPORTED_FACT, is_rule, not_judged
-from core.verifier.scope import services_mentioned
 from core.verifier.steps import judge_steps
 
 

@@ -21,14 +21,14 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from core.lexicon import topics_in
+from core.language.lexicon import topics_in
+from core.language.mentions import ClaimMentions
+from core.language.quantities import plain_number
+from core.language.text import fold
 from core.verifier.evidence import Item
-from core.verifier.mentions import ClaimMentions
-from core.verifier.quantities import plain_number
 from core.verifier.roles import Reading, RoleFact, topics_compatible
 from core.verifier.rules import WRONG_ROLE
 from core.verifier.support import Finding
-from core.verifier.text import fold
 
 Direction = Literal["up", "down"]
 

@@ -24,9 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from core.lazypattern import LazyPattern
-from core.lexicon import SERVICE_PATTERN, expand_topics, topics_in
-from core.verifier.cues import (
+from core.language.clauses import clause_bounds
+from core.language.cues import (
     ROLE_NAMES,
     Qualifier,
     Role,
@@ -39,9 +38,11 @@ from core.verifier.cues import (
     time_qualifier,
     topics_of,
 )
-from core.verifier.mentions import NO_ABOUT, About, ClaimMentions, canonical_level
-from core.verifier.quantities import Quantity, TimePoint, Token, tokens
-from core.verifier.text import clause_bounds, fold
+from core.language.lexicon import SERVICE_PATTERN, expand_topics, topics_in
+from core.language.mentions import NO_ABOUT, About, ClaimMentions, canonical_level
+from core.language.quantities import Quantity, TimePoint, Token, tokens
+from core.language.text import fold
+from core.lazypattern import LazyPattern
 
 _LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
 # A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
@@ -68,7 +69,7 @@ class RoleFact:
     order: int | None = None
     now: bool = False                # a claim states it as the value now ("当前", "is", "currently")
     stat: str = ""                   # the percentile it is (p99, p50), when its words name one
-    about: About = NO_ABOUT          # claim: the lines it is stated for (core.verifier.mentions)
+    about: About = NO_ABOUT          # claim: the lines it is stated for (core.language.mentions)
     after: str = ""                  # claim: the words right after it in its clause
 
     def shown(self) -> str:

@@ -26,15 +26,17 @@ import re
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
-from core.lazypattern import LazyPattern
-from core.lexicon import (
+from core.language.clauses import content_units
+from core.language.lexicon import (
     declared_topics,
     expand_topics,
-    normalize,
     services_in,
     topic_mentions,
     topics_in,
 )
+from core.language.subjects import excluded_mentions, topics_in_scope
+from core.language.text import fold, normalize
+from core.lazypattern import LazyPattern
 from core.verifier.rules import (
     ACTION_UNFOUNDED,
     GAP_ASSERTS_STATE,
@@ -42,8 +44,6 @@ from core.verifier.rules import (
     STEP_WITHHELD,
     most_serious,
 )
-from core.verifier.scope import excluded_mentions, topics_in_scope
-from core.verifier.text import content_units, fold
 
 
 def _en(words: str) -> str:
@@ -198,7 +198,7 @@ def judge_steps(output: ExecutorOutput, plan: Plan, *, claim_texts: list[str]) -
     topics = set(expand_topics([*(t for text in basis for t in topics_in(text)),
                                 *declared_topics(t for claim in output.claims
                                                  for t in claim.subject_topics)]))
-    topics |= topics_in_scope(plan)
+    topics |= topics_in_scope(plan.topics)
     results = [_judge_gap(info.info_id, info.description, plan) for info in output.missing_info]
     results += [_judge_action(action.action_id, action.action_text, action.reason, plan, services,
                               topics, basis_units)

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.contracts import FactSupport
+from core.language.clauses import clause_bounds, content_units
+from core.language.mentions import fits, overlap, quotes
+from core.language.quantities import Quantity
+from core.language.text import fold
 from core.verifier.evidence import Evidence, Item
-from core.verifier.mentions import fits, overlap, quotes
-from core.verifier.quantities import Quantity
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
-from core.verifier.text import clause_bounds, content_units, fold
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
     "current": frozenset({"current", "value", "sample", "used", "count"}),

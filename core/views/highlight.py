@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from core.gatekeeper.normalize import normalize_text
+from core.language.text import normalize_text
 
 TEXT_CLASS = "sb-text"
 ALIGNED_CLASS = "sb-aligned"

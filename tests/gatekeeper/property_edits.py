@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from core.charclasses import HAN
+from core.language.chars import HAN
 from tests.gatekeeper.redteam_gk3 import inside_number
 
 T = TypeVar("T")

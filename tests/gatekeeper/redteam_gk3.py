@@ -16,9 +16,9 @@ import unicodedata
 from collections.abc import Iterator
 from itertools import pairwise
 
-from core.charclasses import HAN
 from core.contracts import Claim, Invocation, SessionDocument
-from core.lexicon import TOPICS
+from core.language.chars import HAN
+from core.language.lexicon import TOPICS
 
 # A number that starts a token: after a space, a bracket, ``=`` or ``:`` (ASCII or full-width).
 _NUMBER_START_RE = re.compile(r"(?:(?<=^)|(?<=[\s=:：(\[（【]))\d+(?:\.\d+)?")

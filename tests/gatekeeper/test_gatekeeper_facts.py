@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.gatekeeper import facts
-from core.gatekeeper.normalize import normalize_text
+from core.language import facts
+from core.language.text import normalize_text
 
 
 def _facts(text: str) -> facts.Facts:

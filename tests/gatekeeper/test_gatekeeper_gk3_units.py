@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from core.contracts import Claim, Invocation
-from core.gatekeeper import coverage, facts, signs
-from core.gatekeeper.invisible import BENIGN_INVISIBLE, _is_hidden, forged_invisible
+from core.gatekeeper import coverage
 from core.gatekeeper.labels import spliced_label
-from core.gatekeeper.normalize import normalize_text
+from core.language import facts, signs
+from core.language.invisible import BENIGN_INVISIBLE, _is_hidden, forged_invisible
+from core.language.text import normalize_text
 
 
 def _marks(text: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from core.gatekeeper import GATEKEEPER_VERSION, NORMALIZER_VERSION, match_excerpt
-from core.gatekeeper.normalize import normalize_text, normalize_with_offsets
+from core.language.text import normalize_text, normalize_with_offsets
 
 ALERT = "HighMemoryUsage firing, service=order-service, current=91%, threshold=85%, duration=15m; JVM heap 3.8GB/4GB"
 LOG = "[2026-07-08 11:17:00][WARN][order-service] 内存使用率过高: 91.0%, JVM堆内存: 3.8GB/4GB, GC次数: 128"

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
 from core.gatekeeper import check_citations, match_excerpt
-from core.gatekeeper.normalize import normalize_text
+from core.language.text import normalize_text
 from tests.gatekeeper.property_edits import FORGERIES, FORMATTING, Choose, T, tokens
 from tests.gatekeeper.redteam_corpus import documents
 

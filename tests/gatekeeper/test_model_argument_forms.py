@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from core.contracts import Claim, Invocation
 from core.gatekeeper import coverage
+from core.tools.args import argument_values
 
 
 def _query(**arguments: object) -> Invocation:
@@ -13,7 +14,7 @@ def _query(**arguments: object) -> Invocation:
 
 
 def test_padded_values_are_the_values() -> None:
-    assert coverage.argument_values({"service": " order-service ", "terms": [" HikariCP", " "]},
+    assert argument_values({"service": " order-service ", "terms": [" HikariCP", " "]},
                                     ("service", "terms")) == ["order-service", "HikariCP"]
     scope = coverage.scope_of(_query(service=" inventory-service\n", topic=" connection_pool "))
     assert scope.services == frozenset({"inventory-service"})

@@ -20,6 +20,7 @@ from core.contracts import (
     Plan,
     VerifierInput,
 )
+from core.language.subjects import subjects_excluded
 from core.verifier import judge
 from core.verifier.rules import (
     NO_EVIDENCE,
@@ -29,7 +30,6 @@ from core.verifier.rules import (
     UNSUPPORTED_ROOT_CAUSE,
     WRONG_ROLE,
 )
-from core.verifier.scope import subjects_excluded
 from core.verifier.steps import judge_steps
 
 ALERT = ("HighCPUUsage firing, service=payment-service, current=92%, threshold=80%, "

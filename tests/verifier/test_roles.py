@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.verifier.quantities import tokens
+from core.language.quantities import tokens
+from core.language.text import fold
 from core.verifier.roles import read_claim, read_ref
-from core.verifier.text import fold
 
 ALERT = ("HighMemoryUsage firing, service=order-service, current=91%, threshold=85%, duration=15m, "
          "pod=pod-order-service-5c7d8e9f1-m3n2p, namespace=production, severity=warning; JVM heap 3.8GB/4GB; "

@@ -29,8 +29,8 @@ from core.agents.rules.composer import (
     verified_claims,
 )
 from core.contracts import AnswerKind, Claim, ComposerOutput, Plan, VerifierInput, VerifierResult
-from core.lexicon import normalize
-from core.verifier.scope import excluded_mentions
+from core.language.subjects import excluded_mentions
+from core.language.text import normalize
 
 SCHEMA_NAME = "composer_output"
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -25,9 +25,9 @@ from core.agents.llm.structured import (
     unusable_answer,
 )
 from core.agents.rules.planner import RulesPlanner
-from core.concepts import CONCEPTS
 from core.contracts import TOOL_NAMES, Exclusions, Plan
-from core.lexicon import TOPICS
+from core.language.concepts import CONCEPTS
+from core.language.lexicon import TOPICS
 
 if TYPE_CHECKING:
     from core.sources.base import World

@@ -22,7 +22,6 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from core.agents.rules.question import asks_about_health
 from core.agents.rules.searches import leaves_words_unsearched
 from core.contracts import (
     AnswerKind,
@@ -34,10 +33,11 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.language.question import asks_about_health
+from core.language.subjects import excluded_mentions
 from core.lazypattern import LazyPattern
 from core.outcome import answers_state
 from core.tools.spec import is_reference_tool
-from core.verifier.scope import excluded_mentions
 
 _MAX_NEXT_STEPS = 4
 _TEXT = {

@@ -20,10 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.charclasses import HAN
 from core.contracts import Alert, EvidenceBinding, EvidenceRef, Invocation, LogEntry
+from core.language.chars import HAN
+from core.language.lexicon import expand_topics, topic_mentions
+from core.language.text import normalize
 from core.lazypattern import LazyPattern
-from core.lexicon import expand_topics, normalize, topic_mentions
 from core.tools.spec import evidence_at
 
 # A number a trend may vary: not part of an identifier (v1, HikariPool-1, :6379, pod hashes).

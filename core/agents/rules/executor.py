@@ -23,7 +23,7 @@ from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.agents.rules.searches import COMMON_ARGUMENTS, LogSearch, log_searches, service_search
 from core.contracts import Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
-from core.lexicon import TOPICS, topic_matches
+from core.language.lexicon import TOPICS, topic_matches
 from core.tools.spec import TOOL_SPECS, is_evidence_tool
 
 if TYPE_CHECKING:

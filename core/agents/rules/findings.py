@@ -21,11 +21,11 @@ from dataclasses import dataclass, field, replace
 
 from core.agents.rules.evidence import EvidenceItem, collect_items
 from core.agents.rules.searches import LogSearch, compound_labels
-from core.concepts import concepts_held, holds_term
 from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Language, LogGroup
-from core.lexicon import normalize
+from core.language.concepts import concepts_held, holds_term
+from core.language.subjects import excluded_mentions
+from core.language.text import normalize
 from core.tools.spec import evidence_at
-from core.verifier.scope import excluded_mentions
 
 MAX_KINDS = 3  # kinds of line (groups, shapes) a claim quotes
 MAX_BINDINGS_PER_KIND = 3

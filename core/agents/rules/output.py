@@ -24,8 +24,6 @@ from core.agents.rules.evidence import (
 from core.agents.rules.findings import SearchOutcome, absent_claim, found_claims
 from core.agents.rules.guidance import guidance_for, render
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
-from core.agents.rules.question import alert_identifier
-from core.concepts import CONCEPTS
 from core.contracts import (
     Claim,
     EvidenceBinding,
@@ -36,9 +34,11 @@ from core.contracts import (
     Plan,
     RecommendedAction,
 )
-from core.lexicon import alert_words, expand_topics, services_in, topics_in
+from core.language.concepts import CONCEPTS
+from core.language.lexicon import alert_words, expand_topics, services_in, topics_in
+from core.language.question import alert_identifier
+from core.language.subjects import excluded_mentions, topics_in_scope
 from core.tools.spec import is_reference_tool
-from core.verifier.scope import excluded_mentions, topics_in_scope
 
 if TYPE_CHECKING:
     from core.sources.base import World
@@ -210,7 +210,7 @@ def _subjects(plan: Plan, services: list[str], items: list[EvidenceItem]) -> lis
         subjects.append(subject)
 
     if plan.topics:
-        scope = topics_in_scope(plan)
+        scope = topics_in_scope(plan.topics)
         for topic in plan.topics:
             matching = [item for item in items if belongs_to(
                 item, topic, scope, alert_topics(item.alert.alert_name) if item.alert else [],
@@ -378,7 +378,7 @@ def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> 
     """The best "what to check" runbook section, as an action citing it -- never a claim: the
     rule of an alert the question names (a rule section is titled ``<group> / <AlertName>``),
     else a checklist about the question's topics, else any section about them."""
-    scope = topics_in_scope(plan)
+    scope = topics_in_scope(plan.topics)
     named = {name.casefold() for name in plan.alert_names}
     for invocation in [inv for inv in calls.invocations() if is_reference_tool(inv.tool_name)]:
         blocks = {f"$.evidence_blocks[{index}]": block

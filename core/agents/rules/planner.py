@@ -17,13 +17,13 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from core.agents.rules.question import QuestionReading, read_question, strip_markup
-from core.agents.rules.scope import blanked, exclusion_clauses, narrow_markers, without_clauses
-from core.agents.rules.window import time_window
-from core.charclasses import HAN_RUN
-from core.concepts import CONCEPTS, concepts_in
 from core.contracts import Exclusions, Language, Plan, ToolName
-from core.lexicon import TOPICS, alert_words, topics_in
+from core.language.chars import HAN_RUN
+from core.language.concepts import CONCEPTS, concepts_in
+from core.language.lexicon import TOPICS, alert_words, topics_in
+from core.language.question import QuestionReading, read_question, strip_markup
+from core.language.scope import blanked, exclusion_clauses, narrow_markers, without_clauses
+from core.language.time import time_window
 
 if TYPE_CHECKING:
     from core.sources.base import World

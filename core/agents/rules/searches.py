@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any, Literal
 
-from core.agents.rules.question import asks_about_health, http_statuses
-from core.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
 from core.contracts import Plan
-from core.lexicon import TOPICS
+from core.language.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
+from core.language.lexicon import TOPICS
+from core.language.question import asks_about_health, http_statuses
 
 SearchKind = Literal["term", "keywords", "compound", "topic", "concept", "qualifier", "level",
                      "service"]

@@ -3,7 +3,7 @@
 Every sentence states only what its bound excerpts hold: alert fields copied from the alert
 (``current``, ``threshold``, ``duration``, ``details``), log phrases quoted from the lines
 (see ``evidence.render_logs``), and for an absence, which queries returned nothing. Topic
-labels come from ``core.lexicon``; any label word carrying a digit (``5xx``) is dropped, since
+labels come from ``core.language.lexicon``; any label word carrying a digit (``5xx``) is dropped, since
 a number in a claim must be a number in the evidence.
 """
 
@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from core.contracts import Alert, Invocation, Language
-from core.lexicon import TOPICS
+from core.language.lexicon import TOPICS
 
 _DIGIT_WORD_RE = re.compile(r"\s*\S*\d\S*")
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core.charclasses import HAN
+from core.language.chars import HAN
 
 Language = Literal["zh", "en"]
 LogAsk = Literal["pool", "slow"]

@@ -1,4 +1,4 @@
-"""One definition of each shared character class (core/charclasses.py), used everywhere."""
+"""One definition of each shared character class (core/language/chars.py), used everywhere."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.agents.rules.planner import question_language
-from core.charclasses import DENSE_SCRIPT, HAN, mark_han_edges
-from core.gatekeeper.facts import informative_length
+from core.language.chars import DENSE_SCRIPT, HAN, mark_han_edges
+from core.language.facts import informative_length
 from core.verifier.facts import prepare
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +26,7 @@ def test_no_module_defines_its_own_cjk_range() -> None:
                  for folder in ("core", "ui", "pages")
                  for path in sorted((REPO_ROOT / folder).rglob("*.py"))
                  if path.name != "charclasses.py" and _RANGE.search(path.read_text("utf-8"))]
-    assert offenders == [], f"use core.charclasses instead: {offenders}"
+    assert offenders == [], f"use core.language.chars instead: {offenders}"
 
 
 @pytest.mark.parametrize("char, in_han, in_dense", [

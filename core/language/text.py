@@ -1,6 +1,14 @@
-"""Text normalisation for excerpt matching, with a map back to the original offsets.
+"""The normalisers: every stage puts text in one of these forms, and only these.
 
-One canonical normal form, applied to both the executor's excerpt and the ref text:
+* ``normalize`` -- NFKC + lower case: the form the lexicon, the concepts, the question reader
+  and the tools' search match on (ASCII takes a fast path).
+* ``casefold`` -- NFKC + case-fold: how user-typed needles are compared (eval expectations).
+* ``fold`` -- NFKC + lower case *character by character*, so the folded text keeps the
+  original's length and offsets: the verifier records spans into what the executor wrote.
+* ``normalize_text`` / ``normalize_with_offsets`` -- the quote form the gatekeeper compares
+  excerpts and ref texts in (below), the second with a map back to the original offsets.
+
+The quote form, applied to both the executor's excerpt and the ref text:
 
 1. NFKC (full-width letters, digits and ASCII punctuation become half-width, ``…`` -> ``...``);
 2. case-fold;
@@ -25,7 +33,33 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.gatekeeper.invisible import BENIGN_INVISIBLE
+from core.language.invisible import BENIGN_INVISIBLE
+
+
+def normalize(text: str) -> str:
+    """NFKC + lower case: the form every vocabulary matcher works on."""
+    if text.isascii():  # ASCII is already NFKC; skipping the call counts on a million log lines
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def casefold(text: str) -> str:
+    """NFKC + case-fold: how user-typed needles (eval expectations, log search) are compared."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _fold_char(char: str) -> str:
+    folded = unicodedata.normalize("NFKC", char).lower()
+    return folded if len(folded) == 1 else char
+
+
+@lru_cache(maxsize=8192)
+def fold(text: str) -> str:
+    """NFKC + lower case, character by character: same length, same offsets as ``text``
+    (full-width ``９１％`` reads as ``91%``; a ligature, which would grow, stays as it is)."""
+    if text.isascii():
+        return text.lower()
+    return "".join(_fold_char(char) for char in text)
 
 # norm-2: only the benign invisible characters are stripped (bidi controls, tags and the
 # other hidden characters stay, for ``invisible`` to judge).

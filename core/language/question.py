@@ -13,7 +13,7 @@ read once:
 5. exception and class names (``NoRouteToHostException``, ``java.net.ConnectException``,
    ``QuorumCnxManager``) and identifiers (``blk_…``, ``appattempt_…``, ``req-…``, IPs,
    host:port, paths, hex ids) -> exact search terms;
-6. the lexicon's topics, then the diagnosis concepts (``core.concepts``); mentions not joined by
+6. the lexicon's topics, then the diagnosis concepts (``core.language.concepts``); mentions not joined by
    a conjunction ("会话过期", "因为内存超限被杀掉") form a compound: asked together;
 7. in a question about alerts, the states it asks about (firing / 触发, pending, silenced /
    静默 / suppressed, resolved); then level words: ``ERROR``/``WARN``/``FATAL``/... written as
@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from core.agents.rules.segment import segment
-from core.charclasses import HAN_RUN
-from core.concepts import CONCEPTS, TRANSLATIONS, concept_mentions, named_before_a_place
+from core.language.chars import HAN_RUN
+from core.language.concepts import CONCEPTS, TRANSLATIONS, concept_mentions, named_before_a_place
+from core.language.lexicon import SERVICE_PATTERN, TOPICS, topic_mentions, topics_in
+from core.language.segment import segment
+from core.language.text import normalize
 from core.lazypattern import LazyPattern
-from core.lexicon import SERVICE_PATTERN, TOPICS, normalize, topic_mentions, topics_in
 
 _MARKUP_BLOCK = re.compile(r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
@@ -424,7 +425,7 @@ def _han_dictionary() -> _Dictionary:
 
 def _blank_filler(text: _Text) -> None:
     """Blank the filler words of the question's Chinese runs that a name would be read across,
-    where the best reading of the run has them (``core.agents.rules.segment``): 请确认证书 is
+    where the best reading of the run has them (``core.language.segment``): 请确认证书 is
     请|确认|证书, so no 认证 (login) is read across 确认 and 证书. Other filler stays, for the
     readers that need it (最后一次登录: a login that happened)."""
     dictionary = _han_dictionary()

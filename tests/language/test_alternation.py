@@ -13,9 +13,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.alternation import Alternative, FirstCharAlternation
-from core.concepts import _ask_owners, _ask_parts, concept_mentions
-from core.lexicon import _TOPIC_TABLE, _emit, _trie, normalize, topic_mentions
+from core.language.alternation import Alternative, FirstCharAlternation
+from core.language.concepts import _ask_owners, _ask_parts, concept_mentions
+from core.language.lexicon import _TOPIC_TABLE, _emit, _trie, topic_mentions
+from core.language.text import normalize
 
 ALPHABET = "ab c-_x0连接池内存使用率\u3000"
 WORDS = ["ab", "a b", "abc", "b", "x0", "0", "连接", "连接池", "内存", "内存使用率", "-x", "c c"]

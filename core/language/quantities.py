@@ -4,7 +4,7 @@ A quantity is compared by value in its family's base unit, so ``91%`` equals ``9
 ``15m`` equals ``15 分钟`` and ``900s``, but ``15m`` is not ``15s`` and ``3.8GB`` is not
 ``4GB``. A number that is part of a name (``HikariPool-1``, ``P99``, ``v1``, ``:6379``,
 ``order-123``, a pod hash) is not a quantity: names are checked as identifiers. All functions
-read text already folded by ``core.verifier.text.fold`` (same offsets as the original).
+read text already folded by ``core.language.clauses.fold`` (same offsets as the original).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core.verifier.numerals import spelled_numbers, zh_clocks
+from core.language.numbers import spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
 

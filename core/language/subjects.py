@@ -8,16 +8,20 @@ steps, and the composers to keep excluded subjects out of the answer, so all agr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from core.contracts import Exclusions, Plan
-from core.lexicon import (
+from core.language.lexicon import (
     alert_names_in,
     declared_topics,
     expand_topics,
-    normalize,
     services_in,
     topics_in,
 )
+from core.language.text import normalize
+
+if TYPE_CHECKING:  # the contracts carry a reading of this package: no import back at run time
+    from core.contracts import Exclusions
 
 
 def excluded_mentions(text: str, exclusions: Exclusions) -> list[str]:
@@ -60,6 +64,6 @@ def services_mentioned(text: str) -> list[str]:
                                *(name.lower() for name in _REF_SERVICE.findall(text))]))
 
 
-def topics_in_scope(plan: Plan) -> set[str]:
-    """The plan's topics and every topic they include (a memory question covers GC)."""
-    return set(expand_topics(plan.topics))
+def topics_in_scope(topics: Iterable[str]) -> set[str]:
+    """The topics and every topic they include (a memory question covers GC)."""
+    return set(expand_topics(list(topics)))

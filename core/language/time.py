@@ -26,8 +26,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from core.language.numbers import en_value, zh_value
 from core.lazypattern import LazyPattern
-from core.verifier.numerals import en_value, zh_value
 
 
 class Window(NamedTuple):

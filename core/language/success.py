@@ -55,7 +55,7 @@ def _clause(text: str, start: int, end: int) -> tuple[int, int]:
 
 def success_words(normalized_text: str, start: int, end: int) -> tuple[int, int] | None:
     """Where the clause of the mention ``normalized_text[start:end]`` (text already passed
-    through ``core.lexicon.normalize``) says that what it names went right: the span of its
+    through ``core.language.text.normalize``) says that what it names went right: the span of its
     success word, or the mention's own for a completed act; None when it does not say so (see
     the module doc)."""
     opening, closing = _clause(normalized_text, start, end)

@@ -13,8 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.agents.rules.planner import RulesPlanner
-from core.agents.rules.window import time_window
 from core.cli import main
+from core.language.time import time_window
 from core.logfields import time_bound
 from core.pipeline import ask
 from core.sources.base import World

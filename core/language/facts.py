@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-from core.charclasses import DENSE_SCRIPT
-from core.gatekeeper.signs import qualifier, trailer
+from core.language.chars import DENSE_SCRIPT
+from core.language.signs import qualifier, trailer
 
 # A token: a run of ASCII word characters and the separators that live inside identifiers
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
@@ -334,7 +334,7 @@ def negation_difference(excerpt: Counter[str], ref: Counter[str]) -> str | None:
 
 def informative_length(normalized: str) -> int:
     """Length for the too-short test: a character of a dense script (Chinese, Japanese, Korean:
-    ``core.charclasses.DENSE_SCRIPT``) counts double, since it carries a syllable or a word."""
+    ``core.language.chars.DENSE_SCRIPT``) counts double, since it carries a syllable or a word."""
     return len(normalized) + len(_dense_script_re().findall(normalized))
 
 
@@ -371,7 +371,7 @@ def byte_unit_problem(excerpt: str, ref_text: str, region: str = "") -> str:
     the excerpt quotes. A quote recased as a whole (upper, lower, swapped or title case) is
     formatting and says nothing about the case of its units; one whose letters keep the ref's
     case but a unit's is a changed fact."""
-    from core.gatekeeper.invisible import without_benign  # invisible does not import facts
+    from core.language.invisible import without_benign  # invisible does not import facts
 
     words = re.findall(r"[A-Za-z]+", excerpt)
     if words and all(word[0].isupper() and word[1:] == word[1:].lower() for word in words):

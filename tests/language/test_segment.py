@@ -1,4 +1,4 @@
-"""Reading a Chinese run as dictionary words (core/agents/rules/segment.py), and what it spares
+"""Reading a Chinese run as dictionary words (core/language/segment.py), and what it spares
 the question reader: a word found across two others."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.agents.rules.question import read_question
-from core.agents.rules.segment import segment
+from core.language.question import read_question
+from core.language.segment import segment
 
 WORDS = frozenset({"确认", "认证", "证书", "有", "有关", "关闭", "过期", "是否", "请"})
 

@@ -1,6 +1,6 @@
 """Diagnosis concepts beyond the lexicon's topics, and the Chinese words real logs say in English.
 
-The lexicon (``core.lexicon``) names the demo world's topics (CPU, HikariCP, Redis ...). Logs
+The lexicon (``core.language.lexicon``) names the demo world's topics (CPU, HikariCP, Redis ...). Logs
 nobody here wrote talk about connections, timeouts, sessions, crashes, permissions ... in their
 own (mostly English) words. Each ``Concept`` below is one small bilingual synonym set:
 
@@ -16,7 +16,7 @@ own (mostly English) words. Each ``Concept`` below is one small bilingual synony
   a ``broad`` one ("what problems does X have?") asks about the service as a whole: its alerts
   and its lines at ``level`` or above;
 - ``succeeded``: the concept a mention of this one names when its clause says it went right
-  (``core.success``): "failed logins" are ``login``, "logged in successfully", "登录成功" and "who
+  (``core.language.success``): "failed logins" are ``login``, "logged in successfully", "登录成功" and "who
   logged in?" are ``signin``. Such a concept has no question words of its own.
 
 ``TRANSLATIONS`` maps Chinese question words to the English word stems logs use ("任务" ->
@@ -32,10 +32,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.alternation import Alternative, FirstCharAlternation
-from core.charclasses import ASCII_WORD_CHARS
-from core.lexicon import normalize, phrase_pattern
-from core.success import success_words
+from core.language.alternation import Alternative, FirstCharAlternation
+from core.language.chars import ASCII_WORD_CHARS
+from core.language.lexicon import phrase_pattern
+from core.language.success import success_words
+from core.language.text import normalize
 
 
 @dataclass(frozen=True)

@@ -8,19 +8,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from core import lexicon
-from core.lexicon import (
+from core.language import lexicon
+from core.language.lexicon import (
     TOPICS,
     alert_names_in,
     declared_topics,
     expand_topics,
-    normalize,
     services_in,
     tag_lines,
     topic_matches,
     topic_mentions,
     topics_in,
 )
+from core.language.text import normalize
 
 REQUIRED_TOPICS = {"cpu", "memory", "gc", "latency", "http_error", "connection_pool", "disk",
                    "redis", "mq", "slow_query", "oom", "restart"}

@@ -8,7 +8,7 @@ group whose template it matches, a log line that holds it -- can support the val
 group's count given for another template, another group's time range, or WARN lines called
 ERROR are caught even though the number, the time or the word is somewhere in the evidence.
 
-Everything works on folded text (``core.verifier.text.fold``: same offsets as the original).
+Everything works on folded text (``core.language.clauses.fold``: same offsets as the original).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from core.charclasses import HAN
-from core.verifier.text import content_units
+from core.language.chars import HAN
+from core.language.clauses import content_units
 
 _QUOTE = re.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
                     r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from itertools import groupby
 from typing import NamedTuple
 
-from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS
+from core.language.chars import ASCII_WORD, ASCII_WORD_CHARS
 
 _ASCII_RUN = re.compile(f"[{ASCII_WORD}]+")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from core.language.lexicon import topics_in
+from core.language.quantities import Family
 from core.lazypattern import LazyPattern
-from core.lexicon import topics_in
-from core.verifier.quantities import Family
 
 Role = Literal["current", "threshold", "duration", "window", "period", "used", "total", "count",
                "average", "sample", "value", "time"]

@@ -13,15 +13,15 @@ Everything else here is derived from that table:
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from itertools import chain
 
-from core.alternation import Alternative, FirstCharAlternation
-from core.charclasses import ASCII_WORD, ASCII_WORD_CHARS, mark_han_edges
+from core.language.alternation import Alternative, FirstCharAlternation
+from core.language.chars import ASCII_WORD, ASCII_WORD_CHARS, mark_han_edges
+from core.language.text import normalize
 
 
 @dataclass(frozen=True)
@@ -142,17 +142,6 @@ _LINE_MARK = "\x00"
 TAGGING_VERSION = 3
 _SMALL_CORPUS_CHARS = 50_000  # up to this much text, tag_lines reads line by line
 
-
-def normalize(text: str) -> str:
-    """NFKC + lower case: the form every matcher in this module works on."""
-    if text.isascii():  # ASCII is already NFKC; skipping the call counts on a million log lines
-        return text.lower()
-    return unicodedata.normalize("NFKC", text).lower()
-
-
-def fold(text: str) -> str:
-    """NFKC + case-fold: how user-typed needles (eval expectations, log search) are compared."""
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 _SEPARATORS = re.compile(f"[{_SEPARATOR_CHARS}]+")

@@ -1,18 +1,12 @@
-"""Text forms the verifier reads: a case fold that keeps offsets, clauses, content units.
-
-Spans the verifier records (which words of an excerpt support which fact) must point into the
-text as the executor or the recorder wrote it, so folding never changes a text's length:
-each character is NFKC-normalised and lower-cased only when that yields one character
-(full-width ``９１％`` reads as ``91%``; a ligature stays as it is).
+"""Clauses and content units of a text the verifier reads (folded by ``core.language.text.fold``,
+which keeps offsets: spans the verifier records point into the text as it was written).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from functools import lru_cache
 
-from core.charclasses import HAN_RUN
+from core.language.chars import HAN_RUN
 
 # Where one statement of a text ends and the next begins (a decimal point is not one).
 _CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
@@ -48,18 +42,6 @@ _GENERIC_CJK_PAIRS = frozenset({
     "多条", "正在", "触发", "表明", "看到", "可见", "包含", "报出", "上报",
 })
 
-
-def _fold_char(char: str) -> str:
-    folded = unicodedata.normalize("NFKC", char).lower()
-    return folded if len(folded) == 1 else char
-
-
-@lru_cache(maxsize=8192)
-def fold(text: str) -> str:
-    """NFKC + lower case, character by character: same length, same offsets as ``text``."""
-    if text.isascii():
-        return text.lower()
-    return "".join(_fold_char(char) for char in text)
 
 
 def clause_bounds(text: str, position: int) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""What the rules engine reads from a question (core/agents/rules/question.py, core/concepts.py)
+"""What the rules engine reads from a question (core/language/question.py, core/language/concepts.py)
 and which searches it makes of them (core/agents/rules/searches.py), on worlds of any shape."""
 
 from __future__ import annotations
@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from core.agents.rules.planner import RulesPlanner, alert_topics
-from core.agents.rules.question import read_question, stem, strip_markup
 from core.agents.rules.searches import log_searches, service_search
 from core.cli import main
-from core.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term
 from core.contracts import LogEntry, LogGroup, Plan
-from core.lexicon import TOPICS, alert_words, normalize, topics_in
+from core.language.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term
+from core.language.lexicon import TOPICS, alert_words, topics_in
+from core.language.question import read_question, stem, strip_markup
+from core.language.text import normalize
 from core.pipeline import ask
 from core.sources.base import Vocabulary, World
 from core.sources.pack import load_world

@@ -1,0 +1,21 @@
+"""Reading text in Chinese and English: questions, log lines, excerpts, claims.
+
+The one home of text handling. The stages (rules engine, verifier, gatekeeper, tools) take
+their text utilities from here and never from one another:
+
+- ``text``: the normalisers (``normalize``, ``casefold``, ``fold`` keeping offsets, the
+  gatekeeper's ``normalize_text``); ``chars``: character classes (Han, kana, Hangul);
+  ``invisible`` and ``confusables``: characters that hide or imitate others;
+- ``numbers`` (numerals in both languages), ``quantities`` (values with units and their roles),
+  ``signs`` (signs and comparisons before a number), ``facts`` (numbers, identifiers,
+  negations a text states);
+- ``time``: time windows and dates in a question; ``scope``: narrow markers and exclusions;
+  ``subjects``: what a text mentions of a plan's subjects; ``segment``: Chinese word breaks;
+- ``lexicon`` (topics, services, alert names), ``concepts`` (diagnosis concepts, Chinese ->
+  English log words), ``success`` (whether a text says something went right),
+  ``alternation`` (big word alternations, compiled lazily);
+- ``question``: the reading of a question; ``clauses``, ``mentions``, ``cues``: how claims and
+  evidence are read.
+
+Vocabularies (word lists) are data: ``core/language/vocab/*.yaml``.
+"""
