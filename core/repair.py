@@ -43,10 +43,10 @@ FIXABLE_GATE_RULES: frozenset[str] = frozenset({
     gate.EXCERPT_MISMATCH, gate.NEGATIVE_MISMATCH, gate.NO_BINDINGS, gate.RAW_PATH_MISSING,
     gate.EXCERPT_TOO_SHORT, gate.INVOCATION_MISSING,
 })
-# Verifier rules a claim that says what its evidence says fixes.
-FIXABLE_VERIFIER_RULES: frozenset[str] = frozenset({
-    verifier.MISSING_FIELD, verifier.WRONG_ROLE, verifier.UNSUPPORTED_FACT, verifier.NO_EVIDENCE,
-})
+# Verifier rules a claim that says what its evidence says fixes: those declared repairable in
+# core/verifier/rules.py.
+FIXABLE_VERIFIER_RULES: frozenset[str] = frozenset(
+    name for name, rule in verifier.RULES.items() if rule.repairable)
 # At most this many places are suggested for a quote found elsewhere.
 _MAX_FOUND_AT = 3
 

@@ -4,17 +4,24 @@ A rule names why a claim, a recommended action or a gap (``missing_info``) was n
 Forbidden content -- something the question excluded, runbook text stated as current fact, a
 repair where only evidence gathering is allowed -- grades ``REJECT``: it contaminates the
 answer, the grade the seed gives forged evidence. Everything else grades ``LOW_CONFID``: the
-output over-reached, but nothing was forged. ``docs/verifier-rules.md`` documents each rule (a
-test keeps the two in step). Both engines (rules and llm) report only these names.
+output over-reached, but nothing was forged. Both engines (rules and llm) report only these names.
+
+Each rule is declared once, in ``_ALL`` below (name, grade, target, whether the repair turn may
+fix it, when it fires). From it come the registry (``RULES``), the verifier rules that earn the
+llm executor a repair turn (``core/repair.py``) and the rule table of ``docs/verifier-rules.md``
+(``markdown_table``; a test keeps the doc equal to it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from core.contracts import ClaimResult, Verdict
 
+# mypy needs the closed type of the names written out, so it is a copy of the declaration's
+# names (same order), not their source: a rule is added to ``_ALL`` and here, and the module
+# refuses to import while the two differ (so does tests/verifier/test_verifier_rules_doc.py).
 VerifierRuleName = Literal[
     "verifier.scope",
     "verifier.runbook_as_fact",
@@ -40,9 +47,130 @@ class VerifierRule:
     name: VerifierRuleName
     grade: Verdict
     target: RuleTarget
+    # Whether a claim failed by it earns the llm executor a repair turn: only a claim that a
+    # better citation or the evidence's own wording fixes, never forbidden content or a cause
+    # no evidence states (a model is not coached into hiding over-reach).
+    repairable: bool
+    # When it fires: the "fires when" column of docs/verifier-rules.md (Markdown).
     description: str
 
 
+# In order of seriousness: when an item breaks several rules, the first is its rule.
+_ALL: tuple[VerifierRule, ...] = (
+    VerifierRule(
+        name="verifier.scope", grade="REJECT", target="claim", repairable=False,
+        description=(
+            "The claim mentions a subject the question excluded (a service, topic, alert name or term), "
+            "declares one as its subject, is about a service outside the plan's (and outside those the "
+            "evidence ties to the plan's alert names), or — for a narrow question — about a topic outside "
+            "it."),
+    ),
+    VerifierRule(
+        name="verifier.runbook_as_fact", grade="REJECT", target="claim", repairable=False,
+        description=(
+            "Only runbook bindings support the claim and it states no value the runbook does not hold (it "
+            "says what the runbook says); or a value, identifier or sentence of it is found only in "
+            "runbook text of the session (`…；数据库慢查询或锁等待。` appended to a real claim, when a "
+            "runbook of the session says it)."),
+    ),
+    VerifierRule(
+        name="verifier.repair_action", grade="REJECT", target="step", repairable=False,
+        description=(
+            "A recommended action — or a `missing_info` entry written as an instruction (\"Restart "
+            "order-service now\", `将 order-service 扩容到 6 个副本`) — is a repair — restart, roll back, "
+            "scale, raise / increase / adjust a limit, delete, kill, stop, fix, upgrade, "
+            "重启、回滚、扩容、调大、删除、杀掉、修复 … — given as an instruction (at the start of a "
+            "clause, after 立即 / then / 以 …, with its object), including one after a look "
+            "(`确认后把连接池调大`, \"after confirming, restart …\") and setting a value (`把副本数调到 "
+            "5`, `改为 6GB`, \"set max connections to 200\"). A repair verb that names what to look at "
+            "(`查看重启前的日志`, `count restarts`, `是否被重启`) or asks whether to act (`是否需要调整`) "
+            "is not one."),
+    ),
+    VerifierRule(
+        name="verifier.missing_field", grade="LOW_CONFID", target="claim", repairable=True,
+        description=(
+            "A field the seed marks required (必填) is missing: the claim's `claim_type`, or a binding's "
+            "`tool_name`. Nothing is defaulted; an LLM output missing them is reported, not refused "
+            "whole."),
+    ),
+    VerifierRule(
+        name="verifier.unsupported_root_cause", grade="LOW_CONFID", target="claim", repairable=False,
+        description=(
+            "A cause or diagnosis word (root cause, caused by, because, leak, 根因, 原因, 导致, 由于, "
+            "泄漏 …) that no verified excerpt states; or a `root_cause` / `risk` claim whose excerpts "
+            "only show symptoms."),
+    ),
+    VerifierRule(
+        name="verifier.wrong_role", grade="LOW_CONFID", target="claim", repairable=True,
+        description=(
+            "A value (or time) of the claim is in the evidence, but not in the role the claim gives it: "
+            "the threshold or an old sample stated as the current value, current and threshold swapped, "
+            "used and total swapped, a value of another subject or attribute, a sample at another time, a "
+            "trend out of time order, a time stated as the latest / first that is not (a range `between A "
+            "and B` / `从 A 到 B` reversed); a count, time range or level stated for lines the evidence "
+            "gives other ones (another template's count, WARN lines called ERROR); an identifier of one "
+            "service said of another; a P99 called the median or P90; a value another key of its line "
+            "names (`active=20/20, idle=0`: not \"20 idle\"); a comparison with the threshold or a "
+            "direction of change (rising / 下降) the numbers contradict. The reason names what the "
+            "evidence gives instead."),
+    ),
+    VerifierRule(
+        name="verifier.unsupported_fact", grade="LOW_CONFID", target="claim", repairable=True,
+        description=(
+            "A value, time, identifier, state or level word, or negation of the claim is in no verified "
+            "excerpt, matched ref or query argument of the claim (a duration in another unit, a rounded "
+            "value: `约 4GB` for 3.8GB, \"about 90%\" for 91%; an alert state said in Chinese, "
+            "`告警已恢复` of a firing alert); or a sentence of it says nothing its evidence says (neither "
+            "its content words nor its topics). — for a negative observation, any sentence besides the "
+            "absence itself must be what its no-hit queries say (`未检索到 …；数据库慢查询或锁等待。` "
+            "fails)."),
+    ),
+    VerifierRule(
+        name="verifier.no_verified_evidence", grade="LOW_CONFID", target="claim", repairable=True,
+        description=(
+            "No binding of the claim passed the gatekeeper; for a negative observation, no verified "
+            "no-hit invocation backs it. So too when its only passed bindings cite a runbook that holds "
+            "none of its values (`CPU 使用率目前为 92%` cited to a runbook section): the runbook is not "
+            "its source, the citation is what is wrong, and the repair turn may fix it."),
+    ),
+    VerifierRule(
+        name="verifier.not_judged", grade="LOW_CONFID", target="claim", repairable=False,
+        description=(
+            "The verifier returned no judgement for the claim (an llm verifier that skipped it, or judged "
+            "it under another id)."),
+    ),
+    VerifierRule(
+        name="verifier.action_unfounded", grade="LOW_CONFID", target="step", repairable=False,
+        description=(
+            "A recommended action does not follow from the claims or the missing information: it names a "
+            "service none of them (nor the question) is about, is about topics none of them is about and "
+            "looks at nothing they mention, or gathers nothing (no look / query / collect / compare / "
+            "dump / check step)."),
+    ),
+    VerifierRule(
+        name="verifier.gap_asserts_state", grade="LOW_CONFID", target="step", repairable=False,
+        description=(
+            "A `missing_info` entry (or an action, or its reason) concludes instead of naming what is "
+            "missing: `内存泄漏已确认`, `根因是 …`, `连接池已耗尽`, \"the leak is confirmed\", \"root "
+            "cause is …\"; or takes a state as given by naming its details (`无法定位泄漏点`, \"the leak "
+            "in X keeps memory growing\", `连接池已被慢查询占满`)."),
+    ),
+    VerifierRule(
+        name="verifier.step_withheld", grade="PASS", target="step", repairable=False,
+        description=(
+            "A next step mentions a subject the question excluded (`不要分析原因` and a gap naming a "
+            "cause): it is kept out of the answer, and the verdict is not lowered — a gap or an "
+            "evidence-gathering action is not a finding."),
+    ),
+)
+
+RULES: dict[str, VerifierRule] = {rule.name: rule for rule in _ALL}
+
+if get_args(VerifierRuleName) != tuple(rule.name for rule in _ALL):
+    raise RuntimeError("VerifierRuleName must list the names of the declared rules, in their order")
+
+# The names the judging code reports. mypy checks each is a VerifierRuleName, which the check
+# above holds to the declaration; the doc test checks every declared rule has one.
 SCOPE: VerifierRuleName = "verifier.scope"
 RUNBOOK_AS_FACT: VerifierRuleName = "verifier.runbook_as_fact"
 REPAIR_ACTION: VerifierRuleName = "verifier.repair_action"
@@ -56,52 +184,7 @@ ACTION_UNFOUNDED: VerifierRuleName = "verifier.action_unfounded"
 GAP_ASSERTS_STATE: VerifierRuleName = "verifier.gap_asserts_state"
 STEP_WITHHELD: VerifierRuleName = "verifier.step_withheld"
 
-# In order of seriousness: when an item breaks several rules, the first is its rule.
-_ALL: tuple[VerifierRule, ...] = (
-    VerifierRule(SCOPE, "REJECT", "claim",
-                 "The claim is about a subject the question excluded, or a service or topic "
-                 "outside the question's scope."),
-    VerifierRule(RUNBOOK_AS_FACT, "REJECT", "claim",
-                 "A claim states runbook text (lookup_knowledge) as current state: only a runbook "
-                 "supports it and it states no value the runbook does not hold, or a fact or a "
-                 "sentence of it is found only in runbook text."),
-    VerifierRule(REPAIR_ACTION, "REJECT", "step",
-                 "A recommended action (or a missing_info entry) is a repair (restart, roll "
-                 "back, scale, raise a limit, delete, kill, fix ...) where only evidence "
-                 "gathering is allowed."),
-    VerifierRule(MISSING_FIELD, "LOW_CONFID", "claim",
-                 "A required field is missing: the claim's claim_type, or a binding's tool_name."),
-    VerifierRule(UNSUPPORTED_ROOT_CAUSE, "LOW_CONFID", "claim",
-                 "A cause or diagnosis (root cause, leak, 导致 ...) no verified excerpt states, or "
-                 "a root_cause / risk claim whose excerpts only show symptoms."),
-    VerifierRule(WRONG_ROLE, "LOW_CONFID", "claim",
-                 "A value is in the verified evidence, but not in the role the claim gives it: a "
-                 "threshold stated as the current value, an old sample as the current one, used "
-                 "and total swapped, a duration in another unit, another subject's value."),
-    VerifierRule(UNSUPPORTED_FACT, "LOW_CONFID", "claim",
-                 "A number, time, identifier, state, negation or sentence of the claim is not in "
-                 "any verified excerpt or matched ref of the claim."),
-    VerifierRule(NO_EVIDENCE, "LOW_CONFID", "claim",
-                 "No binding of the claim passed the gatekeeper (for a negative observation: no "
-                 "verified no-hit invocation), or the only ones that did cite runbook text that "
-                 "holds none of the claim's values."),
-    VerifierRule(NOT_JUDGED, "LOW_CONFID", "claim",
-                 "The verifier returned no judgement for the claim."),
-    VerifierRule(ACTION_UNFOUNDED, "LOW_CONFID", "step",
-                 "A recommended action does not follow from the claims or the missing "
-                 "information: it names a service or topic none of them is about, or gathers "
-                 "nothing."),
-    VerifierRule(GAP_ASSERTS_STATE, "LOW_CONFID", "step",
-                 "A missing_info entry (or an action) asserts current state or a diagnosis "
-                 "(\"内存泄漏已确认\", \"the leak is confirmed\") instead of naming what is missing."),
-    VerifierRule(STEP_WITHHELD, "PASS", "step",
-                 "A next step mentions a subject the question excluded (不要分析原因 and a gap "
-                 "naming a cause): it is kept out of the answer, and the verdict is not lowered "
-                 "-- a gap or an evidence-gathering action is not a finding."),
-)
-
 _SEVERITY: dict[str, int] = {"REJECT": 0, "LOW_CONFID": 1, "PASS": 2}
-RULES: dict[str, VerifierRule] = {rule.name: rule for rule in _ALL}
 
 
 def is_rule(name: str | None) -> bool:
@@ -128,3 +211,12 @@ def not_judged(claim_id: str, *, by: str = "the verifier") -> ClaimResult:
     """The result of a claim a verifier returned no judgement for: not entailed."""
     return ClaimResult(claim_id=claim_id, entailed=False, rule=NOT_JUDGED, rules=[NOT_JUDGED],
                        reasons=[f"{by} returned no judgement for this claim"])
+
+
+def markdown_table() -> str:
+    """The rule table of ``docs/verifier-rules.md``, one row per declared rule in its order."""
+    rows = ["| rule | grade | applies to | repair turn | fires when |",
+            "| --- | --- | --- | --- | --- |"]
+    rows += [f"| `{rule.name}` | {rule.grade} | {rule.target} | {'yes' if rule.repairable else 'no'} "
+             f"| {rule.description} |" for rule in _ALL]
+    return "\n".join(rows) + "\n"
