@@ -98,7 +98,7 @@ def test_wrong_content_never_reaches_an_answer(error: str, fixes: bool) -> None:
 
 
 def test_the_second_double_serves_over_http_as_a_process(tmp_path: Path) -> None:
-    """``python -m tests.doubles.othermodel.server`` as a user starts it."""
+    """``python -m tests.doubles.othermodel.server`` as docs/llm.md starts it."""
     printed = ask_served_process(["tests.doubles.othermodel.server", "--wording", "strict",
                                   "--error", "off_by_one"], some_questions()[0],
                                  tmp_path / "audit.db")

@@ -100,7 +100,7 @@ def test_an_injected_fault_is_judged_once_as_before() -> None:
 
 
 def test_the_simulated_model_serves_over_http_as_a_process(tmp_path: Path) -> None:
-    """``python -m tests.doubles.simulated`` as a user starts it; the llm client is imported
+    """``python -m tests.doubles.simulated`` as docs/llm.md starts it; the llm client is imported
     once an llm role runs (tests/test_cli_imports.py pins that the rules engine never does)."""
     printed = ask_served_process(["tests.doubles.simulated", "--style", "natural", "--error",
                                   "off_by_one"], SEED_QUESTIONS[0], tmp_path / "audit.db")
