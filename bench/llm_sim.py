@@ -4,11 +4,11 @@ Every session is a real ``superbiz ask QUESTION --executor llm --json --no-store
 all``: ``--engine llm``) against a model double served as an OpenAI-compatible endpoint, which
 reads the tool outputs the product sends it. Two doubles, written apart:
 
-- ``--model first`` (``core.agents.llm.simulated``), over the seed's five questions: the three
+- ``--model first`` (``tests.doubles.simulated``), over the seed's five questions: the three
   honest quoting styles; each citation error (off by one, paraphrase, wrong invocation,
   missing raw_path) and each content error (a repair action, a runbook sentence appended, a
   rounded value) in every style;
-- ``--model other`` (``core.agents.llm.othermodel``), over the demo pack's example questions and
+- ``--model other`` (``tests.doubles.othermodel``), over the demo pack's example questions and
   the seed eval suite's (Chinese and English): honest strict and natural wording with mixed
   quoting styles and other tool-calling habits; eight citation errors (off by one, paraphrase,
   wrong invocation, missing raw_path, a runbook cited as evidence, tool_name or claim_type
@@ -38,15 +38,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The checkout's root: ``core``, and the model doubles in ``tests/doubles`` (not in the wheel).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.agents.llm import othermodel
-from core.agents.llm.othermodel.sessions import seed_questions
-from core.agents.llm.othermodel.sessions import serving as serving_other
-from core.agents.llm.sim_claims import STYLES
-from core.agents.llm.sim_faults import CITATION_ERRORS, CONTENT_ERRORS, ERROR_MODES
-from core.agents.llm.sim_sessions import SEED_QUESTIONS, SimOutcome, ask_simulated, serving
-from core.agents.llm.simulated import SimulatedModel
+from tests.doubles import othermodel
+from tests.doubles.othermodel.sessions import seed_questions
+from tests.doubles.othermodel.sessions import serving as serving_other
+from tests.doubles.sim_claims import STYLES
+from tests.doubles.sim_faults import CITATION_ERRORS, CONTENT_ERRORS, ERROR_MODES
+from tests.doubles.sim_sessions import SEED_QUESTIONS, SimOutcome, ask_simulated, serving
+from tests.doubles.simulated import SimulatedModel
 
 
 @dataclass
@@ -189,11 +190,11 @@ def main() -> None:
     started = time.perf_counter()
     if args.model in ("first", "both"):
         modes = args.modes.split(",") if args.modes else ["honest", *ERROR_MODES]
-        report("first double (core.agents.llm.simulated), the seed's five questions",
+        report("first double (tests.doubles.simulated), the seed's five questions",
                run(first_groups(modes, args.seeds), roles), CITATION_ERRORS, CONTENT_ERRORS)
     if args.model in ("other", "both"):
         modes = args.modes.split(",") if args.modes else ["honest", *othermodel.ERRORS]
-        report(f"second double (core.agents.llm.othermodel), {len(seed_questions())} questions",
+        report(f"second double (tests.doubles.othermodel), {len(seed_questions())} questions",
                run(other_groups(modes, args.seeds, args.backend), roles),
                othermodel.CITATION_ERRORS, othermodel.CONTENT_ERRORS)
     print(f"\n{time.perf_counter() - started:.1f} s")

@@ -17,7 +17,6 @@ the repository when it writes): ``ask --no-store`` and ``replay`` without ``--db
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -83,6 +82,8 @@ logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Event)
+# Told each stage's name as it begins: progress for a caller (a test pauses a run there).
+StageHook = Callable[[str], None]
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -93,21 +94,23 @@ def new_session_id(now: datetime | None = None) -> str:
 
 def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo",
                       engines: Engines | None = None, executor_fault: str | None = None,
-                      store: Store | None = None,
-                      session_id: str | None = None) -> Generator[PipelineEvent, None, None]:
+                      store: Store | None = None, session_id: str | None = None,
+                      on_stage: StageHook | None = None) -> Generator[PipelineEvent, None, None]:
     """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
     ``World``), yielding each event as it happens.
 
     Usage errors (unknown pack or fault, empty question) raise at once, before any session
     exists. Everything after that is reported as events: a failing stage yields
     ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
-    ``store=None`` runs entirely in memory.
+    ``store=None`` runs entirely in memory. ``on_stage`` is called with each stage's name
+    (plan, execute, gatekeeper, verify, compose, finish; a repair's stages with a suffix) as
+    the stage begins.
     """
     question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
     investigation = _Investigation(
         question=question, world=load_world(pack), engines=engines or build_engines(),
-        fault=fault, store=store, session_id=session_id or new_session_id())
+        fault=fault, store=store, session_id=session_id or new_session_id(), on_stage=on_stage)
     return investigation.events()
 
 
@@ -235,8 +238,9 @@ class _Investigation:
     journal: one transaction per stage boundary, ``core.store.journal``)."""
 
     def __init__(self, *, question: str, world: World, engines: Engines, fault: FaultMode | None,
-                 store: Store | None, session_id: str) -> None:
+                 store: Store | None, session_id: str, on_stage: StageHook | None = None) -> None:
         self.world = world
+        self.on_stage = on_stage
         self.engines = engines
         self.fault = fault
         self.store = store
@@ -269,8 +273,7 @@ class _Investigation:
             yield from self._stored(SessionStarted(
                 question=document.question, pack=document.pack, engines=document.engines,
                 executor_fault=document.executor_fault))
-            _pause_if_asked("plan")
-            self.stage = "plan"
+            self._begin("plan")
             plan = self._time("plan",
                               lambda: self.engines.planner.plan(document.question, self.world))
             document.plan = plan
@@ -278,8 +281,7 @@ class _Investigation:
             journal.reserve_ids(ID_BLOCK)
             yield from self._stored(PlanMade(plan=plan))
 
-            _pause_if_asked("execute")
-            self.stage = "execute"
+            self._begin("execute")
             output, parse_status = yield from self._execute(
                 self.engines.executor.run(plan, self.recorder), "execute", fault=self.fault,
                 plan=plan)
@@ -287,8 +289,7 @@ class _Investigation:
             verifier_input, verifier_result = yield from self._repair(plan, verifier_input,
                                                                       verifier_result)
 
-            _pause_if_asked("compose")
-            self.stage = "compose"
+            self._begin("compose")
             composer_output = self._time("compose", lambda: name_failed_sources(
                 self.engines.composer.compose(plan, verifier_input, verifier_result),
                 verifier_input.tool_trace_summary))
@@ -298,8 +299,7 @@ class _Investigation:
                 closing.append(self._withdraw_pass("compose", composer_output.degraded))
             closing.append(AnswerReady(composer_output=composer_output))
 
-            _pause_if_asked("finish")
-            self.stage = "finish"
+            self._begin("finish")
             self._close("completed")
             final = self._stored(*closing, SessionFinished(document=self._snapshot()))
             self.stage = "done"  # stored as completed: a consumer stopping now changes nothing
@@ -316,6 +316,12 @@ class _Investigation:
                            exc_info=None if isinstance(exc, SuperbizError) else exc)
             yield from self._fail(self.stage, exc)
 
+    def _begin(self, stage: str) -> None:
+        """``stage`` runs from now on (named if it fails); the caller's hook hears of it first."""
+        if self.on_stage is not None:
+            self.on_stage(stage)
+        self.stage = stage
+
     def _judge(self, plan: Plan, output: ExecutorOutput | None, parse_status: ParseStatus, *,
                retry: RetryContext | None = None, suffix: str = ""
                ) -> Generator[PipelineEvent, None, tuple[VerifierInput, VerifierResult]]:
@@ -326,8 +332,7 @@ class _Investigation:
         journal.save_executor_output(output, parse_status)
         executed = self._emit(ClaimsProduced(executor_output=output, parse_status=parse_status))
 
-        _pause_if_asked("gatekeeper")
-        self.stage = "gatekeeper" + suffix
+        self._begin("gatekeeper" + suffix)
         gatekeeper_result = self._time("gatekeeper" + suffix,
                                        lambda: self._check(output, parse_status))
         document.gatekeeper_result = gatekeeper_result
@@ -338,8 +343,7 @@ class _Investigation:
                                             for checked in gatekeeper_result.checked_bindings),
                                 GatekeeperFinished(result=gatekeeper_result))
 
-        _pause_if_asked("verify")
-        self.stage = "verify" + suffix
+        self._begin("verify" + suffix)
         verifier_input, verifier_result = self._time("verify" + suffix, lambda: verify_stage(
             self.engines, plan, document.question, output, parse_status, gatekeeper_result,
             document.invocations, retry_context=retry, repairs=len(document.attempts)))
@@ -491,16 +495,3 @@ class _Investigation:
                                                 withdrawn)
         self.journal.save_verification(self.document.tool_trace_summary, withdrawn)
         return VerdictReached(result=withdrawn)
-
-
-def _pause_if_asked(stage: str) -> None:
-    """Test hook for the kill tests: with ``SUPERBIZ_TEST_PAUSE_AT=<stage>`` (plan, execute,
-    gatekeeper, verify, compose or finish) the run writes ``SUPERBIZ_TEST_PAUSE_FILE`` (if set) and sleeps before
-    that stage, so a test can ``kill -9`` it there. Unset, it does nothing."""
-    if os.environ.get("SUPERBIZ_TEST_PAUSE_AT") != stage:
-        return
-    marker = os.environ.get("SUPERBIZ_TEST_PAUSE_FILE")
-    if marker:
-        with open(marker, "w", encoding="utf-8") as handle:
-            handle.write(str(os.getpid()))
-    time.sleep(float(os.environ.get("SUPERBIZ_TEST_PAUSE_SECONDS", "60")))

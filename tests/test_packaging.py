@@ -35,6 +35,7 @@ from tests.streamlit_server import (
     stop,
     wait_healthy,
 )
+from tests.test_no_doubles_in_core import DOUBLE_MODULE
 
 pytestmark = pytest.mark.packaging
 
@@ -142,6 +143,12 @@ def test_the_wheel_carries_the_engine_console_packs_and_suite(installed: Install
     assert not missing, (f"missing from the wheel: {missing} (a new package under core/ goes in "
                          "[tool.setuptools] packages of pyproject.toml)")
     assert not [name for name in names if name.startswith(("tests/", "bench/", "ui/", "pages/"))]
+
+
+def test_the_wheel_carries_no_test_double(installed: Installed) -> None:
+    modules = [name for name in zipfile.ZipFile(installed.wheel).namelist() if name.endswith(".py")]
+    assert "core/agents/llm/stub_server.py" in modules  # the documented offline server is product
+    assert [name for name in modules if DOUBLE_MODULE.search(name)] == []
 
 
 def test_version_comes_from_the_installed_metadata(installed: Installed) -> None:

@@ -13,8 +13,6 @@ import pytest
 
 from core.agents.llm.executor import LLMExecutor
 from core.agents.llm.profiles import PROFILES
-from core.agents.llm.sim_sessions import SEED_QUESTIONS
-from core.agents.llm.simulated import SimulatedModel
 from core.agents.registry import Engines, build_engines
 from core.agents.rules import RulesComposer, RulesPlanner, RulesVerifier
 from core.contracts import RecommendedAction, SessionDocument
@@ -26,6 +24,8 @@ from core.store import Store
 from core.store.repository import load_session_document
 from core.views.repair import repair_summary
 from core.views.timeline import view_from_document, view_from_events
+from tests.doubles.sim_sessions import SEED_QUESTIONS
+from tests.doubles.simulated import SimulatedModel
 
 CPU, MEMORY = SEED_QUESTIONS[0], SEED_QUESTIONS[1]
 
@@ -146,7 +146,7 @@ def test_an_honest_nothing_found_with_an_error_only_query_passes_with_a_warning(
 
 def test_a_failed_call_in_the_repair_turn_ends_in_error_and_keeps_the_first_attempt(
         tmp_store: Store) -> None:
-    from core.agents.llm.testing import ScriptedChatClient
+    from tests.doubles.chat_clients import ScriptedChatClient
 
     answer = {"claims": [{"claim_id": "claim-1", "claim_type": "observation",
                           "claim_text": "order-service 的 HikariCP 连接池已满：active=50/50",

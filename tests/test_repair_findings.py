@@ -1,15 +1,15 @@
 """What the repair turn tells the executor about forms of failure the second model double
-(``core.agents.llm.othermodel``) showed: a claim whose citations failed AND which lacks a
+(``tests.doubles.othermodel``) showed: a claim whose citations failed AND which lacks a
 required field hears of both; a negative observation cited to the wrong place is shown the
 no-hit queries that cover it; a claim's evidence is shown as current-state evidence only."""
 
 from __future__ import annotations
 
-from core.agents.llm.sim_sessions import SEED_QUESTIONS
 from core.contracts import EvidenceBinding
 from core.gatekeeper import check_citations, negative
 from core.pipeline import ask
 from core.repair import retry_context
+from tests.doubles.sim_sessions import SEED_QUESTIONS
 from tests.test_repair import engines, rejudged
 
 CPU, POOL_ABSENT = SEED_QUESTIONS[0], SEED_QUESTIONS[4]

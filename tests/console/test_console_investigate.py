@@ -144,9 +144,9 @@ def test_a_repaired_session_says_so_with_what_its_first_attempt_got_wrong(
         open_app: Callable[..., AppTest], ask_session: Callable[..., object]) -> None:
     from core.agents.llm.executor import LLMExecutor
     from core.agents.llm.profiles import PROFILES
-    from core.agents.llm.simulated import SimulatedModel
     from core.agents.registry import Engines
     from core.agents.rules import RulesComposer, RulesPlanner, RulesVerifier
+    from tests.doubles.simulated import SimulatedModel
 
     executor = LLMExecutor(SimulatedModel(error="paraphrase").client(), PROFILES["stub"])
     document = ask_session(engines=Engines(RulesPlanner(), executor, RulesVerifier(),

@@ -2,8 +2,8 @@
 stage must leave an intact store where the run reads ``incomplete`` — never ``running``, never
 PASS.
 
-The CLI runs in a subprocess with ``SUPERBIZ_TEST_PAUSE_AT=<stage>``: before that stage it
-writes its PID to ``SUPERBIZ_TEST_PAUSE_FILE`` and sleeps (core/pipeline.py), and the test
+The CLI runs in a subprocess through ``tests/kill/paused_cli.py``, which sets the pipeline's
+``on_stage`` hook: before the stage it writes its PID to a marker file and sleeps, and the test
 kills it there. On SQLite and on PostgreSQL.
 """
 
@@ -36,9 +36,9 @@ EVAL_KILLS = [("sqlite", "execute"), ("sqlite", "finish"), ("postgresql", "verif
 
 def start_paused(arguments: list[str], url: str, stage: str, tmp_path: Path) -> subprocess.Popen[bytes]:
     marker = tmp_path / f"paused-{stage}"
-    environment = {**os.environ, "SUPERBIZ_DB": url, "SUPERBIZ_TEST_PAUSE_AT": stage,
-                   "SUPERBIZ_TEST_PAUSE_FILE": str(marker), "SUPERBIZ_TEST_PAUSE_SECONDS": "120"}
-    process = subprocess.Popen([sys.executable, "-m", "core", *arguments], cwd=REPO_ROOT,
+    environment = {**os.environ, "SUPERBIZ_DB": url}
+    process = subprocess.Popen([sys.executable, "-m", "tests.kill.paused_cli", stage, str(marker),
+                                "120", "--", *arguments], cwd=REPO_ROOT,
                                env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 90
     while not marker.exists():

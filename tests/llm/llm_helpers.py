@@ -10,9 +10,9 @@ from typing import Any
 
 from core.agents.base import ExecutorRun
 from core.agents.llm.profiles import PROFILES, ModelProfile
-from core.agents.llm.testing import ScriptedChatClient
 from core.contracts import ExecutorOutput, ParseStatus
 from core.events import Event
+from tests.doubles.chat_clients import ScriptedChatClient
 
 TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
 STUB = PROFILES["stub"]

@@ -12,11 +12,11 @@ from core.agents.llm import wire
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.executor import UNDECODABLE_ARGUMENTS_KEY, LLMExecutor
 from core.agents.llm.profiles import ModelProfile
-from core.agents.llm.testing import ScriptedChatClient
 from core.contracts import Plan
 from core.events import ToolCalled, ToolReturned
 from core.gatekeeper import check_citations
 from core.recorder import Recorder
+from tests.doubles.chat_clients import ScriptedChatClient
 from tests.llm.llm_helpers import STUB, VLLM, drive, final_claims, profile_without_schemas, scripted
 
 QUESTION = "确认 order-service 是否存在 HikariCP 连接池耗尽"

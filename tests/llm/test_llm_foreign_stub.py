@@ -13,11 +13,11 @@ from core.agents.llm.client import ChatTurn, ToolCallRequest
 from core.agents.llm.composer import LLMComposer
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.planner import LLMPlanner
-from core.agents.llm.testing import FunctionChatClient, ScriptedChatClient
 from core.agents.llm.transcript import Transcript, TranscriptError
 from core.agents.registry import build_engines
 from core.contracts import ClaimResult, Plan, VerifierResult
 from core.pipeline import ask
+from tests.doubles.chat_clients import FunctionChatClient, ScriptedChatClient
 from tests.llm.llm_helpers import VLLM, executor_stage
 
 HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"

@@ -1,4 +1,4 @@
-"""The second model double (``core.agents.llm.othermodel``) in the executor's seat, through
+"""The second model double (``tests.doubles.othermodel``) in the executor's seat, through
 ``superbiz ask --executor llm`` -- a held-out check of the LLM path, written apart from the
 first double (other habits, wordings, quoting styles and mistakes).
 
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from core.agents.llm import othermodel
-from core.agents.llm.othermodel import OtherModel
-from core.agents.llm.othermodel.sessions import seed_questions, serving
-from core.agents.llm.sim_sessions import SimOutcome, ask_simulated
+from tests.doubles import othermodel
+from tests.doubles.othermodel import OtherModel
+from tests.doubles.othermodel.sessions import seed_questions, serving
+from tests.doubles.sim_sessions import SimOutcome, ask_simulated
 from tests.llm.llm_helpers import ask_served_process
 
 
@@ -98,8 +98,8 @@ def test_wrong_content_never_reaches_an_answer(error: str, fixes: bool) -> None:
 
 
 def test_the_second_double_serves_over_http_as_a_process(tmp_path: Path) -> None:
-    """``python -m core.agents.llm.othermodel.server`` as a user starts it."""
-    printed = ask_served_process(["core.agents.llm.othermodel.server", "--wording", "strict",
+    """``python -m tests.doubles.othermodel.server`` as docs/llm.md starts it."""
+    printed = ask_served_process(["tests.doubles.othermodel.server", "--wording", "strict",
                                   "--error", "off_by_one"], some_questions()[0],
                                  tmp_path / "audit.db")
     assert printed == ["completed", "PASS", "1", "True"]

@@ -10,7 +10,6 @@ import pytest
 from core.agents.llm.composer import LLMComposer
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.planner import LLMPlanner
-from core.agents.llm.testing import ScriptedChatClient
 from core.agents.llm.verifier import LLMVerifier
 from core.contracts import (
     ClaimResult,
@@ -22,6 +21,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from tests.doubles.chat_clients import ScriptedChatClient
 from tests.llm.llm_helpers import VLLM, executor_stage, scripted
 
 HIKARI = "确认 order-service 是否存在 HikariCP 连接池耗尽"

@@ -1,6 +1,6 @@
 """A simulated model in the executor's seat, through ``superbiz ask --executor llm``.
 
-The model (``core.agents.llm.simulated``) reads the real tool outputs the product sends it and
+The model (``tests.doubles.simulated``) reads the real tool outputs the product sends it and
 quotes them honestly in several styles, or makes one mistake on purpose. Over the seed's five
 questions: honest sessions PASS in strict and natural wording; a citation error that the model
 fixes when told ends PASS after exactly one repair; no root cause, repair, runbook sentence or
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from core.agents.llm.sim_claims import STYLES, Style
-from core.agents.llm.sim_faults import CITATION_ERRORS, CONTENT_ERRORS, ErrorMode
-from core.agents.llm.sim_sessions import SEED_QUESTIONS, SimOutcome, ask_simulated, serving
-from core.agents.llm.simulated import SimulatedModel
+from tests.doubles.sim_claims import STYLES, Style
+from tests.doubles.sim_faults import CITATION_ERRORS, CONTENT_ERRORS, ErrorMode
+from tests.doubles.sim_sessions import SEED_QUESTIONS, SimOutcome, ask_simulated, serving
+from tests.doubles.simulated import SimulatedModel
 from tests.llm.llm_helpers import ask_served_process
 
 
@@ -100,8 +100,8 @@ def test_an_injected_fault_is_judged_once_as_before() -> None:
 
 
 def test_the_simulated_model_serves_over_http_as_a_process(tmp_path: Path) -> None:
-    """``python -m core.agents.llm.simulated`` as a user starts it; the llm client is imported
+    """``python -m tests.doubles.simulated`` as docs/llm.md starts it; the llm client is imported
     once an llm role runs (tests/test_cli_imports.py pins that the rules engine never does)."""
-    printed = ask_served_process(["core.agents.llm.simulated", "--style", "natural", "--error",
+    printed = ask_served_process(["tests.doubles.simulated", "--style", "natural", "--error",
                                   "off_by_one"], SEED_QUESTIONS[0], tmp_path / "audit.db")
     assert printed == ["completed", "PASS", "1", "True"]

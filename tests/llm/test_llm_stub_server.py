@@ -18,8 +18,8 @@ from core.agents.llm.errors import LLMCallError
 from core.agents.llm.profiles import PROFILES
 from core.agents.llm.settings import LLMSettings
 from core.agents.llm.stub_server import StubServer
-from core.agents.llm.testing import SCRIPTED_FAULTS, ScriptedChatClient
 from core.agents.llm.transcript import FaultName, Transcript
+from tests.doubles.chat_clients import SCRIPTED_FAULTS, ScriptedChatClient
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = {"role": "system", "content": "<!-- superbiz executor prompt (executor.v1) -->"}

@@ -1,5 +1,5 @@
 """Forms of honest model output the verifier reads as what they are, and mistakes it still
-catches, found with the second model double (``core.agents.llm.othermodel``): a quote of an
+catches, found with the second model double (``tests.doubles.othermodel``): a quote of an
 alert without its name, arguments padded with whitespace, a metric or product name declared as
 a subject topic, a no-hit query searched by topic, a current value cited to a runbook, a
 duration with a space before its unit, a total written 总共 / 合计, a repair written as a gap."""

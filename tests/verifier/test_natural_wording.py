@@ -8,12 +8,12 @@ import pytest
 
 from core.agents.llm.executor import LLMExecutor
 from core.agents.llm.profiles import PROFILES
-from core.agents.llm.sim_sessions import SEED_QUESTIONS
-from core.agents.llm.simulated import SimulatedModel
 from core.agents.registry import Engines
 from core.agents.rules import RulesComposer, RulesPlanner, RulesVerifier
 from core.contracts import ClaimResult, SessionDocument
 from core.pipeline import ask, replay
+from tests.doubles.sim_sessions import SEED_QUESTIONS
+from tests.doubles.simulated import SimulatedModel
 
 
 def natural_session(question: str) -> SessionDocument:

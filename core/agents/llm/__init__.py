@@ -12,7 +12,9 @@ Layout (each concern in its own module)::
     lenient     forms (casing, nulls, "12", wrappers) normalised against a contract
     structured  parse + validate + one re-ask, parse status
     planner / executor / verifier / composer   the four roles
-    transcript / testing / stub_server         scripted doubles for tests and demos
+    transcript / stub_server                   a scripted OpenAI-compatible server, to try the
+                                               engine offline (the tests' model doubles live in
+                                               tests/doubles, outside the package)
 
 The gatekeeper stays code, and code has the last word after every model step.
 

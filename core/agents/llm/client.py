@@ -2,8 +2,8 @@
 
 Roles speak chat-completions messages (see ``wire``) and get a ``ChatTurn`` back. The real
 implementation, ``OpenAIChatClient``, goes through the ``openai`` package (3.x, on ``httpx2``);
-test doubles live in ``testing``. Every transport failure becomes an ``LLMCallError`` whose
-message is scrubbed of the API key.
+the tests' doubles live with them (``tests/doubles``). Every transport failure becomes an
+``LLMCallError`` whose message is scrubbed of the API key.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
                                           [--log-requests FILE.jsonl]
 
 prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``POST /v1/chat/completions`` and
-``GET /v1/models`` until interrupted (``python -m core.agents.llm.simulated`` serves the
-simulated model the same way). Point the ``llm`` engine at it with
+``GET /v1/models`` until interrupted (the tests' model doubles in ``tests/doubles`` are served
+through ``StubServer(double=...)`` the same way). Point the ``llm`` engine at it with
 ``SUPERBIZ_LLM_BASE_URL=http://127.0.0.1:PORT/v1``. The turn that answers a request is picked
 from the request alone (see ``transcript``), so any number of sessions can run against one
 server (a ``sequence`` transcript, answered in arrival order, is for one session). Fault turns
@@ -13,7 +13,9 @@ answer like a failing server would (see ``transcript`` for the list): HTTP 5xx a
 ``Retry-After``, a timeout, a dropped connection, a body that is not JSON, JSON without
 ``choices``, and an empty completion.
 
-Standard library only (``http.server``); it binds to 127.0.0.1 and nothing else.
+Standard library only (``http.server``); it binds to 127.0.0.1 and nothing else. Part of the
+product, not a test double: docs/llm.md shows users how to try the engine offline with it
+(the ``stub`` backend preset).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class StubResponse(NamedTuple):
 
 
 class ModelDouble(Protocol):
-    """A model that answers a request by reading it (``simulated.SimulatedModel``)."""
+    """A model that answers a request by reading it (the tests' simulated model is one)."""
 
     def reply(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
               response_format: dict[str, Any] | None = None) -> dict[str, Any]: ...

@@ -1,4 +1,5 @@
-"""Scripted model turns: the file format the test doubles replay, and how a turn is picked.
+"""Scripted model turns: the file format the stub server (and the tests' scripted client) replays,
+and how a turn is picked.
 
 A transcript is JSON or YAML::
 

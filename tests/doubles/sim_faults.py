@@ -26,7 +26,7 @@ import copy
 import re
 from typing import Any, Literal
 
-from core.agents.llm.sim_claims import Cited, Seen, alert_claim, lines_claim
+from tests.doubles.sim_claims import Cited, Seen, alert_claim, lines_claim
 
 ErrorMode = Literal["off_by_one", "paraphrase", "wrong_invocation", "missing_raw_path",
                     "repair_action", "runbook_appended", "rounded_value"]

@@ -17,13 +17,13 @@ import json
 import threading
 from typing import Any
 
-from core.agents.llm.othermodel import roles
-from core.agents.llm.othermodel.calls import Call, turns
-from core.agents.llm.othermodel.claims import Writer, honest_claims
-from core.agents.llm.othermodel.habits import Habits, draw_habits, rng_for
-from core.agents.llm.othermodel.intent import read_question
-from core.agents.llm.othermodel.mistakes import ERRORS, NEEDS_RUNBOOK, fixed, inject
-from core.agents.llm.othermodel.reading import Conversation, ToolResult, first_json_object
+from tests.doubles.othermodel import roles
+from tests.doubles.othermodel.calls import Call, turns
+from tests.doubles.othermodel.claims import Writer, honest_claims
+from tests.doubles.othermodel.habits import Habits, draw_habits, rng_for
+from tests.doubles.othermodel.intent import read_question
+from tests.doubles.othermodel.mistakes import ERRORS, NEEDS_RUNBOOK, fixed, inject
+from tests.doubles.othermodel.reading import Conversation, ToolResult, first_json_object
 
 Answer = dict[str, Any]
 

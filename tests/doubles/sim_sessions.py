@@ -3,7 +3,7 @@
 ``serving(model)`` puts a ``SimulatedModel`` behind an OpenAI-compatible HTTP server on
 127.0.0.1 and points the ``llm`` engine at it (``pointed_at``: ``SUPERBIZ_LLM_*`` in this
 process's environment, restored afterwards); the second double serves itself
-(``core.agents.llm.othermodel.serving``). ``ask_simulated`` runs one ``ask`` through
+(``tests.doubles.othermodel.serving``). ``ask_simulated`` runs one ``ask`` through
 ``core.cli.main`` against either and reads back what matters about it (``SimOutcome``). The
 tests and ``bench/llm_sim.py`` use them.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from core.agents.llm.simulated import SimulatedModel
+    from tests.doubles.simulated import SimulatedModel
 
 # The seed's five questions (ISS-007 复现样例 and its acceptance matrix).
 SEED_QUESTIONS: tuple[str, ...] = (

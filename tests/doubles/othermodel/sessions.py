@@ -12,9 +12,9 @@ import contextlib
 import re
 from collections.abc import Iterator
 
-from core.agents.llm.othermodel.model import OtherModel
-from core.agents.llm.othermodel.server import OtherServer
-from core.agents.llm.sim_sessions import pointed_at
+from tests.doubles.othermodel.model import OtherModel
+from tests.doubles.othermodel.server import OtherServer
+from tests.doubles.sim_sessions import pointed_at
 
 
 def seed_questions() -> list[str]:

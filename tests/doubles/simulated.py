@@ -1,5 +1,5 @@
 """A simulated model in the executor's seat: it reads what the product sends and answers as a
-mid-size model does. A first-class test double, like ``testing`` and ``stub_server``.
+mid-size model does. A test double (``tests/doubles``: outside the wheel).
 
 Unlike a transcript, nothing is scripted: the model reads the question and the plan from the
 executor's task, calls tools (``query_metrics`` and ``query_logs`` per planned service and
@@ -9,7 +9,7 @@ conversation (``sim_claims``: three honest quoting styles), with at most one mis
 purpose (``sim_faults``). On the repair turn it reads the findings (the ``retry_context`` JSON
 of the message) and, if it ``fixes``, corrects what they name; otherwise it says the same again.
 
-    python -m core.agents.llm.simulated [--style strict|prefixless|natural]
+    python -m tests.doubles.simulated [--style strict|prefixless|natural]
         [--error MODE] [--stubborn] [--seed N] [--port 0]
     # listening on http://127.0.0.1:PORT/v1
     SUPERBIZ_LLM_BASE_URL=http://127.0.0.1:PORT/v1 superbiz ask "..." --executor llm
@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agents.llm.sim_claims import STYLES, Seen, Style, honest_output, read_task
-from core.agents.llm.sim_faults import ERROR_MODES, ErrorMode, fix, inject
 from core.agents.llm.transcript import TranscriptError, conversation_role
+from tests.doubles.sim_claims import STYLES, Seen, Style, honest_output, read_task
+from tests.doubles.sim_faults import ERROR_MODES, ErrorMode, fix, inject
 
 # The repair turn's message ends with its findings as JSON after this marker (repair.v1.md).
 RETRY_MARKER = "(retry_context):"
@@ -130,7 +130,7 @@ class SimulatedModel:
     def client(self) -> Any:
         """This model as an in-process ``ChatClient`` (a ``FunctionChatClient``)."""
         from core.agents.llm.completion import turn_from_message
-        from core.agents.llm.testing import FunctionChatClient
+        from tests.doubles.chat_clients import FunctionChatClient
 
         def answer(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                    response_format: dict[str, Any] | None) -> Any:
@@ -177,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Serve the simulated model over HTTP until interrupted."""
     from core.agents.llm.stub_server import StubServer
 
-    parser = argparse.ArgumentParser(prog="python -m core.agents.llm.simulated",
+    parser = argparse.ArgumentParser(prog="python -m tests.doubles.simulated",
                                      description="OpenAI-compatible simulated executor model.")
     parser.add_argument("--style", choices=STYLES, default="strict")
     parser.add_argument("--error", choices=ERROR_MODES, default=None)

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agents.llm.othermodel.intent import Intent
-from core.agents.llm.othermodel.reading import ToolResult
+from tests.doubles.othermodel.intent import Intent
+from tests.doubles.othermodel.reading import ToolResult
 
 Answer = dict[str, Any]
 

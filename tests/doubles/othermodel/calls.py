@@ -11,9 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.agents.llm.othermodel.habits import Habits
-from core.agents.llm.othermodel.intent import Intent, search_topic, search_words
-from core.agents.llm.othermodel.reading import ToolResult
+from tests.doubles.othermodel.habits import Habits
+from tests.doubles.othermodel.intent import Intent, search_topic, search_words
+from tests.doubles.othermodel.reading import ToolResult
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.agents.llm.othermodel.intent import read_question
+from tests.doubles.othermodel.intent import read_question
 
 
 def plan_answer(request: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@
 ``GET /v1/models`` lists the one model. Written apart from the product's stub server, so the
 product is tested against a second wire implementation too.
 
-    python -m core.agents.llm.othermodel.server --wording natural --error paraphrase --port 0
+    python -m tests.doubles.othermodel.server --wording natural --error paraphrase --port 0
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from core.agents.llm.othermodel.claims import WORDINGS
-from core.agents.llm.othermodel.mistakes import ERRORS
-from core.agents.llm.othermodel.model import OtherModel
+from tests.doubles.othermodel.claims import WORDINGS
+from tests.doubles.othermodel.mistakes import ERRORS
+from tests.doubles.othermodel.model import OtherModel
 
 
 class OtherServer:

@@ -1,4 +1,4 @@
-"""Test doubles for the ``ChatClient`` seam: first-class, so any test (or a demo) can use them.
+"""Test doubles for the ``ChatClient`` seam (outside the package: the wheel carries none).
 
 ``ScriptedChatClient`` replays a transcript (see ``transcript`` for the format and the
 ``{{inv:N}}`` placeholders) the same way the stub server does, raising the same

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core.agents.llm.othermodel.intent import Intent, topic_phrase
-from core.agents.llm.othermodel.reading import ToolResult
+from tests.doubles.othermodel.intent import Intent, topic_phrase
+from tests.doubles.othermodel.reading import ToolResult
 
 Binding = dict[str, Any]
 ClaimDict = dict[str, Any]

@@ -1,4 +1,4 @@
-"""A second model double, written apart from ``core.agents.llm.simulated`` by another hand.
+"""A second model double, written apart from ``tests.doubles.simulated`` by another hand.
 
 It is an OpenAI-compatible server (``server.OtherServer``) around ``model.OtherModel``, which
 reads the real tool outputs in the conversation and answers as a mid-size model does, with
@@ -9,9 +9,9 @@ other`` prints its figures; ``tests/llm/test_llm_othermodel.py`` asserts the iss
 
 from __future__ import annotations
 
-from core.agents.llm.othermodel.claims import WORDINGS
-from core.agents.llm.othermodel.mistakes import CITATION_ERRORS, CONTENT_ERRORS, ERRORS
-from core.agents.llm.othermodel.model import OtherModel
-from core.agents.llm.othermodel.server import OtherServer
+from tests.doubles.othermodel.claims import WORDINGS
+from tests.doubles.othermodel.mistakes import CITATION_ERRORS, CONTENT_ERRORS, ERRORS
+from tests.doubles.othermodel.model import OtherModel
+from tests.doubles.othermodel.server import OtherServer
 
 __all__ = ["CITATION_ERRORS", "CONTENT_ERRORS", "ERRORS", "WORDINGS", "OtherModel", "OtherServer"]
