@@ -20,7 +20,6 @@ from core.sources.base import World
 from core.sources.pack import load_world
 from evals.loghub.packs import DATASETS, DEFAULT_CORPORA, PERTURBATIONS, build_packs
 from tests.hand_sources import imported_payments_pack
-from tests.test_auth_and_access_logs import NGINX_LOG, SSHD_LOG
 
 # A reading's fields and their defaults: a row's ``expect`` states only the fields that differ.
 READING_DEFAULTS: dict[str, Any] = {
@@ -40,26 +39,53 @@ def reading_of(plan: Plan) -> dict[str, Any]:
 
 CORPUS = Path(__file__).with_name("readings.yaml")
 LOGHUB_WORLDS = {*DATASETS, *PERTURBATIONS}
-# Logs written here and imported as a user imports them (the auth/access log and README packs).
-IMPORTED_LOGS = {"sshd": SSHD_LOG, "nginx": NGINX_LOG}
+# The logs of the imported worlds, as test_auth_and_access_logs and test_time_window write them
+# (copied: a world of this corpus changes only with its rows).
+SSHD_LOG = """\
+Mar  1 10:00:01 host1 sshd[1201]: Failed password for root from 203.0.113.9 port 52213 ssh2
+Mar  1 10:00:05 host1 sshd[1202]: Failed password for invalid user admin from 203.0.113.9 port 52214 ssh2
+Mar  1 10:01:00 host1 sshd[1203]: Accepted password for alice from 10.0.0.5 port 50022 ssh2
+Mar  1 10:01:00 host1 sshd[1203]: pam_unix(sshd:session): session opened for user alice by (uid=0)
+Mar  1 10:02:00 host1 sshd[1204]: Accepted publickey for root from 10.0.0.6 port 50023 ssh2: RSA SHA256:abc
+Mar  1 10:05:00 host1 sshd[1203]: pam_unix(sshd:session): session closed for user alice
+Mar  1 10:06:00 host1 sshd[1205]: Received disconnect from 10.0.0.7 port 50024:11: disconnected by user
+"""
+
+NGINX_LOG = """\
+10.0.0.1 - - [01/Mar/2024:10:00:01 +0000] "GET /api/orders HTTP/1.1" 200 512 "-" "curl/8"
+10.0.0.1 - - [01/Mar/2024:10:00:02 +0000] "GET /api/orders HTTP/1.1" 503 87 "-" "curl/8"
+10.0.0.2 - frank [01/Mar/2024:10:00:03 +0000] "POST /api/pay HTTP/1.1" 502 166 "-" "curl/8"
+10.0.0.3 - - [01/Mar/2024:10:00:04 +0000] "GET /missing HTTP/1.1" 404 0 "-" "curl/8"
+10.0.0.9 - - [01/Mar/2024:10:00:05 +0000] "GET /static/app.js HTTP/2.0" 200 502 "-" "curl/8"
+"""
+
+HADOOP_LOG = ("2015-10-18 18:06:01,840 ERROR [RMCommunicator] Rm: ERROR IN CONTACTING RM.\n"
+              "2015-10-18 18:20:00,000 INFO [main] Rm: shutting down\n")
+SPARK_LOG = ("17/06/09 20:10:40 INFO executor.Backend: Registered signal handlers\n"
+             "17/06/09 20:11:11 ERROR executor.Backend: lost executor 3\n")
+
+# Logs written here and imported as a user imports them, a world's files and their lines (each
+# file's name is its service): the auth/access logs, and two recordings ending on different days.
+IMPORTED_LOGS = {"sshd": {"sshd": SSHD_LOG}, "nginx": {"nginx": NGINX_LOG},
+                 "recordings": {"hadoop": HADOOP_LOG, "spark": SPARK_LOG}}
 WORLDS = {"demo", "payments", *IMPORTED_LOGS, *LOGHUB_WORLDS}
 ROW_KEYS = {"question", "world", "source", "expect"}
-
-
 # When the imported logs were written: a syslog line has no year and is read in its file's year,
 # so a fixed one keeps the world's clock (and the windows read on it) the same in any year.
 WRITTEN = datetime(2024, 3, 2, tzinfo=UTC).timestamp()
 
 
-def _imported_pack(folder: Path, name: str, text: str) -> Path:
-    """``name.log`` through ``superbiz logs import`` into a pack's store (the service is ``name``)."""
+def _imported_pack(folder: Path, logs: dict[str, str]) -> Path:
+    """Each ``service.log`` through ``superbiz logs import`` into one pack's store."""
     folder.mkdir(parents=True)
-    log = folder / f"{name}.log"
-    log.write_text(text, encoding="utf-8")
-    os.utime(log, (WRITTEN, WRITTEN))
+    files = []
+    for service, text in logs.items():
+        files.append(folder / f"{service}.log")
+        files[-1].write_text(text, encoding="utf-8")
+        os.utime(files[-1], (WRITTEN, WRITTEN))
     pack = folder / "pack"
     pack.mkdir()
-    assert main(["logs", "import", str(log), "--store", str(pack / "logs.db")]) == 0
+    assert main(["logs", "import", *map(str, files), "--store", str(pack / "logs.db")]) == 0
     (pack / "pack.yaml").write_text("logs:\n  store: logs.db\n", encoding="utf-8")
     return pack
 
@@ -85,7 +111,7 @@ class Worlds:
             packs = build_packs(self.folder / "loghub", self.corpora)
             return {pack: load_world(str(built.path)) for pack, built in packs.items()}
         if name in IMPORTED_LOGS:
-            return {name: load_world(str(_imported_pack(self.folder / name, name, IMPORTED_LOGS[name])))}
+            return {name: load_world(str(_imported_pack(self.folder / name, IMPORTED_LOGS[name])))}
         if name == "payments":
             (self.folder / name).mkdir()
             return {name: load_world(str(imported_payments_pack(self.folder / name)))}
