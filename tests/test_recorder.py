@@ -6,10 +6,11 @@ import pytest
 
 from core.contracts import Invocation, RetrievalDetails
 from core.errors import ToolArgumentError, UnknownToolError
-from core.recorder import Recorder, extract_evidence_refs
+from core.recorder import Recorder
 from core.sources.base import World
 from core.store import Store
 from core.store import repository as repo
+from core.tools.spec import extract_evidence_refs
 from core.trace import build_trace_summary
 
 MEMORY_ALERT = {
