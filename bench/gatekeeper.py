@@ -44,8 +44,7 @@ from core.contracts import (
 )
 from core.gatekeeper import GATEKEEPER_VERSION, check_citations, clear_caches, match_excerpt
 from core.language.text import normalize_text
-from core.recorder import extract_evidence_refs
-from core.tools.spec import RAW_PATH_PREFIXES
+from core.tools.spec import RAW_PATH_PREFIXES, extract_evidence_refs
 
 SERVICES = ("order-service", "payment-service", "user-service", "inventory-service",
             "gateway-service", "notification-service", "search-service", "billing-service")

@@ -9,7 +9,7 @@ the CLI and the console.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -155,10 +155,69 @@ class KnowledgeResult(Contract):
 
 
 class EvidenceRef(Contract):
-    """A stable locator into one invocation's output and the minimal evidence text found there."""
+    """A stable locator into one invocation's output, the minimal evidence text found there and
+    the facts that text was written from (``fields``).
+
+    ``text`` is what a citation quotes (the gatekeeper matches excerpts against it); ``fields``
+    is what a reader of the ref's facts reads (the verifier), so a change in how the text is laid
+    out never changes what the ref says. Both come from the same recipe (``core.tools.refs``).
+    Refs stored before ``fields`` existed have none: their fields are recomputed from the raw
+    output by the same recipe (the gatekeeper), or, failing that, read from the text.
+    """
 
     raw_path: str
     text: str
+    fields: RefFields | None = None
+
+
+class AlertRefFields(Contract):
+    """The facts of an alert ref (``$.alerts[i]``): the alert's name, state, service and values."""
+
+    kind: Literal["alert"] = "alert"
+    alert_name: str
+    state: str
+    service: str
+    severity: str | None = None
+    current: str | None = None
+    threshold: str | None = None
+    duration: str | None = None
+
+
+class LogRefFields(Contract):
+    """The facts of a log line ref (``$.logs[i]``): exactly the line's four parts."""
+
+    kind: Literal["log"] = "log"
+    timestamp: str
+    level: str
+    service: str
+    message: str
+
+
+class GroupRefFields(Contract):
+    """The facts of a log group ref (``$.groups[i]``): its template, count, level, service and
+    the time range of its lines."""
+
+    kind: Literal["group"] = "group"
+    template: str
+    count: int
+    level: str
+    service: str
+    first_timestamp: str
+    last_timestamp: str
+
+
+class KnowledgeRefFields(Contract):
+    """The facts of a runbook section ref (``$.evidence_blocks[i]``) besides its content (which
+    the text holds whole): its title and source."""
+
+    kind: Literal["knowledge"] = "knowledge"
+    title: str
+    source: str
+
+
+# The fields of one ref, told apart by ``kind`` (alert, log, group, knowledge).
+RefFields = Annotated[AlertRefFields | LogRefFields | GroupRefFields | KnowledgeRefFields,
+                      Field(discriminator="kind")]
 
 
 class RetrievalDetails(Contract):
@@ -284,6 +343,8 @@ class CheckedBinding(Contract):
     rule: str | None = None
     message: str = ""
     matched_text: str | None = None
+    # The facts of the matched ref (its ``EvidenceRef.fields``): what the verifier reads.
+    matched_fields: RefFields | None = None
     score: float | None = None
     match_kind: Literal["exact", "truncated", "fuzzy", "negative", "none"] = "none"
     # Aligned spans [start, end) in matched_text (several for a truncated quote).

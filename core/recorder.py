@@ -3,8 +3,9 @@
 A call runs through the tool's spec against the session's ``World`` (``core.tools.spec``); the
 invocation records which source answered (``source``) and the exact request it served
 (``request``). Refs come from the evidence lists the spec declares for the tool, each with its
-recipe (``core.tools.refs``): one ref per entry, ``$.<list>[i]``. The recorder never infers
-anything: it copies facts from one entry into one line of text, no more.
+recipe (``core.tools.refs``, through ``core.tools.spec.extract_evidence_refs``): one ref per
+entry, ``$.<list>[i]``, its text and its fields. The recorder never infers anything: it copies
+facts from one entry, no more.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import itertools
 import time
 from typing import TYPE_CHECKING, Any
 
-from core.contracts import EvidenceRef, Invocation, RetrievalDetails
+from core.contracts import Invocation, RetrievalDetails
 from core.errors import NoSourceError, SourceError, ToolError
-from core.tools.spec import call_tool, find_spec
+from core.tools.spec import call_tool, extract_evidence_refs
 
 if TYPE_CHECKING:
     from core.sources.base import Request, World
@@ -25,18 +26,6 @@ if TYPE_CHECKING:
 # Ids for invocations that are not stored (benchmarks, dry runs); stored ones come from the
 # database, so that ids are unique across the whole store.
 _unstored_ids = itertools.count(1_000_000_000)
-
-
-def extract_evidence_refs(tool_name: str, output: dict[str, Any]) -> RetrievalDetails:
-    """Refs of one tool output; ``error`` when the call failed, ``no_evidence`` when empty."""
-    if not output.get("success", False):
-        return RetrievalDetails(evidence_status="error")
-    spec = find_spec(tool_name)
-    if spec is None:
-        return RetrievalDetails(evidence_status="no_evidence")
-    refs: list[EvidenceRef] = [ref for evidence in spec.evidence for ref in evidence.refs(output)]
-    return RetrievalDetails(evidence_status="supported" if refs else "no_evidence",
-                            evidence_refs=refs)
 
 
 class Recorder:

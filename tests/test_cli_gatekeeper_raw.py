@@ -89,6 +89,7 @@ def test_a_consistent_edit_needs_the_store(capsys, tmp_path, _isolated_store) ->
     _entry(invocation, index)["current"] = "45%"
     ref = invocation["retrieval_details"]["evidence_refs"][index]
     ref["text"] = ref["text"].replace("current=91%", "current=45%")
+    ref["fields"]["current"] = "45%"  # text and fields: the edit leaves nothing inconsistent
     for binding in _bindings(document):  # every citation of it, claims' and actions'
         binding["evidence_excerpt"] = binding["evidence_excerpt"].replace("current=91%", "current=45%")
     path = _write(document, tmp_path / "edited.json")

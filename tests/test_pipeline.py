@@ -8,7 +8,7 @@ import pytest
 
 from core.agents.base import Composer, Executor, ExecutorRun, Planner
 from core.agents.registry import Engines, build_engines
-from core.contracts import ComposerOutput, Plan, VerifierInput, VerifierResult
+from core.contracts import AlertRefFields, ComposerOutput, Plan, SessionDocument, VerifierInput, VerifierResult
 from core.errors import EngineError, InputError
 from core.events import (
     AnswerReady,
@@ -227,3 +227,44 @@ def test_replay_catches_a_tampered_excerpt_without_calling_tools(tmp_store: Stor
     assert replayed.verifier_result.verdict == "REJECT"
     assert "19%" not in replayed.composer_output.user_facing_answer
     assert len(repository.list_invocations(tmp_store, session_id=original.session_id)) == calls_before
+
+
+def _without_ref_fields(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _without_ref_fields(item) for key, item in value.items()
+                if key not in ("fields", "matched_fields")}
+    if isinstance(value, list):
+        return [_without_ref_fields(item) for item in value]
+    return value
+
+
+def test_a_document_stored_before_refs_had_fields_replays_to_the_same_verdict() -> None:
+    original = ask(QUESTION)
+    assert original.verifier_result.verdict == "PASS"
+    assert all(ref.fields is not None for invocation in original.invocations
+               for ref in invocation.retrieval_details.evidence_refs)
+    legacy = SessionDocument.model_validate(_without_ref_fields(original.model_dump(mode="json")))
+    assert all(ref.fields is None for invocation in legacy.invocations
+               for ref in invocation.retrieval_details.evidence_refs)
+    replayed = replay(legacy)
+    assert replayed.gatekeeper_result.status == "pass"
+    assert replayed.verifier_result == original.verifier_result.model_copy(
+        update={"repairs": replayed.verifier_result.repairs})
+    # The gatekeeper gave the matched refs their fields again, from the raw output.
+    assert [checked.matched_fields for checked in replayed.gatekeeper_result.checked_bindings] == [
+        checked.matched_fields for checked in original.gatekeeper_result.checked_bindings]
+    assert any(checked.matched_fields is not None
+               for checked in replayed.gatekeeper_result.checked_bindings)
+
+
+def test_replay_catches_fields_edited_apart_from_the_raw_output() -> None:
+    original = ask(QUESTION)
+    tampered = original.model_copy(deep=True)
+    ref = next(ref for invocation in tampered.invocations
+               for ref in invocation.retrieval_details.evidence_refs
+               if isinstance(ref.fields, AlertRefFields))
+    assert isinstance(ref.fields, AlertRefFields)
+    ref.fields = ref.fields.model_copy(update={"state": "resolved"})
+    replayed = replay(tampered)
+    assert "evidence.refs_tampered" in replayed.gatekeeper_result.failed_rules
+    assert replayed.verifier_result.verdict == "REJECT"

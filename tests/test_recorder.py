@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from core.contracts import Invocation, RetrievalDetails
+from core.contracts import AlertRefFields, Invocation, KnowledgeRefFields, LogRefFields, RetrievalDetails
 from core.errors import ToolArgumentError, UnknownToolError
-from core.recorder import Recorder, extract_evidence_refs
+from core.recorder import Recorder
 from core.sources.base import World
 from core.store import Store
 from core.store import repository as repo
+from core.tools.spec import extract_evidence_refs
 from core.trace import build_trace_summary
 
 MEMORY_ALERT = {
@@ -28,6 +29,9 @@ def test_alert_recipe_carries_every_fact() -> None:
                                "threshold=85%, duration=15m")
     for fact in ("pod-order-service-5c7d8e9f1-m3n2p", "production", "JVM heap 3.8GB/4GB"):
         assert fact in ref.text
+    assert ref.fields == AlertRefFields(alert_name="HighMemoryUsage", state="firing",
+                                        service="order-service", current="91%", threshold="85%",
+                                        duration="15m")
 
 
 def test_log_recipe_is_timestamp_level_service_message() -> None:
@@ -37,6 +41,7 @@ def test_log_recipe_is_timestamp_level_service_message() -> None:
     assert [r.raw_path for r in details.evidence_refs] == ["$.logs[0]", "$.logs[1]"]
     assert details.evidence_refs[0].text == (
         "[2026-07-08 11:17:00][WARN][order-service] 内存使用率过高: 91.0%, JVM堆内存: 3.8GB/4GB, GC次数: 128")
+    assert details.evidence_refs[0].fields == LogRefFields(**log)
 
 
 def test_knowledge_recipe_is_title_source_content() -> None:
@@ -46,6 +51,7 @@ def test_knowledge_recipe_is_title_source_content() -> None:
                                    {"success": True, "evidence_blocks": [block]}).evidence_refs
     assert ref.raw_path == "$.evidence_blocks[0]"
     assert ref.text == "连接池耗尽 / 检查项 (runbooks/connection-pool.md): 查看 HikariCP active/idle/waiting。"
+    assert ref.fields == KnowledgeRefFields(title="连接池耗尽 / 检查项", source="runbooks/connection-pool.md")
 
 
 @pytest.mark.parametrize("tool_name,key", [("query_metrics", "alerts"), ("query_logs", "logs"),

@@ -12,11 +12,12 @@ from core.errors import PackError
 from core.gatekeeper import check_citations
 from core.packs import Pack
 from core.pipeline import ask
-from core.recorder import Recorder, extract_evidence_refs
+from core.recorder import Recorder
 from core.sources.base import World
 from core.sources.pack import load_world, pack_world
 from core.store import Store
 from core.store import repository as repo
+from core.tools.spec import extract_evidence_refs
 from core.trace import build_trace_summary
 from tests.hand_sources import RM_GROUP_TEXT, FixedAlerts, GroupedLogs, hadoop_world
 

@@ -13,6 +13,8 @@ from core.contracts import (
     EvidenceRef,
     ExecutorOutput,
     GatekeeperResult,
+    GroupRefFields,
+    LogRefFields,
     ParseStatus,
     Plan,
     RetrievalDetails,
@@ -21,12 +23,33 @@ from core.contracts import (
 from core.errors import StoreError
 from core.store import Store, open_store
 from core.store import repository as repo
+from core.tools.spec import extract_evidence_refs
 
 
 def _details(*texts: str) -> RetrievalDetails:
     refs = [EvidenceRef(raw_path=f"$.logs[{i}]", text=t) for i, t in enumerate(texts)]
     return RetrievalDetails(evidence_status="supported" if refs else "no_evidence",
                             evidence_refs=refs)
+
+
+def test_ref_fields_round_trip_through_json_and_the_store(any_store: Store) -> None:
+    output = {"success": True, "total": 1,
+              "logs": [{"timestamp": "2026-07-08 11:17:00", "level": "WARN", "service": "order-service",
+                        "message": "内存使用率过高: 91.0%"}],
+              "groups": [{"template": "内存使用率过高: <*>", "count": 3, "service": "order-service",
+                          "level": "WARN", "first_timestamp": "11:05", "last_timestamp": "11:17"}]}
+    details = extract_evidence_refs("query_logs", output)
+    assert [type(ref.fields) for ref in details.evidence_refs] == [LogRefFields, GroupRefFields]
+    assert RetrievalDetails.model_validate_json(details.model_dump_json()) == details
+    repo.create_session(any_store, session_id="s-f", question="q", pack="demo", engines={"executor": "rules"})
+    recorded = repo.record_invocation(any_store, session_id="s-f", tool_name="query_logs",
+                                      arguments={}, output=output, retrieval_details=details)
+    stored = repo.get_invocation(any_store, invocation_id=recorded.invocation_id)
+    assert stored is not None and stored.retrieval_details == details
+    # A ref stored before refs had fields still loads, without them.
+    legacy = RetrievalDetails.model_validate(
+        {"evidence_status": "supported", "evidence_refs": [{"raw_path": "$.logs[0]", "text": "x"}]})
+    assert legacy.evidence_refs[0].fields is None
 
 
 def test_sqlite_store_uses_wal(tmp_store: Store) -> None:

@@ -8,7 +8,7 @@ from core.contracts import TOOL_NAMES, LogGroup
 from core.errors import UnknownToolError
 from core.gatekeeper import raw_path_problem
 from core.gatekeeper.negative import RESULT_KEYS, result_keys
-from core.tools.refs import group_ref_text
+from core.tools.refs import group_ref
 from core.tools.spec import (
     EVIDENCE_KEYS,
     RAW_PATH_PREFIXES,
@@ -79,8 +79,8 @@ def _group(**changes: object) -> LogGroup:
 
 
 def test_group_recipe_states_count_template_level_service_and_time_range() -> None:
-    assert group_ref_text(_group()) == ('147 lines like "ERROR IN CONTACTING RM <*>" '
+    assert group_ref(_group()).text == ('147 lines like "ERROR IN CONTACTING RM <*>" '
                                         "[ERROR][hadoop-mapreduce] from 2015-10-18 18:06:01 to 2015-10-18 18:10:13")
     single = _group(count=1, last_timestamp="2015-10-18 18:06:01")
-    assert group_ref_text(single) == ('1 line like "ERROR IN CONTACTING RM <*>" '
+    assert group_ref(single).text == ('1 line like "ERROR IN CONTACTING RM <*>" '
                                       "[ERROR][hadoop-mapreduce] at 2015-10-18 18:06:01")

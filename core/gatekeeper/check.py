@@ -31,7 +31,7 @@ from core.contracts import (
 from core.gatekeeper import negative, redundant
 from core.gatekeeper import rules as R
 from core.gatekeeper.matching import ExcerptMatch, match_excerpt
-from core.gatekeeper.resolve import SessionInvocations, StoredInvocations
+from core.gatekeeper.resolve import SessionInvocations, StoredInvocations, with_fields
 from core.gatekeeper.version import GATEKEEPER_VERSION
 from core.tools.spec import RAW_PATH_PREFIXES, find_spec, parse_raw_path
 
@@ -145,8 +145,8 @@ class _Verdict:
         }
 
     def with_match(self, ref: EvidenceRef, match: ExcerptMatch) -> _Verdict:
-        self.fields.update(matched_text=ref.text, score=match.score, match_kind=match.match_kind,
-                           spans=list(match.spans))
+        self.fields.update(matched_text=ref.text, matched_fields=ref.fields, score=match.score,
+                           match_kind=match.match_kind, spans=list(match.spans))
         return self
 
     def fail(self, rule: str, message: str) -> CheckedBinding:
@@ -228,9 +228,10 @@ def _check_positive(verdict: _Verdict, binding: EvidenceBinding, invocation: Inv
     if details is None or (details.evidence_status == "supported" and not details.evidence_refs):
         return verdict.fail(R.REFS_MISSING, (
             f"invocation {invocation.invocation_id} has no retrieval_details.evidence_refs (legacy record)"))
+    refs = with_fields(invocation, details.evidence_refs)
     if raw_path is None:
-        return _check_without_raw_path(verdict, binding, details.evidence_refs)
-    ref = next((ref for ref in details.evidence_refs if ref.raw_path == raw_path), None)
+        return _check_without_raw_path(verdict, binding, refs)
+    ref = next((ref for ref in refs if ref.raw_path == raw_path), None)
     if ref is None:
         return verdict.fail(R.RAW_PATH, f"raw_path {raw_path} not found in retrieval_details.evidence_refs "
                                          f"of invocation {invocation.invocation_id}")

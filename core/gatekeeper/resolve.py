@@ -8,8 +8,9 @@ not hold is rejected when the store holds the document's session (the document l
 invocation that session never made).
 
 Refs: the refs of a cited invocation are recomputed from its raw ``output`` with the recorder's
-own recipe (``core.recorder.extract_evidence_refs``); a document whose refs disagree has been
-edited (``evidence.refs_tampered``).
+own recipe (``core.tools.spec.extract_evidence_refs``); a document whose refs disagree (text or
+fields) has been edited (``evidence.refs_tampered``). Refs stored before refs had fields are
+compared on their text alone (``with_fields`` gives them the recomputed fields).
 
 Back-fill (docs/design.md §4, kept for compatibility): a binding without ``source_invocation_id``
 gets one only when the session holds exactly one invocation of the binding's tool; raw_path is
@@ -22,11 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.contracts import Invocation, RetrievalDetails
+from core.contracts import EvidenceRef, Invocation, RetrievalDetails
 from core.errors import ToolError
 from core.gatekeeper.rules import INVOCATION_REF, INVOCATION_SESSION
-from core.recorder import extract_evidence_refs
-from core.tools.spec import find_spec
+from core.tools.spec import extract_evidence_refs, find_spec
 
 
 class StoredInvocations(Protocol):
@@ -176,11 +176,33 @@ def refs_disagreement(invocation: Invocation) -> str:
     details = invocation.retrieval_details
     if details is None or (details.evidence_status == "supported" and not details.evidence_refs):
         return ""
-    recomputed = extract_evidence_refs(invocation.tool_name, invocation.output)
+    recomputed = _as_stored(extract_evidence_refs(invocation.tool_name, invocation.output), details)
     if recomputed == details:
         return _request_disagreement(invocation)
     return (f"retrieval_details of invocation {invocation.invocation_id} are not what the "
             f"recorder makes of its raw output: {_difference(details, recomputed)}")
+
+
+def _as_stored(recomputed: RetrievalDetails, stored: RetrievalDetails) -> RetrievalDetails:
+    """``recomputed`` without fields where ``stored`` has a ref without fields at the same place
+    (a ref stored before refs had fields: its text is what is compared)."""
+    legacy = {ref.raw_path for ref in stored.evidence_refs if ref.fields is None}
+    if not legacy:
+        return recomputed
+    refs = [ref.model_copy(update={"fields": None}) if ref.raw_path in legacy else ref
+            for ref in recomputed.evidence_refs]
+    return recomputed.model_copy(update={"evidence_refs": refs})
+
+
+def with_fields(invocation: Invocation, refs: list[EvidenceRef]) -> list[EvidenceRef]:
+    """``refs`` of ``invocation`` (already found to be what its output gives), each with its
+    fields: a ref stored without them gets them recomputed from the raw output by its recipe."""
+    if all(ref.fields is not None for ref in refs):
+        return refs
+    recomputed = {ref.raw_path: ref for ref in
+                  extract_evidence_refs(invocation.tool_name, invocation.output).evidence_refs}
+    return [recomputed[ref.raw_path] if ref.fields is None and ref.raw_path in recomputed
+            and recomputed[ref.raw_path].text == ref.text else ref for ref in refs]
 
 
 def _request_disagreement(invocation: Invocation) -> str:
@@ -224,6 +246,10 @@ def _difference(recorded: RetrievalDetails, recomputed: RetrievalDetails) -> str
             return f"{path} is not an entry of the output"
         if real[path] != text:
             return f"{path} reads {text!r}, the output gives {real[path]!r}"
+    real_fields = {ref.raw_path: ref.fields for ref in recomputed.evidence_refs}
+    for ref in recorded.evidence_refs:
+        if ref.fields != real_fields[ref.raw_path]:
+            return f"the fields of {ref.raw_path} are not what the output gives"
     missing = [path for path in real if path not in listed]
     if missing:
         return f"{missing[0]} of the output is missing from the refs"

@@ -1,10 +1,11 @@
 """One declaration per tool (docs/design.md §12): the only table of tools.
 
 A ``ToolSpec`` holds a tool's name, argument model, description, result model, the evidence
-lists its output holds (output key, entry model, ref-text recipe), whether its evidence is
+lists its output holds (output key, entry model, ref recipe), whether its evidence is
 direct or reference-only, its trace summary label and the source capability that answers it.
 Everything else is derived from it and asked of it: the argument and description tables the
-LLM and CLI show, the recorder's refs, the raw_path grammar and per-tool prefixes the
+LLM and CLI show, the refs of an output (``extract_evidence_refs``: the recorder's, and the
+gatekeeper's when it recomputes them), the raw_path grammar and per-tool prefixes the
 gatekeeper checks, the trace labels, and "is this a runbook tool?" (``is_reference_tool``).
 
 ``call_tool`` runs a tool through its spec against a ``World``: validate the arguments, ask the
@@ -30,6 +31,7 @@ from core.contracts import (
     LogGroup,
     LogsResult,
     MetricsResult,
+    RetrievalDetails,
 )
 from core.errors import NoSourceError, SourceError, ToolError, UnknownToolError
 from core.language.lexicon import TOPICS
@@ -41,7 +43,7 @@ from core.tools.args import (
     ToolArgs,
     parse_arguments,
 )
-from core.tools.refs import alert_ref_text, block_ref_text, group_ref_text, log_ref_text
+from core.tools.refs import RefContent, alert_ref, block_ref, group_ref, log_ref
 
 if TYPE_CHECKING:
     from core.packs import Pack
@@ -62,7 +64,8 @@ class EvidenceList(Generic[EntryT]):
 
     key: str
     entry: type[EntryT]
-    ref_text: Callable[[EntryT], str]
+    # The entry's ref text and fields (``core.tools.refs``).
+    recipe: Callable[[EntryT], RefContent]
 
     @property
     def prefix(self) -> str:
@@ -85,7 +88,8 @@ class EvidenceList(Generic[EntryT]):
                 entry = self.entry.model_validate(raw_entry)
             except ValidationError:
                 continue
-            found.append(EvidenceRef(raw_path=self.path(index), text=self.ref_text(entry)))
+            content = self.recipe(entry)
+            found.append(EvidenceRef(raw_path=self.path(index), text=content.text, fields=content.fields))
         return found
 
 
@@ -139,7 +143,7 @@ QUERY_METRICS = ToolSpec(
         "current, threshold, duration and details; series holds the metric samples of the "
         "services involved. No match is success with alerts=[] and total=0; a source that "
         "failed is success=false (never an absence). Cite an alert as $.alerts[i]."),
-    evidence=(EvidenceList("alerts", Alert, alert_ref_text),),
+    evidence=(EvidenceList("alerts", Alert, alert_ref),),
     reference_only=False, summary_label="metric_evidence", capability="metrics",
     run=_ask_metrics)
 
@@ -156,8 +160,8 @@ QUERY_LOGS = ToolSpec(
         "counts all matches; groups tell repeated lines once (template, count, level, service, "
         "first and last timestamp). No match is success with logs=[] and total=0. Cite a line "
         "as $.logs[i], a group as $.groups[i]."),
-    evidence=(EvidenceList("logs", LogEntry, log_ref_text),
-              EvidenceList("groups", LogGroup, group_ref_text)),
+    evidence=(EvidenceList("logs", LogEntry, log_ref),
+              EvidenceList("groups", LogGroup, group_ref)),
     reference_only=False, summary_label="log_evidence", capability="logs", run=_ask_logs)
 
 LOOKUP_KNOWLEDGE = ToolSpec(
@@ -168,7 +172,7 @@ LOOKUP_KNOWLEDGE = ToolSpec(
         "evidence_blocks: [{title, source, content, score}], total}. Runbooks say what to look "
         "for; they are never evidence of the current state of a service. Nothing relevant is "
         "success with evidence_blocks=[] and total=0. Cite a block as $.evidence_blocks[i]."),
-    evidence=(EvidenceList("evidence_blocks", EvidenceBlock, block_ref_text),),
+    evidence=(EvidenceList("evidence_blocks", EvidenceBlock, block_ref),),
     reference_only=True, summary_label="knowledge_reference", capability="knowledge",
     run=_ask_knowledge)
 
@@ -233,6 +237,20 @@ def evidence_at(tool_name: str | None, raw_path: str) -> tuple[EvidenceList[Any]
         return None
     evidence = next((item for item in spec.evidence if item.key == located[0]), None)
     return (evidence, located[1]) if evidence is not None else None
+
+
+def extract_evidence_refs(tool_name: str, output: dict[str, Any]) -> RetrievalDetails:
+    """Refs of one tool output (text and fields, by each list's recipe); ``error`` when the call
+    failed, ``no_evidence`` when empty. The recorder stores them; the gatekeeper recomputes them
+    to check a document's refs and to give refs stored without fields their fields."""
+    if not output.get("success", False):
+        return RetrievalDetails(evidence_status="error")
+    spec = find_spec(tool_name)
+    if spec is None:
+        return RetrievalDetails(evidence_status="no_evidence")
+    refs: list[EvidenceRef] = [ref for evidence in spec.evidence for ref in evidence.refs(output)]
+    return RetrievalDetails(evidence_status="supported" if refs else "no_evidence",
+                            evidence_refs=refs)
 
 
 def validate_arguments(tool_name: str, arguments: Any) -> ToolArgs:

@@ -1,11 +1,12 @@
 """What the verifier may rest a judgement on: the bindings the gatekeeper passed, read once.
 
 A binding that passed is evidence through three things the gatekeeper checked: its excerpt, the
-ref text at its ``raw_path`` that the excerpt was matched against (``matched_text``; a quote
-without its ``[time][LEVEL][service]`` prefix is still that service's line) and the arguments
-of its invocation (a query filtered by ``service=order-service`` returned order-service's
-lines). Values are read from the matched ref in their roles (``core.verifier.roles``); the
-spans the excerpt covers are kept, so a support can say whether it was quoted.
+ref at its ``raw_path`` that the excerpt was matched against (its text, ``matched_text``, and
+its fields, ``matched_fields``: a quote without the line's time, level and service is still
+that service's line) and the arguments of its invocation (a query filtered by
+``service=order-service`` returned order-service's lines). What the ref is comes from its
+fields; its values are read from its text in their roles (``core.verifier.roles``); the spans
+the excerpt covers are kept, so a support can say whether it was quoted.
 
 Runbook text (a reference-only tool such as ``lookup_knowledge``) is kept apart: it never supports current state, and is
 read only to recognise runbook content stated as fact.
@@ -18,15 +19,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.contracts import CheckedBinding, VerifierInput
+from core.contracts import AlertRefFields, CheckedBinding, GroupRefFields, LogRefFields, RefFields, VerifierInput
 from core.language.lexicon import SERVICE_PATTERN
 from core.language.text import fold
 from core.tools.spec import is_reference_tool
+from core.verifier.legacy_refs import legacy_services
 from core.verifier.roles import Reading, RoleFact, argument_services, read_ref
-
-# A ref's own service: a log line's third bracket, a group's second, an alert's service=.
-_REF_SERVICE = re.compile(r"^\s*\[[^\]]*\]\s*\[[^\]]*\]\s*\[([^\]]+)\]|(?<![a-z_])service=([^,;\s)]+)|"
-                          r"\[(?:[^\]]*)\]\[([^\]]+)\] (?:from|at) ", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -59,11 +57,14 @@ class Item:
         return [text for text in (self.excerpt, self.text, arguments, self.tool_name or "") if text]
 
 
-def ref_services(text: str) -> list[str]:
-    """The services a ref names as its own (log prefix, ``service=``) or mentions."""
-    folded = fold(text)
-    own = [next(group for group in match.groups() if group) for match in _REF_SERVICE.finditer(folded)]
-    return own + [match.group(1) for match in SERVICE_PATTERN.finditer(folded)]
+def ref_services(text: str, fields: RefFields | None = None) -> list[str]:
+    """The services a ref has as its own (its fields' service) or mentions; for a text without
+    fields, those its layout gives (``legacy_services``)."""
+    if fields is None:
+        return legacy_services(text)
+    own = fields.service.strip() if isinstance(fields, (AlertRefFields, LogRefFields, GroupRefFields)) else ""
+    mentioned = [match.group(1) for match in SERVICE_PATTERN.finditer(fold(text))]
+    return ([fold(own)] if own else []) + mentioned
 
 
 class Evidence:
@@ -74,7 +75,7 @@ class Evidence:
         arguments = verifier_input.invocation_arguments
         self.known_subjects: set[str] = {fold(s) for s in extra_subjects if s}
         for binding in checked:
-            self.known_subjects.update(ref_services(binding.matched_text or binding.evidence_excerpt))
+            self.known_subjects.update(ref_services(*_ref_of(binding)))
             self.known_subjects.update(fold(s) for s in argument_services(
                 arguments.get(binding.source_invocation_id or -1, {})))
         self.items = [self._item(binding, arguments) for binding in checked]
@@ -83,9 +84,9 @@ class Evidence:
     def _item(self, binding: CheckedBinding, arguments: dict[int, dict[str, Any]]) -> Item:
         call_arguments = arguments.get(binding.source_invocation_id or -1, {})
         negative = binding.match_kind == "negative" or not binding.raw_path
-        text = binding.matched_text or binding.evidence_excerpt
+        text, fields = _ref_of(binding)
         quoted = tuple(binding.spans) if binding.matched_text and binding.spans else ((0, len(text)),)
-        reading = read_ref(text, argument_subjects=argument_services(call_arguments),
+        reading = read_ref(text, fields, argument_subjects=argument_services(call_arguments),
                            known_subjects=self.known_subjects)
         return Item(binding.claim_id, binding.action_id, binding.binding_index, binding.tool_name,
                     text, binding.evidence_excerpt, quoted, reading, dict(call_arguments), negative)
@@ -105,6 +106,13 @@ class Evidence:
             return True
         newest = self._newest.get(_series(fact))
         return newest is None or fact.time.key() >= newest
+
+
+def _ref_of(binding: CheckedBinding) -> tuple[str, RefFields | None]:
+    """The text a binding rests on (its matched ref, else its excerpt) and that ref's fields."""
+    if binding.matched_text:
+        return binding.matched_text, binding.matched_fields
+    return binding.evidence_excerpt, None
 
 
 def _series(fact: RoleFact) -> tuple[frozenset[str], str, str, str]:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from core.contracts import AlertRefFields, GroupRefFields, LogRefFields, RefFields
 from core.language.clauses import clause_bounds
 from core.language.cues import (
     ROLE_NAMES,
@@ -43,12 +44,7 @@ from core.language.mentions import NO_ABOUT, About, ClaimMentions, canonical_lev
 from core.language.quantities import Quantity, TimePoint, Token, tokens
 from core.language.text import fold
 from core.lazypattern import LazyPattern
-
-_LOG_PREFIX = re.compile(r"^\s*\[(?P<ts>[^\]]+)\]\s*\[(?P<level>[^\]]+)\]\s*\[(?P<service>[^\]]+)\]\s?")
-# A log group: ``147 lines like "template" [ERROR][hadoop-mapreduce] from A to B`` (or ``at A``).
-_GROUP = re.compile(r'^\s*\d+ lines? like "(?P<template>.*)" \[(?P<level>[^\]]+)\]\[(?P<service>[^\]]+)\] (?:from|at) ',
-                    re.DOTALL)
-_ALERT_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][\w.:-]*)\s+(?P<state>firing|resolved|pending|inactive)\b")
+from core.verifier.legacy_refs import legacy_fields
 
 
 @dataclass(frozen=True)
@@ -401,60 +397,79 @@ def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
     return marked
 
 
-def read_ref(text: str, *, argument_subjects: Iterable[str] = (), known_subjects: Iterable[str] = ()) -> Reading:
-    """The facts of a ref the gatekeeper matched: an alert line, a log line, or other text.
+def read_ref(text: str, fields: RefFields | None = None, *, argument_subjects: Iterable[str] = (),
+             known_subjects: Iterable[str] = ()) -> Reading:
+    """The facts of a ref the gatekeeper matched: an alert, a log line, a log group, or other text.
 
-    Alert values with no cue are the alert's current values; log values are samples at the
-    line's time; every fact belongs to the ref's own service, the services it names and the
-    services the invocation was filtered by.
+    What the ref is (its kind, time, level, service, message or template, alert name and state)
+    comes from its ``fields``; only its values are read from ``text``, where the fields' words
+    are found (so spans point into the text quoted). A text without fields is read by its layout
+    (``legacy_fields``). Alert values with no cue are the alert's current values; log values are
+    samples at the line's time; every fact belongs to the ref's own service, the services it
+    names and the services the invocation was filtered by.
     """
+    if fields is None:
+        fields = legacy_fields(text)
     folded = fold(text)
     arguments = frozenset(fold(s) for s in argument_subjects if s)
-    log = _LOG_PREFIX.match(text)
-    if log is not None:
-        return _read_log(folded, log, arguments, known_subjects)
-    group = _GROUP.match(text)
-    if group is not None:
-        own = fold(group.group("service").strip())
-        named = frozenset(name for _, name in service_mentions(folded, known_subjects))
-        subjects = frozenset({own}) | named | arguments
-        facts = _read(folded, 0, len(folded), _Context("value", subjects, evidence=True))
-        return Reading(tuple(facts), subjects, levels=frozenset({_level(group.group("level"))}),
-                       kind="log", message=folded[group.start("template"):group.end("template")])
-    alert = _ALERT_HEAD.match(text)
+    if isinstance(fields, LogRefFields):
+        return _read_log(text, folded, fields, arguments, known_subjects)
     named = frozenset(name for _, name in service_mentions(folded, known_subjects))
-    subjects = named | arguments
-    if alert is not None:
-        base = frozenset(topics_in(alert.group("name")))
-        context = _Context("current", subjects, evidence=True, base_topics=base)
-        facts = _read(folded, alert.end(), len(folded), context)
-        severity = _SEVERITY.search(folded)
-        return Reading(tuple(facts), subjects, states=frozenset({alert.group("state").lower()}),
-                       levels=frozenset({_level(severity.group(1))}) if severity else frozenset(),
+    if isinstance(fields, GroupRefFields):
+        subjects = _own(fields.service) | named | arguments
+        facts = _read(folded, 0, len(folded), _Context("value", subjects, evidence=True))
+        return Reading(tuple(facts), subjects, levels=frozenset({_level(fields.level)}),
+                       kind="log", message=fold(fields.template))
+    if isinstance(fields, AlertRefFields):
+        subjects = _own(fields.service) | named | arguments
+        context = _Context("current", subjects, evidence=True,
+                           base_topics=frozenset(topics_in(fields.alert_name)))
+        facts = _read(folded, _after_head(text, fields), len(folded), context)
+        return Reading(tuple(facts), subjects, states=frozenset({fields.state.lower()}),
+                       levels=frozenset({_level(fields.severity)}) if fields.severity else frozenset(),
                        kind="alert", message=folded)
+    subjects = named | arguments
     context = _Context("value", subjects, evidence=True)
     return Reading(tuple(_read(folded, 0, len(folded), context)), subjects)
 
 
-def _read_log(folded: str, log: re.Match[str], arguments: frozenset[str],
+def _read_log(text: str, folded: str, fields: LogRefFields, arguments: frozenset[str],
               known_subjects: Iterable[str]) -> Reading:
-    stamp = tokens(fold(log.group("ts")))
+    start = _message_start(text, fields.message)
+    stamp = tokens(fold(fields.timestamp))
     observed = stamp[0].time if stamp and stamp[0].kind == "time" else None
-    own = fold(log.group("service").strip())
-    named = frozenset(name for _, name in service_mentions(folded[log.end():], known_subjects))
-    subjects = frozenset({own}) | named | arguments
+    named = frozenset(name for _, name in service_mentions(folded[start:], known_subjects))
+    subjects = _own(fields.service) | named | arguments
     context = _Context("sample", subjects, evidence=True, observed_at=observed)
-    facts = _read(folded, log.end(), len(folded), context)
-    if observed is not None:
-        facts.insert(0, RoleFact("time", log.start("ts"), log.end("ts"), log.start("ts"),
+    facts = _read(folded, start, len(folded), context)
+    stamp_at = text.find(fields.timestamp) if fields.timestamp else -1
+    if observed is not None and stamp_at >= 0 and stamp_at + len(fields.timestamp) <= start:
+        facts.insert(0, RoleFact("time", stamp_at, stamp_at + len(fields.timestamp), stamp_at,
                                  time=observed, subjects=subjects))
-    level = _level(log.group("level"))
-    return Reading(tuple(facts), subjects, levels=frozenset({level}), kind="log",
-                   message=folded[log.end():])
+    return Reading(tuple(facts), subjects, levels=frozenset({_level(fields.level)}), kind="log",
+                   message=folded[start:])
 
 
-# An alert's severity is its level (severity=warning is a warning).
-_SEVERITY = re.compile(r"(?<![a-z])severity=([a-z]+)")
+def _message_start(text: str, message: str) -> int:
+    """Where a log line's message begins in its ref text (the whole text, if it is not there)."""
+    if text.endswith(message):
+        return len(text) - len(message)
+    return max(text.find(message), 0)
+
+
+def _after_head(text: str, fields: AlertRefFields) -> int:
+    """Where an alert ref's text goes on after its name and state (0 when they are not there):
+    the values that follow are the alert's."""
+    name_at = text.find(fields.alert_name)
+    if name_at < 0:
+        return 0
+    state_at = text.find(fields.state, name_at + len(fields.alert_name))
+    return state_at + len(fields.state) if state_at >= 0 else 0
+
+
+def _own(service: str) -> frozenset[str]:
+    """A ref's own service, folded (none when the ref does not say)."""
+    return frozenset({fold(service.strip())}) if service.strip() else frozenset()
 
 
 def _level(word: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from core.contracts import GatekeeperResult
 from core.gatekeeper import GATEKEEPER_VERSION, RULES, check_citations
-from core.recorder import extract_evidence_refs
+from core.tools.spec import extract_evidence_refs
 from tests.gatekeeper.gk_support import TableStore, check_kwargs, load_cases, load_session
 
 CASES = load_cases()
@@ -115,14 +115,19 @@ def test_store_lookup_finding_this_session_is_accepted() -> None:
 
 def test_fixture_refs_are_the_recorders_reading_of_each_output() -> None:
     """Every invocation of the fixture (but the ones marked as edited) is as the recorder
-    records it, so only the edited ones can trip ``evidence.refs_tampered``."""
+    records it, so only the edited ones can trip ``evidence.refs_tampered``. The fixture's refs
+    were written before refs had fields: they are the recorder's texts, without fields."""
     session = load_session()
     for invocation in [*session.invocations, *session.store.by_id.values()]:
         details = invocation.retrieval_details
         legacy = details is None or (details.evidence_status == "supported" and not details.evidence_refs)
         if legacy or (invocation.invocation_id in session.tampered and invocation in session.invocations):
             continue
-        assert extract_evidence_refs(invocation.tool_name, invocation.output) == details, invocation.invocation_id
+        recorded = extract_evidence_refs(invocation.tool_name, invocation.output)
+        assert all(ref.fields is None for ref in details.evidence_refs), invocation.invocation_id
+        assert [(ref.raw_path, ref.text) for ref in recorded.evidence_refs] == [
+            (ref.raw_path, ref.text) for ref in details.evidence_refs], invocation.invocation_id
+        assert recorded.evidence_status == details.evidence_status, invocation.invocation_id
     assert session.tampered
 
 

@@ -16,9 +16,8 @@ import pytest
 from core.contracts import Claim, EvidenceBinding, ExecutorOutput, Invocation, SessionDocument
 from core.gatekeeper import check_citations
 from core.pipeline import ask
-from core.recorder import extract_evidence_refs
 from core.sources.pack import load_world
-from core.tools.spec import call_tool
+from core.tools.spec import call_tool, extract_evidence_refs
 
 MEMORY_QUESTION = "请排查 order-service 当前是否存在 HighMemoryUsage 告警"
 POOL_QUESTION = "Confirm whether order-service has HikariCP connection pool exhaustion."

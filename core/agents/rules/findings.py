@@ -99,7 +99,7 @@ def _group_kinds(invocation: Invocation, exclusions: Exclusions,
 
 
 def _group_phrase(group: LogGroup, language: Language) -> str:
-    """A group told with the facts of its ref text (``core.tools.refs.group_ref_text``): count,
+    """A group told with the facts of its ref text (``core.tools.refs.group_ref``): count,
     level, first and last timestamp, template, copied as the group holds them.
 
     "Between A and B", not "from A to B": in a claim quoting several groups, B is this group's
