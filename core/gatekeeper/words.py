@@ -19,12 +19,22 @@ supported: an excerpt is a quote, not a paraphrase.
 
 from __future__ import annotations
 
-from core.language import facts
+from pydantic import BaseModel, ConfigDict
 
-# Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
-# what is said.
-STOP_WORDS: frozenset[str] = frozenset(
-    ["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
+from core.language import facts
+from core.language.vocabulary import load
+
+
+class StopWords(BaseModel):
+    """``vocab/stop_words.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stop_words: frozenset[str]
+
+
+# Words a quote may add or drop: articles and copulas (read once: every quote is checked).
+STOP_WORDS: frozenset[str] = load("stop_words", StopWords).stop_words
 
 
 def _edge_partial(quoted: list[str], real: list[str], at_start: bool, at_end: bool) -> bool:
