@@ -16,22 +16,36 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}
-_ZH_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+from pydantic import BaseModel, ConfigDict
+
+from core.language.vocabulary import load
+
+
+class Numerals(BaseModel):
+    """``vocab/numerals.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    zh_digits: dict[str, int]
+    zh_scales: dict[str, int]
+    en_units: dict[str, int]
+    en_tens: dict[str, int]
+    en_scales: dict[str, int]
+
+
+_NUMERALS = load("numerals", Numerals)
+_ZH_DIGITS = _NUMERALS.zh_digits
+_ZH_SCALES = _NUMERALS.zh_scales
 _ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES)
 # A run of Chinese numerals, with an optional decimal part (九十一点五).
 _ZH_RUN = re.compile(rf"[{_ZH_CHARS}]+(?:点[{''.join(_ZH_DIGITS)}]+)?")
 
-_EN_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-             "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-             "nineteen": 19}
-_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-            "eighty": 80, "ninety": 90}
-_EN_SCALES = {"hundred": 100, "thousand": 1000}
-_EN_WORD = "|".join(sorted([*_EN_UNITS, *_EN_TENS, *_EN_SCALES], key=len, reverse=True))
-_EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?= hundred| thousand))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"
+_EN_UNITS = _NUMERALS.en_units
+_EN_TENS = _NUMERALS.en_tens
+_EN_SCALES = _NUMERALS.en_scales
+_EN_WORD = "|".join(map(re.escape, sorted([*_EN_UNITS, *_EN_TENS, *_EN_SCALES], key=len, reverse=True)))
+_A_SCALE = "|".join(" " + re.escape(scale) for scale in _EN_SCALES)  # "a hundred": one hundred
+_EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?={_A_SCALE}))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"
                      rf"(?![a-z])")
 
 # Spelled durations with no numeral a unit could follow.
