@@ -25,6 +25,10 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+from pydantic import BaseModel, ConfigDict
+
+from core.language.vocabulary import load
+
 _ASCII_OPERATORS = frozenset("<>=!~+-^*$")
 # Marks that are not math symbols but read as one in front of a number: angle quotes and
 # brackets that render like ``<`` ``>`` ``≪`` ``≫``, the swung dash (``~``), the asterisk.
@@ -34,15 +38,21 @@ _LOOKALIKE_OPERATORS = frozenset("‹›«»⟨⟩❮❯⁓")
 _SYMBOL_CATEGORIES = frozenset(["Sm", "Sc", "Sk", "So"])
 # Between an operator and its number a quote may put spaces, brackets or quotes: ``< (91%)``.
 _BETWEEN = frozenset(" ([{\"'")
-_SPELLINGS: tuple[tuple[str, str], ...] = (
-    ("<=", "≤"), ("=<", "≤"), (">=", "≥"), ("=>", "≥"), ("!=", "≠"), ("<>", "≠"),
-    ("~=", "≈"), ("=~", "≈"), ("+-", "±"), ("-+", "∓"), ("->", "→"),
-)
-_MARKS: dict[str, str] = {
-    "≦": "≤", "⩽": "≤", "≧": "≥", "⩾": "≥", "~": "≈", "∼": "≈", "≃": "≈", "≅": "≈", "≒": "≈",
-    "⁓": "≈", "˜": "≈", "‹": "<", "˂": "<", "❮": "<", "⟨": "<", "›": ">", "˃": ">", "❯": ">",
-    "⟩": ">", "«": "≪", "»": "≫",
-}
+
+
+class NumberMarks(BaseModel):
+    """``vocab/number_marks.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spellings: dict[str, str]
+    marks: dict[str, str]
+
+
+_NUMBER_MARKS = load("number_marks", NumberMarks)
+# Two-character spellings of one mark, replaced in order ("<=" -> "≤"), then single marks folded.
+_SPELLINGS: tuple[tuple[str, str], ...] = tuple(_NUMBER_MARKS.spellings.items())
+_MARKS: dict[str, str] = _NUMBER_MARKS.marks
 
 
 @lru_cache(maxsize=1024)
