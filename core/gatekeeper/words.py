@@ -19,22 +19,10 @@ supported: an excerpt is a quote, not a paraphrase.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language import facts
-from core.language.vocabulary import load
 
-
-class StopWords(BaseModel):
-    """``vocab/stop_words.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    stop_words: frozenset[str]
-
-
-# Words a quote may add or drop: articles and copulas (read once: every quote is checked).
-STOP_WORDS: frozenset[str] = load("stop_words", StopWords).stop_words
+# Words a quote may add or drop: articles and copulas (``vocab/fact_words.yaml``).
+STOP_WORDS: frozenset[str] = facts.FACT_WORDS.quote_stop_words
 
 
 def _edge_partial(quoted: list[str], real: list[str], at_start: bool, at_end: bool) -> bool:

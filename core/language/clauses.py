@@ -17,7 +17,7 @@ _WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
 
 class ClaimWords(BaseModel):
-    """``vocab/claim_words.yaml``: what a claim says around its facts, and its state words."""
+    """``vocab/claim_words.yaml``: what a claim says around its facts, its state and level words."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -26,15 +26,20 @@ class ClaimWords(BaseModel):
     generic_zh_pairs: frozenset[str]
     stem_suffixes: tuple[str, ...]
     alert_states_zh: dict[str, tuple[str, ...]]
+    # read by mentions.py
+    levels_en: dict[str, str]
+    levels_zh: dict[str, str]
+    levels_zh_only_before_level: dict[str, str]
+    level_ranks: tuple[str, ...]
 
 
-_WORDS = load("claim_words", ClaimWords)
+CLAIM_WORDS = load("claim_words", ClaimWords)
 # Words that carry no checkable content of their own: what every claim says around its facts.
-GENERIC_EN: frozenset[str] = _WORDS.generic_en
+GENERIC_EN: frozenset[str] = CLAIM_WORDS.generic_en
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
-_GENERIC_CJK_CHARS = frozenset(_WORDS.generic_zh_chars)
+_GENERIC_CJK_CHARS = frozenset(CLAIM_WORDS.generic_zh_chars)
 # CJK words (pairs) of the same kind: the medium rather than a fact about the system.
-_GENERIC_CJK_PAIRS = _WORDS.generic_zh_pairs
+_GENERIC_CJK_PAIRS = CLAIM_WORDS.generic_zh_pairs
 
 
 
@@ -79,7 +84,7 @@ def content_units(folded: str) -> set[str]:
 
 
 _NAME_PARTS = re.compile(r"[_\-./:]+")
-_SUFFIXES = _WORDS.stem_suffixes
+_SUFFIXES = CLAIM_WORDS.stem_suffixes
 
 
 def _stem(word: str) -> str:
@@ -105,7 +110,7 @@ def stems(units: set[str]) -> set[str]:
 
 
 # An alert's state as a Chinese sentence says it: "firing" is 触发 (告警正在触发), "resolved" 恢复.
-_STATE_UNITS = _WORDS.alert_states_zh
+_STATE_UNITS = CLAIM_WORDS.alert_states_zh
 
 
 def with_state_words(units: set[str]) -> set[str]:

@@ -38,7 +38,8 @@ _NUMBER_SPLIT_RE = re.compile(r"[-:]")
 
 
 class FactWords(BaseModel):
-    """``vocab/fact_words.yaml``: units, states, negations and the words that say nothing."""
+    """``vocab/fact_words.yaml``: units, states, negations, the words that say nothing and the
+    words a quote may add or drop."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -47,22 +48,23 @@ class FactWords(BaseModel):
     en_negations: frozenset[str]
     zh_negations: tuple[str, ...]
     generic_words: frozenset[str]
+    quote_stop_words: frozenset[str]  # read by core.gatekeeper.words
 
 
-_WORDS = load("fact_words", FactWords)
-UNIT_WORDS: frozenset[str] = _WORDS.unit_words
+FACT_WORDS = load("fact_words", FactWords)
+UNIT_WORDS: frozenset[str] = FACT_WORDS.unit_words
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _IDENTIFIER_MARKS = frozenset("0123456789-_/:@.")
 
-STATE_WORDS: frozenset[str] = _WORDS.state_words
-EN_NEGATIONS: frozenset[str] = _WORDS.en_negations
+STATE_WORDS: frozenset[str] = FACT_WORDS.state_words
+EN_NEGATIONS: frozenset[str] = FACT_WORDS.en_negations
 _CONTRACTED_NEGATION = "n't"  # can't, isn't, doesn't ... (apostrophes are ASCII after normalising)
-_ZH_NEGATION_RE = re.compile("|".join(map(re.escape, sorted(_WORDS.zh_negations, key=len, reverse=True))))
+_ZH_NEGATION_RE = re.compile("|".join(map(re.escape, sorted(FACT_WORDS.zh_negations, key=len, reverse=True))))
 
 # Words that say nothing checkable on their own: stop-words, levels, states, generic nouns.
-GENERIC_WORDS: frozenset[str] = STATE_WORDS | _WORDS.generic_words
+GENERIC_WORDS: frozenset[str] = STATE_WORDS | FACT_WORDS.generic_words
 _SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
 _HAS_DIGIT_RE = re.compile(r"\d")
 

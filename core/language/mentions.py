@@ -18,11 +18,8 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.chars import HAN
-from core.language.clauses import content_units
-from core.language.vocabulary import load
+from core.language.clauses import CLAIM_WORDS, content_units
 
 _QUOTE = re.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
                     r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")
@@ -36,33 +33,21 @@ _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
 
 
-class LevelWords(BaseModel):
-    """``vocab/level_words.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    en: dict[str, str]
-    zh: dict[str, str]
-    zh_only_before_level: dict[str, str]
-    ranks: tuple[str, ...]
-
-
-_LEVELS = load("level_words", LevelWords)
-
-
 def _alternation(words: Iterable[str]) -> str:
     """Words as alternatives, escaped, longest first (a word before its prefix)."""
     return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
-_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({_alternation(_LEVELS.en)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
-                         rf"({_alternation(_LEVELS.zh)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
-                         rf"({_alternation(_LEVELS.zh_only_before_level)})(?=\s*(?:级别|级|日志))")
+_EN_LEVELS, _ZH_LEVELS = CLAIM_WORDS.levels_en, CLAIM_WORDS.levels_zh
+_ZH_ONLY_BEFORE_LEVEL = CLAIM_WORDS.levels_zh_only_before_level
+_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({_alternation(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
+                         rf"({_alternation(_ZH_LEVELS)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
+                         rf"({_alternation(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:级别|级|日志))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
-LEVELS: dict[str, str] = {**_LEVELS.en, **_LEVELS.zh, **_LEVELS.zh_only_before_level}
+LEVELS: dict[str, str] = {**_EN_LEVELS, **_ZH_LEVELS, **_ZH_ONLY_BEFORE_LEVEL}
 _LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
-_RANK = {level: rank for rank, level in enumerate(_LEVELS.ranks)}
+_RANK = {level: rank for rank, level in enumerate(CLAIM_WORDS.level_ranks)}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
 _OR_ABOVE = re.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)|\s*(?:level\s+)?(?:or above|or higher|and above)")
 

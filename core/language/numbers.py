@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict
 from core.language.vocabulary import load
 
 
-class Numerals(BaseModel):
-    """``vocab/numerals.yaml``."""
+class NumberWords(BaseModel):
+    """``vocab/number_words.yaml``: numerals (here), units (``quantities``), marks (``signs``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -31,18 +31,25 @@ class Numerals(BaseModel):
     en_units: dict[str, int]
     en_tens: dict[str, int]
     en_scales: dict[str, int]
+    time_seconds: dict[str, float]
+    size_bytes: dict[str, float]
+    percent_units: frozenset[str]
+    count_units: frozenset[str]
+    attached_only_units: frozenset[str]
+    mark_spellings: dict[str, str]
+    marks: dict[str, str]
 
 
-_NUMERALS = load("numerals", Numerals)
-_ZH_DIGITS = _NUMERALS.zh_digits
-_ZH_SCALES = _NUMERALS.zh_scales
+NUMBER_WORDS = load("number_words", NumberWords)
+_ZH_DIGITS = NUMBER_WORDS.zh_digits
+_ZH_SCALES = NUMBER_WORDS.zh_scales
 _ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES)
 # A run of Chinese numerals, with an optional decimal part (九十一点五).
 _ZH_RUN = re.compile(rf"[{_ZH_CHARS}]+(?:点[{''.join(_ZH_DIGITS)}]+)?")
 
-_EN_UNITS = _NUMERALS.en_units
-_EN_TENS = _NUMERALS.en_tens
-_EN_SCALES = _NUMERALS.en_scales
+_EN_UNITS = NUMBER_WORDS.en_units
+_EN_TENS = NUMBER_WORDS.en_tens
+_EN_SCALES = NUMBER_WORDS.en_scales
 _EN_WORD = "|".join(map(re.escape, sorted([*_EN_UNITS, *_EN_TENS, *_EN_SCALES], key=len, reverse=True)))
 _A_SCALE = "|".join(" " + re.escape(scale) for scale in _EN_SCALES)  # "a hundred": one hundred
 _EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?={_A_SCALE}))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"

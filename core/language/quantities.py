@@ -13,32 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from core.language.numbers import spelled_numbers, zh_clocks
-from core.language.vocabulary import load
+from core.language.numbers import NUMBER_WORDS, spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
 
-
-
-class UnitWords(BaseModel):
-    """``vocab/units.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    time_seconds: dict[str, float]
-    size_bytes: dict[str, float]
-    percent: frozenset[str]
-    count: frozenset[str]
-    attached_only: frozenset[str]
-
-
-_UNIT_WORDS = load("units", UnitWords)
-_TIME_UNITS = _UNIT_WORDS.time_seconds
-_SIZE_UNITS = _UNIT_WORDS.size_bytes
-_PERCENT_UNITS = _UNIT_WORDS.percent
-_COUNT_UNITS = _UNIT_WORDS.count
+_TIME_UNITS = NUMBER_WORDS.time_seconds
+_SIZE_UNITS = NUMBER_WORDS.size_bytes
+_PERCENT_UNITS = NUMBER_WORDS.percent_units
+_COUNT_UNITS = NUMBER_WORDS.count_units
 UNITS: dict[str, tuple[Family, float]] = {
     **{unit: ("percent", 1.0) for unit in _PERCENT_UNITS},
     **{unit: ("time", factor) for unit, factor in _TIME_UNITS.items()},
@@ -46,8 +28,8 @@ UNITS: dict[str, tuple[Family, float]] = {
     **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
 }
 # Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space,
-# and so may seconds and hours ("4.2 s", "3 h", as SI writes them); not these (``units.yaml``).
-_ATTACHED_ONLY = _UNIT_WORDS.attached_only
+# and so may seconds and hours ("4.2 s", "3 h", as SI writes them); not these (``number_words.yaml``).
+_ATTACHED_ONLY = NUMBER_WORDS.attached_only_units
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")

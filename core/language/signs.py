@@ -25,9 +25,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict
-
-from core.language.vocabulary import load
+from core.language.numbers import NUMBER_WORDS
 
 _ASCII_OPERATORS = frozenset("<>=!~+-^*$")
 # Marks that are not math symbols but read as one in front of a number: angle quotes and
@@ -38,21 +36,9 @@ _LOOKALIKE_OPERATORS = frozenset("‹›«»⟨⟩❮❯⁓")
 _SYMBOL_CATEGORIES = frozenset(["Sm", "Sc", "Sk", "So"])
 # Between an operator and its number a quote may put spaces, brackets or quotes: ``< (91%)``.
 _BETWEEN = frozenset(" ([{\"'")
-
-
-class NumberMarks(BaseModel):
-    """``vocab/number_marks.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    spellings: dict[str, str]
-    marks: dict[str, str]
-
-
-_NUMBER_MARKS = load("number_marks", NumberMarks)
 # Two-character spellings of one mark, replaced in order ("<=" -> "≤"), then single marks folded.
-_SPELLINGS: tuple[tuple[str, str], ...] = tuple(_NUMBER_MARKS.spellings.items())
-_MARKS: dict[str, str] = _NUMBER_MARKS.marks
+_SPELLINGS: tuple[tuple[str, str], ...] = tuple(NUMBER_WORDS.mark_spellings.items())
+_MARKS: dict[str, str] = NUMBER_WORDS.marks
 
 
 @lru_cache(maxsize=1024)

@@ -23,13 +23,9 @@ from core.language import clauses, facts, mentions, numbers, quantities, scope, 
 TABLES: dict[str, type[BaseModel]] = {
     "claim_words": clauses.ClaimWords,
     "fact_words": facts.FactWords,
-    "stop_words": gatekeeper_words.StopWords,
     "scope_words": scope.ScopeWords,
     "time_words": time.TimeWords,
-    "numerals": numbers.Numerals,
-    "units": quantities.UnitWords,
-    "level_words": mentions.LevelWords,
-    "number_marks": signs.NumberMarks,
+    "number_words": numbers.NumberWords,
     "log_levels": logfields.LogLevels,
 }
 NOW = datetime(2026, 7, 8, 11, 20, tzinfo=timezone(timedelta(hours=8)))
@@ -108,5 +104,5 @@ def test_a_level_spelling_added_to_the_file_is_canonical(edited_vocab: Callable[
 
 
 def test_a_table_that_lost_its_shape_names_the_file_and_field(edited_vocab: Callable[..., ModuleType]) -> None:
-    with pytest.raises(vocabulary.VocabularyError, match=r"stop_words\.yaml: stop_word"):
-        edited_vocab("stop_words", lambda doc: doc.update(stop_word=doc.pop("stop_words")), gatekeeper_words)
+    with pytest.raises(vocabulary.VocabularyError, match=r"fact_words\.yaml: quote_stop_word"):
+        edited_vocab("fact_words", lambda doc: doc.update(quote_stop_word=doc.pop("quote_stop_words")), facts)
