@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from core import logfields
 from core.gatekeeper import words as gatekeeper_words
-from core.language import clauses, facts, mentions, numbers, quantities, scope, signs, time, vocabulary
+from core.language import clauses, cues, facts, mentions, numbers, quantities, scope, signs, time, vocabulary
 
 # file -> the model its module validates it into
 TABLES: dict[str, type[BaseModel]] = {
@@ -27,6 +27,7 @@ TABLES: dict[str, type[BaseModel]] = {
     "time_words": time.TimeWords,
     "number_words": numbers.NumberWords,
     "log_levels": logfields.LogLevels,
+    "role_cues": cues.RoleCues,
 }
 NOW = datetime(2026, 7, 8, 11, 20, tzinfo=timezone(timedelta(hours=8)))
 
@@ -50,6 +51,8 @@ def test_the_tables_hold_what_the_modules_read() -> None:
     assert numbers.zh_value("一百四十七") == 147.0 and numbers.en_value("ninety-one") == 91.0
     assert quantities.UNITS["gb"] == ("size", 1024.0 ** 3) and quantities.UNITS["ns"] == ("time", 1e-9)
     assert signs.qualifier("x<=91%", 3) == (1, "≤") and signs.qualifier("x~91%", 2) == (1, "≈")
+    assert cues.role_cue("内存已使用 ", "size") == ("used", 2) and cues.role_cue("内存使用率 ", "percent") is None
+    assert cues.role_cue("告警出现在 ", "time") is None  # 出现在 "appeared at" is no 现在
     assert "the" in gatekeeper_words.STOP_WORDS and "not" not in gatekeeper_words.STOP_WORDS
 
 
