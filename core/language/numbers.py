@@ -21,6 +21,16 @@ from pydantic import BaseModel, ConfigDict
 from core.language.vocabulary import load
 
 
+class _SpelledDuration(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: float
+    unit: str
+    en: tuple[str, ...] = ()
+    after_the_last: tuple[str, ...] = ()
+    zh: tuple[str, ...] = ()
+
+
 class NumberWords(BaseModel):
     """``vocab/number_words.yaml``: numerals (here), units (``quantities``), marks (``signs``)."""
 
@@ -31,6 +41,7 @@ class NumberWords(BaseModel):
     en_units: dict[str, int]
     en_tens: dict[str, int]
     en_scales: dict[str, int]
+    spelled_durations: tuple[_SpelledDuration, ...]
     time_seconds: dict[str, float]
     size_bytes: dict[str, float]
     percent_units: frozenset[str]
@@ -55,16 +66,25 @@ _A_SCALE = "|".join(" " + re.escape(scale) for scale in _EN_SCALES)  # "a hundre
 _EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?={_A_SCALE}))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"
                      rf"(?![a-z])")
 
+
+def _longest_first(words: tuple[str, ...]) -> list[str]:
+    return [re.escape(word) for word in sorted(words, key=len, reverse=True)]
+
+
+def _duration_pattern(duration: _SpelledDuration) -> str:
+    """English phrases as whole words, a unit word after "the past "/"the last ", Chinese words."""
+    parts = []
+    if duration.en:
+        parts.append(rf"(?<![a-z])(?:{'|'.join(_longest_first(duration.en))})(?![a-z])")
+    if duration.after_the_last:
+        parts.append(rf"(?<=the past |the last )(?:{'|'.join(_longest_first(duration.after_the_last))})(?![a-z])")
+    return "|".join(parts + _longest_first(duration.zh))
+
+
 # Spelled durations with no numeral a unit could follow.
-_IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (re.compile(r"(?<![a-z])(?:an|one) hour and a half(?![a-z])|一个半小时|一个半钟头"), 90.0, "m"),
-    (re.compile(r"(?<![a-z])half an hour(?![a-z])|半个?小时|半个钟头"), 30.0, "m"),
-    (re.compile(r"(?<![a-z])an hour(?![a-z])|(?<=the past |the last )hour(?![a-z])|一个?小时|一个钟头"), 1.0, "h"),
-    (re.compile(r"(?<![a-z])a minute(?![a-z])|(?<=the past |the last )minute(?![a-z])|一分钟"), 1.0, "m"),
-    (re.compile(r"(?<![a-z])a day(?![a-z])|(?<=the past |the last )day(?![a-z])|一天"), 1.0, "d"),
-    (re.compile(r"一刻钟"), 15.0, "m"),
-    (re.compile(r"三刻钟"), 45.0, "m"),
-)
+_IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = tuple(
+    (re.compile(_duration_pattern(duration)), duration.value, duration.unit)
+    for duration in NUMBER_WORDS.spelled_durations)
 _PERCENT_PREFIX = re.compile(r"百分之\s*")
 
 
