@@ -20,25 +20,30 @@ import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pydantic import BaseModel, ConfigDict
+
+from core.language.vocabulary import load
+
+
+class LogLevels(BaseModel):
+    """``core/language/vocab/log_levels.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ranks: dict[str, int]
+    spellings: dict[str, str]
+    syslog_severities: tuple[str, ...]
+
+
+# Read once: the importer canonicalises the level of every line it reads.
+_LEVELS = load("log_levels", LogLevels)
 # canonical name -> rank
-LEVEL_RANKS: dict[str, int] = {
-    "TRACE": 0, "FINEST": 0, "FINER": 0,
-    "DEBUG": 1, "FINE": 1, "CONFIG": 1,
-    "INFO": 2, "NOTICE": 2,
-    "WARN": 3,
-    "ERROR": 4, "SEVERE": 4,
-    "FATAL": 5, "CRITICAL": 5, "ALERT": 5, "EMERGENCY": 5, "PANIC": 5,
-}
+LEVEL_RANKS: dict[str, int] = _LEVELS.ranks
 # other spellings -> canonical name
-_LEVEL_SPELLINGS: dict[str, str] = {
-    "WARNING": "WARN", "ERR": "ERROR", "CRIT": "CRITICAL", "EMERG": "EMERGENCY",
-    "INFORMATION": "INFO", "INFORMATIONAL": "INFO", "DBG": "DEBUG", "TRC": "TRACE",
-    "VERBOSE": "TRACE", "WRN": "WARN", "EROR": "ERROR", "FTL": "FATAL", "CRT": "CRITICAL",
-}
+_LEVEL_SPELLINGS: dict[str, str] = _LEVELS.spellings
 LEVEL_NAMES: tuple[str, ...] = tuple(sorted(LEVEL_RANKS, key=lambda name: (LEVEL_RANKS[name], name)))
 # Syslog severities 0..7 (RFC 5424) as canonical names.
-SYSLOG_SEVERITIES: tuple[str, ...] = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARN", "NOTICE",
-                                      "INFO", "DEBUG")
+SYSLOG_SEVERITIES: tuple[str, ...] = _LEVELS.syslog_severities
 
 
 def canonical_level(level: str) -> str | None:

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 from core.language import facts
 
-# Words a quote may add or drop: articles and copulas. Not and/or, from/to, with: they change
-# what is said.
-STOP_WORDS: frozenset[str] = frozenset(
-    ["a", "an", "the", "of", "is", "are", "was", "were", "be", "been", "it", "this", "that"])
+# Words a quote may add or drop: articles and copulas (``vocab/fact_words.yaml``).
+STOP_WORDS: frozenset[str] = facts.FACT_WORDS.quote_stop_words
 
 
 def _edge_partial(quoted: list[str], real: list[str], at_start: bool, at_end: bool) -> bool:

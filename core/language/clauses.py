@@ -6,41 +6,41 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel, ConfigDict
+
 from core.language.chars import HAN_RUN
+from core.language.vocabulary import load
 
 # Where one statement of a text ends and the next begins (a decimal point is not one).
 _CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
 _WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
+
+class ClaimWords(BaseModel):
+    """``vocab/claim_words.yaml``: what a claim says around its facts, its state and level words."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    generic_en: frozenset[str]
+    generic_zh_chars: str  # a run of characters, each one generic
+    generic_zh_pairs: frozenset[str]
+    stem_suffixes: tuple[str, ...]
+    alert_states_zh: dict[str, tuple[str, ...]]
+    # read by mentions.py
+    levels_en: dict[str, str]
+    levels_zh: dict[str, str]
+    levels_zh_only_before_level: dict[str, str]
+    level_ranks: tuple[str, ...]
+
+
+CLAIM_WORDS = load("claim_words", ClaimWords)
 # Words that carry no checkable content of their own: what every claim says around its facts.
-GENERIC_EN: frozenset[str] = frozenset({
-    "the", "and", "for", "with", "from", "that", "this", "these", "those", "there", "their",
-    "its", "has", "have", "had", "was", "were", "are", "is", "be", "been", "being", "show",
-    "shows", "showed", "shown", "record", "records", "recorded", "log", "logs", "logged",
-    "line", "lines", "related", "about", "alert", "alerts", "firing", "current", "currently",
-    "threshold", "duration", "service", "services", "found", "find", "also", "which",
-    "while", "when", "where", "into", "onto", "over", "under", "between", "after", "before",
-    "since", "until", "during", "per", "each", "every", "some", "any", "all", "not", "none",
-    "only", "just", "still", "now", "value", "values", "level", "levels", "state", "status",
-    "message", "messages", "entry", "entries", "evidence", "query", "queries", "result",
-    "results", "returned", "return", "returns", "say", "says", "said", "see", "seen",
-    "seeing", "one", "two", "three", "more", "most", "less", "least", "than",
-    "then", "them", "they", "what", "who", "how", "why", "yes", "no", "latest", "first",
-    "last", "recent", "recently", "times", "time", "lasting", "lasted",
-    # How a person tells of log lines: the medium, not a fact about the system.
-    "keep", "keeps", "kept", "keeping", "logging", "emit", "emits", "emitted", "emitting",
-    "print", "prints", "printed", "printing", "report", "reports", "reported", "reporting",
-    "repeatedly", "continuously", "constantly", "newest", "appeared", "appears", "appear",
-})
+GENERIC_EN: frozenset[str] = CLAIM_WORDS.generic_en
 # CJK characters that, alone or paired, say nothing checkable (structure, not content).
-_GENERIC_CJK_CHARS = frozenset("的了在是有和与及或并且中为已经当前目前存相关日志记录条个次出现显示发生告警服务"
-                               "这该其此之等其它最新早晚近后首末一共另外正")
-# CJK words (pairs) of the same kind: how a person tells of log lines and alerts
-# ("持续输出 WARN 级别日志", "告警正在触发"), the medium rather than a fact about the system.
-_GENERIC_CJK_PAIRS = frozenset({
-    "持续", "不断", "陆续", "反复", "输出", "打印", "产生", "写入", "级别", "最新", "最近", "一条",
-    "多条", "正在", "触发", "表明", "看到", "可见", "包含", "报出", "上报",
-})
+_GENERIC_CJK_CHARS = frozenset(CLAIM_WORDS.generic_zh_chars)
+# CJK words (pairs) of the same kind: the medium rather than a fact about the system.
+_GENERIC_CJK_PAIRS = CLAIM_WORDS.generic_zh_pairs
+
 
 
 
@@ -84,7 +84,7 @@ def content_units(folded: str) -> set[str]:
 
 
 _NAME_PARTS = re.compile(r"[_\-./:]+")
-_SUFFIXES = ("ing", "ed", "es", "s", "e")
+_SUFFIXES = CLAIM_WORDS.stem_suffixes
 
 
 def _stem(word: str) -> str:
@@ -110,7 +110,7 @@ def stems(units: set[str]) -> set[str]:
 
 
 # An alert's state as a Chinese sentence says it: "firing" is 触发 (告警正在触发), "resolved" 恢复.
-_STATE_UNITS = {"firing": ("触发", "发中"), "resolved": ("恢复", "解除"), "pending": ("等待", "待触")}
+_STATE_UNITS = CLAIM_WORDS.alert_states_zh
 
 
 def with_state_words(units: set[str]) -> set[str]:

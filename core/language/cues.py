@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from core.language.lexicon import topics_in
 from core.language.quantities import Family
+from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
 
 Role = Literal["current", "threshold", "duration", "window", "period", "used", "total", "count",
@@ -28,7 +31,6 @@ ROLE_NAMES: dict[Role, str] = {
 
 _TIME: frozenset[Family] = frozenset({"time"})
 _AMOUNT: frozenset[Family] = frozenset({"size", "plain", "count"})
-_COUNTABLE: frozenset[Family] = frozenset({"count", "plain"})
 _ANY: frozenset[Family] = frozenset({"percent", "time", "size", "count", "plain"})
 
 
@@ -37,31 +39,60 @@ def _en(words: str) -> str:
     return rf"(?<![a-z])(?:{words})(?![a-z])"
 
 
+class _Cue(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Role
+    families: frozenset[Family]
+    zh: tuple[str, ...] = ()
+    en: tuple[str, ...] = ()
+
+
+class _Words(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    zh: tuple[str, ...]
+    en: tuple[str, ...]
+
+
+class RoleCues(BaseModel):
+    """``vocab/role_cues.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    before_value: tuple[_Cue, ...]
+    latest_words: _Words
+    first_words: _Words
+
+
+_CUES = load("role_cues", RoleCues)
+# Words that are cues only in context: (not right after, not right before).
+_GUARDS: dict[str, tuple[str, str]] = {
+    "现在": ("(?<!出)", ""),  # 出现在 is "appeared at"
+    "使用": ("", "(?!率)"),  # 使用率 is a usage ratio, not an amount used
+    "占用": ("", "(?!率)"),
+    "共": ("(?<![一总])", "(?![享同用计])"),  # 一共 counts; 共享 共同 共用 共计 are other words
+    "under": ("", "(?! the (?:last|past))"),  # "over the last hour" is a period, not a threshold
+    "over": ("", "(?! the (?:last|past))"),
+}
+
+
+def _guarded(word: str) -> str:
+    after, before = _GUARDS.get(word, ("", ""))
+    return after + re.escape(word) + before
+
+
+def _cue_pattern(words: _Cue | _Words) -> str:
+    """Chinese words anywhere, English ones as whole words; longest first (a word before its
+    prefix), each in its guards."""
+    zh = [_guarded(word) for word in sorted(words.zh, key=len, reverse=True)]
+    en = [_guarded(word) for word in sorted(words.en, key=len, reverse=True)]
+    return "|".join(zh + ([_en("|".join(en))] if en else []))
+
+
 # (role, cue, families the cue can describe). The cue closest before a value decides its role.
-_BEFORE_CUES: tuple[tuple[Role, str, frozenset[Family]], ...] = (
-        ("threshold", r"告警阈值|阈值|门限|告警线|超过|超出|高于|低于|"
-         + _en(r"thresholds?|exceed(?:s|ing|ed)?|above|below|under(?! the (?:last|past))|"
-               r"over(?! the (?:last|past))|limit of|fires (?:at|when|above|below|under)"), _ANY),
-        # A limit on a percentage or a latency is its alert threshold (on bytes, its total).
-        ("threshold", r"限值|限额|" + _en(r"limits?"), frozenset({"percent", "time"})),
-        ("current", r"当前值|当前|目前|(?<!出)现在|现为|实时值|实时|最新值|"
-         + _en(r"current(?:ly)?|now|at present|presently|latest value"), _ANY),
-        ("duration", r"已经持续|已持续|持续了|持续时间|持续|历时|"
-         + _en(r"duration|for|lasting|lasted|has lasted|firing for|ongoing for"), _TIME),
-        ("window", _en(r"within"), _TIME),
-        ("period", r"最近|过去|" + _en(r"(?:in|over|for|during) the (?:last|past)"), _TIME),
-        ("used", r"已使用|已用|使用了|使用(?!率)|占用(?!率)|用量|" + _en(r"used|using|in use|consum(?:es|ing|ed)"),
-         _AMOUNT),
-        ("total", r"总量|总容量|容量|上限|最大值|最大|"
-         + _en(r"total|max(?:imum)?|capacity|limit"), _AMOUNT),
-        # 总共 / 合计 / 共 before a size is its total ("已用 3.8GB（共 4GB）"); before a count
-        # it only sums lines or events ("共计 7 次"), which is the count itself.
-        ("total", r"总共|合计|(?<![一总])共(?![享同用计])", frozenset({"size"})),
-        ("average", r"平均(?:耗时|值|时间|时长|延迟)?|均值|" + _en(r"avg|average|mean"), _ANY),
-        ("count", r"次数|数量|个数|线程数|连接数|" + _en(r"count|number of"), _COUNTABLE),
-)
 _BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
-    (role, re.compile(pattern), families) for role, pattern, families in _BEFORE_CUES)
+    (cue.role, re.compile(_cue_pattern(cue)), cue.families) for cue in _CUES.before_value)
 _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
     ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
@@ -70,10 +101,8 @@ _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
     ("threshold", re.compile(r"\s*(?:的)?\s*(?:告警|报警)?(?:阈值|"
                              + _en(r"(?:alert(?:ing)? |alarm |warning |critical )?threshold") + ")"), _ANY),
 )
-_LATEST = LazyPattern(r"最新|最近一次|最近一条|最后|最晚|截至|直到|到|至|"
-                      + _en(r"latest|most recent|newest|last|until|till|through|to"))
-_FIRST = LazyPattern(r"最早|首次|第一次|起始|开始于|始于|自|从|"
-                     + _en(r"first|earliest|since|from|starting|started|began"))
+_LATEST = LazyPattern(_cue_pattern(_CUES.latest_words))
+_FIRST = LazyPattern(_cue_pattern(_CUES.first_words))
 # Words that state a value as the present one: a current cue anywhere before it in its clause
 # (当前使用 4GB; not the 现在 of 出现在 "appeared at"), or a copula right before it
 # (内存使用率为 85%, "memory usage is 85%").

@@ -19,8 +19,11 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from core.language.chars import DENSE_SCRIPT
 from core.language.signs import qualifier, trailer
+from core.language.vocabulary import load
 
 # A token: a run of ASCII word characters and the separators that live inside identifiers
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
@@ -32,33 +35,36 @@ _TOKEN_TRAILING = ".:-/+"
 # Number tokens: ``91%``, ``3.8gb/4gb``, ``2026-07-08``, ``11:17:00``; a unit word may follow.
 _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
-UNIT_WORDS: frozenset[str] = frozenset(
-    ["ms", "us", "µs", "μs", "ns", "s", "sec", "secs", "m", "min", "mins", "h", "d",
-     "gb", "mb", "kb", "tb", "b", "gib", "mib", "kib", "%"])
+
+
+class FactWords(BaseModel):
+    """``vocab/fact_words.yaml``: units, states, negations, the words that say nothing and the
+    words a quote may add or drop."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    unit_words: frozenset[str]
+    state_words: frozenset[str]
+    en_negations: frozenset[str]
+    zh_negations: tuple[str, ...]
+    generic_words: frozenset[str]
+    quote_stop_words: frozenset[str]  # read by core.gatekeeper.words
+
+
+FACT_WORDS = load("fact_words", FactWords)
+UNIT_WORDS: frozenset[str] = FACT_WORDS.unit_words
 
 _ASCII_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 _IDENTIFIER_MARKS = frozenset("0123456789-_/:@.")
 
-STATE_WORDS: frozenset[str] = frozenset({
-    "firing", "resolved", "pending", "inactive", "error", "warn", "warning", "info", "debug",
-    "fatal", "critical",
-})
-EN_NEGATIONS: frozenset[str] = frozenset({
-    "not", "no", "never", "without", "none", "nothing", "nobody", "neither", "nor", "cannot",
-    "unable",
-})
+STATE_WORDS: frozenset[str] = FACT_WORDS.state_words
+EN_NEGATIONS: frozenset[str] = FACT_WORDS.en_negations
 _CONTRACTED_NEGATION = "n't"  # can't, isn't, doesn't ... (apostrophes are ASCII after normalising)
-_ZH_NEGATION_RE = re.compile(r"没有|未|没|不|无|非")
+_ZH_NEGATION_RE = re.compile("|".join(map(re.escape, sorted(FACT_WORDS.zh_negations, key=len, reverse=True))))
 
 # Words that say nothing checkable on their own: stop-words, levels, states, generic nouns.
-GENERIC_WORDS: frozenset[str] = STATE_WORDS | frozenset({
-    "a", "an", "the", "of", "in", "on", "at", "for", "to", "is", "are", "was", "be", "and",
-    "or", "with", "by", "from", "it", "this", "that", "service", "services", "alert", "alerts",
-    "log", "logs", "message", "level", "status", "state", "namespace", "production", "pod",
-    "host", "severity", "exception", "failed", "failure", "ok", "true", "false", "null",
-    "日志", "告警", "错误", "服务", "警告", "信息", "异常", "报错",
-})
+GENERIC_WORDS: frozenset[str] = STATE_WORDS | FACT_WORDS.generic_words
 _SERVICE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*-service$")
 _HAS_DIGIT_RE = re.compile(r"\d")
 

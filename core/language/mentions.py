@@ -14,12 +14,12 @@ Everything works on folded text (``core.language.clauses.fold``: same offsets as
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from core.language.chars import HAN
-from core.language.clauses import content_units
+from core.language.clauses import CLAIM_WORDS, content_units
 
 _QUOTE = re.compile(r"「(?P<a>[^」]+)」|“(?P<b>[^”]+)”|\"(?P<c>[^\"]+)\"|『(?P<d>[^』]+)』|"
                     r"(?<![a-z0-9])'(?P<e>[^'\n]{3,}?)'(?![a-z0-9])")
@@ -31,17 +31,23 @@ _CLAUSE_BREAK = re.compile(rf"[。；;!?！？\n，,、：]|\.(?=\s|$)|:(?=\s|[\
 # A template's variable part (``<*>``) and a quote's ellipsis stand for any text.
 _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
+
+
+def _alternation(words: Iterable[str]) -> str:
+    """Words as alternatives, escaped, longest first (a word before its prefix)."""
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+
+
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
-_LEVEL_WORD = re.compile(r"(?<![a-z0-9_\-])(trace|debug|info|notice|warn|warning|error|err|severe|fatal|"
-                         r"critical|crit)(?![a-z0-9_])(?!-(?!level(?![a-z])))|(错误|警告|致命|调试)(?=\s*(?:级别|级|日志|记录|行|消息))|"
-                         r"(信息)(?=\s*(?:级别|级|日志))")
+_EN_LEVELS, _ZH_LEVELS = CLAIM_WORDS.levels_en, CLAIM_WORDS.levels_zh
+_ZH_ONLY_BEFORE_LEVEL = CLAIM_WORDS.levels_zh_only_before_level
+_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({_alternation(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
+                         rf"({_alternation(_ZH_LEVELS)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
+                         rf"({_alternation(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:级别|级|日志))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
-LEVELS: dict[str, str] = {"trace": "trace", "debug": "debug", "info": "info", "notice": "info",
-                          "warn": "warn", "warning": "warn", "error": "error", "err": "error",
-                          "severe": "error", "fatal": "fatal", "critical": "fatal", "crit": "fatal",
-                          "错误": "error", "警告": "warn", "致命": "fatal", "调试": "debug", "信息": "info"}
+LEVELS: dict[str, str] = {**_EN_LEVELS, **_ZH_LEVELS, **_ZH_ONLY_BEFORE_LEVEL}
 _LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
-_RANK = {"trace": 0, "debug": 1, "info": 2, "warn": 3, "error": 4, "fatal": 5}
+_RANK = {level: rank for rank, level in enumerate(CLAIM_WORDS.level_ranks)}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
 _OR_ABOVE = re.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)|\s*(?:level\s+)?(?:or above|or higher|and above)")
 

@@ -16,34 +16,75 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}
-_ZH_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+from pydantic import BaseModel, ConfigDict
+
+from core.language.vocabulary import load
+
+
+class _SpelledDuration(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: float
+    unit: str
+    en: tuple[str, ...] = ()
+    after_the_last: tuple[str, ...] = ()
+    zh: tuple[str, ...] = ()
+
+
+class NumberWords(BaseModel):
+    """``vocab/number_words.yaml``: numerals (here), units (``quantities``), marks (``signs``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    zh_digits: dict[str, int]
+    zh_scales: dict[str, int]
+    en_units: dict[str, int]
+    en_tens: dict[str, int]
+    en_scales: dict[str, int]
+    spelled_durations: tuple[_SpelledDuration, ...]
+    time_seconds: dict[str, float]
+    size_bytes: dict[str, float]
+    percent_units: frozenset[str]
+    count_units: frozenset[str]
+    attached_only_units: frozenset[str]
+    mark_spellings: dict[str, str]
+    marks: dict[str, str]
+
+
+NUMBER_WORDS = load("number_words", NumberWords)
+_ZH_DIGITS = NUMBER_WORDS.zh_digits
+_ZH_SCALES = NUMBER_WORDS.zh_scales
 _ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES)
 # A run of Chinese numerals, with an optional decimal part (九十一点五).
 _ZH_RUN = re.compile(rf"[{_ZH_CHARS}]+(?:点[{''.join(_ZH_DIGITS)}]+)?")
 
-_EN_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-             "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-             "nineteen": 19}
-_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-            "eighty": 80, "ninety": 90}
-_EN_SCALES = {"hundred": 100, "thousand": 1000}
-_EN_WORD = "|".join(sorted([*_EN_UNITS, *_EN_TENS, *_EN_SCALES], key=len, reverse=True))
-_EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?= hundred| thousand))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"
+_EN_UNITS = NUMBER_WORDS.en_units
+_EN_TENS = NUMBER_WORDS.en_tens
+_EN_SCALES = NUMBER_WORDS.en_scales
+_EN_WORD = "|".join(map(re.escape, sorted([*_EN_UNITS, *_EN_TENS, *_EN_SCALES], key=len, reverse=True)))
+_A_SCALE = "|".join(" " + re.escape(scale) for scale in _EN_SCALES)  # "a hundred": one hundred
+_EN_RUN = re.compile(rf"(?<![a-z\-])(?:(?:{_EN_WORD}|a(?={_A_SCALE}))(?:[\s\-]+(?:and\s+)?)?)+(?<![\s\-])"
                      rf"(?![a-z])")
 
+
+def _longest_first(words: tuple[str, ...]) -> list[str]:
+    return [re.escape(word) for word in sorted(words, key=len, reverse=True)]
+
+
+def _duration_pattern(duration: _SpelledDuration) -> str:
+    """English phrases as whole words, a unit word after "the past "/"the last ", Chinese words."""
+    parts = []
+    if duration.en:
+        parts.append(rf"(?<![a-z])(?:{'|'.join(_longest_first(duration.en))})(?![a-z])")
+    if duration.after_the_last:
+        parts.append(rf"(?<=the past |the last )(?:{'|'.join(_longest_first(duration.after_the_last))})(?![a-z])")
+    return "|".join(parts + _longest_first(duration.zh))
+
+
 # Spelled durations with no numeral a unit could follow.
-_IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (re.compile(r"(?<![a-z])(?:an|one) hour and a half(?![a-z])|一个半小时|一个半钟头"), 90.0, "m"),
-    (re.compile(r"(?<![a-z])half an hour(?![a-z])|半个?小时|半个钟头"), 30.0, "m"),
-    (re.compile(r"(?<![a-z])an hour(?![a-z])|(?<=the past |the last )hour(?![a-z])|一个?小时|一个钟头"), 1.0, "h"),
-    (re.compile(r"(?<![a-z])a minute(?![a-z])|(?<=the past |the last )minute(?![a-z])|一分钟"), 1.0, "m"),
-    (re.compile(r"(?<![a-z])a day(?![a-z])|(?<=the past |the last )day(?![a-z])|一天"), 1.0, "d"),
-    (re.compile(r"一刻钟"), 15.0, "m"),
-    (re.compile(r"三刻钟"), 45.0, "m"),
-)
+_IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = tuple(
+    (re.compile(_duration_pattern(duration)), duration.value, duration.unit)
+    for duration in NUMBER_WORDS.spelled_durations)
 _PERCENT_PREFIX = re.compile(r"百分之\s*")
 
 

@@ -13,30 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core.language.numbers import spelled_numbers, zh_clocks
+from core.language.numbers import NUMBER_WORDS, spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
 
-_TIME_UNITS: dict[str, float] = {
-    "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "毫秒": 1e-3,
-    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "秒": 1.0, "秒钟": 1.0,
-    "m": 60.0, "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0, "分钟": 60.0,
-    "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0, "小时": 3600.0,
-    "d": 86400.0, "day": 86400.0, "days": 86400.0, "天": 86400.0,
-}
-_SIZE_UNITS: dict[str, float] = {
-    "b": 1.0, "byte": 1.0, "bytes": 1.0,
-    "kb": 1024.0, "kib": 1024.0,
-    "mb": 1024.0 ** 2, "mib": 1024.0 ** 2,
-    "gb": 1024.0 ** 3, "gib": 1024.0 ** 3, "g": 1024.0 ** 3,
-    "tb": 1024.0 ** 4, "tib": 1024.0 ** 4,
-}
-_PERCENT_UNITS: frozenset[str] = frozenset({"%", "percent", "per cent", "pct"})
-_COUNT_UNITS: frozenset[str] = frozenset({
-    "次", "条", "个", "行", "项", "例", "time", "times", "line", "lines", "message", "messages",
-    "entry", "entries", "request", "requests", "occurrence", "occurrences", "event", "events",
-    "error", "errors", "connection", "connections", "thread", "threads", "restart", "restarts",
-})
+_TIME_UNITS = NUMBER_WORDS.time_seconds
+_SIZE_UNITS = NUMBER_WORDS.size_bytes
+_PERCENT_UNITS = NUMBER_WORDS.percent_units
+_COUNT_UNITS = NUMBER_WORDS.count_units
 UNITS: dict[str, tuple[Family, float]] = {
     **{unit: ("percent", 1.0) for unit in _PERCENT_UNITS},
     **{unit: ("time", factor) for unit, factor in _TIME_UNITS.items()},
@@ -44,9 +28,8 @@ UNITS: dict[str, tuple[Family, float]] = {
     **{unit: ("count", 1.0) for unit in _COUNT_UNITS},
 }
 # Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space,
-# and so may seconds and hours ("4.2 s", "3 h", as SI writes them); a spaced "m", "d", "b" or
-# "g" is too often a word or another unit (metres, grams) to be read as one.
-_ATTACHED_ONLY = frozenset({"m", "d", "b", "g"})
+# and so may seconds and hours ("4.2 s", "3 h", as SI writes them); not these (``number_words.yaml``).
+_ATTACHED_ONLY = NUMBER_WORDS.attached_only_units
 _UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
 _UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")

@@ -13,19 +13,34 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict
+
+from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
 
+
+class ScopeWords(BaseModel):
+    """``vocab/scope_words.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    narrow_markers: dict[str, tuple[str, ...]]
+    exclusion_triggers_zh: tuple[str, ...]
+    vague_items: frozenset[str]
+
+
+_WORDS = load("scope_words", ScopeWords)
+
+
+def _phrase(phrase: str) -> str:
+    """A marker phrase as a pattern: an English one as whole words."""
+    return rf"\b{re.escape(phrase)}\b" if phrase.isascii() else re.escape(phrase)
+
+
 _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
-    # (label stored in the plan, regex on the lower-cased question)
-    ("只确认", r"只确认|仅确认|只需确认|只要确认"),
-    ("只排查", r"只排查|仅排查"),
-    ("只看", r"只看|仅看|只查|仅查|只关注|仅关注"),
-    ("只回答", r"只回答|仅回答"),
-    ("不要分析", r"不要分析|不用分析|无需分析|不需要分析|不必分析"),
-    ("不要扩展", r"不要扩展|不要展开|不用扩展"),
-    ("是否真实存在", r"是否真实存在|是否真的存在"),
-    ("是否存在", r"是否存在|是否有|有没有|是不是有"),
-    ("only", r"\bonly\b|\bjust\b|\bsolely\b|\bnothing else\b"),
+    # (label stored in the plan, regex on the lower-cased question): the vocabulary's phrases,
+    # then the English markers whose grammar is their meaning.
+    *((label, "|".join(map(_phrase, phrases))) for label, phrases in _WORDS.narrow_markers.items()),
     ("confirm whether", r"\b(?:confirm|verify|check)\s+(?:if|that)\b"),
     ("do not analyse", r"\b(?:do not|don't|dont|no need to)\s+(?:analy[sz]e|investigate|expand|dig)"),
     ("whether", r"\bwhether\b|\bif there (?:is|are)\b"),
@@ -35,12 +50,7 @@ _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
 _NARROW_PATTERNS = tuple((label, re.compile(pattern)) for label, pattern in _NARROW_MARKERS)
 
 # Longest first, so "不要扩展到" wins over "不要".
-_EXCLUSION_TRIGGERS = sorted((
-    "不要分析", "不要扩展到", "不要扩展", "不要展开", "不要看", "不要查", "不要涉及", "不要包括", "不要提",
-    "不用看", "不用分析", "不需要分析", "无需分析", "不必分析", "不考虑", "忽略", "排除", "除了", "除去",
-    "不包括", "不含", "不要", "别分析", "别看", "别查", "别管", "别扩展到", "不用管", "不分析", "不看", "不查",
-    "不涉及",
-), key=len, reverse=True)
+_EXCLUSION_TRIGGERS = sorted(_WORDS.exclusion_triggers_zh, key=len, reverse=True)
 _EN_EXCLUSION_TRIGGER = (
     r"\b(?:do not|don't|dont|no need to|please don't|never)\s+"
     r"(?:analy[sz]e|look (?:at|into)|check|include|expand (?:to|into)|investigate|mention|consider)"
@@ -76,8 +86,7 @@ _ITEM_NOISE_RE = LazyPattern(
     r"(?:\s|等|之外|以外|在内|的情况|相关(?:的)?(?:内容|问题)?|问题|either|at all|\.)+$",
     re.IGNORECASE)
 _CLOSING_RE = re.compile(r"之外|以外")
-_VAGUE_ITEMS = frozenset({"其他", "其它", "别的", "其他服务", "其它服务", "others", "other services",
-                          "anything else", "else", "更多", "太多", ""})
+_VAGUE_ITEMS = _WORDS.vague_items | {""}  # or nothing left once the noise is trimmed
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
+from core.language.numbers import NUMBER_WORDS
+
 _ASCII_OPERATORS = frozenset("<>=!~+-^*$")
 # Marks that are not math symbols but read as one in front of a number: angle quotes and
 # brackets that render like ``<`` ``>`` ``≪`` ``≫``, the swung dash (``~``), the asterisk.
@@ -34,15 +36,9 @@ _LOOKALIKE_OPERATORS = frozenset("‹›«»⟨⟩❮❯⁓")
 _SYMBOL_CATEGORIES = frozenset(["Sm", "Sc", "Sk", "So"])
 # Between an operator and its number a quote may put spaces, brackets or quotes: ``< (91%)``.
 _BETWEEN = frozenset(" ([{\"'")
-_SPELLINGS: tuple[tuple[str, str], ...] = (
-    ("<=", "≤"), ("=<", "≤"), (">=", "≥"), ("=>", "≥"), ("!=", "≠"), ("<>", "≠"),
-    ("~=", "≈"), ("=~", "≈"), ("+-", "±"), ("-+", "∓"), ("->", "→"),
-)
-_MARKS: dict[str, str] = {
-    "≦": "≤", "⩽": "≤", "≧": "≥", "⩾": "≥", "~": "≈", "∼": "≈", "≃": "≈", "≅": "≈", "≒": "≈",
-    "⁓": "≈", "˜": "≈", "‹": "<", "˂": "<", "❮": "<", "⟨": "<", "›": ">", "˃": ">", "❯": ">",
-    "⟩": ">", "«": "≪", "»": "≫",
-}
+# Two-character spellings of one mark, replaced in order ("<=" -> "≤"), then single marks folded.
+_SPELLINGS: tuple[tuple[str, str], ...] = tuple(NUMBER_WORDS.mark_spellings.items())
+_MARKS: dict[str, str] = NUMBER_WORDS.marks
 
 
 @lru_cache(maxsize=1024)

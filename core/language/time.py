@@ -22,11 +22,14 @@ question's reader does not also take "30" or "18:05" for search terms.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict
 
 from core.language.numbers import en_value, zh_value
+from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
 
 
@@ -39,30 +42,51 @@ class Window(NamedTuple):
     spans: tuple[tuple[int, int], ...]
 
 
+class TimeWords(BaseModel):
+    """``vocab/time_words.yaml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    window_units: dict[str, int]
+    count_words: tuple[str, ...]
+    vague_counts: dict[str, float]
+    day_words: dict[Literal["today", "yesterday"], tuple[str, ...]]
+
+
+_WORDS = load("time_words", TimeWords)
+_UNITS = _WORDS.window_units
+_DAYS = [word for words in _WORDS.day_words.values() for word in words]
+
+
+def _alternation(words: Iterable[str]) -> str:
+    """Words as alternatives, escaped, longest first (a word before its prefix)."""
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+
+
 # What every window below holds one of: a span's "last"/"past"/... or Chinese unit, a day word,
 # or the digits of a moment ("since", "before", "between" and "at" all need one). The windows'
 # patterns are compiled when first searched: most questions name no time (this says so first).
-_CUE = re.compile(r"\d|last|past|previous|recent|today|yesterday|秒|分钟|小时|钟头|天|周|星期|今日|昨日",
-                  re.IGNORECASE)
+_CUE = re.compile(r"\d|last|past|previous|recent|"
+                  + _alternation([*_DAYS, *(unit for unit in _UNITS if not unit.isascii())]), re.IGNORECASE)
 
-_UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600,
-          "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "week": 604800,
-          "秒": 1, "秒钟": 1, "分钟": 60, "小时": 3600, "钟头": 3600, "天": 86400, "周": 604800,
-          "星期": 604800}
-
-_EN_COUNT = (r"\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
-             r"|thirty|forty-five|forty|sixty|ninety|few|couple(?: of)?")
+_EN_COUNT = r"\d+(?:\.\d+)?|" + _alternation([*_WORDS.count_words, *_WORDS.vague_counts])
+# A unit word, or its plural; a one-letter unit only right after digits ("24h").
+_EN_UNIT = "|".join(
+    [re.escape(unit) + "s?" for unit in sorted(_UNITS, key=len, reverse=True) if unit.isascii() and len(unit) > 1]
+    + ["(?<=\\d)[" + "".join(unit for unit in _UNITS if unit.isascii() and len(unit) == 1) + "]"])
 _EN_SPAN = LazyPattern(
     r"\b(?:(?:in|during|over|within|for|from)\s+)?(?:the\s+)?(?:last|past|previous|recent)\s+"
     rf"(?:(?P<half>half\s+(?:an\s+)?)|(?P<count>{_EN_COUNT})\s*)?"
-    r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|(?<=\d)[smhdw])\b", re.IGNORECASE)
+    rf"(?P<unit>{_EN_UNIT})\b", re.IGNORECASE)
 _ZH_COUNT = r"\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|半"
-_ZH_UNIT = r"秒钟?|分钟|小时|钟头|天|周|星期"  # not 日: 最近日志 is "recent logs"
+_ZH_UNIT = _alternation(unit for unit in _UNITS if not unit.isascii())
 _ZH_SPAN = LazyPattern(
     rf"(?:最近|过去|近|这)\s*(?P<count>{_ZH_COUNT})?\s*个?\s*(?P<unit>{_ZH_UNIT})(?:内|以内|之内|里)?"
     rf"|(?P<count2>{_ZH_COUNT})\s*个?\s*(?P<unit2>{_ZH_UNIT})(?:内|以内|之内)")
 _DAY_WORDS = LazyPattern(
-    r"(?P<since>\bsince\s+|从|自)?(?:\b(?P<en>today|yesterday)\b|(?P<zh>今天|今日|昨天|昨日))", re.IGNORECASE)
+    r"(?P<since>\bsince\s+|从|自)?(?:\b(?P<en>"
+    + _alternation(word for word in _DAYS if word.isascii()) + r")\b|(?P<zh>"
+    + _alternation(word for word in _DAYS if not word.isascii()) + "))", re.IGNORECASE)
 
 _DATE = r"\d{4}-\d\d-\d\d"
 _CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
@@ -145,10 +169,8 @@ def _en_count(text: str | None) -> float | None:
     if text is None:
         return 1.0
     lowered = text.lower()
-    if lowered == "few":
-        return 3.0
-    if lowered.startswith("couple"):
-        return 2.0
+    if lowered in _WORDS.vague_counts:
+        return _WORDS.vague_counts[lowered]
     return _number(lowered.replace("-", " "), en_value)
 
 
@@ -164,7 +186,7 @@ def _day(question: str, now: datetime) -> Window | None:
     if match is None:
         return None
     word = (match.group("en") or match.group("zh")).lower()
-    if word in ("today", "今天", "今日"):
+    if word in _WORDS.day_words["today"]:
         return Window(_stamp(now.replace(hour=0, minute=0, second=0, microsecond=0)), None, (match.span(),))
     day = (now - timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
     until = None if match.group("since") else _stamp(day + timedelta(days=1, seconds=-1))
