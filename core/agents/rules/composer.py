@@ -33,7 +33,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.language.question import asks_about_health
+from core.language.levels import asks_about_health
 from core.language.subjects import excluded_mentions
 from core.lazypattern import LazyPattern
 from core.outcome import answers_state

@@ -36,7 +36,7 @@ from core.contracts import (
 )
 from core.language.concepts import CONCEPTS
 from core.language.lexicon import alert_words, expand_topics, services_in, topics_in
-from core.language.question import alert_identifier
+from core.language.names import alert_identifier
 from core.language.subjects import excluded_mentions, topics_in_scope
 from core.tools.spec import is_reference_tool
 

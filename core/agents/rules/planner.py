@@ -21,7 +21,8 @@ from core.contracts import Exclusions, Language, Plan, ToolName
 from core.language.chars import HAN_RUN
 from core.language.concepts import CONCEPTS, concepts_in
 from core.language.lexicon import TOPICS, alert_words, topics_in
-from core.language.question import QuestionReading, read_question, strip_markup
+from core.language.names import strip_markup
+from core.language.question import QuestionReading, read_question
 from core.language.scope import blanked, exclusion_clauses, narrow_markers, without_clauses
 from core.language.time import time_window
 

@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 from core.contracts import Plan
 from core.language.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
+from core.language.levels import asks_about_health, http_statuses
 from core.language.lexicon import TOPICS
-from core.language.question import asks_about_health, http_statuses
 
 SearchKind = Literal["term", "keywords", "compound", "topic", "concept", "qualifier", "level",
                      "service"]
