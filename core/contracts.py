@@ -13,6 +13,10 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The reading of a question is the language layer's (the plan carries it); re-exported here.
+from core.language.reading import Exclusions as Exclusions
+from core.language.reading import QuestionReading as QuestionReading
+
 # The tools' names, for typing (``Plan.tools``); everything else about a tool is its
 # ``core.tools.spec.ToolSpec``, which checks at import that its table has exactly these names.
 ToolName = Literal["query_metrics", "query_logs", "lookup_knowledge"]
@@ -447,19 +451,6 @@ class ComposerOutput(Contract):
 
 
 # ---------------------------------------------------------------- plan, session
-
-
-class Exclusions(Contract):
-    """Subjects the question forbids: services, topics, alert names, free terms (matched as
-    whole words), log levels ("忽略 WARN": lines of that level, never alerts whose severity says
-    warning) and diagnosis concepts (``core.language.concepts``)."""
-
-    services: list[str] = Field(default_factory=empty_list)
-    topics: list[str] = Field(default_factory=empty_list)
-    alert_names: list[str] = Field(default_factory=empty_list)
-    terms: list[str] = Field(default_factory=empty_list)
-    levels: list[str] = Field(default_factory=empty_list)
-    concepts: list[str] = Field(default_factory=empty_list)
 
 
 class Plan(Contract):

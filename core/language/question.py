@@ -52,8 +52,10 @@ _ALERT_WORDS = re.compile(r"告警|报警|警报|alerts?\b|alarms?\b|firing|触�
 
 
 @dataclass
-class QuestionReading:
-    """What a question names and searches for (see the module doc)."""
+class TextReading:
+    """What a stretch of words names and searches for (see the module doc): the part of a
+    question it asks, or one item it excludes. ``core.language.read`` makes the question's
+    ``QuestionReading`` of them."""
 
     text: str
     services: list[str] = field(default_factory=list)
@@ -79,10 +81,10 @@ class QuestionReading:
 
 
 def read_question(question: str, *, services: Sequence[str] = (),
-                  alert_names: Sequence[str] = ()) -> QuestionReading:
+                  alert_names: Sequence[str] = ()) -> TextReading:
     """Read ``question`` against the world's services and alert names (see the module doc)."""
     text = QuestionText(strip_markup(question))
-    reading = QuestionReading(text=" ".join(text.original.split()))
+    reading = TextReading(text=" ".join(text.original.split()))
     reading.wants_alerts = _ALERT_WORDS.search(text.original) is not None
     reading.terms = quoted_terms(text)
     reading.services = known_names(text, sorted(services, key=len, reverse=True), service_aliases(services))
