@@ -62,11 +62,7 @@ class RulesPlanner:
             topics=reading.topics, alert_names=reading.alert_names,
             narrow=bool(reading.scope_markers), scope_markers=reading.scope_markers,
             exclusions=reading.exclusions, notes=notes,
-            tools=_tools(reading, known_alerts) if reading.searchable else [],
-            terms=reading.terms, keywords=reading.keywords, concepts=reading.concepts,
-            compounds=reading.compounds, level=reading.level,
-            unknown_subjects=reading.unknown_subjects, searchable=reading.searchable,
-            alert_states=reading.alert_states, since=reading.since, until=reading.until)
+            tools=_tools(reading, known_alerts) if reading.searchable else [], reading=reading)
 
 
 def related_alerts(known_alerts: Iterable[str], topics: list[str], concepts: list[str]) -> list[str]:
