@@ -54,8 +54,9 @@ class QuestionReading(_Read):
     other words a matching line must all hold, each as its alternative stems (searched as word
     parts: ``finish`` is in "Finished"); ``level`` is a minimum log level; ``alert_states`` are
     the states asked about ("is X firing?" -> ["firing"]: an alert in another state does not
-    answer "yes"); ``unknown_subjects`` are services and alert names it names that the data
-    lacks; ``searchable`` is False when nothing in it can be searched (then nothing is);
+    answer "yes"); ``wants_alerts`` whether it asks about alerts at all (告警, alert, firing);
+    ``unknown_subjects`` are services and alert names it names that the data lacks;
+    ``searchable`` is False when nothing in it can be searched (then nothing is);
     ``since``/``until`` are the time window it names, as query_logs takes them (ISO 8601,
     inclusive: "in the last hour" is since an hour before the data's clock); ``exclusions`` is
     what it forbids; ``scope_markers`` the words that narrow it ("只确认", an exclusion's
