@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# The reading of a question is the language layer's (the plan carries it); re-exported here.
+from core.language.reading import Exclusions as Exclusions
+from core.language.reading import QuestionReading as QuestionReading
 
 # The tools' names, for typing (``Plan.tools``); everything else about a tool is its
 # ``core.tools.spec.ToolSpec``, which checks at import that its table has exactly these names.
@@ -510,31 +514,16 @@ class ComposerOutput(Contract):
 # ---------------------------------------------------------------- plan, session
 
 
-class Exclusions(Contract):
-    """Subjects the question forbids: services, topics, alert names, free terms (matched as
-    whole words), log levels ("忽略 WARN": lines of that level, never alerts whose severity says
-    warning) and diagnosis concepts (``core.language.concepts``)."""
-
-    services: list[str] = Field(default_factory=empty_list)
-    topics: list[str] = Field(default_factory=empty_list)
-    alert_names: list[str] = Field(default_factory=empty_list)
-    terms: list[str] = Field(default_factory=empty_list)
-    levels: list[str] = Field(default_factory=empty_list)
-    concepts: list[str] = Field(default_factory=empty_list)
-
-
 class Plan(Contract):
-    """What the planner decided to look at.
+    """What the planner decided to look at, and the question's own reading.
 
-    The fields after ``notes`` are what the question's own words ask the logs for (DESIGN.md
-    section 10); an executor that does not read them still works from the fields before.
-    ``terms`` are exact phrases (quoted text, exception and class names, ids, hosts, paths);
-    ``keywords`` are other words a matching line must all hold, each as its alternative stems
-    (searched as word parts: ``finish`` is in "Finished"); ``concepts`` are diagnosis concepts
-    (``core.language.concepts``); ``compounds`` are topics/concepts asked together ("会话过期": session
-    and expiry in one line); ``level`` is a minimum log level; ``unknown_subjects`` are services
-    and alert names the question names and the data lacks; ``searchable`` is False when nothing
-    in the question can be searched (then nothing is).
+    The fields before ``reading`` are what any planner decides (a model fills them): the
+    services, topics and alert names to look at, whether the question is narrow, what it
+    excludes, which tools to call. ``reading`` is what the question's words ask the data for,
+    read by code (``core.language.read``; DESIGN.md section 10): exact terms, keywords,
+    concepts, compounds, a minimum level, alert states, the time window, the names the data
+    lacks, whether anything is searchable. An executor that does not read it still works from
+    the fields before it.
     """
 
     question: str
@@ -547,23 +536,31 @@ class Plan(Contract):
     exclusions: Exclusions = Field(default_factory=Exclusions)
     tools: list[ToolName] = Field(default_factory=empty_list)
     notes: list[str] = Field(default_factory=empty_list)
-    terms: list[str] = Field(default_factory=empty_list)
-    keywords: list[list[str]] = Field(default_factory=empty_list)
-    concepts: list[str] = Field(default_factory=empty_list)
-    compounds: list[list[str]] = Field(default_factory=empty_list)
-    level: str | None = None
-    unknown_subjects: list[str] = Field(default_factory=empty_list)
-    searchable: bool = True
-    # The alert states the question asks about ("is X firing?" -> ["firing"]; "silenced",
-    # "pending"): an alert found in another state does not answer it "yes".
-    alert_states: list[str] = Field(default_factory=empty_list)
-    # The time window the question names, as query_logs' since/until (ISO 8601, inclusive;
-    # "in the last hour" -> since an hour before the world's clock): every log search keeps to it.
-    since: str | None = None
-    until: str | None = None
+    reading: QuestionReading = Field(default_factory=QuestionReading)
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.
     degraded: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reading_of_old_documents(cls, data: Any) -> Any:
+        """A plan stored before the reading was one value held its fields at the top level
+        (``plan.terms``, ``plan.since``...): they are its reading's (and over a reading given
+        with them)."""
+        if not isinstance(data, dict) or not _OLD_READING_KEYS & data.keys():
+            return data
+        plan = {key: value for key, value in data.items() if key not in _OLD_READING_KEYS}
+        reading = data.get("reading") or {}
+        if isinstance(reading, QuestionReading):
+            reading = reading.model_dump()
+        plan["reading"] = {**reading, **{key: data[key] for key in _OLD_READING_KEYS & data.keys()}}
+        return plan
+
+
+# The fields of the question's reading that plans stored before ``Plan.reading`` held at their
+# top level.
+_OLD_READING_KEYS = frozenset({"terms", "keywords", "concepts", "compounds", "level",
+                               "unknown_subjects", "searchable", "alert_states", "since", "until"})
 
 
 class ExecutorAttempt(Contract):

@@ -27,9 +27,9 @@ def answers_state(claim: Claim, plan: Plan | None) -> bool:
     a state the question asks about (its citations' alert ref heads, ``<name> <state>, ...``).
     Any observation answers a question that asks about no state, and so does one citing no
     alert."""
-    if plan is None or not plan.alert_states:
+    if plan is None or not plan.reading.alert_states:
         return True
-    asked = {state.casefold() for state in plan.alert_states}
+    asked = {state.casefold() for state in plan.reading.alert_states}
     states = [found[1].casefold() for binding in claim.evidence_bindings
               if binding.tool_name == "query_metrics" and binding.raw_path
               and (found := alert_ref_state(binding.evidence_excerpt)) is not None]
@@ -51,8 +51,8 @@ def session_outcome(plan: Plan | None, output: ExecutorOutput | None,
             return "absent" if absences else "found"
     if plan is None or claims:
         return None
-    if plan.unknown_subjects:
+    if plan.reading.unknown_subjects:
         return "unknown_subject"
-    if not plan.searchable:
+    if not plan.reading.searchable:
         return "not_understood"
     return None

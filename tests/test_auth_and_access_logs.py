@@ -21,8 +21,8 @@ import pytest
 from core.cli import main
 from core.contracts import SessionDocument
 from core.language.concepts import concepts_held, concepts_in
+from core.language.levels import http_statuses
 from core.language.lexicon import tag_lines, topics_in
-from core.language.question import http_statuses
 from core.pipeline import ask
 from core.sources.logstore import LogStore
 from core.sources.pack import load_world

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from core.agents.rules.planner import RulesPlanner, question_language
-from core.contracts import Plan
+from core.contracts import Plan, SessionDocument
 from core.language.scope import exclusion_clauses, narrow_markers
 from core.sources.base import World
 
@@ -157,7 +157,7 @@ def test_tools_follow_topics(plan_of: PlanOf) -> None:
 
 def test_unknown_service_is_planned_and_noted(plan_of: PlanOf) -> None:
     plan = plan_of("Only confirm whether billing-service has a HighMemoryUsage alert.")
-    assert plan.services == [] and plan.unknown_subjects == ["billing-service"]
+    assert plan.services == [] and plan.reading.unknown_subjects == ["billing-service"]
     assert any("billing-service" in note for note in plan.notes)
 
 
@@ -178,3 +178,32 @@ def test_colloquial_exclusions_narrow_the_question(plan_of: PlanOf, question: st
     assert set(plan.exclusions.topics) == excluded_topics
     assert not set(plan.topics) & excluded_topics
     assert plan.narrow  # excluding a subject is a scope limit too
+
+
+def test_the_plan_carries_the_question_reading_and_keeps_its_words_out_of_its_own_fields(
+        plan_of: PlanOf) -> None:
+    plan = plan_of("只确认 order-service 最近一小时是否有 ERROR 级别的 HikariCP 日志，不要看 GC")
+    assert plan.reading.level == "ERROR" and plan.reading.topics == plan.topics == ["connection_pool"]
+    assert plan.reading.since is not None and plan.reading.exclusions == plan.exclusions
+    assert (plan.reading.services, plan.reading.scope_markers) == (plan.services, plan.scope_markers)
+    dumped = plan.model_dump(mode="json")
+    assert not {"terms", "keywords", "level", "since", "searchable"} & dumped.keys()
+    assert Plan.model_validate(dumped) == plan
+
+
+def test_a_plan_stored_before_the_reading_was_one_value_loads_with_its_words_in_its_reading() -> None:
+    old = {"question": "q", "language": "en", "services": ["order-service"], "topics": ["connection_pool"],
+           "tools": ["query_logs"], "terms": ["HikariCP"], "keywords": [["pool"]], "concepts": ["timeout"],
+           "compounds": [["connection_pool", "timeout"]], "level": "ERROR", "unknown_subjects": ["x-service"],
+           "searchable": False, "alert_states": ["firing"], "since": "2026-01-01T00:00:00",
+           "until": "2026-01-01T01:00:00"}
+    document = SessionDocument.model_validate({"session_id": "s-old", "question": "q", "plan": old})
+    assert document.plan is not None
+    reading = document.plan.reading
+    assert (reading.terms, reading.keywords, reading.concepts) == (["HikariCP"], [["pool"]], ["timeout"])
+    assert (reading.compounds, reading.level, reading.unknown_subjects) == (
+        [["connection_pool", "timeout"]], "ERROR", ["x-service"])
+    assert (reading.searchable, reading.alert_states) == (False, ["firing"])
+    assert (reading.since, reading.until) == ("2026-01-01T00:00:00", "2026-01-01T01:00:00")
+    assert document.plan.services == ["order-service"] and document.plan.tools == ["query_logs"]
+    assert "terms" not in document.plan.model_dump()

@@ -197,16 +197,17 @@ def plan_lines(plan: Plan) -> list[tuple[str, str]]:
     lines = [("plan", f"services {listed(plan.services)} | topics {listed(plan.topics)} | "
                       f"alerts {listed(plan.alert_names)} | narrow {narrow} | "
                       f"language {plan.language}")]
+    reading = plan.reading
     searched = [f"{name} {listed(values)}" for name, values in (
-        ("terms", plan.terms), ("keywords", ["|".join(k) for k in plan.keywords]),
-        ("concepts", plan.concepts), ("level", [plan.level] if plan.level else []),
-        ("since", [plan.since] if plan.since else []), ("until", [plan.until] if plan.until else []))
+        ("terms", reading.terms), ("keywords", ["|".join(k) for k in reading.keywords]),
+        ("concepts", reading.concepts), ("level", [reading.level] if reading.level else []),
+        ("since", [reading.since] if reading.since else []), ("until", [reading.until] if reading.until else []))
         if values]
     if searched:
         lines.append(("", "searching: " + "; ".join(searched)))
-    if plan.unknown_subjects:
-        lines.append(("", "not in the data: " + listed(plan.unknown_subjects)))
-    if not plan.searchable:
+    if reading.unknown_subjects:
+        lines.append(("", "not in the data: " + listed(reading.unknown_subjects)))
+    if not reading.searchable:
         lines.append(("", "nothing to search in this question"))
     excluded = plan.exclusions
     parts = [f"{name} {listed(values)}" for name, values in (

@@ -14,8 +14,10 @@ their text utilities from here and never from one another:
 - ``lexicon`` (topics, services, alert names), ``concepts`` (diagnosis concepts, Chinese ->
   English log words), ``success`` (whether a text says something went right),
   ``alternation`` (big word alternations, compiled lazily);
-- ``question``: the reading of a question; ``clauses``, ``mentions``, ``cues``: how claims and
-  evidence are read.
+- ``read``: the reading of a whole question (``reading.QuestionReading``, which the plan
+  carries): its exclusions, time window and the passes of ``question`` (``names``,
+  ``subjects_asked``, ``levels``, ``keywords``; their words: ``question_words``);
+- ``clauses``, ``mentions``, ``cues``: how claims and evidence are read.
 
 Vocabularies (word lists) are data: ``core/language/vocab/*.yaml``.
 """

@@ -12,8 +12,11 @@ from core.agents.rules.searches import log_searches, service_search
 from core.cli import main
 from core.contracts import LogEntry, LogGroup, Plan
 from core.language.concepts import CONCEPTS, concept_mentions, concepts_held, concepts_in, holds_term
+from core.language.keywords import stem
+from core.language.levels import asks_about_health
 from core.language.lexicon import TOPICS, alert_words, topics_in
-from core.language.question import read_question, stem, strip_markup
+from core.language.names import strip_markup
+from core.language.question import read_question
 from core.language.text import normalize
 from core.pipeline import ask
 from core.sources.base import Vocabulary, World
@@ -496,3 +499,15 @@ def test_a_line_naming_two_topics_as_often_is_evidence_of_either(question: str) 
     assert document.outcome == "found" and document.composer_output is not None
     assert "被重启" in document.composer_output.user_facing_answer
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+
+
+def test_health_and_alert_state_words_are_read_from_the_question_vocabulary() -> None:
+    """``vocab/question.yaml``: English words whole and in any case, Chinese as written, 正常
+    not after a negation; each alert state by every form of its words, in the question's order."""
+    assert asks_about_health("Is zookeeper HEALTHY?") and asks_about_health("zookeeper 正常吗？")
+    assert not asks_about_health("zookeeper 不正常吗？") and not asks_about_health("unhealthy nodes")
+    assert asks_about_health("zookeeper 不健康吗？")  # only 正常 is read with its negation
+    assert read("Which alerts are silenced or firing?").alert_states == ["suppressed", "firing"]
+    assert read("有没有 TargetDown 告警在触发，还是已恢复？").alert_states == ["firing", "resolved"]
+    assert read("Is TargetDown pending?").alert_states == ["pending"]
+    assert read("Is the firewall muted?").alert_states == []  # not about alerts

@@ -81,8 +81,8 @@ def test_no_window_where_none_is_named(question: str) -> None:
 
 def test_the_window_leaves_the_words_it_used_out_of_the_search(demo_world: World) -> None:
     plan = RulesPlanner().plan("order-service 在过去 30 分钟有没有 HikariCP 连接超时？", demo_world)
-    assert plan.since == (demo_world.now - timedelta(minutes=30)).isoformat(timespec="seconds")
-    assert plan.until is None and "30" not in plan.terms and plan.services == ["order-service"]
+    assert plan.reading.since == (demo_world.now - timedelta(minutes=30)).isoformat(timespec="seconds")
+    assert plan.reading.until is None and "30" not in plan.reading.terms and plan.services == ["order-service"]
 
 
 def test_lines_outside_the_window_never_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,15 +117,15 @@ def test_lines_outside_the_window_never_answer(tmp_path: Path, capsys: pytest.Ca
 def test_every_log_call_keeps_to_the_window_and_the_answer_says_it(question: str, demo_world: World) -> None:
     document = ask(question, pack=demo_world)
     plan = document.plan
-    assert plan is not None and plan.since is not None
+    assert plan is not None and plan.reading.since is not None
     calls = [i for i in document.invocations if i.tool_name == "query_logs"]
-    assert calls and all(i.arguments.get("since") == plan.since for i in calls)
-    assert all(i.arguments.get("until") == plan.until for i in calls)
+    assert calls and all(i.arguments.get("since") == plan.reading.since for i in calls)
+    assert all(i.arguments.get("until") == plan.reading.until for i in calls)
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
     assert document.executor_output is not None
     for claim in document.executor_output.claims:
         if claim.claim_type == "negative_observation":  # an absence in a window is not one at all times
-            assert f"since={plan.since}" in claim.claim_text
+            assert f"since={plan.reading.since}" in claim.claim_text
 
 
 _WORDS = ("last", "past", "the", "hour", "minutes", "5", "0", "1.5", "99999999999", "半", "最近", "过去", "两",
@@ -174,11 +174,11 @@ def test_time_words_about_a_service_are_read_against_the_end_of_its_own_recordin
     world = load_world(str(_recordings_pack(tmp_path)))
     assert world.now == datetime(2017, 6, 9, 20, 11, 11, tzinfo=UTC)
     plan = RulesPlanner().plan("Which errors did hadoop log between 18:05 and 18:10?", world)
-    assert (plan.since, plan.until) == ("2015-10-18T18:05+00:00", "2015-10-18T18:10+00:00")
+    assert (plan.reading.since, plan.reading.until) == ("2015-10-18T18:05+00:00", "2015-10-18T18:10+00:00")
     plan = RulesPlanner().plan("hadoop 最近一小时有没有错误？", world)
-    assert plan.since == "2015-10-18T17:20:00+00:00"  # an hour before Hadoop's last line
+    assert plan.reading.since == "2015-10-18T17:20:00+00:00"  # an hour before Hadoop's last line
     plan = RulesPlanner().plan("Any errors in the last hour?", world)  # no service: the pack's clock
-    assert plan.since == "2017-06-09T19:11:11+00:00"
+    assert plan.reading.since == "2017-06-09T19:11:11+00:00"
     document = ask("Which errors did hadoop log between 18:05 and 18:10?", pack=world)
     assert document.outcome == "found" and document.verifier_result is not None
     assert document.verifier_result.verdict == "PASS"
@@ -188,7 +188,7 @@ def test_a_pack_that_sets_now_has_one_clock_for_every_service(tmp_path: Path) ->
     world = load_world(str(_recordings_pack(tmp_path, now="2017-06-09T21:00:00+00:00")))
     assert dict(world.clocks) == {}
     plan = RulesPlanner().plan("Which errors did hadoop log between 18:05 and 18:10?", world)
-    assert plan.since == "2017-06-09T18:05+00:00"
+    assert plan.reading.since == "2017-06-09T18:05+00:00"
 
 
 def test_a_log_file_pack_knows_each_services_newest_line(tmp_path: Path) -> None:

@@ -1,10 +1,13 @@
 """The ``llm`` planner: a model reads the question; code keeps the plan honest.
 
-The model answers in the ``Plan`` schema. Code then makes the plan at least as strict as the
-rules planner's reading of the same question: the question and its language are the question's
-own, a narrow-scope marker in the question always makes the plan narrow, an exclusion the
-question states is never dropped (and an excluded subject never stays in scope), unknown topic
-names are removed, and a plan without tools gets the rules planner's.
+The model answers in the ``PlannerAnswer`` schema: a plan's shared fields, and words it would
+add to the question's reading (terms, keywords, concepts, a level, unknown names). Code then
+makes the plan at least as strict as the rules planner's reading of the same question: the
+question, its language and its reading (``Plan.reading``) are the question's own (the model
+may add words to the reading, never drop any), a narrow-scope marker in the question always
+makes the plan narrow, an exclusion the question states is never dropped (and an excluded
+subject never stays in scope), unknown topic names are removed, and a plan without tools gets
+the rules planner's.
 
 An answer that is not a plan even after the re-ask (a stub scripted for another role, a tool
 call, prose) is replaced by the rules planner's plan with a note saying why; a failed model
@@ -16,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field
+
 from core.agents.llm import wire
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.role import LLMRole
@@ -25,7 +30,7 @@ from core.agents.llm.structured import (
     unusable_answer,
 )
 from core.agents.rules.planner import RulesPlanner
-from core.contracts import TOOL_NAMES, Exclusions, Plan
+from core.contracts import TOOL_NAMES, Contract, Exclusions, Language, Plan, ToolName, empty_list
 from core.language.concepts import CONCEPTS
 from core.language.lexicon import TOPICS
 
@@ -33,6 +38,27 @@ if TYPE_CHECKING:
     from core.sources.base import World
 
 SCHEMA_NAME = "plan"
+
+
+class PlannerAnswer(Contract):
+    """What the model answers: the fields of ``Plan`` a planner decides, and what it would add
+    to the question's reading (``Plan.reading``, which code reads: see ``merge_with_rules``)."""
+
+    question: str
+    language: Language = "zh"
+    services: list[str] = Field(default_factory=empty_list)
+    topics: list[str] = Field(default_factory=empty_list)
+    alert_names: list[str] = Field(default_factory=empty_list)
+    narrow: bool = False
+    scope_markers: list[str] = Field(default_factory=empty_list)
+    exclusions: Exclusions = Field(default_factory=Exclusions)
+    tools: list[ToolName] = Field(default_factory=empty_list)
+    notes: list[str] = Field(default_factory=empty_list)
+    terms: list[str] = Field(default_factory=empty_list)
+    keywords: list[list[str]] = Field(default_factory=empty_list)
+    concepts: list[str] = Field(default_factory=empty_list)
+    level: str | None = None
+    unknown_subjects: list[str] = Field(default_factory=empty_list)
 
 
 class LLMPlanner(LLMRole):
@@ -48,7 +74,7 @@ class LLMPlanner(LLMRole):
         def with_question(data: Any) -> Any:  # the plan is of this question, whatever it says
             return {**data, "question": question} if isinstance(data, dict) else data
 
-        planned, status = request_structured(self._complete, messages, Plan, name=SCHEMA_NAME,
+        planned, status = request_structured(self._complete, messages, PlannerAnswer, name=SCHEMA_NAME,
                                              profile=self.profile, prepare=with_question)
         floor = RulesPlanner().plan(question, world)
         if planned is None:
@@ -64,7 +90,7 @@ class LLMPlanner(LLMRole):
             "tools": list(TOOL_NAMES),
         }
         return (f"{json.dumps(context, ensure_ascii=False)}\n\n"
-                f"{output_instructions(Plan, self.profile)}")
+                f"{output_instructions(PlannerAnswer, self.profile)}")
 
 
 def fallback_plan(floor: Plan, failure: LLMCallError) -> Plan:
@@ -79,7 +105,7 @@ def fallback_plan(floor: Plan, failure: LLMCallError) -> Plan:
     return floor.model_copy(update={"notes": [reason, *floor.notes], "degraded": reason})
 
 
-def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
+def merge_with_rules(planned: PlannerAnswer, floor: Plan, prompt_id: str) -> Plan:
     """``planned`` made at least as strict as ``floor`` (the rules planner's plan)."""
     exclusions = Exclusions(
         services=_union(planned.exclusions.services, floor.exclusions.services),
@@ -94,30 +120,27 @@ def merge_with_rules(planned: Plan, floor: Plan, prompt_id: str) -> Plan:
     notes = [*planned.notes, f"planned by the llm planner ({prompt_id})"]
     if unknown_topics:
         notes.append("unknown topic(s) dropped: " + ", ".join(unknown_topics))
-    # What the question's own words ask the logs for (terms, keywords, concepts, level) and what
-    # it names that the data lacks are read by code: the model may add, never drop them.
-    services = [s for s in planned.services if s not in exclusions.services]
-    return planned.model_copy(update={
-        "question": floor.question, "language": floor.language,
-        "services": services,
-        "topics": [t for t in planned.topics if t in TOPICS and t not in exclusions.topics],
-        "alert_names": [a for a in planned.alert_names if a not in exclusions.alert_names],
-        "narrow": planned.narrow or floor.narrow,
-        "scope_markers": _union(planned.scope_markers, floor.scope_markers),
-        "exclusions": exclusions,
-        "tools": planned.tools or floor.tools,
-        "notes": notes,
-        "terms": [t for t in _union(floor.terms, planned.terms) if t not in exclusions.terms],
-        "keywords": floor.keywords or planned.keywords,
-        "concepts": [c for c in _union(floor.concepts, planned.concepts)
+    # What the question's own words ask the logs for (terms, keywords, concepts, level), what
+    # it names that the data lacks and its time window are read by code: the model may add
+    # words, never drop them. Nothing searchable stays so: a model does not make
+    # "<script>alert(1)</script>" a question.
+    read = floor.reading
+    reading = read.model_copy(update={
+        "terms": [t for t in _union(read.terms, planned.terms) if t not in exclusions.terms],
+        "keywords": read.keywords or planned.keywords,
+        "concepts": [c for c in _union(read.concepts, planned.concepts)
                      if c in CONCEPTS and c not in exclusions.concepts],
-        "compounds": floor.compounds,
-        "level": floor.level or planned.level,
-        "unknown_subjects": _union(floor.unknown_subjects, planned.unknown_subjects),
-        # Nothing searchable stays so: a model does not make "<script>alert(1)</script>" a question.
-        "searchable": floor.searchable,
-        "alert_states": floor.alert_states,
+        "level": read.level or planned.level,
+        "unknown_subjects": _union(read.unknown_subjects, planned.unknown_subjects),
     })
+    return Plan(
+        question=floor.question, language=floor.language,
+        services=[s for s in planned.services if s not in exclusions.services],
+        topics=[t for t in planned.topics if t in TOPICS and t not in exclusions.topics],
+        alert_names=[a for a in planned.alert_names if a not in exclusions.alert_names],
+        narrow=planned.narrow or floor.narrow,
+        scope_markers=_union(planned.scope_markers, floor.scope_markers),
+        exclusions=exclusions, tools=planned.tools or floor.tools, notes=notes, reading=reading)
 
 
 def _union(first: list[str], second: list[str]) -> list[str]:

@@ -33,7 +33,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
-from core.language.question import asks_about_health
+from core.language.levels import asks_about_health
 from core.language.subjects import excluded_mentions
 from core.lazypattern import LazyPattern
 from core.outcome import answers_state
@@ -170,7 +170,7 @@ class RulesComposer:
             if absences:
                 lines += ["", text["absent"], *_bullets(absences)]
             lines += ["", _citations_line(text, findings, verifier_input)]
-        elif not output.claims and (plan.unknown_subjects or not plan.searchable):
+        elif not output.claims and (plan.reading.unknown_subjects or not plan.reading.searchable):
             # Nothing was searched: say why, and (for a name the data lacks) what it has.
             status = "no_evidence"
             lines.append(_nothing_searched_line(text, plan, verifier_input.tool_trace_summary))
@@ -389,8 +389,8 @@ def _nothing_searched_line(text: dict[str, str], plan: Plan,
                            trace: Sequence[TraceSummaryEntry]) -> str:
     """Why nothing was found: the subjects are not in the data (an alert name the data lacks
     is still searched for, and the line says so), or nothing is searchable."""
-    if plan.unknown_subjects:
-        names = ", ".join(plan.unknown_subjects)
+    if plan.reading.unknown_subjects:
+        names = ", ".join(plan.reading.unknown_subjects)
         searched = [entry for entry in trace if not is_reference_tool(entry.tool_name)
                     and entry.invocation_count > entry.failed_invocation_count]
         if searched:

@@ -1,7 +1,7 @@
 """The rules executor: calls the tools the plan needs, then cites what came back.
 
-Nothing is called for a question with nothing to search (``plan.searchable`` False) or whose
-only subjects are services the data lacks: there is nothing to sweep, and another subject's
+Nothing is called for a question with nothing to search (``plan.reading.searchable`` False) or
+whose only subjects are services the data lacks: there is nothing to sweep, and another subject's
 evidence is never an answer. Otherwise, through the recorder: ``query_metrics`` per alert name
 the question names (the data's or not) or its topics and concepts imply (the service of an
 alert named without one comes from the alert returned); ``query_logs`` per service and search
@@ -41,7 +41,7 @@ class RulesExecutor:
         calls = CallLog()
         excluded = {service.lower() for service in plan.exclusions.services}
         services = [s for s in plan.services if s.lower() not in excluded]
-        if not plan.searchable or (_names_unknown_service(plan, recorder.world.vocabulary)
+        if not plan.reading.searchable or (_names_unknown_service(plan, recorder.world.vocabulary)
                                    and not services):
             output = build_output(plan, recorder.world, services, calls)
             return output, ParseStatus(status="valid", detail="nothing to search: no tool called")
@@ -89,7 +89,7 @@ def _answerable_tools(plan: Plan, recorder: Recorder) -> list[str]:
 def _names_unknown_service(plan: Plan, vocabulary: Vocabulary) -> bool:
     """Whether the question names a service the data does not have."""
     return any(not vocabulary.knows_service(name) and name not in plan.alert_names
-               for name in plan.unknown_subjects)
+               for name in plan.reading.unknown_subjects)
 
 
 def _query_logs(plan: Plan, recorder: Recorder, calls: CallLog,
@@ -158,7 +158,7 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
     happening now. A question about alerts in a state ("any pending alerts?") asks for them.
     """
     alert_names = list(plan.alert_names)
-    asked = plan.alert_states[0] if len(plan.alert_states) == 1 else None
+    asked = plan.reading.alert_states[0] if len(plan.reading.alert_states) == 1 else None
     state = asked
     if not alert_names:
         # Topics and concepts imply alerts: the world's alerts about them, else the lexicon's.
@@ -166,13 +166,14 @@ def _metrics_queries(plan: Plan, vocabulary: Vocabulary, services: list[str]
             related = [name for name in vocabulary.alert_names if topic in alert_topics(name)]
             alert_names += related or list(TOPICS[topic].related_alerts if topic in TOPICS else ())
         alert_names += [name for name in vocabulary.alert_names
-                        if set(alert_concepts(name)) & set(plan.concepts)]
+                        if set(alert_concepts(name)) & set(plan.reading.concepts)]
         alert_names = [name for name in unique(alert_names)
                        if name not in plan.exclusions.alert_names]
         state = (asked or "firing") if alert_names else asked
     queries: list[tuple[str | None, str | None, str | None, tuple[str, ...]]] = []
     targets: list[str | None] = [*services] or [None]
-    has_subject = bool(plan.topics or plan.concepts or plan.terms or plan.keywords or plan.level)
+    reading = plan.reading
+    has_subject = bool(plan.topics or reading.concepts or reading.terms or reading.keywords or reading.level)
     for service in targets:
         if alert_names:
             # A call covers a topic only if its alert name says so in the lexicon's words: that

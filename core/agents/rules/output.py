@@ -36,7 +36,7 @@ from core.contracts import (
 )
 from core.language.concepts import CONCEPTS
 from core.language.lexicon import alert_words, expand_topics, services_in, topics_in
-from core.language.question import alert_identifier
+from core.language.names import alert_identifier
 from core.language.subjects import excluded_mentions, topics_in_scope
 from core.tools.spec import is_reference_tool
 
@@ -135,7 +135,7 @@ def build_output(plan: Plan, world: World, services: list[str], calls: CallLog) 
              and _relevant_alert(item, plan)]
     # Topics asked inside a compound are the compound search's ("Redis timeout"), not subjects
     # of their own.
-    in_compounds = {member for group in plan.compounds for member in group}
+    in_compounds = {member for group in plan.reading.compounds for member in group}
     door = plan.model_copy(update={"topics": [t for t in plan.topics if t not in in_compounds]})
     subjects = _subjects(door, services, items)
     found = [subject for subject in subjects if subject.found]
@@ -177,14 +177,15 @@ def _relevant_alert(item: EvidenceItem, plan: Plan) -> bool:
     or when the question's alerts, topics, concepts or keywords are what its name is about."""
     if item.alert is None:
         return True
-    narrow_concepts = [c for c in plan.concepts if c in CONCEPTS and not CONCEPTS[c].broad]
-    if not (plan.topics or narrow_concepts or plan.terms or plan.keywords or plan.level
+    reading = plan.reading
+    narrow_concepts = [c for c in reading.concepts if c in CONCEPTS and not CONCEPTS[c].broad]
+    if not (plan.topics or narrow_concepts or reading.terms or reading.keywords or reading.level
             or plan.alert_names):
         return True
     name = item.alert.alert_name
     return (name in plan.alert_names or bool(set(alert_topics(name)) & set(plan.topics))
-            or bool(set(alert_concepts(name)) & set(plan.concepts))
-            or _names_keywords(name, plan.keywords))
+            or bool(set(alert_concepts(name)) & set(reading.concepts))
+            or _names_keywords(name, reading.keywords))
 
 
 def _names_keywords(alert_name: str, keywords: list[list[str]]) -> bool:
@@ -292,9 +293,9 @@ def _alert_absences(plan: Plan, calls: CallLog, made: list[Claim]) -> list[Claim
     alerts in a state ("any silenced alerts?"), when none is in that state. Calls another
     absence already cites are not cited twice."""
     cited = {b.source_invocation_id for claim in made for b in claim.evidence_bindings}
-    unknown = {name.casefold() for name in plan.unknown_subjects}
+    unknown = {name.casefold() for name in plan.reading.unknown_subjects}
     names: list[str | None] = [name for name in plan.alert_names if name.casefold() not in unknown]
-    if not plan.alert_names and plan.alert_states:
+    if not plan.alert_names and plan.reading.alert_states:
         names = [None]
     # A question naming a qualified alert by its identifier asks about any of its thresholds:
     # one found (in any state) answers it, and its siblings' absence is not asked.
@@ -360,7 +361,7 @@ def _add_unknown_subjects(output: ExecutorOutput, plan: Plan, world: World) -> N
     if vocabulary.unavailable:
         return  # a source could not say its names: a name missing from them is not unknown
     known_alerts = {name.casefold() for name in vocabulary.alert_names}
-    for name in unique([*plan.services, *plan.unknown_subjects]):
+    for name in unique([*plan.services, *plan.reading.unknown_subjects]):
         if vocabulary.knows_service(name) or name.casefold() in known_alerts:
             continue
         is_alert = name in plan.alert_names

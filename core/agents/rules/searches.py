@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 from core.contracts import Plan
 from core.language.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
+from core.language.levels import asks_about_health, http_statuses
 from core.language.lexicon import TOPICS
-from core.language.question import asks_about_health, http_statuses
 
 SearchKind = Literal["term", "keywords", "compound", "topic", "concept", "qualifier", "level",
                      "service"]
@@ -80,7 +80,7 @@ def _common(plan: Plan) -> dict[str, Any]:
     exclusions."""
     exclude = [*plan.exclusions.terms, *plan.exclusions.levels,
                *concept_terms(plan.exclusions.concepts)]
-    values = {"since": plan.since, "until": plan.until, "level": plan.level,
+    values = {"since": plan.reading.since, "until": plan.reading.until, "level": plan.reading.level,
               "exclude": list(dict.fromkeys(exclude))[:MAX_TERMS]}
     return {key: values[key] for key in COMMON_ARGUMENTS if values[key]}
 
@@ -107,11 +107,11 @@ def _quoted(term: str) -> str:
 
 
 def _qualifiers(plan: Plan) -> list[str]:
-    return [c for c in plan.concepts if c in CONCEPTS and CONCEPTS[c].qualifier]
+    return [c for c in plan.reading.concepts if c in CONCEPTS and CONCEPTS[c].qualifier]
 
 
 def _topical(plan: Plan) -> list[str]:
-    return [c for c in plan.concepts if c in CONCEPTS and not CONCEPTS[c].qualifier]
+    return [c for c in plan.reading.concepts if c in CONCEPTS and not CONCEPTS[c].qualifier]
 
 
 def _trouble_level(qualifiers: list[str]) -> str:
@@ -128,7 +128,7 @@ def _exact_searches(plan: Plan, common: dict[str, Any]) -> list[LogSearch]:
     stems = concept_stems(qualifiers)
     statuses = http_statuses(plan.question)
     searches = []
-    for term in plan.terms[:MAX_EXACT_TERMS]:
+    for term in plan.reading.terms[:MAX_EXACT_TERMS]:
         if not stems:
             attempts = (_args(common, terms=[term], limit=SEARCH_LIMIT),)
             searches.append(LogSearch("term", _as_status(term, statuses, attempts),
@@ -166,7 +166,7 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
     stems = concept_stems(qualifiers)
     # A broad qualifier qualifies the keywords too: "RM 通信有什么问题" asks for RM lines at WARN+.
     level = next((CONCEPTS[q].level for q in qualifiers if CONCEPTS[q].level and not CONCEPTS[q].stems), None)
-    choices = [keyword[:MAX_KEYWORD_TRIES] for keyword in plan.keywords if keyword]
+    choices = [keyword[:MAX_KEYWORD_TRIES] for keyword in plan.reading.keywords if keyword]
     combinations = list(product(*choices))[:MAX_KEYWORD_TRIES]
     attempts = []
     for combination in combinations:
@@ -287,24 +287,24 @@ def leaves_words_unsearched(plan: Plan) -> bool:
     """Whether some of the question's words are searched by no call: next to exact terms, its
     keywords and concepts are not ("Did order 1002 go through?" searches ``1002`` only, so what
     is found neither says it went through nor that it did not)."""
-    return bool(plan.terms) and bool(plan.keywords or _topical(plan))
+    return bool(plan.reading.terms) and bool(plan.reading.keywords or _topical(plan))
 
 
 def log_searches(plan: Plan) -> list[LogSearch]:
     """The searches the plan's question needs, in priority order (see the module doc)."""
     common = _common(plan)
     searches: list[LogSearch] = _exact_searches(plan, common)
-    if plan.terms:
+    if plan.reading.terms:
         # Exact terms are what the question asks about; its lexicon topics are still looked at
         # (the demo world's door), its concepts and other words are not searched on their own.
         return searches + [LogSearch("topic", (_args(common, topic=topic),), "", "", topics=(topic,))
                            for topic in plan.topics]
-    if plan.keywords and not (plan.topics or _topical(plan)):
+    if plan.reading.keywords and not (plan.topics or _topical(plan)):
         # Keywords are the subject only when no topic or concept is: next to one they are
         # mostly its modifiers ("containers killed for exceeding memory").
         searches.append(_keyword_search(plan, common))
-    in_compounds = {member for group in plan.compounds for member in group}
-    for group in plan.compounds:
+    in_compounds = {member for group in plan.reading.compounds for member in group}
+    for group in plan.reading.compounds:
         if len(group) > 1:
             searches.append(_compound_search(group, common, compound_labels(group)))
     for topic in plan.topics:
@@ -316,10 +316,10 @@ def log_searches(plan: Plan) -> list[LogSearch]:
             searches.append(_concept_search(name, common))
     if not searches:
         qualifiers = _qualifiers(plan)
-        if qualifiers and not plan.level:
+        if qualifiers and not plan.reading.level:
             searches += _qualifier_searches(qualifiers, common)
-        elif plan.level:
-            searches.append(_level_search(plan.level, common, tuple(qualifiers)))
+        elif plan.reading.level:
+            searches.append(_level_search(plan.reading.level, common, tuple(qualifiers)))
     return searches
 
 
@@ -328,8 +328,8 @@ def service_search(plan: Plan) -> LogSearch:
     its logs: its lines at WARN or above (the plan's level, if stricter). A question asking
     neither about trouble nor health ("What did Spark log?", "Spark 在做什么？"), when there are
     none: its lines at any level (most common kinds first), not "no records"."""
-    search = _level_search(plan.level or "WARN", _common(plan))
+    search = _level_search(plan.reading.level or "WARN", _common(plan))
     attempts = search.attempts
-    if not (plan.level or plan.concepts or asks_about_health(plan.question)):
+    if not (plan.reading.level or plan.reading.concepts or asks_about_health(plan.question)):
         attempts += (_args(_common(plan), limit=SEARCH_LIMIT),)
     return LogSearch("service", attempts, search.label_zh, search.label_en)

@@ -1,0 +1,81 @@
+"""The reading of a question: one typed value saying what the question's words ask.
+
+``core.language.read.read`` produces it; the plan carries it (``Plan.reading``), so every stage
+reads the question's words from one place and the plan's shared fields (services, topics, alert
+names, tools...) stay what a planner decided. This module holds only the types (no reader is
+imported), so the contracts can hold them without loading the vocabularies.
+
+Each list is one kind of word the question holds, as read and with what it excludes taken out;
+a kind added later (a word's role in the question, what became of it in the run) is one more
+field here, with a default so documents written before still load.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def _empty() -> list[Any]:
+    """A new empty list (a function's signature is read faster than ``list``'s: see
+    ``core.contracts.empty_list``)."""
+    return []
+
+
+class _Read(BaseModel):
+    """Base of the reading's types: as the contracts', unknown keys are kept out and values are
+    validated; a reading is not changed once read (``model_copy(update=...)`` makes another)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
+
+
+class Exclusions(_Read):
+    """Subjects the question forbids: services, topics, alert names, free terms (matched as
+    whole words), log levels ("忽略 WARN": lines of that level, never alerts whose severity says
+    warning) and diagnosis concepts (``core.language.concepts``)."""
+
+    services: list[str] = Field(default_factory=_empty)
+    topics: list[str] = Field(default_factory=_empty)
+    alert_names: list[str] = Field(default_factory=_empty)
+    terms: list[str] = Field(default_factory=_empty)
+    levels: list[str] = Field(default_factory=_empty)
+    concepts: list[str] = Field(default_factory=_empty)
+
+
+class QuestionReading(_Read):
+    """What a question's words ask the data for (docs/design.md, the plan).
+
+    ``services`` and ``alert_names`` are the names it asks about (the data's, and those it
+    lacks when they are searched); ``topics`` are lexicon topics (with those of the alerts it
+    names); ``concepts`` are diagnosis concepts (``core.language.concepts``); ``compounds`` are
+    topics/concepts asked together ("会话过期": session and expiry in one line); ``terms`` are
+    exact phrases (quoted text, exception and class names, ids, hosts, paths); ``keywords`` are
+    other words a matching line must all hold, each as its alternative stems (searched as word
+    parts: ``finish`` is in "Finished"); ``level`` is a minimum log level; ``alert_states`` are
+    the states asked about ("is X firing?" -> ["firing"]: an alert in another state does not
+    answer "yes"); ``wants_alerts`` whether it asks about alerts at all (告警, alert, firing);
+    ``unknown_subjects`` are services and alert names it names that the data lacks;
+    ``searchable`` is False when nothing in it can be searched (then nothing is);
+    ``since``/``until`` are the time window it names, as query_logs takes them (ISO 8601,
+    inclusive: "in the last hour" is since an hour before the data's clock); ``exclusions`` is
+    what it forbids; ``scope_markers`` the words that narrow it ("只确认", an exclusion's
+    trigger).
+    """
+
+    services: list[str] = Field(default_factory=_empty)
+    alert_names: list[str] = Field(default_factory=_empty)
+    topics: list[str] = Field(default_factory=_empty)
+    concepts: list[str] = Field(default_factory=_empty)
+    compounds: list[list[str]] = Field(default_factory=_empty)
+    terms: list[str] = Field(default_factory=_empty)
+    keywords: list[list[str]] = Field(default_factory=_empty)
+    level: str | None = None
+    alert_states: list[str] = Field(default_factory=_empty)
+    wants_alerts: bool = False
+    unknown_subjects: list[str] = Field(default_factory=_empty)
+    searchable: bool = True
+    since: str | None = None
+    until: str | None = None
+    exclusions: Exclusions = Field(default_factory=Exclusions)
+    scope_markers: list[str] = Field(default_factory=_empty)
