@@ -32,7 +32,11 @@ READING_DEFAULTS: dict[str, Any] = {
 def reading_of(plan: Plan) -> dict[str, Any]:
     """What the planner read from the question, in a row's shape: the fields that differ from
     their default (``exclusions`` holds only its non-empty parts)."""
-    reading = {name: getattr(plan, name) for name in READING_DEFAULTS if name != "exclusions"}
+    # The plan decides the subjects (services, alerts, topics), the scope and the exclusions;
+    # the rest is what the question's words say (plan.reading).
+    decided = {"services", "alert_names", "topics", "narrow"}
+    reading = {name: getattr(plan if name in decided else plan.reading, name)
+               for name in READING_DEFAULTS if name != "exclusions"}
     reading["exclusions"] = {part: items for part, items in plan.exclusions.model_dump().items() if items}
     return {name: value for name, value in reading.items() if value != READING_DEFAULTS[name]}
 

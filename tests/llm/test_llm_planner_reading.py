@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.agents.llm.planner import LLMPlanner
-from core.agents.llm.testing import ScriptedChatClient
 from core.agents.rules.planner import RulesPlanner
+from tests.doubles.chat_clients import ScriptedChatClient
 from tests.llm.llm_helpers import VLLM
 
 QUESTION = "只确认 order-service 最近一小时是否有 ERROR 级别的 HikariCP 日志，不要看 GC"
