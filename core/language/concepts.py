@@ -33,7 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pydantic import BaseModel
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from core.language import vocabulary
 from core.language.alternation import Alternative, FirstCharAlternation
@@ -43,6 +44,7 @@ from core.language.success import success_words
 from core.language.text import normalize
 
 
+@with_config(ConfigDict(extra="forbid"))  # read from vocab/concepts.yaml
 @dataclass(frozen=True)
 class Concept:
     """One diagnosis concept: how questions name it, how logs say it (see the module doc)."""
@@ -62,25 +64,27 @@ class Concept:
     succeeded: str | None = None
 
 
-class _ConceptsFile(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class _ConceptsFile(TypedDict):
     """``vocab/concepts.yaml``: the concepts."""
 
     concepts: tuple[Concept, ...]
 
 
-class _TranslationsFile(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class _TranslationsFile(TypedDict):
     """``vocab/translations.yaml``: Chinese question word -> English stems (see ``TRANSLATIONS``)."""
 
     translations: dict[str, tuple[str, ...]]
 
 
-_CONCEPT_TABLE: tuple[Concept, ...] = vocabulary.load("concepts", _ConceptsFile).concepts
+_CONCEPT_TABLE: tuple[Concept, ...] = vocabulary.load("concepts", _ConceptsFile)["concepts"]
 
 CONCEPTS: dict[str, Concept] = {concept.name: concept for concept in _CONCEPT_TABLE}
 
 # Chinese question words -> the English stems logs use for them (alternatives, most common
 # first). Only for words that are not a topic or a concept: those are searched as such.
-TRANSLATIONS: dict[str, tuple[str, ...]] = vocabulary.load("translations", _TranslationsFile).translations
+TRANSLATIONS: dict[str, tuple[str, ...]] = vocabulary.load("translations", _TranslationsFile)["translations"]
 
 _INFLECTION = r"(?:s|es|ed|d|ing)?"
 

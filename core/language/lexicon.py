@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from itertools import chain
 
-from pydantic import BaseModel
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from core.language import vocabulary
 from core.language.alternation import Alternative, FirstCharAlternation
@@ -27,6 +28,7 @@ from core.language.chars import ASCII_WORD, ASCII_WORD_CHARS, mark_han_edges
 from core.language.text import normalize
 
 
+@with_config(ConfigDict(extra="forbid"))  # read from vocab/topics.yaml
 @dataclass(frozen=True)
 class Topic:
     """A diagnosis topic: its labels, the words that name it, the alerts it relates to.
@@ -62,13 +64,14 @@ class TopicMention:
     matched: str
 
 
-class _TopicsFile(BaseModel):
+@with_config(ConfigDict(extra="forbid"))  # a misspelt key is an error, not a default
+class _TopicsFile(TypedDict):
     """``vocab/topics.yaml``: the topics, in the order questions list them."""
 
     topics: tuple[Topic, ...]
 
 
-_TOPIC_TABLE: tuple[Topic, ...] = vocabulary.load("topics", _TopicsFile).topics
+_TOPIC_TABLE: tuple[Topic, ...] = vocabulary.load("topics", _TopicsFile)["topics"]
 
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 

@@ -25,35 +25,25 @@ Word lists, not answers: which lines are searched follows from the concept this 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
-from pydantic import BaseModel, model_validator
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from core.language import vocabulary
 
 
-class _Words(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class _Words(TypedDict, total=False):
     """One word list of ``vocab/success.yaml``: ``words`` matched whole, ``substrings`` anywhere."""
 
-    words: tuple[str, ...] = ()
-    substrings: tuple[str, ...] = ()
-
-    @model_validator(mode="after")
-    def _not_empty(self) -> _Words:
-        # An empty alternation would match everywhere: every clause would go wrong.
-        if not self.words and not self.substrings:
-            raise ValueError("a word list needs words or substrings")
-        return self
-
-    def pattern(self) -> str:
-        """The list as one alternation (the longer of two substrings starting alike first)."""
-        parts = [rf"(?<![a-z])(?:{'|'.join(map(re.escape, self.words))})(?![a-z])"] if self.words else []
-        parts += [re.escape(word) for word in sorted(self.substrings, key=len, reverse=True)]
-        return "|".join(parts)
+    words: tuple[str, ...]
+    substrings: tuple[str, ...]
 
 
-class _SuccessFile(BaseModel):
+@with_config(ConfigDict(extra="forbid"))
+class _SuccessFile(TypedDict):
     """``vocab/success.yaml``."""
 
     clause_ends: _Words
@@ -65,8 +55,7 @@ class _SuccessFile(BaseModel):
     completed_after: _Words
 
 
-@dataclass(frozen=True)
-class _Readers:
+class _Readers(NamedTuple):
     """The regexes a clause is read with (see the module doc)."""
 
     clause_end: re.Pattern[str]
@@ -82,22 +71,37 @@ _PAST_WORDING = re.compile(r"(?:logged|signed)[\s_\-]+(?:in|into|on)|authenticat
 _DID = re.compile(r"(?<![a-z])did(?![a-z])")
 
 
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(map(re.escape, words))
+
+
+def _pattern(name: str, listed: _Words) -> str:
+    """A list as one alternation: its words whole, then its substrings (the longer of two
+    starting alike first)."""
+    words, substrings = listed.get("words", ()), listed.get("substrings", ())
+    if not words and not substrings:  # an empty alternation would match everywhere
+        raise vocabulary.VocabularyError(f"vocabulary success.yaml: {name}: a word list needs words or substrings")
+    parts = [rf"(?<![a-z])(?:{_alternation(words)})(?![a-z])"] if words else []
+    return "|".join(parts + [re.escape(word) for word in sorted(substrings, key=len, reverse=True)])
+
+
 # Built on first use: most questions name no concept a success can change.
 @cache
 def _readers() -> _Readers:
     """The word lists' regexes (punctuation ends a clause too; not the dot of an IP or a version)."""
-    words = vocabulary.load("success", _SuccessFile)
-    before = words.completed_before
-    before_words = [rf"(?<![a-z])(?:{'|'.join(map(re.escape, before.words))})\s+"] if before.words else []
-    before_words += [rf"(?:{'|'.join(map(re.escape, before.substrings))})\s*"] if before.substrings else []
+    lists = vocabulary.load("success", _SuccessFile)
+    before = lists["completed_before"]
+    _pattern("completed_before", before)  # refuses an empty list
+    before_words = [rf"(?<![a-z])(?:{_alternation(before['words'])})\s+"] if before.get("words") else []
+    before_words += [rf"(?:{_alternation(before['substrings'])})\s*"] if before.get("substrings") else []
     return _Readers(
-        clause_end=re.compile(r"[,;!?，；。？！、\n]|[.:](?=\s|$)|" + words.clause_ends.pattern()),
-        success=re.compile(words.success.pattern()),
-        question_form=re.compile(words.question_forms.pattern()),
-        went_wrong=re.compile(words.went_wrong.pattern()),
-        only_tried=re.compile(words.only_tried.pattern()),
+        clause_end=re.compile(r"[,;!?，；。？！、\n]|[.:](?=\s|$)|" + _pattern("clause_ends", lists["clause_ends"])),
+        success=re.compile(_pattern("success", lists["success"])),
+        question_form=re.compile(_pattern("question_forms", lists["question_forms"])),
+        went_wrong=re.compile(_pattern("went_wrong", lists["went_wrong"])),
+        only_tried=re.compile(_pattern("only_tried", lists["only_tried"])),
         just_before=re.compile(f"(?:{'|'.join(before_words)})$"),
-        just_after=re.compile(rf"^\s*(?:{words.completed_after.pattern()})"),
+        just_after=re.compile(rf"^\s*(?:{_pattern('completed_after', lists['completed_after'])})"),
     )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 from core.language import concepts, lexicon, success, vocabulary
 from core.language.concepts import CONCEPTS, TRANSLATIONS, Concept
@@ -15,7 +16,7 @@ from core.language.lexicon import TOPICS, Topic
 from core.language.vocabulary import VocabularyError
 
 # Each file this package's modules read, and the shape its module states.
-SHAPES: dict[str, type[BaseModel]] = {
+SHAPES: dict[str, Any] = {
     "topics": lexicon._TopicsFile,
     "concepts": concepts._ConceptsFile,
     "translations": concepts._TranslationsFile,
@@ -36,14 +37,15 @@ def vocab_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
-def test_every_file_loads_and_validates(name: str) -> None:
+def test_every_file_loads_and_validates_as_pydantic_reads_it(name: str) -> None:
     assert name in vocabulary.names()
     loaded = vocabulary.load(name, SHAPES[name])
-    assert all(value for value in loaded.model_dump().values()), f"{name}.yaml has an empty section"
+    assert loaded == TypeAdapter(SHAPES[name]).validate_python(vocabulary._document(name))
+    assert all(loaded.values()), f"{name}.yaml has an empty section"
 
 
 def test_the_topics_are_the_lexicons_typed_topics() -> None:
-    loaded = vocabulary.load("topics", lexicon._TopicsFile).topics
+    loaded = vocabulary.load("topics", lexicon._TopicsFile)["topics"]
     assert list(TOPICS.values()) == list(loaded)
     assert all(type(topic) is Topic for topic in loaded)
     memory = TOPICS["memory"]
@@ -55,7 +57,7 @@ def test_the_topics_are_the_lexicons_typed_topics() -> None:
 
 
 def test_the_concepts_and_translations_are_the_modules_objects() -> None:
-    assert list(CONCEPTS.values()) == list(vocabulary.load("concepts", concepts._ConceptsFile).concepts)
+    assert list(CONCEPTS.values()) == list(vocabulary.load("concepts", concepts._ConceptsFile)["concepts"])
     assert all(type(concept) is Concept for concept in CONCEPTS.values())
     assert CONCEPTS["error"].qualifier and CONCEPTS["error"].level == "ERROR"
     assert CONCEPTS["login"].succeeded == "signin" and CONCEPTS["signin"].asks == ()
@@ -96,12 +98,35 @@ def test_a_word_that_yaml_reads_as_no_string_is_refused(vocab_dir: Path) -> None
         vocabulary.load("translations", concepts._TranslationsFile)
 
 
-def test_an_empty_word_list_is_refused(vocab_dir: Path) -> None:
-    lists = "\n".join(f"{key}: {{substrings: [x]}}" for key in success._SuccessFile.model_fields
+def test_a_misspelt_key_is_refused(vocab_dir: Path) -> None:
+    (vocab_dir / "topics.yaml").write_text(
+        "topics:\n  - {name: cpu, label_zh: CPU, label_en: CPU, synonyms: [cpu usage], synonym: [cpu load]}\n",
+        encoding="utf-8")
+    with pytest.raises(VocabularyError, match=r"topics\.yaml: topics\.0\.synonym: Unexpected keyword argument"):
+        vocabulary.load("topics", lexicon._TopicsFile)
+
+
+def test_an_empty_word_list_is_refused(vocab_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lists = "\n".join(f"{key}: {{substrings: [x]}}" for key in success._SuccessFile.__annotations__
                       if key != "went_wrong")
     (vocab_dir / "success.yaml").write_text(lists + "\nwent_wrong: {words: []}\n", encoding="utf-8")
-    with pytest.raises(VocabularyError, match=r"success\.yaml: went_wrong: Value error, a word list needs"):
-        vocabulary.load("success", success._SuccessFile)
+    monkeypatch.setattr(success, "_readers", success._readers.__wrapped__)  # not the product's, cached
+    with pytest.raises(VocabularyError, match=r"success\.yaml: went_wrong: a word list needs"):
+        success.success_words("logged in", 0, 9)
+
+
+def test_a_parsed_file_is_kept_as_json_and_a_changed_file_read_again(vocab_dir: Path) -> None:
+    path = vocab_dir / "translations.yaml"
+    path.write_text("translations:\n  任务: [task]\n", encoding="utf-8")
+    assert vocabulary.load("translations", concepts._TranslationsFile) == {"translations": {"任务": ("task",)}}
+    [kept] = (vocab_dir / "__pycache__").glob("translations.*.json")
+    assert kept.read_text(encoding="utf-8") == '{"translations": {"任务": ["task"]}}'
+    path.write_text("translations:\n  任务: [task, job]\n", encoding="utf-8")
+    vocabulary._document.cache_clear()
+    vocabulary._load.cache_clear()
+    assert vocabulary.load("translations", concepts._TranslationsFile) == {"translations": {"任务": ("task", "job")}}
+    assert [p.name for p in (vocab_dir / "__pycache__").iterdir()] != [kept.name]  # the stale copy went
+    assert len(list((vocab_dir / "__pycache__").iterdir())) == 1
 
 
 def test_a_file_that_is_not_yaml_or_is_missing_names_the_file(vocab_dir: Path) -> None:
