@@ -1,4 +1,4 @@
-"""Look-alike (homoglyph) letters: Cyrillic and Greek characters that render like Latin ones.
+"""Look-alike (homoglyph) characters: letters of other scripts that render like Latin ones.
 
 Policy (documented in docs/gatekeeper-rules.md): an excerpt is a quote, so it must be copied,
 not retyped. If it contains a look-alike letter that the ref text does not contain, the excerpt
@@ -7,35 +7,64 @@ the binding is REJECT ``evidence.excerpt_mismatch`` with reason "look-alike char
 fold look-alikes to Latin: folding would let a retyped or spoofed excerpt pass. Genuine non-Latin
 text in a ref (Chinese, or Cyrillic really present in the ref) still matches, because a
 character present in the ref is never flagged.
+
+Which characters look like a Latin letter or digit is Unicode's confusables data (UTS #39), as
+the ``confusable_homoglyphs`` package ships it, read on first need.
 """
 
 from __future__ import annotations
 
-import re
+import json
+import string
 import unicodedata
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
 
-# Cyrillic and Greek letters (both cases) whose glyph is a Latin letter's glyph.
-LATIN_LOOKALIKES: str = (
-    # Cyrillic lower / upper
-    "аеорсухіјѕԁԛԝһӏ"
-    "АВЕКМНОРСТХІЈЅԌԚԜҮ"
-    # Greek lower / upper
-    "αορνικτυχ"
-    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
-)
+# Letters the data does not map to a Latin letter or digit (it maps κ to ĸ, τ to ᴛ, χ to ꭓ) whose
+# glyph is still a Latin one's in most fonts.
+_ALSO_LOOKALIKE = "κτχԚ"
+_LATIN = frozenset(string.ascii_letters + string.digits)
 
-_LOOKALIKE_RE = re.compile(f"[{re.escape(LATIN_LOOKALIKES)}]")
+
+@cache
+def latin_lookalikes() -> frozenset[str]:
+    """Characters that render like a Latin letter or digit and are not one: every single
+    character Unicode's confusables data holds confusable with one, less the compatibility
+    forms: those NFKC folds to Latin (a full-width letter is typed in a CJK input mode and
+    matches) and those ``lookalike_forms`` rejects with their form's name (``𝐨``, ``𝛂``).
+    Read once, on first need: the data is ~1 MB of JSON."""
+    data: dict[str, list[dict[str, str]]] = json.loads(_confusables_json().read_bytes())
+    found = {char for char, homoglyphs in data.items()
+             if len(char) == 1 and not char.isascii() and any(entry["c"] in _LATIN for entry in homoglyphs)}
+    return frozenset(char for char in found | set(_ALSO_LOOKALIKE)
+                     if not _folds_to_latin(char) and not _is_suspect_form(char))
+
+
+def _confusables_json() -> Path:
+    """The package's data file, found without importing the package (``importlib.resources``
+    alone costs more start-up than the file's parsing)."""
+    spec = find_spec("confusable_homoglyphs")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("confusable_homoglyphs (a dependency: Unicode's confusables data)")
+    return Path(spec.origin).with_name("confusables.json")
+
+
+def _folds_to_latin(char: str) -> bool:
+    return all(folded in _LATIN for folded in unicodedata.normalize("NFKC", char))
 
 
 def foreign_lookalikes(excerpt: str, ref_text: str) -> list[str]:
     """Look-alike letters in ``excerpt`` that ``ref_text`` does not contain (case-folded)."""
     if excerpt.isascii():
         return []
-    found = _LOOKALIKE_RE.findall(excerpt)
-    if not found:
+    # A character the ref holds is never flagged: a copied excerpt does not read the table.
+    absent = {char for char in set(excerpt) if not char.isascii() and char not in ref_text}
+    if not absent:
         return []
     ref_folded = ref_text.casefold()
-    return sorted({char for char in found if char.casefold() not in ref_folded})
+    absent = {char for char in absent if char.casefold() not in ref_folded}
+    return sorted(absent & latin_lookalikes()) if absent else []
 
 
 # Compatibility forms whose look says something else than their NFKC folding: superscripts and

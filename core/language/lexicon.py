@@ -1,7 +1,7 @@
 """Topic and identifier vocabulary shared by the tools, planner, gatekeeper and verifier.
 
-One table (``TOPICS``) says which words, in Chinese and English, name which diagnosis topic.
-Everything else here is derived from that table:
+One table (``TOPICS``, read from ``vocab/topics.yaml``) says which words, in Chinese and English,
+name which diagnosis topic. Everything else here is derived from that table:
 
 - ASCII synonyms match on word boundaries (``gc`` does not fire inside ``gcloud``, ``db`` not
   inside ``dbus``); CJK synonyms match as plain substrings, since Chinese has no spaces.
@@ -19,11 +19,16 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from itertools import chain
 
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
+
+from core.language import vocabulary
 from core.language.alternation import Alternative, FirstCharAlternation
 from core.language.chars import ASCII_WORD, ASCII_WORD_CHARS, mark_han_edges
 from core.language.text import normalize
 
 
+@with_config(ConfigDict(extra="forbid"))  # read from vocab/topics.yaml
 @dataclass(frozen=True)
 class Topic:
     """A diagnosis topic: its labels, the words that name it, the alerts it relates to.
@@ -59,72 +64,14 @@ class TopicMention:
     matched: str
 
 
-_TOPIC_TABLE: tuple[Topic, ...] = (
-    Topic("cpu", "CPU 使用率", "CPU usage",
-          ("cpu usage", "cpu utilization", "cpu load", "cpu使用率", "cpu 占用", "cpu占用率",
-           "highcpuusage", "cputhrottlinghigh", "cpu throttling"),
-          ("HighCPUUsage", "CPUThrottlingHigh"), asks=("cpu", "处理器")),
-    Topic("memory", "内存使用率", "memory usage",
-          ("memory usage", "mem usage", "heap usage", "jvm heap", "内存使用率", "堆内存", "jvm堆内存",
-           "堆使用率", "highmemoryusage"),
-          ("HighMemoryUsage",), includes=("gc",), asks=("memory", "heap", "jvm", "内存")),
-    Topic("gc", "垃圾回收", "garbage collection",
-          ("gc", "full gc", "young gc", "gc pause", "gc overhead", "garbage collection",
-           "garbage collector", "垃圾回收", "垃圾收集"),
-          ()),
-    Topic("latency", "响应慢", "slow response",
-          ("latency", "slow response", "slow responses", "slow request", "slow requests",
-           "response time", "p99", "p95", "p999", "slowresponse", "响应慢", "响应时间", "慢请求",
-           "慢响应", "高延迟"),
-          ("SlowResponse",), asks=("slow", "延迟")),
-    Topic("http_error", "HTTP 5xx 错误", "HTTP 5xx errors",
-          ("http 500", "http 502", "http 503", "http 504", "5xx", "status=500", "status=502",
-           "status=503", "status=504", "status 500", "status: 500", "status: 502", "status: 503",
-           "status: 504", "internal server error", "bad gateway", "gateway timeout", "query timeout",
-           "query timeouts", "http error", "http errors", "http 错误", "查询超时", "服务端错误", "服务器内部错误",
-           "服务不可用", "service unavailable"),
-          ("HighErrorRate", "ServiceUnavailable"),
-          # Common/Combined Log Format (nginx, Apache): the status is a bare number after the
-          # quoted request, which ends with its protocol ("HTTP/1.1", "HTTP/2.0", "HTTP/2").
-          shapes=(r'http/\d(?:\.\d)?" 5\d\d(?![0-9])',)),
-    Topic("connection_pool", "数据库连接池", "connection pool",
-          ("hikaricp", "hikaripool", "hikari", "connection pool", "connection pools",
-           "connection pool exhaustion", "pool exhausted", "pool stats", "数据库连接池", "连接池耗尽",
-           "连接池", "active=50/50", "request timed out after 30000ms",
-           "connection is not available"),
-          # "waiting" (the seed's list) finds the pool lines when asked, but does not tag a line:
-          # "Interrupted while waiting for message on queue" is not about a connection pool.
-          (), asks=("waiting",)),
-    Topic("disk", "磁盘使用率", "disk usage",
-          ("disk usage", "disk space", "disk full", "inode", "inodes", "no space left on device",
-           "out of disk", "磁盘使用率", "磁盘空间", "磁盘已满", "highdiskusage"),
-          ("HighDiskUsage",), asks=("disk", "filesystem", "file system", "磁盘", "存储空间")),
-    Topic("redis", "Redis 缓存", "Redis cache",
-          ("redis", "redis timeout", "redis-cluster"),
-          (), asks=("cache", "缓存")),
-    Topic("mq", "消息队列", "message queue",
-          ("mq", "message queue", "message queues", "backlog", "consumer lag",
-           "rabbitmq", "rocketmq", "kafka", "消息队列", "积压", "消息积压", "消费延迟"),
-          (), asks=("queue",)),
-    Topic("slow_query", "数据库慢查询", "database slow query",
-          ("mysql slow query", "slow query", "slow queries", "slow sql", "full scan",
-           "full table scan", "lock wait", "lock wait timeout", "慢查询", "数据库慢查询", "慢sql",
-           "全表扫描", "锁等待"),
-          (), asks=("db", "database", "mysql", "sql", "数据库")),
-    Topic("oom", "内存溢出", "out of memory",
-          ("outofmemoryerror", "oom", "oomkilled", "oom-kill", "oom kill", "oom killer",
-           "out of memory", "exit code 137", "exit 137", "内存溢出", "内存不足", "exceeding memory",
-           "beyond physical memory", "beyond virtual memory", "cannot allocate memory",
-           "gc overhead limit exceeded", "java heap space", "内存超限"),
-          ()),
-    Topic("restart", "Pod 重启", "pod restart",
-          ("restart", "restarts", "restarted", "restarting", "pod restart", "crashloop",
-           "crashloopbackoff", "kubepodcrashlooping", "back-off restarting", "重启", "崩溃重启"),
-          ("KubePodCrashLooping",)),
-    Topic("threads", "线程", "threads",
-          ("thread count", "thread pool", "线程数", "活跃线程数", "线程池"),
-          (), asks=("thread", "threads", "线程")),
-)
+@with_config(ConfigDict(extra="forbid"))  # a misspelt key is an error, not a default
+class _TopicsFile(TypedDict):
+    """``vocab/topics.yaml``: the topics, in the order questions list them."""
+
+    topics: tuple[Topic, ...]
+
+
+_TOPIC_TABLE: tuple[Topic, ...] = vocabulary.load("topics", _TopicsFile)["topics"]
 
 TOPICS: dict[str, Topic] = {topic.name: topic for topic in _TOPIC_TABLE}
 

@@ -5,16 +5,29 @@ states; ``load(name, shape)`` reads ``vocab/<name>.yaml``, validates it into tha
 caches the result, so a module turns its file into the same typed objects it used to write as
 Python literals. A file that does not validate is a bug in the product, raised at once with the
 file and the field (``VocabularyError``). The format of each file: ``vocab/README.md``.
+
+The lexicon's and the concepts' files are read by every question, in every process, where a
+Python literal cost nothing: so a parsed file is kept as JSON next to it (``__pycache__``, named
+by a digest of its bytes, as Python keeps its bytecode), and a dataclass or ``TypedDict`` shape
+whose document already holds exactly its types is built without pydantic (which validates every
+other document, and names the field of a bad one).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import os
+import types
+import typing
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, cast, get_args, get_origin
 
 import yaml
 from pydantic import TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
 
 from core.errors import SuperbizError
 
@@ -32,22 +45,57 @@ class VocabularyError(SuperbizError):
 def _document(name: str) -> Any:
     path = VOCAB_DIR / f"{name}.yaml"
     try:
-        with path.open(encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=_LOADER)  # a safe loader, C or Python
+        raw = path.read_bytes()
+        copy = path.parent / "__pycache__" / f"{name}.{hashlib.sha256(raw).hexdigest()[:20]}.json"
+        try:
+            return json.loads(copy.read_bytes())
+        except (OSError, ValueError):
+            pass  # none kept yet (or unreadable): parse the YAML
+        document = yaml.load(raw, Loader=_LOADER)  # a safe loader, C or Python
     except (OSError, yaml.YAMLError) as error:
         raise VocabularyError(f"vocabulary {path.name}: {error}") from None
+    _keep(name, copy, document)
+    return document
+
+
+def _keep(name: str, copy: Path, document: Any) -> None:
+    """Keep ``document`` as JSON at ``copy`` when JSON holds it unchanged (not a date nor a
+    number as a key), replacing the copies of the file's earlier contents; where the folder is
+    not writable, nothing is kept."""
+    try:
+        text = json.dumps(document, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return
+    if json.loads(text) != document:
+        return
+    try:
+        copy.parent.mkdir(exist_ok=True)
+        for stale in copy.parent.glob(f"{name}.*.json"):
+            if stale.name.rsplit(".", 2)[0] == name:  # not another file's: "a.b" for "a"
+                stale.unlink(missing_ok=True)
+        partial = copy.with_name(f"{copy.name}.{os.getpid()}.partial")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, copy)  # whole or not at all, for a process reading it meanwhile
+    except OSError:
+        pass
 
 
 def load(name: str, shape: type[_T]) -> _T:
     """``vocab/<name>.yaml`` validated as ``shape`` (cached per name and shape): a pydantic
-    model or dataclass whose fields are the file's top-level keys."""
+    model, dataclass or ``TypedDict`` (``typing_extensions``' for pydantic) whose fields are the
+    file's top-level keys."""
     return cast(_T, _load(name, cast(Any, shape)))
 
 
 @cache
 def _load(name: str, shape: type[Any]) -> Any:
+    document = _document(name)
     try:
-        return TypeAdapter(shape).validate_python(_document(name))
+        return _exactly(shape, document)
+    except (_Inexact, TypeError, ValueError):
+        pass  # pydantic decides, and names what is wrong
+    try:
+        return TypeAdapter(shape).validate_python(document)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -57,3 +105,50 @@ def _load(name: str, shape: type[Any]) -> Any:
 def names() -> list[str]:
     """Every vocabulary file's name (without ``.yaml``)."""
     return sorted(path.stem for path in VOCAB_DIR.glob("*.yaml"))
+
+
+class _Inexact(Exception):
+    """A value that is not exactly of its type: pydantic validates the document."""
+
+
+@cache
+def _hints(shape: type[Any]) -> dict[str, Any]:
+    return typing.get_type_hints(shape)
+
+
+def _exactly(hint: Any, value: Any) -> Any:
+    """``value`` built as ``hint`` without pydantic, where it already has exactly that type: a
+    dataclass or ``TypedDict`` from a mapping of its fields (no other key), a ``tuple[X, ...]``
+    from a list, a ``dict[str, X]``, ``X | None``, ``str``, ``bool``, ``int``. Anything else
+    raises ``_Inexact`` (or the dataclass's own ``TypeError``/``ValueError``), and pydantic
+    validates: whatever this builds, pydantic builds the same."""
+    if hint in (str, bool, int):
+        if type(value) is not hint:
+            raise _Inexact
+        return value
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis and type(value) is list:
+        if args[0] is str:  # a word list: most of a file
+            if not all(type(item) is str for item in value):
+                raise _Inexact
+            return tuple(value)
+        return tuple(_exactly(args[0], item) for item in value)
+    if origin is dict and len(args) == 2 and args[0] is str and type(value) is dict:
+        if not all(type(key) is str for key in value):
+            raise _Inexact
+        return {key: _exactly(args[1], item) for key, item in value.items()}
+    if origin in (typing.Union, types.UnionType) and type(None) in args:
+        return None if value is None else _exactly(next(a for a in args if a is not type(None)), value)
+    if type(value) is not dict:
+        raise _Inexact
+    if is_typeddict(hint):
+        hints = _hints(hint)
+        if not hint.__required_keys__ <= value.keys() <= hints.keys():
+            raise _Inexact
+        return {key: _exactly(hints[key], item) for key, item in value.items()}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        hints = _hints(hint)
+        if not value.keys() <= {field.name for field in dataclasses.fields(hint) if field.init}:
+            raise _Inexact
+        return hint(**{key: _exactly(hints[key], item) for key, item in value.items()})
+    raise _Inexact
