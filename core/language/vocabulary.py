@@ -8,9 +8,10 @@ file and the field (``VocabularyError``). The format of each file: ``vocab/READM
 
 The lexicon's and the concepts' files are read by every question, in every process, where a
 Python literal cost nothing: so a parsed file is kept as JSON next to it (``__pycache__``, named
-by a digest of its bytes, as Python keeps its bytecode), and a dataclass or ``TypedDict`` shape
-whose document already holds exactly its types is built without pydantic (which validates every
-other document, and names the field of a bad one).
+by a digest of its bytes, as Python keeps its bytecode), and a shape (a ``VocabularyFile``
+model, a dataclass or a ``TypedDict``) whose document already holds exactly its types is built
+without running pydantic's validator (which validates every other document, and names the field
+of a bad one).
 """
 
 from __future__ import annotations
@@ -26,15 +27,25 @@ from pathlib import Path
 from typing import Any, TypeVar, cast, get_args, get_origin
 
 import yaml
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
 from core.errors import SuperbizError
 
 VOCAB_DIR = Path(__file__).with_name("vocab")
 _T = TypeVar("_T")
+_SHAPES: dict[str, type[Any]] = {}  # what each file has been read as (shapes())
 # libyaml's loader where PyYAML was built with it: the pure-Python one costs start-up time.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class VocabularyFile(BaseModel):
+    """The base of a vocabulary file's shape: frozen, no unknown key (a misspelt key is an
+    error, not a silent default), and its validator built only if a document needs it -- a
+    document that already holds exactly its types is built without one (``_exactly``), where
+    building the validator would cost each process a few milliseconds per file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class VocabularyError(SuperbizError):
@@ -84,7 +95,13 @@ def load(name: str, shape: type[_T]) -> _T:
     """``vocab/<name>.yaml`` validated as ``shape`` (cached per name and shape): a pydantic
     model, dataclass or ``TypedDict`` (``typing_extensions``' for pydantic) whose fields are the
     file's top-level keys."""
+    _SHAPES[name] = shape
     return cast(_T, _load(name, cast(Any, shape)))
+
+
+def shapes() -> dict[str, type[Any]]:
+    """Each file read so far in this process, and the shape it was read as."""
+    return dict(_SHAPES)
 
 
 @cache
@@ -126,6 +143,8 @@ def _exactly(hint: Any, value: Any) -> Any:
         if type(value) is not hint:
             raise _Inexact
         return value
+    if hint is float and type(value) in (int, float):
+        return float(value)
     origin, args = get_origin(hint), get_args(hint)
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis and type(value) is list:
         if args[0] is str:  # a word list: most of a file
@@ -133,6 +152,8 @@ def _exactly(hint: Any, value: Any) -> Any:
                 raise _Inexact
             return tuple(value)
         return tuple(_exactly(args[0], item) for item in value)
+    if origin in (list, frozenset) and len(args) == 1 and type(value) is list:
+        return origin(_exactly(args[0], item) for item in value)
     if origin is dict and len(args) == 2 and args[0] is str and type(value) is dict:
         if not all(type(key) is str for key in value):
             raise _Inexact
@@ -146,9 +167,27 @@ def _exactly(hint: Any, value: Any) -> Any:
         if not hint.__required_keys__ <= value.keys() <= hints.keys():
             raise _Inexact
         return {key: _exactly(hints[key], item) for key, item in value.items()}
+    if isinstance(hint, type) and issubclass(hint, BaseModel):
+        return _model(hint, value)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         hints = _hints(hint)
         if not value.keys() <= {field.name for field in dataclasses.fields(hint) if field.init}:
             raise _Inexact
         return hint(**{key: _exactly(hints[key], item) for key, item in value.items()})
     raise _Inexact
+
+
+def _model(shape: type[BaseModel], value: dict[str, Any]) -> BaseModel:
+    """A pydantic model built from exactly its fields' types, without its validator: only for
+    a model that has no validator of its own to run (and forbids unknown keys)."""
+    decorators = shape.__pydantic_decorators__
+    if (decorators.field_validators or decorators.model_validators
+            or shape.model_config.get("extra") != "forbid"):
+        raise _Inexact
+    fields = shape.model_fields
+    if any(field.alias for field in fields.values()):
+        raise _Inexact
+    required = {name for name, field in fields.items() if field.is_required()}
+    if not required <= value.keys() <= fields.keys():
+        raise _Inexact
+    return shape.model_construct(**{key: _exactly(fields[key].annotation, item) for key, item in value.items()})

@@ -135,3 +135,26 @@ def test_a_file_that_is_not_yaml_or_is_missing_names_the_file(vocab_dir: Path) -
         vocabulary.load("concepts", concepts._ConceptsFile)
     with pytest.raises(VocabularyError, match=r"vocabulary topics\.yaml: "):
         vocabulary.load("topics", lexicon._TopicsFile)
+
+
+def _every_reader_imported() -> dict[str, Any]:
+    """Import every module that reads a vocabulary file; the shape each file was read as."""
+    import pkgutil
+
+    import core.language
+    for module in pkgutil.iter_modules(core.language.__path__, "core.language."):
+        __import__(module.name)
+    __import__("core.logfields")
+    __import__("core.gatekeeper.words")
+    __import__("core.verifier")
+    return vocabulary.shapes()
+
+
+def test_every_file_is_read_by_a_module_and_built_as_pydantic_validates_it() -> None:
+    read = _every_reader_imported()
+    assert sorted(read) == vocabulary.names(), "a vocab file no module reads, or a module reading a missing file"
+    for name, shape in read.items():
+        document = vocabulary._document(name)
+        # The shortcut that skips pydantic's validator for a document already of its types
+        # must build what the validator builds.
+        assert vocabulary.load(name, shape) == TypeAdapter(shape).validate_python(document), name
