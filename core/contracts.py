@@ -514,17 +514,9 @@ class ComposerOutput(Contract):
 # ---------------------------------------------------------------- plan, session
 
 
-class Plan(Contract):
-    """What the planner decided to look at, and the question's own reading.
-
-    The fields before ``reading`` are what any planner decides (a model fills them): the
-    services, topics and alert names to look at, whether the question is narrow, what it
-    excludes, which tools to call. ``reading`` is what the question's words ask the data for,
-    read by code (``core.language.read``; DESIGN.md section 10): exact terms, keywords,
-    concepts, compounds, a minimum level, alert states, the time window, the names the data
-    lacks, whether anything is searchable. An executor that does not read it still works from
-    the fields before it.
-    """
+class PlanChoices(Contract):
+    """What any planner decides (a model fills them): the services, topics and alert names to
+    look at, whether the question is narrow, what it excludes, which tools to call."""
 
     question: str
     language: Language = "zh"
@@ -536,6 +528,18 @@ class Plan(Contract):
     exclusions: Exclusions = Field(default_factory=Exclusions)
     tools: list[ToolName] = Field(default_factory=empty_list)
     notes: list[str] = Field(default_factory=empty_list)
+
+
+class Plan(PlanChoices):
+    """What the planner decided to look at (the fields before ``reading``: any planner's
+    choices, a model's too), and the question's own reading.
+
+    ``reading`` is what the question's words ask the data for, read by code
+    (``core.language.read``; DESIGN.md section 10): exact terms, keywords, concepts, compounds,
+    a minimum level, alert states, the time window, the names the data lacks, whether anything
+    is searchable. An executor that does not read it still works from the planner's choices.
+    """
+
     reading: QuestionReading = Field(default_factory=QuestionReading)
     # Set when the configured planner's answer could not be used and a fallback planned
     # instead: a failed model step, so the session's verdict can no longer be PASS.

@@ -26,24 +26,7 @@ from core.language.lexicon import tag_lines, topics_in
 from core.pipeline import ask
 from core.sources.logstore import LogStore
 from core.sources.pack import load_world
-
-SSHD_LOG = """\
-Mar  1 10:00:01 host1 sshd[1201]: Failed password for root from 203.0.113.9 port 52213 ssh2
-Mar  1 10:00:05 host1 sshd[1202]: Failed password for invalid user admin from 203.0.113.9 port 52214 ssh2
-Mar  1 10:01:00 host1 sshd[1203]: Accepted password for alice from 10.0.0.5 port 50022 ssh2
-Mar  1 10:01:00 host1 sshd[1203]: pam_unix(sshd:session): session opened for user alice by (uid=0)
-Mar  1 10:02:00 host1 sshd[1204]: Accepted publickey for root from 10.0.0.6 port 50023 ssh2: RSA SHA256:abc
-Mar  1 10:05:00 host1 sshd[1203]: pam_unix(sshd:session): session closed for user alice
-Mar  1 10:06:00 host1 sshd[1205]: Received disconnect from 10.0.0.7 port 50024:11: disconnected by user
-"""
-
-NGINX_LOG = """\
-10.0.0.1 - - [01/Mar/2024:10:00:01 +0000] "GET /api/orders HTTP/1.1" 200 512 "-" "curl/8"
-10.0.0.1 - - [01/Mar/2024:10:00:02 +0000] "GET /api/orders HTTP/1.1" 503 87 "-" "curl/8"
-10.0.0.2 - frank [01/Mar/2024:10:00:03 +0000] "POST /api/pay HTTP/1.1" 502 166 "-" "curl/8"
-10.0.0.3 - - [01/Mar/2024:10:00:04 +0000] "GET /missing HTTP/1.1" 404 0 "-" "curl/8"
-10.0.0.9 - - [01/Mar/2024:10:00:05 +0000] "GET /static/app.js HTTP/2.0" 200 502 "-" "curl/8"
-"""
+from tests.hand_sources import NGINX_LOG, SSHD_LOG
 
 
 def _imported_pack(folder: Path, name: str, text: str) -> Path:

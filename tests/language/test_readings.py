@@ -19,7 +19,7 @@ from core.contracts import Exclusions, Plan
 from core.sources.base import World
 from core.sources.pack import load_world
 from evals.loghub.packs import DATASETS, DEFAULT_CORPORA, PERTURBATIONS, build_packs
-from tests.hand_sources import imported_payments_pack
+from tests.hand_sources import NGINX_LOG, SSHD_LOG, imported_payments_pack
 
 # A reading's fields and their defaults: a row's ``expect`` states only the fields that differ.
 READING_DEFAULTS: dict[str, Any] = {
@@ -43,26 +43,8 @@ def reading_of(plan: Plan) -> dict[str, Any]:
 
 CORPUS = Path(__file__).with_name("readings.yaml")
 LOGHUB_WORLDS = {*DATASETS, *PERTURBATIONS}
-# The logs of the imported worlds, as test_auth_and_access_logs and test_time_window write them
-# (copied: a world of this corpus changes only with its rows).
-SSHD_LOG = """\
-Mar  1 10:00:01 host1 sshd[1201]: Failed password for root from 203.0.113.9 port 52213 ssh2
-Mar  1 10:00:05 host1 sshd[1202]: Failed password for invalid user admin from 203.0.113.9 port 52214 ssh2
-Mar  1 10:01:00 host1 sshd[1203]: Accepted password for alice from 10.0.0.5 port 50022 ssh2
-Mar  1 10:01:00 host1 sshd[1203]: pam_unix(sshd:session): session opened for user alice by (uid=0)
-Mar  1 10:02:00 host1 sshd[1204]: Accepted publickey for root from 10.0.0.6 port 50023 ssh2: RSA SHA256:abc
-Mar  1 10:05:00 host1 sshd[1203]: pam_unix(sshd:session): session closed for user alice
-Mar  1 10:06:00 host1 sshd[1205]: Received disconnect from 10.0.0.7 port 50024:11: disconnected by user
-"""
-
-NGINX_LOG = """\
-10.0.0.1 - - [01/Mar/2024:10:00:01 +0000] "GET /api/orders HTTP/1.1" 200 512 "-" "curl/8"
-10.0.0.1 - - [01/Mar/2024:10:00:02 +0000] "GET /api/orders HTTP/1.1" 503 87 "-" "curl/8"
-10.0.0.2 - frank [01/Mar/2024:10:00:03 +0000] "POST /api/pay HTTP/1.1" 502 166 "-" "curl/8"
-10.0.0.3 - - [01/Mar/2024:10:00:04 +0000] "GET /missing HTTP/1.1" 404 0 "-" "curl/8"
-10.0.0.9 - - [01/Mar/2024:10:00:05 +0000] "GET /static/app.js HTTP/2.0" 200 502 "-" "curl/8"
-"""
-
+# The recordings world: hadoop and spark logs ending on different days (as test_time_window
+# imports them).
 HADOOP_LOG = ("2015-10-18 18:06:01,840 ERROR [RMCommunicator] Rm: ERROR IN CONTACTING RM.\n"
               "2015-10-18 18:20:00,000 INFO [main] Rm: shutting down\n")
 SPARK_LOG = ("17/06/09 20:10:40 INFO executor.Backend: Registered signal handlers\n"

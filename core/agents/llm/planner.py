@@ -30,7 +30,7 @@ from core.agents.llm.structured import (
     unusable_answer,
 )
 from core.agents.rules.planner import RulesPlanner
-from core.contracts import TOOL_NAMES, Contract, Exclusions, Language, Plan, ToolName, empty_list
+from core.contracts import TOOL_NAMES, Exclusions, Plan, PlanChoices, empty_list
 from core.language.concepts import CONCEPTS
 from core.language.lexicon import TOPICS
 
@@ -40,20 +40,10 @@ if TYPE_CHECKING:
 SCHEMA_NAME = "plan"
 
 
-class PlannerAnswer(Contract):
-    """What the model answers: the fields of ``Plan`` a planner decides, and what it would add
-    to the question's reading (``Plan.reading``, which code reads: see ``merge_with_rules``)."""
+class PlannerAnswer(PlanChoices):
+    """What the model answers: a planner's choices, and what it would add to the question's
+    reading (``Plan.reading``, which code reads: see ``merge_with_rules``)."""
 
-    question: str
-    language: Language = "zh"
-    services: list[str] = Field(default_factory=empty_list)
-    topics: list[str] = Field(default_factory=empty_list)
-    alert_names: list[str] = Field(default_factory=empty_list)
-    narrow: bool = False
-    scope_markers: list[str] = Field(default_factory=empty_list)
-    exclusions: Exclusions = Field(default_factory=Exclusions)
-    tools: list[ToolName] = Field(default_factory=empty_list)
-    notes: list[str] = Field(default_factory=empty_list)
     terms: list[str] = Field(default_factory=empty_list)
     keywords: list[list[str]] = Field(default_factory=empty_list)
     concepts: list[str] = Field(default_factory=empty_list)
