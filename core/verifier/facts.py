@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.language.chars import mark_han_edges
+from core.language.clauses import CLAIM_WORDS
 from core.language.facts import Number, contains_identifier, extract_facts
 from core.language.numbers import en_value
 from core.language.text import normalize_text
+from core.verifier.words import CLAIM_RELATIONS, alternation
 
 # A space goes between a Han character and what these start or end: "CPU使用率92%" reads as
 # "CPU 使用率 92%".
@@ -100,12 +102,12 @@ def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = Tru
 
 
 # Spellings of one state word ("a warning" is a WARN line).
-_STATE_FORMS = {"warning": "warn"}
+_STATE_FORMS = CLAIM_RELATIONS.state_spellings
 # A value with its unit joined by a hyphen ("a 10-second timeout"): a quantity, read by the
 # role reader, not a name.
 _HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
 # "WARN-level entries": a log level, which the attribution checks against the lines, not a name.
-_LEVEL_NAMED = re.compile(r"(?:trace|debug|info|notice|warn|warning|error|err|severe|fatal|critical|crit)-level")
+_LEVEL_NAMED = re.compile(f"(?:{alternation(CLAIM_WORDS.levels_en)})-level")
 
 
 def _named_in(region: str, name: str) -> bool:
