@@ -27,7 +27,7 @@ from core.verifier.words import CLAIM_RELATIONS, alternation
 # "CPU 使用率 92%".
 _BEFORE_HAN = frozenset(string.ascii_letters + string.digits + "%")
 _AFTER_HAN = frozenset(string.ascii_letters + string.digits + "/$")
-_UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
+_UNIT_ALIASES = CLAIM_RELATIONS.unit_spellings
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,15 @@ def extract(text: str) -> ClaimFacts:
 # An alert's state in a Chinese sentence (the extractor reads the English words only):
 # ``告警已恢复`` is "resolved", ``告警正在触发`` "firing". Only next to 告警, and not negated
 # (``告警尚未恢复`` says it still fires), so ``服务恢复正常`` or ``触发条件`` are not states.
-_ZH_STATE_PHRASES = (
-    ("resolved", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不])(?:恢复|解除|消除|结束)")),
-    ("firing", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不停])触发|触发中")),
-    ("pending", re.compile(r"待触发|告警[^，。；,;.]{0,10}?(?:待定|等待中)")),
-)
+def _zh_state_pattern(state: str) -> re.Pattern[str]:
+    not_after = CLAIM_RELATIONS.alert_state_not_after_zh.get(state)
+    after_alert = (r"告警[^，。；,;.]{0,10}?" + (f"(?<![{re.escape(not_after)}])" if not_after else "")
+                   + f"(?:{alternation(CLAIM_RELATIONS.alert_state_words_zh[state])})")
+    alone = CLAIM_RELATIONS.alert_state_phrases_zh.get(state)
+    return re.compile(after_alert + (f"|{alternation(alone)}" if alone else ""))
+
+
+_ZH_STATE_PHRASES = tuple((state, _zh_state_pattern(state)) for state in CLAIM_RELATIONS.alert_state_words_zh)
 
 
 def _zh_states(text: str) -> frozenset[str]:

@@ -44,6 +44,10 @@ class ClaimRelationWords(BaseModel):
     search_labels: tuple[str, ...]
     timed_names_en: tuple[str, ...]
     timed_names_zh: tuple[str, ...]
+    unit_spellings: dict[str, str]
+    alert_state_words_zh: dict[str, tuple[str, ...]]
+    alert_state_not_after_zh: dict[str, str]
+    alert_state_phrases_zh: dict[str, tuple[str, ...]]
 
 
 CLAIM_RELATIONS = load("claim_relations", ClaimRelationWords)
