@@ -28,9 +28,6 @@ from core.verifier.roles import RoleFact, service_mentions
 from core.verifier.rules import WRONG_ROLE
 from core.verifier.support import Finding, Lines
 
-_LEVEL_NAMES = {"trace": "TRACE", "debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR",
-                "fatal": "FATAL"}
-
 
 def misattributed(text: str, items: Sequence[Item], known: set[str],
                   fallback: Sequence[str]) -> list[Finding]:
@@ -91,7 +88,7 @@ def _levels(context: _Context) -> list[tuple[tuple[int, int], Finding | None]]:
         if any(level_covers(level, above, actual) for item in candidates for actual in item.reading.levels):
             findings.append(((start, end), None))
             continue
-        actual = sorted({_LEVEL_NAMES.get(a, a.upper()) for item in candidates for a in item.reading.levels})
+        actual = sorted({a.upper() for item in candidates for a in item.reading.levels})
         quote = about.quote or about.sentence_quote
         what = f"lines like '{quote}'" if quote else "the lines it is about"
         findings.append(((start, end), Finding(WRONG_ROLE, (

@@ -32,7 +32,7 @@ from core.contracts import Claim, ClaimResult, FactSupport, Plan
 from core.gatekeeper import match_excerpt
 from core.language.clauses import clauses, content_units, stems, with_state_words
 from core.language.concepts import CONCEPTS, concept_mentions, concepts_held
-from core.language.facts import EN_NEGATIONS
+from core.language.facts import EN_NEGATIONS, FACT_WORDS
 from core.language.lexicon import declared_topics, expand_topics, topic_mentions, topics_in
 from core.language.subjects import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.language.text import fold, normalize, normalize_text
@@ -52,18 +52,24 @@ from core.verifier.rules import (
     most_serious,
 )
 from core.verifier.support import align, align_subjects
+from core.verifier.words import CLAIM_RELATIONS, alternation, whole
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
-_DIAGNOSIS_RE = re.compile(
-    r"root cause|caused by|due to|because|leak(?:s|ed|ing)?|根因|根本原因|原因|导致|由于|因为|泄漏|泄露",
-    re.IGNORECASE)
-_CAUSAL_RE = re.compile(r"root cause|caused by|due to|because|根因|原因|导致|由于|因为|引起",
-                        re.IGNORECASE)
-# Negation in any language the evidence may be written in (非常 "very", 不断 "continually"
-# and the like are not negations; "unreachable" is one, as 不可达 is).
-_NEGATION_RE = re.compile(r"没有|未|没|不(?![断少仅过同])|无(?!论)|非(?!常)|n't|(?<![a-z])(?:"
-                          + "|".join(sorted(EN_NEGATIONS))
-                          + r"|un(?:reachable|available|responsive|healthy|resolvable))(?![a-z])")
+_DIAGNOSIS_RE = re.compile(alternation(CLAIM_RELATIONS.diagnosis_words), re.IGNORECASE)
+_CAUSAL_RE = re.compile(alternation(CLAIM_RELATIONS.causal_words), re.IGNORECASE)
+
+
+def _zh_negation(word: str) -> str:
+    """A Chinese negation, not where the characters after it make it another word (非常 "very",
+    不断 "continually")."""
+    after = CLAIM_RELATIONS.not_negation_before.get(word)
+    return re.escape(word) + (f"(?![{re.escape(after)}])" if after else "")
+
+
+# Negation in any language the evidence may be written in (English contractions end in "n't";
+# "unreachable" is one, as 不可达 is).
+_NEGATION_RE = re.compile("|".join(map(_zh_negation, sorted(FACT_WORDS.zh_negations, key=len, reverse=True)))
+                          + "|n't|" + whole([*EN_NEGATIONS, *CLAIM_RELATIONS.negative_adjectives]))
 # A sentence is grounded when at least this share of its content units is in the evidence.
 _GROUNDED_SHARE = 0.5
 
@@ -274,7 +280,7 @@ def _quoted_spans(text: str) -> list[str]:
 
 def _negation_marker(word: str) -> str:
     """One spelling per negation: "n't" is "not", "没" is "没有"."""
-    return {"n't": "not", "cannot": "not", "没": "没有"}.get(word, word)
+    return CLAIM_RELATIONS.negation_spellings.get(word, word)
 
 
 def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],

@@ -17,15 +17,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.language.chars import mark_han_edges
+from core.language.clauses import CLAIM_WORDS
 from core.language.facts import Number, contains_identifier, extract_facts
 from core.language.numbers import en_value
 from core.language.text import normalize_text
+from core.verifier.words import CLAIM_RELATIONS, alternation
 
 # A space goes between a Han character and what these start or end: "CPU使用率92%" reads as
 # "CPU 使用率 92%".
 _BEFORE_HAN = frozenset(string.ascii_letters + string.digits + "%")
 _AFTER_HAN = frozenset(string.ascii_letters + string.digits + "/$")
-_UNIT_ALIASES = {"sec": "s", "secs": "s", "min": "m", "mins": "m"}
+_UNIT_ALIASES = CLAIM_RELATIONS.unit_spellings
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,15 @@ def extract(text: str) -> ClaimFacts:
 # An alert's state in a Chinese sentence (the extractor reads the English words only):
 # ``告警已恢复`` is "resolved", ``告警正在触发`` "firing". Only next to 告警, and not negated
 # (``告警尚未恢复`` says it still fires), so ``服务恢复正常`` or ``触发条件`` are not states.
-_ZH_STATE_PHRASES = (
-    ("resolved", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不])(?:恢复|解除|消除|结束)")),
-    ("firing", re.compile(r"告警[^，。；,;.]{0,10}?(?<![未没不停])触发|触发中")),
-    ("pending", re.compile(r"待触发|告警[^，。；,;.]{0,10}?(?:待定|等待中)")),
-)
+def _zh_state_pattern(state: str) -> re.Pattern[str]:
+    not_after = CLAIM_RELATIONS.alert_state_not_after_zh.get(state)
+    after_alert = (r"告警[^，。；,;.]{0,10}?" + (f"(?<![{re.escape(not_after)}])" if not_after else "")
+                   + f"(?:{alternation(CLAIM_RELATIONS.alert_state_words_zh[state])})")
+    alone = CLAIM_RELATIONS.alert_state_phrases_zh.get(state)
+    return re.compile(after_alert + (f"|{alternation(alone)}" if alone else ""))
+
+
+_ZH_STATE_PHRASES = tuple((state, _zh_state_pattern(state)) for state in CLAIM_RELATIONS.alert_state_words_zh)
 
 
 def _zh_states(text: str) -> frozenset[str]:
@@ -100,12 +106,12 @@ def missing(claim_text: str, evidence_texts: list[str], *, negations: bool = Tru
 
 
 # Spellings of one state word ("a warning" is a WARN line).
-_STATE_FORMS = {"warning": "warn"}
+_STATE_FORMS = CLAIM_RELATIONS.state_spellings
 # A value with its unit joined by a hyphen ("a 10-second timeout"): a quantity, read by the
 # role reader, not a name.
 _HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
 # "WARN-level entries": a log level, which the attribution checks against the lines, not a name.
-_LEVEL_NAMED = re.compile(r"(?:trace|debug|info|notice|warn|warning|error|err|severe|fatal|critical|crit)-level")
+_LEVEL_NAMED = re.compile(f"(?:{alternation(CLAIM_WORDS.levels_en)})-level")
 
 
 def _named_in(region: str, name: str) -> bool:

@@ -29,32 +29,29 @@ from core.verifier.evidence import Item
 from core.verifier.roles import Reading, RoleFact, topics_compatible
 from core.verifier.rules import WRONG_ROLE
 from core.verifier.support import Finding
+from core.verifier.words import CLAIM_RELATIONS, alternation, whole
 
 Direction = Literal["up", "down"]
 
 
-def _en(words: str) -> str:
-    return rf"(?<![a-z])(?:{words})(?![a-z])"
+_W = CLAIM_RELATIONS
 
 
-_ABOVE = re.compile(r"超过|超出|高于|大于|多于|" + _en(r"above|over|exceed(?:s|ing|ed)?|higher than|greater than|"
-                                              r"more than|beyond|past"))
-_BELOW = re.compile(r"低于|小于|少于|不到|未达到|未超过|没有超过|没超过|尚未达到|未到|不足|"
-                    + _en(r"below|under|less than|lower than|within|short of|"
-                          r"not (?:yet )?(?:reach(?:ed)?|exceed(?:ed)?|above|over)|"
-                          r"(?:has|have|did) not (?:yet )?(?:reached|exceeded)"))
+def _words(chinese: tuple[str, ...], english: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(alternation(chinese) + "|" + whole(english))
+
+
+_ABOVE = _words(_W.above_zh, _W.above_en)
+_BELOW = _words(_W.below_zh, _W.below_en)
 _MEASURED = ("current", "value", "sample", "used", "count")
 
-_UP = re.compile(r"上升|上涨|升高|增长|增加|攀升|走高|飙升|升至|涨至|增至|升到|涨到|增到|"
-                 + _en(r"ris(?:e|es|ing|en)|rose|climb(?:s|ed|ing)?|increas(?:e|es|ed|ing)|grow(?:s|n|ing)?|grew|"
-                       r"went up|going up|trending up|spik(?:e|es|ed|ing)|surg(?:e|es|ed|ing)"))
-_DOWN = re.compile(r"下降|下跌|降低|回落|减少|走低|降至|降到|跌至|跌到|减至|"
-                   + _en(r"fall(?:s|ing|en)?|fell|drop(?:s|ped|ping)?|declin(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|"
-                         r"went down|going down|trending down|shrink(?:s|ing)?|shrank|eas(?:e|es|ed|ing)"))
+_UP = _words(_W.up_zh, _W.up_en)
+_DOWN = _words(_W.down_zh, _W.down_en)
 # For a duration (latency): faster is a falling value, slower a rising one.
-_FASTER = re.compile(r"变快|更快|加快|" + _en(r"faster|quicker|speeding up|getting quicker"))
-_SLOWER = re.compile(r"变慢|更慢|" + _en(r"slower|slowing(?: down)?"))
-_NEGATED = re.compile(r"(?:没有|没|未|不再|并未|并没有|" + _en(r"not|no longer|never|isn't|hasn't|wasn't|didn't")
+_FASTER = _words(_W.faster_zh, _W.faster_en)
+_SLOWER = _words(_W.slower_zh, _W.slower_en)
+# A negation up to one word before a direction word ("未上升", "no longer rising").
+_NEGATED = re.compile(r"(?:" + _words(_W.direction_negators_zh, _W.direction_negators_en).pattern
                       + r")\s*(?:\S+\s*)?$")
 
 

@@ -45,6 +45,7 @@ from core.language.quantities import Quantity, TimePoint, Token, tokens
 from core.language.text import fold
 from core.lazypattern import LazyPattern
 from core.verifier.legacy_refs import legacy_fields
+from core.verifier.words import CLAIM_RELATIONS, alternation
 
 
 @dataclass(frozen=True)
@@ -308,9 +309,9 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
 _NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
 
 
-_RANGE_JOIN = LazyPattern(r"\s*(?:and|与|和|至|到|to|until|till|through|-|–|~)\s*")
-_RANGE_OPEN = LazyPattern(r"(?:between|from|从|自|在|介于)\s*$")
-_RANGE_CLOSE = re.compile(r"\s*(?:之间|期间|间)")
+_RANGE_JOIN = LazyPattern(rf"\s*(?:{alternation(CLAIM_RELATIONS.range_joins)})\s*")
+_RANGE_OPEN = LazyPattern(rf"(?:{alternation(CLAIM_RELATIONS.range_openers)})\s*$")
+_RANGE_CLOSE = re.compile(rf"\s*(?:{alternation(CLAIM_RELATIONS.range_closers)})")
 
 
 def _ranges(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
@@ -350,7 +351,7 @@ _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
 _SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
 
 
-_FIRES_AT = re.compile(r"(?<![a-z])(?:fires|fired|firing|triggers|triggered|triggering) at\s*$")
+_FIRES_AT = re.compile(rf"(?<![a-z])(?:{alternation(CLAIM_RELATIONS.fires_at)}) at\s*$")
 
 
 def _fires_at(folded: str, facts: list[RoleFact]) -> list[RoleFact]:

@@ -23,6 +23,7 @@ Only passed steps reach the answer; a failed one lowers the verdict by its rule'
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
@@ -44,95 +45,64 @@ from core.verifier.rules import (
     STEP_WITHHELD,
     most_serious,
 )
+from core.verifier.words import STEP_WORDS, alternation, whole
+
+_W = STEP_WORDS
 
 
-def _en(words: str) -> str:
-    return rf"(?<![a-z\-])(?:{words})(?![a-z])"
+def _en(words: Iterable[str]) -> str:
+    return whole(words, before=r"a-z\-")
+
+
+def _words(chinese: Iterable[str], english: Iterable[str]) -> str:
+    return alternation(chinese) + "|" + _en(english)
 
 
 # Repair verbs, as instructions, with an object after them. Verbs that are also nouns
 # ("restart count", "the increase in memory", "kill events") need an object that is not such a
 # noun phrase; Chinese verbs must not be followed by what makes them a noun ("重启前",
 # "重启次数", "扩容记录") nor preceded by a passive or a negation ("被重启", "未重启").
-_NOUN_FOLLOWERS = (r"logs?|events?|history|counts?|records?|times?|reasons?|causes?|loops?|"
-                   r"before|after|of|in|on|at|rate|storm|policy|happened|occurred|was|were|is|are")
 _EN_NOUNABLE = re.compile(
-    _en(r"restart(?:ing)?|reboot(?:ing)?|roll(?:ing)? ?back|upgrad(?:e|ing)|downgrad(?:e|ing)|"
-        r"scal(?:e|ing)(?: up| out| down| in)?|kill(?:ing)?|fail(?:ing)? ?over|migrat(?:e|ing)|"
-        r"fix(?:ing)?|patch(?:ing)?|chang(?:e|ing)|increas(?:e|ing)|decreas(?:e|ing)|"
-        r"drop(?:ping)?|stop(?:ping)?|repair(?:ing)?|redeploy(?:ing)?|deploy(?:ing)?")
-    + rf"(?=\s+(?!(?:{_NOUN_FOLLOWERS})\b)[\w/.$-])")
+    _en(_W.repair_verbs_en_nounable)
+    + rf"(?=\s+(?!(?:{alternation(_W.noun_followers)})\b)[\w/.$-])")
 _EN_PURE = re.compile(
-    _en(r"bounce|recycl(?:e|ing)|revert(?:ing)?|rais(?:e|ing)|bump(?:ing)?|enlarg(?:e|ing)|"
-        r"doubl(?:e|ing)|boost(?:ing)?|extend(?:ing)?|lower(?:ing)?|reduc(?:e|ing)|"
-        r"tun(?:e|ing)|adjust(?:ing)?|modify(?:ing)?|reconfigur(?:e|ing)|delet(?:e|ing)|"
-        r"remov(?:e|ing)|purg(?:e|ing)|truncat(?:e|ing)|flush(?:ing)?|wip(?:e|ing)|"
-        r"clean(?:ing)? up|clear(?:ing)?|free(?:ing)? up|terminat(?:e|ing)|evict(?:ing)?|"
-        r"remediat(?:e|ing)|mitigat(?:e|ing)|resolv(?:e|ing)|disabl(?:e|ing)|"
-        r"add(?:ing)? (?:an? )?index(?:es)?|creat(?:e|ing) (?:an? )?index(?:es)?|"
-        r"optimi[sz](?:e|ing)|rewrit(?:e|ing)|apply(?:ing)? (?:a |the )?(?:fix|patch)|"
-        r"set(?:ting)? (?:the |its |their )?[\w\s'.\-]{1,40}? to(?=\s+\d)")
+    r"(?<![a-z\-])(?:" + alternation(_W.repair_verbs_en)
+    + r"|set(?:ting)? (?:the |its |their )?[\w\s'.\-]{1,40}? to(?=\s+\d))(?![a-z])"
     + r"(?=\s*[\w/.$-])")
 _ZH_REPAIR = re.compile(
-    r"(?<![被未否没])(?:重启|重新启动|重新部署|回滚|回退|扩容|缩容|扩展副本|调大|调高|调小|调低|加大|增大|"
-    r"提高|提升|增加|降低|减少|修改|调整|删除|删掉|清理|清除|清空|杀掉|杀死|终止|停止|停掉|关闭|禁用|"
-    r"修复|修正|升级|降级|下线|摘除|切换|迁移|释放|优化|重建|加索引|添加索引|建索引|扩大|"
-    r"调到|调至|调成|改为|改成|设为|设置为|扩到|扩至)"
-    r"(?!前|后|次数|记录|原因|事件|历史|日志|时间|情况|过|的|了|与否|是否|状态|趋势|速度|速率|幅度|比例|数)")
+    rf"(?<![{re.escape(_W.repair_not_after_zh)}])(?:{alternation(_W.repair_verbs_zh)})"
+    rf"(?!{alternation(_W.repair_not_before_zh)})")
 # Gathering verbs (what an action may do) in both languages.
 _GATHER = re.compile(
-    r"查看|检查|确认|核对|核实|复核|收集|采集|导出|抓取|获取|拉取|查询|检索|统计|对比|比较|观察|"
-    r"分析|排查|追踪|跟踪|记录|监控|评估|执行 ?explain|dump|抓包|列出|继续|开启.{0,12}dump|按 ?runbook|"
-    + _en(r"look|looks|check|checks|query|collect|capture|compare|dump|export|inspect|review|"
-          r"read|examine|measure|count|gather|fetch|pull|grep|search|trace|profile|monitor|"
-          r"watch|verify|confirm|investigate|analy[sz]e|run explain|take|record|list|"
-          r"correlate|follow|find|identify|see|get|obtain|enable heap dumps?|plot|chart"))
+    alternation(_W.gather_verbs_zh) + r"|执行 ?explain|开启.{0,12}dump|按 ?runbook|" + _en(_W.gather_verbs_en))
 # A clause boundary: the next instruction starts after it.
-_CLAUSE = re.compile(r"[，,；;。.!?！？\n]|并且|并|然后|再|之后|随后|同时|接着|以及|"
-                     + _en(r"and then|then|and|after that|afterwards"))
+_CLAUSE = re.compile(r"[，,；;。.!?！？\n]|" + _words(_W.clause_joiners_zh, _W.clause_joiners_en))
 # A conclusion: a cause or a state stated as found. Words that only state a cause ("root cause
 # is", "caused by", 由于, 问题出在 …) conclude on their own; a state word (leak, exhausted, 宕机 …)
 # concludes with an assertion (已确认, 说明, "is confirmed") or when stated outright (已耗尽,
 # "is leaking", 存在内存泄漏, 已知的泄漏点).
 _CAUSE = re.compile(
-    r"(?:根因|根本原因|原因)\s*(?:是|为|在于|[:：])|问题(?:出在|在于)|罪魁祸首|归因于|是由于|是因为|由于|所致|"
-    r"(?:是|为).{0,20}(?:导致|引起|造成)的|"
-    + _en(r"root cause (?:is|was|lies)|root cause\s*:|the (?:problem|issue|culprit) (?:is|was|lies)|"
-          r"(?:is|are|was|were)?\s*(?:clearly |definitely |obviously )?caused by|due to|because of|"
-          r"results? from|stems? from|is the reason"))
-_ASSERTION = re.compile(
-    r"已确认|已经确认|确认为|确定为|已证实|证实了|已定位|已找到|就是|说明|表明|证明|意味着|可见|"
-    + _en(r"is confirmed|was confirmed|confirmed that|has been confirmed|this means|which means|"
-          r"shows? that|indicates? that|proves? that|so there is|therefore"))
-_STATE_WORD = re.compile(r"内存泄漏|泄漏|泄露|耗尽|宕机|崩溃|挂了|根因|"
-                         + _en(r"memory leak|leak|leaking|exhausted|down|crashed|root cause"))
+    rf"(?:{alternation(_W.cause_nouns_zh)})\s*(?:是|为|在于|[:：])|{alternation(_W.cause_phrases_zh)}|"
+    rf"(?:是|为).{{0,20}}(?:{alternation(_W.cause_verbs_zh)})的|"
+    + r"(?<![a-z\-])(?:" + alternation(_W.cause_phrases_en) + r"|root cause\s*:|"
+    r"(?:is|are|was|were)?\s*(?:clearly |definitely |obviously )?caused by)(?![a-z])")
+_ASSERTION = re.compile(_words(_W.assertions_zh, _W.assertions_en))
+_STATE_WORD = re.compile(_words(_W.state_words_zh, _W.state_words_en))
 # A state stated outright, with no assertion word needed.
 _DEFINITE_STATE = re.compile(
-    r"已(?:经)?(?:被.{0,12}?)?(?:耗尽|宕机|崩溃|泄漏|泄露|满|打满|占满|挂|挂掉|宕|拖垮|压垮)|挂了|宕了|"
+    rf"已(?:经)?(?:被.{{0,12}}?)?(?:{alternation(_W.broken_states_zh)})|挂了|宕了|"
     r"(?:存在|有|发生了?|出现了?)(?:内存)?泄[漏露]|(?:已知|确定|确认)的?.{0,6}泄[漏露]|"
-    + _en(r"is (?:leaking|exhausted|down|crashed|full|dead)|has (?:leaked|crashed|died)|"
-          r"(?:has|have) (?:a )?(?:memory )?leak|there is a (?:memory )?leak|the known (?:memory )?leak|"
-          r"(?:memory )?leak (?:is|was) (?:confirmed|found)|leaks memory"))
+    + _en(_W.definite_states_en))
 # A state taken as given by naming its details: the leak's source, point, object.
-_PRESUMED = re.compile(
-    r"泄[漏露](?:点|源|对象|位置|来源|代码|的(?:对象|位置|来源|根源|代码|原因))|(?:连接池)?耗尽的(?:原因|根源)|"
-    + _en(r"(?:source|cause|location|origin|point|culprit) of the (?:memory |connection )?leak|"
-          r"the (?:memory )?leak(?:ing)? (?:source|point|object|class|site)|leaking (?:object|class|code)|"
-          r"the (?:memory )?leak (?:in|of|keeps|is|has|causes|makes|grows)"))
+_PRESUMED = re.compile(_words(_W.presumed_zh, _W.presumed_en))
 # ... unless the clause asks whether there is one at all.
-_ASKED_STATE = LazyPattern(r"是否|有无|有没有|" + _en(r"whether|if there is|any"))
+_ASKED_STATE = LazyPattern(_words(_W.asked_state_zh, _W.asked_state_en))
 # Words that keep a clause open: a question, a doubt, or what is missing is not a conclusion.
-_HEDGE = re.compile(
-    r"是否|能否|有无|有没有|是不是|尚不|尚未|尚无|无法|未能|不能|不确定|不清楚|不明|未知|待确认|待定位|"
-    r"疑似|可能|或许|也许|大概|缺少|缺乏|需要|还需|假设|如果|若|"
-    + _en(r"whether|if|not (?:yet )?(?:known|confirmed|clear|identified|established|determined|proven)|"
-          r"unknown|unclear|unconfirmed|uncertain|may|might|could|possibl[ey]|probabl[ey]|likely|"
-          r"suspect(?:ed)?|perhaps|maybe|missing|lack(?:s|ing)?|needs?|needed|is there|are there|"
-          r"hypothes[ie]s|to (?:confirm|determine|find out|identify|rule out)"))
+_HEDGE = re.compile(_words(_W.hedges_zh, _W.hedges_en))
 
 
 # Following the session's runbook checks is evidence gathering about what the question asked.
-_RUNBOOK = LazyPattern(r"runbook|playbook|检查项|手册|预案")
+_RUNBOOK = LazyPattern(alternation(_W.runbook_words))
 
 
 def is_repair(text: str) -> str:
@@ -156,15 +126,14 @@ def is_repair(text: str) -> str:
     return ""
 
 
-_ASKING = LazyPattern(r"是否|能否|要不要|需不需要|该不该|是不是|" + _en(r"whether|if to|if we should"))
+_ASKING = LazyPattern(_words(_W.asking_zh, _W.asking_en))
 _NEXT_INSTRUCTION = re.compile(r"^\s*后|[把将]")
 
 
 def _purpose(clause: str, position: int) -> bool:
     """"以修复 …", "to fix …": a repair stated as the purpose is still a repair."""
     before = clause[:position].rstrip()
-    return before.endswith(("以", "来", "用于", "to", "立即", "马上", "直接", "after", "before",
-                            "then", "先", "后", "再"))
+    return before.endswith(_W.purpose_before_repair)
 
 
 def asserted_state(text: str) -> str:

@@ -37,6 +37,7 @@ from core.language.text import fold
 from core.verifier.evidence import Evidence, Item
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
+from core.verifier.words import CLAIM_RELATIONS, alternation, whole
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
     "current": frozenset({"current", "value", "sample", "used", "count"}),
@@ -226,7 +227,8 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
 
 
 # What names a search's term in a claim: 'lines with "X"', 'matching "X"', '与「X」相关', '包含「X」'.
-_SEARCH_LABEL = re.compile(r"(?:\bwith|\bmatching|\bcontaining|\bmentioning|包含|与|含有)\s*$")
+_SEARCH_LABEL = re.compile("(?:" + "|".join(rf"\b{word}" if word.isascii() else word for word in map(
+    re.escape, sorted(CLAIM_RELATIONS.search_labels, key=len, reverse=True))) + r")\s*$")
 
 
 def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], tuple[Item, str]]:
@@ -249,7 +251,7 @@ def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], t
 
 # A ref that gives a time with no unit under a name that says it is one ("time: 30.0021"):
 # seconds, the unit such logs write.
-_TIMED_NAME = re.compile(r"(?<![a-z])(?:time|elapsed|latency|duration|took)(?![a-z])|耗时|用时|延迟")
+_TIMED_NAME = re.compile(whole(CLAIM_RELATIONS.timed_names_en) + "|" + alternation(CLAIM_RELATIONS.timed_names_zh))
 
 
 def _same(claimed: Quantity, evidence: RoleFact) -> bool:

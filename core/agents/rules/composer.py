@@ -22,6 +22,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from pydantic import BaseModel
+
 from core.agents.rules.searches import leaves_words_unsearched
 from core.contracts import (
     AnswerKind,
@@ -35,6 +37,7 @@ from core.contracts import (
 )
 from core.language.levels import asks_about_health
 from core.language.subjects import excluded_mentions
+from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
 from core.outcome import answers_state
 from core.tools.spec import is_reference_tool
@@ -197,23 +200,50 @@ class RulesComposer:
                               answer_kind=kind)
 
 
+class _AnswerKindWords(BaseModel):
+    """``vocab/answer_kinds.yaml``: the words that tell what kind of answer a question wants."""
+
+    yes_no_zh: tuple[str, ...]
+    yes_no_en: tuple[str, ...]
+    yes_no_openers_en: tuple[str, ...]
+    reference_zh: tuple[str, ...]
+    reference_en: tuple[str, ...]
+    alert_checks_en: tuple[str, ...]
+    runbook_says_en: tuple[str, ...]
+    runbook_says_zh: tuple[str, ...]
+    handle_verbs_en: tuple[str, ...]
+    any_of_en: tuple[str, ...]
+    any_of_zh: tuple[str, ...]
+    any_of_not_zh: tuple[str, ...]
+
+
+_KIND_WORDS = load("answer_kinds", _AnswerKindWords)
+
+
+def _any(words: Sequence[str]) -> str:
+    return "(?:" + "|".join(map(re.escape, sorted(words, key=len, reverse=True))) + ")"
+
+
+def _en(words: Sequence[str]) -> str:
+    return rf"\b{_any(words)}\b"
+
+
+_W = _KIND_WORDS
 # A yes/no question: 是否 / 有没有 / … 吗？ / whether / is there / does … have.
 _YES_NO_RE = LazyPattern(
-    r"是否|有没有|有无|是不是|吗\s*[？?。.!！]|吗\s*$|(?<![什怎为多这那])么\s*[？?]|"
-    r"\bwhether\b|\bif there (?:is|are)\b|\b(?:confirm|check|verify) if\b|"
-    r"^\s*(?:is|are|does|do|did|has|have|was|were|can|could)\b", re.IGNORECASE)
+    rf"{_any(_W.yes_no_zh)}|吗\s*[？?。.!！]|吗\s*$|(?<![什怎为多这那])么\s*[？?]|"
+    rf"{_en(_W.yes_no_en)}|^\s*{_en(_W.yes_no_openers_en)}", re.IGNORECASE)
 
 
 # "What does X mean?", "What does the runbook say?", "How do I fix X?": the rule or runbook
 # text is the answer's reference (never a finding).
 _REFERENCE_RE = LazyPattern(
-    r"\bmean(?:s|ing)?\b|\bexplain\b|\bwhat\s+is\s+(?:the\s+|an?\s+)?\S+\s+alert\b|"
-    r"\bwhat\s+does\s+.*\b(?:check|detect|measure|watch)\b|\bwhen\s+does\s+.*\bfire\b|"
-    r"\brunbooks?\b.*\b(?:say|says|said|recommend|recommends|suggest|suggests)\b|"
-    r"\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:fix|resolve|handle|mitigate|troubleshoot)\b|"
-    r"\bhow\s+to\s+(?:fix|resolve|handle|mitigate|troubleshoot)\b|\bwhat\s+should\s+(?:i|we)\s+do\b|"
-    r"什么意思|含义|代表什么|表示什么|是什么告警|解释|什么时候触发|触发条件|"
-    r"runbook\s*(?:里|中|上)?\s*(?:怎么说|说了什么|写了什么)|怎么处理|如何处理|怎么解决|如何解决|处理步骤",
+    rf"{_en(_W.reference_en)}|\bwhat\s+is\s+(?:the\s+|an?\s+)?\S+\s+alert\b|"
+    rf"\bwhat\s+does\s+.*{_en(_W.alert_checks_en)}|\bwhen\s+does\s+.*\bfire\b|"
+    rf"\brunbooks?\b.*{_en(_W.runbook_says_en)}|"
+    rf"\bhow\s+(?:do|can|should)\s+(?:i|we)\s+{_en(_W.handle_verbs_en)}|"
+    rf"\bhow\s+to\s+{_en(_W.handle_verbs_en)}|\bwhat\s+should\s+(?:i|we)\s+do\b|"
+    rf"{_any(_W.reference_zh)}|runbook\s*(?:里|中|上)?\s*{_any(_W.runbook_says_zh)}",
     re.IGNORECASE)
 
 
@@ -260,7 +290,7 @@ def answer_kind(question: str, *, blocked: bool, found: bool, absent: bool) -> A
 
 
 # A question about any one of several services ("A or B", "A 或 B", "any of A, B").
-_ANY_OF = LazyPattern(r"\bor\b|\beither\b|\bany of\b|或者|或(?!许)", re.IGNORECASE)
+_ANY_OF = LazyPattern(rf"{_en(_W.any_of_en)}|(?!{_any(_W.any_of_not_zh)}){_any(_W.any_of_zh)}", re.IGNORECASE)
 
 
 def claims_answer_kind(plan: Plan, claims: Sequence[Claim], *, blocked: bool) -> AnswerKind | None:

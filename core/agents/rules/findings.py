@@ -25,6 +25,7 @@ from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Langu
 from core.language.concepts import concepts_held, holds_term
 from core.language.subjects import excluded_mentions
 from core.language.text import normalize
+from core.logfields import level_rank
 from core.tools.spec import evidence_at
 
 MAX_KINDS = 3  # kinds of line (groups, shapes) a claim quotes
@@ -165,12 +166,10 @@ def _kinds(outcome: SearchOutcome, exclusions: Exclusions) -> list[_Kind]:
     return list(unique.values())[:MAX_KINDS]
 
 
-_LEVEL_RANKS = {"TRACE": 0, "DEBUG": 1, "INFO": 2, "NOTICE": 2, "WARN": 3, "WARNING": 3, "ERROR": 4,
-                "SEVERE": 4, "FATAL": 5, "CRITICAL": 5}
-
-
 def _level_rank(level: str) -> int:
-    return _LEVEL_RANKS.get(level.strip().upper(), 2)
+    """The level's rank as every log reader ranks it (an unknown level ranks as INFO)."""
+    rank = level_rank(level)
+    return 2 if rank is None else rank
 
 
 def found_claims(outcome: SearchOutcome, exclusions: Exclusions, language: Language) -> list[Claim]:

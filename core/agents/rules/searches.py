@@ -36,6 +36,7 @@ from core.contracts import Plan
 from core.language.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
 from core.language.levels import asks_about_health, http_statuses
 from core.language.lexicon import TOPICS
+from core.logfields import level_rank
 
 SearchKind = Literal["term", "keywords", "compound", "topic", "concept", "qualifier", "level",
                      "service"]
@@ -92,14 +93,10 @@ def _args(common: dict[str, Any], **arguments: Any) -> dict[str, Any]:
     return {key: value for key, value in merged.items() if value not in (None, [], "")}
 
 
-_RANK = {"TRACE": 0, "DEBUG": 1, "INFO": 2, "WARN": 3, "ERROR": 4, "SEVERE": 4, "FATAL": 5,
-         "CRITICAL": 5}
-
-
 def _stricter(first: str, second: str | None) -> str:
     if second is None:
         return first
-    return first if _RANK.get(first.upper(), 0) >= _RANK.get(second.upper(), 0) else second
+    return first if (level_rank(first) or 0) >= (level_rank(second) or 0) else second
 
 
 def _quoted(term: str) -> str:
