@@ -94,7 +94,7 @@ def test_a_source_outside_any_pack_is_recorded_with_its_own_id_and_request(tmp_s
 def test_a_world_without_a_source_records_a_failed_call_instead_of_raising() -> None:
     recorder = Recorder(world=hadoop_world(with_logs=False), session_id="s-nologs")
     invocation = recorder.call("query_logs", {"service": "hadoop-mapreduce"})
-    assert invocation.output["success"] is False and "no logs source" in invocation.output["error"]
+    assert invocation.output["success"] is False and "this world has no log source" in invocation.output["error"]
     assert invocation.retrieval_details is not None
     assert invocation.retrieval_details.evidence_status == "error"
     assert (invocation.source, invocation.request) == (None, None)

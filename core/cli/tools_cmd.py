@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "call", help="call a tool and print the recorded invocation",
         description="Call TOOL with JSON arguments on a pack. The call is recorded in the audit "
                     "store (session 'cli-...') and printed exactly as it appears in a session "
-                    "document: invocation_id, tool_name, arguments, output, retrieval_details.")
+                    "document: invocation_id, tool_name, arguments, output, retrieval_details. "
+                    "Exit 1 when the world has no source for the tool (nothing was asked).")
     call.add_argument("tool", metavar="TOOL", help=f"one of: {', '.join(TOOL_NAMES)}")
     call.add_argument("--args", dest="tool_args", default="{}", metavar="JSON",
                       help="the tool's arguments as a JSON object (default: {})")
@@ -74,6 +75,10 @@ def _call(args: argparse.Namespace) -> int:
         print_json(_document_view(invocation))
     else:
         _print_human(invocation)
+    if invocation.output.get("failure") == "no_source":
+        # Nothing was asked: the world cannot answer this tool at all (a source that failed
+        # is a recorded answer of the world, and the command itself worked).
+        return fail(str(invocation.output.get("error", "")), 1)
     return 0
 
 

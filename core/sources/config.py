@@ -51,7 +51,15 @@ from core.sources.alertmap import DEFAULT_SERVICE_LABELS, LabelMapping
 from core.sources.base import KnowledgeSource, LogSource, MetricsSource, World
 from core.sources.files import KnowledgeFiles
 from core.sources.limits import DEFAULT_SERIES_WINDOW, DEFAULT_TIMEOUT
-from core.sources.pack import PackKnowledge, PackLogs, PackMetrics, load_world
+from core.sources.pack import (
+    PackKnowledge,
+    PackLogs,
+    PackMetrics,
+    load_world,
+    pack_knowledge,
+    pack_logs,
+    pack_metrics,
+)
 from core.sources.rulefiles import read_yaml_documents
 
 _MAX_SOURCES_FILE_BYTES = 1024 * 1024
@@ -312,9 +320,10 @@ def world_from_file(path: str | Path, *, settings: Settings | None = None,
         return packs[name]
 
     base_pack = pack(config.pack) if config.pack else None
-    metrics: MetricsSource | None = PackMetrics(base_pack) if base_pack else None
-    logs: LogSource | None = PackLogs(base_pack) if base_pack else None
-    knowledge: KnowledgeSource | None = PackKnowledge(base_pack) if base_pack else None
+    # The base pack fills only the capabilities it has data for.
+    metrics: MetricsSource | None = pack_metrics(base_pack) if base_pack else None
+    logs: LogSource | None = pack_logs(base_pack) if base_pack else None
+    knowledge: KnowledgeSource | None = pack_knowledge(base_pack) if base_pack else None
     if config.metrics is not None:
         if config.metrics.pack:
             metrics = PackMetrics(pack(config.metrics.pack))

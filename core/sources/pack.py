@@ -24,6 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import LogStoreError, SourceError
+from core.packfiles.formats import (
+    ALERTS_FILE,
+    LOGS_JSONL,
+    LOGS_YAML,
+    RULES_DIR,
+    RUNBOOKS_DIR,
+    SERIES_FILE,
+    present,
+)
 from core.packs import Pack, load_pack
 from core.sources.base import Request, SourceDescription, Vocabulary, World, served_request
 from core.sources.logstore import LogStore
@@ -144,10 +153,33 @@ class PackKnowledge(_PackPart):
         return lookup_knowledge(self.pack, args), served_request(args)
 
 
+def _has(pack: Pack, files: tuple[str, ...]) -> bool:
+    return any(present(pack.root / name) for name in files)
+
+
+def pack_metrics(pack: Pack) -> PackMetrics | None:
+    """The pack's metrics source, or None for a pack with no alerts or series (neither data nor
+    file): a pack of logs alone has no metrics, and an empty answer would read as an absence."""
+    return PackMetrics(pack) if pack.alerts or pack.series or _has(pack, (ALERTS_FILE, SERIES_FILE)) else None
+
+
+def pack_logs(pack: Pack) -> PackLogs | None:
+    """The pack's log source, or None for a pack with no logs (no file, store or entries)."""
+    held = pack.logs or pack.log_file or pack.log_store or pack.log_cache or pack.log_lines
+    return PackLogs(pack) if held or _has(pack, (LOGS_JSONL, LOGS_YAML)) else None
+
+
+def pack_knowledge(pack: Pack) -> PackKnowledge | None:
+    """The pack's knowledge source, or None for a pack with no runbooks or rules."""
+    held = pack.runbooks or pack.rules or _has(pack, (RUNBOOKS_DIR, RULES_DIR))
+    return PackKnowledge(pack) if held else None
+
+
 def pack_world(pack: Pack) -> World:
-    """The world of a loaded pack: its three sources, its name, clock and example questions."""
-    return World(name=pack.name, now=pack.now, metrics=PackMetrics(pack), logs=PackLogs(pack),
-                 knowledge=PackKnowledge(pack), description=pack.description,
+    """The world of a loaded pack: a source for each kind of data it holds (a pack of logs
+    alone has no metrics source), its name, clock and example questions."""
+    return World(name=pack.name, now=pack.now, metrics=pack_metrics(pack), logs=pack_logs(pack),
+                 knowledge=pack_knowledge(pack), description=pack.description,
                  example_questions=tuple(pack.example_questions), clocks=pack.clocks)
 
 

@@ -259,6 +259,16 @@ def validate_arguments(tool_name: str, arguments: Any) -> ToolArgs:
     return get_spec(tool_name).validate(arguments)
 
 
+# What a world without a source of the capability lacks, as its failed call says it.
+_SOURCE_NOUNS: dict[str, str] = {"metrics": "metrics", "logs": "log", "knowledge": "knowledge"}
+
+
+def no_source_reason(capability: Capability) -> str:
+    """``this world has no log source``: why a call of that capability failed without asking
+    anything (the composer recognises the failure by it)."""
+    return f"this world has no {_SOURCE_NOUNS[capability]} source"
+
+
 @dataclass(frozen=True)
 class ToolAnswer:
     """A tool's output as JSON, the id of the source that answered and the request it served."""
@@ -278,7 +288,9 @@ def call_tool(world: World, tool_name: str, arguments: Any) -> ToolAnswer:
     args = spec.validate(arguments)
     source = world.source(spec.capability)
     if source is None:
-        raise NoSourceError(f"{tool_name}: world {world.name!r} has no {spec.capability} source")
+        # A failed call, never an empty success: an empty answer would read as an absence.
+        raise NoSourceError(f"{tool_name}: {no_source_reason(spec.capability)} "
+                            f"(world {world.name!r})")
     try:
         result, request = spec.run(source, args)
     except ToolError:

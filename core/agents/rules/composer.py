@@ -40,7 +40,7 @@ from core.language.subjects import excluded_mentions
 from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
 from core.outcome import answers_state
-from core.tools.spec import is_reference_tool
+from core.tools.spec import find_spec, is_reference_tool, no_source_reason
 
 _MAX_NEXT_STEPS = 4
 _TEXT = {
@@ -77,6 +77,10 @@ _TEXT = {
         "unknown_subject": "问题中的 {names} 不在本次数据中，未做任何检索",
         "unknown_searched": "问题中的 {names} 不在本次数据中（已查询：{calls}，均未返回记录）",
         "not_understood": "问题中没有可检索的服务、告警、症状或关键词，未做任何检索",
+        "no_source": "未检索：当前数据中没有{noun}数据源（{tool} 无法调用，不代表没有）",
+        "no_source_metrics": "告警与指标",
+        "no_source_logs": "日志",
+        "no_source_knowledge": "知识库（runbook）",
         "sep": "；",
         "end": "。",
     },
@@ -123,6 +127,11 @@ _TEXT = {
                             "nothing returned)",
         "not_understood": "The question names no service, alert, symptom or search term to look "
                           "for; nothing was searched",
+        "no_source": "Not searched: this world has no {noun} source ({tool} could not be "
+                     "called; that is not an absence)",
+        "no_source_metrics": "metrics",
+        "no_source_logs": "log",
+        "no_source_knowledge": "knowledge",
         "sep": "; ",
         "end": ".",
     },
@@ -183,10 +192,19 @@ class RulesComposer:
             lines += [f"- {step}" for step in shown_steps]
         else:
             status = "no_evidence"
-            lines.append(_no_evidence_line(text, verifier_input.tool_trace_summary))
+            if not _only_unsourced(verifier_input.tool_trace_summary):
+                lines.append(_no_evidence_line(text, verifier_input.tool_trace_summary))
             lines += _bullets(absences)
 
-        lines += failed_sources_lines(plan.language, verifier_input.tool_trace_summary)
+        trace = verifier_input.tool_trace_summary
+        unsourced = _no_source_lines(text, trace)
+        if unsourced:
+            lines += ["", *unsourced] if lines and lines[-1] else unsourced
+            # Those failures are said above; the list of failed calls keeps the others.
+            trace = [entry.model_copy(update={"failures": [
+                line for line in entry.failures if not _is_unsourced(entry.tool_name, line)]})
+                for entry in trace]
+        lines += failed_sources_lines(plan.language, trace)
         if verifier_result.verdict != "REJECT":
             steps = [step for step in passed_steps(plan, verifier_input, verifier_result)
                      if f"- {step}" not in lines]
@@ -392,6 +410,37 @@ def _no_evidence_line(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) 
         if no_hits:
             outcome += text["sep"] + text["rest_no_hits"]
     return f"{text['no_evidence']}{text['sep']}{text['searched']}{calls}{text['sep']}{outcome}{text['end']}"
+
+
+def _is_unsourced(tool_name: str, failure: str) -> bool:
+    """Whether a failed call's line says the world has no source for the tool."""
+    spec = find_spec(tool_name)
+    return spec is not None and no_source_reason(spec.capability) in failure
+
+
+def _unsourced_entries(trace: Sequence[TraceSummaryEntry]) -> list[TraceSummaryEntry]:
+    return [entry for entry in trace
+            if any(_is_unsourced(entry.tool_name, line) for line in entry.failures)]
+
+
+def _only_unsourced(trace: Sequence[TraceSummaryEntry]) -> bool:
+    """Whether every evidence call failed for want of a source: nothing was searched."""
+    searched = [entry for entry in trace if not is_reference_tool(entry.tool_name)]
+    return bool(searched) and all(
+        entry.failed_invocation_count == entry.invocation_count
+        and all(_is_unsourced(entry.tool_name, line) for line in entry.failures)
+        for entry in searched)
+
+
+def _no_source_lines(text: dict[str, str], trace: Sequence[TraceSummaryEntry]) -> list[str]:
+    """One line per tool the world has no source for: what was not searched, and why."""
+    lines = []
+    for entry in _unsourced_entries(trace):
+        spec = find_spec(entry.tool_name)
+        if spec is not None:
+            noun = text[f"no_source_{spec.capability}"]
+            lines.append(text["no_source"].format(noun=noun, tool=entry.tool_name) + text["end"])
+    return lines
 
 
 def failed_sources_lines(language: Language, trace: Sequence[TraceSummaryEntry]) -> list[str]:

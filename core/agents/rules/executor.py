@@ -21,7 +21,7 @@ from core.agents.rules.findings import SearchOutcome
 from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.agents.rules.searches import COMMON_ARGUMENTS, LogSearch, log_searches, service_search
-from core.contracts import Invocation, ParseStatus, Plan
+from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.language.lexicon import TOPICS, topic_matches
 from core.tools.spec import TOOL_SPECS, is_evidence_tool
@@ -68,7 +68,8 @@ class RulesExecutor:
             query = " ".join(unique([*plan.alert_names, *labels]))
             if query:
                 yield from _call(recorder, calls, "lookup_knowledge", {"query": query}, None, ())
-        output = build_output(plan, recorder.world, services, calls)
+        output = _without_unsourced_absences(
+            plan, recorder, build_output(plan, recorder.world, services, calls))
         return output, ParseStatus(status="valid",
                                    detail="built by the rules executor from evidence_refs")
 
@@ -76,14 +77,43 @@ class RulesExecutor:
 def _answerable_tools(plan: Plan, recorder: Recorder) -> list[str]:
     """The plan's tools, without evidence tools the world has no source for when another
     evidence tool of the plan has one (an alert question on a world without logs asks the
-    alerts; a question only the logs could answer still records why nothing was searched)."""
-    def has_source(tool: str) -> bool:
-        return recorder.world.source(TOOL_SPECS[tool].capability) is not None
-
+    alerts), unless the question needs that tool (``_needed_tools``): its call is then
+    recorded as failed, and says why part of the question went unsearched. A question only
+    sourceless tools could answer still records why nothing was searched."""
     evidence = [tool for tool in plan.tools if is_evidence_tool(tool)]
-    if not any(has_source(tool) for tool in evidence):
+    if not any(_has_source(recorder, tool) for tool in evidence):
         return list(plan.tools)
-    return [tool for tool in plan.tools if not is_evidence_tool(tool) or has_source(tool)]
+    needed = _needed_tools(plan)
+    return [tool for tool in plan.tools
+            if not is_evidence_tool(tool) or _has_source(recorder, tool) or tool in needed]
+
+
+def _has_source(recorder: Recorder, tool: str) -> bool:
+    return recorder.world.source(TOOL_SPECS[tool].capability) is not None
+
+
+def _needed_tools(plan: Plan) -> set[str]:
+    """The evidence tools no other tool stands in for: the alerts of a question about an alert
+    or alert state (a log line is not an alert), the logs of one asking for a log level."""
+    reading = plan.reading
+    needed = set()
+    if plan.alert_names or reading.alert_states or reading.wants_alerts:
+        needed.add("query_metrics")
+    if reading.level:
+        needed.add("query_logs")
+    return needed & set(plan.tools)
+
+
+def _without_unsourced_absences(plan: Plan, recorder: Recorder,
+                                output: ExecutorOutput) -> ExecutorOutput:
+    """``output`` without its negative observations when a tool the question needs has no
+    source: what the other tools did not find is not the answer ("is X firing?" of a world
+    without alerts is not answered "no" by empty logs)."""
+    if all(_has_source(recorder, tool) for tool in _needed_tools(plan)):
+        return output
+    # Absences come after the observations, so the ids left (claim-1 ...) stay as they were.
+    kept = [claim for claim in output.claims if claim.claim_type != "negative_observation"]
+    return output.model_copy(update={"claims": kept})
 
 
 def _names_unknown_service(plan: Plan, vocabulary: Vocabulary) -> bool:
