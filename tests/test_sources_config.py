@@ -87,6 +87,7 @@ def test_a_base_pack_fills_what_the_file_does_not_name(tmp_path: Path) -> None:
     ("knowledge: {runbooks: [./missing]}\n", "runbook folder not found"),
     ("metrcs: {}\n", "metrcs: unknown key"),
     ("pack: no-such-pack\n", "pack not found"),
+    ("now: last tuesday\n", "sources.yaml: now: must be an ISO 8601 time such as 2015-10-18T18:10:00Z"),
     ("- a list\n", "must be a mapping"),
     ("name: [unclosed\n", "line 2, column 1: invalid YAML"),
     ("metrics: {prometheus: {url: 'http://a:9090', bearer_token_env: NOT_SET_ANYWHERE_X}}\n",

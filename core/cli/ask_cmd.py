@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         SessionDocument,
     )
     from core.events import PipelineEvent
+    from core.sources.base import World
 
 _LABEL_WIDTH = 9
 
@@ -74,7 +75,7 @@ def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
     from core.agents.registry import build_engines
-    from core.events import SessionFinished
+    from core.events import PlanMade, SessionFinished
     from core.inputs.text import check_question
     from core.pipeline import run_investigation
 
@@ -89,6 +90,9 @@ def run_ask(args: argparse.Namespace) -> int:
     for event in events:
         if not args.json:
             print_event(event, sys.stdout)
+            window = window_line(event.plan, world) if isinstance(event, PlanMade) else None
+            if window is not None:
+                sys.stdout.write(f"{'':<{_LABEL_WIDTH}}{window}\n")
             sys.stdout.flush()  # stages appear as they happen, even through a pipe
         if isinstance(event, SessionFinished):
             document = event.document
@@ -186,6 +190,17 @@ def repair_lines(feedback: RetryContext) -> list[tuple[str, str]]:
             where += f"[{finding.binding_index}]"
         lines.append(("", f"  {where} {finding.rule}"))
     return lines
+
+
+def window_line(plan: Plan, world: World) -> str | None:
+    """The window a question's time words were read as, and the clock they were read against
+    ("the last hour" of a store of 2015 lines is the last hour of its newest line, not today's)."""
+    reading = plan.reading
+    if not (reading.since or reading.until):
+        return None
+    moment, basis = world.clock_and_basis(reading.services)
+    return (f"window: since {reading.since or '-'} until {reading.until or '-'} "
+            f"(read against {moment.isoformat(timespec='seconds')}, {basis})")
 
 
 def plan_lines(plan: Plan) -> list[tuple[str, str]]:

@@ -148,7 +148,8 @@ class KnowledgeSource(Source, Protocol):
 class World:
     """What an investigation sees: a name, a clock, one source per capability, example questions.
 
-    ``now`` is the world's clock (a pack's fixed ``now``; a live world's opening time). A
+    ``now`` is the world's clock (a pack's or sources file's ``now``, else its newest data; a
+    world with live metrics: its opening time, see ``core.sources.config.world_clock``). A
     capability without a source (``None``) makes its tool's calls fail (``SourceError``), which
     the recorder records as ``error`` invocations, never an exception in the pipeline.
     """
@@ -163,13 +164,24 @@ class World:
     # Each service's own clock, where recordings end at different times (a pack that sets no
     # ``now``: each service's newest data); a service not in it, or any in a live world, has ``now``.
     clocks: Mapping[str, datetime] = field(default_factory=dict)
+    # What ``now`` is, said to the user beside a window read against it ("the data's clock:
+    # its newest line", "the wall clock: live metrics", "now: in prod.yaml").
+    clock_basis: str = "the world's clock"
 
     def clock(self, services: Iterable[str]) -> datetime:
         """What time words about ``services`` are read against: the latest of their own clocks,
         else ``now`` ("between 18:05 and 18:10" of Hadoop is on the last day of Hadoop's data)."""
-        known = {name.casefold(): moment for name, moment in self.clocks.items()}
-        moments = [known[name.casefold()] for name in services if name.casefold() in known]
-        return max(moments, default=self.now)
+        return self.clock_and_basis(services)[0]
+
+    def clock_and_basis(self, services: Iterable[str]) -> tuple[datetime, str]:
+        """``clock(services)`` and what that moment is: a service's own newest data, or
+        ``clock_basis`` (the window of an answer is stated with the clock it was read against)."""
+        known = {name.casefold(): (moment, name) for name, moment in self.clocks.items()}
+        owned = [known[name.casefold()] for name in services if name.casefold() in known]
+        if not owned:
+            return self.now, self.clock_basis
+        moment, name = max(owned)
+        return moment, f"the data's clock: {name}'s newest data"
 
     def source(self, capability: Capability) -> Source | None:
         """The source of one capability, if the world has one."""

@@ -12,6 +12,7 @@ the console call:
 A sources file (YAML; relative paths are relative to the file)::
 
     name: prod                      # the world's name (default: the file's stem)
+    now: 2015-10-18T18:10:00Z       # the world's clock (default: see ``world_clock``)
     description: "..."
     pack: demo                      # optional: a pack for every capability not named below
     example_questions: ["..."]
@@ -155,6 +156,22 @@ class SourcesFile(_Strict):
     metrics: MetricsConfig | None = None
     logs: LogsConfig | None = None
     knowledge: KnowledgeConfig | None = None
+    now: datetime | None = None
+
+    @field_validator("now", mode="before")
+    @classmethod
+    def _moment(cls, value: object) -> datetime:
+        # YAML reads an unquoted time as a datetime already; a number is not taken as epoch
+        # seconds (pydantic would), it is a mistake.
+        moment = value if isinstance(value, datetime) else None
+        if isinstance(value, str):
+            try:
+                moment = datetime.fromisoformat(value.strip())
+            except ValueError:
+                moment = None
+        if moment is None:
+            raise ValueError(f"must be an ISO 8601 time such as 2015-10-18T18:10:00Z (got {value!r})")
+        return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 # ---------------------------------------------------------------- building sources
@@ -274,7 +291,8 @@ def read_sources_file(path: Path) -> SourcesFile:
         field = ".".join(str(part) for part in first["loc"])
         if first["type"] == "extra_forbidden":
             raise SourcesConfigError(f"{path}: {field}: unknown key") from None
-        reason = _reason(exc) if "url" in field else first_error(exc).split(": ", 1)[-1]
+        plain = "url" in field or field == "now"  # the validator's own words
+        reason = _reason(exc) if plain else first_error(exc).split(": ", 1)[-1]
         raise SourcesConfigError(f"{path}: {field}: {reason}") from None
 
 
@@ -287,6 +305,41 @@ def _pack(base: Path, name: str) -> Pack:
     """A pack by name, or by a path relative to the sources file."""
     looks_like_path = "/" in name or name.startswith((".", "~"))
     return load_pack(str(_local(base, name)) if looks_like_path else name)
+
+
+def world_clock(config: SourcesFile, where: str, sources: list[LogSource | MetricsSource | None]
+                ) -> tuple[datetime, dict[str, datetime], str]:
+    """The clock of a sources file's world: ``now``, each service's own clock, and what ``now`` is.
+
+    ``now:`` in the file wins, one clock for every service. Live metrics (Prometheus,
+    Alertmanager) are now: the wall clock, one for every service (a log store beside live
+    servers is taken to be fed alongside them). Otherwise the data are recordings, read as a
+    pack's are: each service's clock is its newest data (a store's newest line, by its
+    service index: one seek per service, no scan), and ``now`` the latest of them.
+    """
+    from core.sources.logstore import LogStore
+
+    if config.now is not None:
+        return config.now, {}, f"now: in {where}"
+    if config.metrics is not None and config.metrics.pack is None:
+        return datetime.now(UTC), {}, "the wall clock: live metrics are now"
+    clocks: dict[str, datetime] = {}
+    ends: list[datetime] = []
+    end: datetime | None
+    for source in sources:
+        if isinstance(source, PackMetrics | PackLogs):
+            own, end = dict(source.pack.clocks), source.pack.now
+        elif isinstance(source, LogStore):
+            own = source.newest_by_service()
+            end = max(own.values(), default=None)
+        else:
+            continue
+        for service, moment in own.items():
+            clocks[service] = max(moment, clocks.get(service, moment))
+        ends += [end] if end is not None else []
+    if not ends:
+        return datetime.now(UTC), {}, "the wall clock: no data with times"
+    return max(ends), clocks, "the data's clock: its newest data"
 
 
 def _log_store(path: Path, where: str) -> LogSource:
@@ -343,10 +396,11 @@ def world_from_file(path: str | Path, *, settings: Settings | None = None,
         elif knowledge_pack is not None:
             knowledge = PackKnowledge(knowledge_pack)
     examples = config.example_questions or (base_pack.example_questions if base_pack else [])
-    return World(name=config.name or file.stem, now=datetime.now(UTC), metrics=metrics, logs=logs,
+    now, clocks, basis = world_clock(config, where, [metrics, logs])
+    return World(name=config.name or file.stem, now=now, metrics=metrics, logs=logs,
                  knowledge=knowledge,
                  description=config.description or (base_pack.description if base_pack else ""),
-                 example_questions=tuple(examples))
+                 example_questions=tuple(examples), clocks=clocks, clock_basis=basis)
 
 
 # ---------------------------------------------------------------- what the CLI and console open
@@ -371,5 +425,6 @@ def open_world(pack: str | Path | Pack | World | None = None, *, sources: str | 
         return world
     return World(name=f"{world.name}+live", now=datetime.now(UTC), metrics=live, logs=world.logs,
                  knowledge=world.knowledge, description=world.description,
-                 example_questions=world.example_questions)
+                 example_questions=world.example_questions,
+                 clock_basis="the wall clock: live metrics are now")
 
