@@ -180,7 +180,9 @@ def pack_world(pack: Pack) -> World:
     alone has no metrics source), its name, clock and example questions."""
     return World(name=pack.name, now=pack.now, metrics=pack_metrics(pack), logs=pack_logs(pack),
                  knowledge=pack_knowledge(pack), description=pack.description,
-                 example_questions=tuple(pack.example_questions), clocks=pack.clocks)
+                 example_questions=tuple(pack.example_questions), clocks=pack.clocks,
+                 # A pack that sets ``now`` has no per-service clocks: ``now`` is what it set.
+                 clock_basis="the data's clock: its newest data" if pack.clocks else "the pack's now (pack.yaml)")
 
 
 def load_world(world: str | Path | Pack | World) -> World:
