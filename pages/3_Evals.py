@@ -19,9 +19,10 @@ from core.views.evals import (
     headline,
     pass_rate_figure,
     run_label,
+    wrong_pass_badge,
 )
 from core.views.sessions import LINK_DISPLAY
-from ui.render import empty_state, escape_markdown, get_store, setup_page
+from ui.render import badge, empty_state, escape_markdown, get_store, setup_page
 from ui.tables import text_table
 
 DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
@@ -89,9 +90,12 @@ run_id = st.selectbox("Run", run_ids, format_func=lambda i: run_label(by_id[i]),
 current = by_id[run_id]
 metrics = current.metrics or {}
 
-columns = st.columns(5)
-for column, (label, value) in zip(columns, headline(metrics).items(), strict=True):
+numbers = headline(metrics)
+for column, (label, value) in zip(st.columns(len(numbers)), numbers.items(), strict=True):
     column.metric(label, value)
+wrong_pass = wrong_pass_badge(metrics)
+if wrong_pass is not None:
+    badge(wrong_pass)
 
 st.subheader("Results matrix", anchor=False)
 only_failures = st.toggle("Only cases that did not pass", key="eval_only_failures")

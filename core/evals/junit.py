@@ -11,6 +11,9 @@ The layout is the common denominator Jenkins, GitLab, GitHub Actions reporters a
         </testcase>
 
 A failed expectation is a ``<failure>``; a session that errored (no verdict) is an ``<error>``.
+Each ``<testsuite>``'s ``<properties>`` carry the run id and suite, and the file's PASS precision
+(``pass_precision`` = right/PASS, ``wrong_pass`` = those case ids, comma-separated) and
+``false_absences`` (absent/expecting found), so a CI summary shows them next to the counts.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from core.evals.metrics import false_absence_rate, pass_precision
 from core.evals.results import CaseOutcome, EvalRun
 from core.outputs import write_atomically
 
@@ -90,6 +94,12 @@ def junit_tree(run: EvalRun) -> ET.ElementTree:
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="run_id", value=run.run_id)
         ET.SubElement(properties, "property", name="suite", value=run.suite)
+        precision, wrong = pass_precision(outcomes)
+        absences = false_absence_rate(outcomes)
+        for name, value in (("pass_precision", f"{precision.hits}/{precision.total}"),
+                            ("wrong_pass", _clean(",".join(wrong.cases))),
+                            ("false_absences", f"{absences.hits}/{absences.total}")):
+            ET.SubElement(properties, "property", name=name, value=value)
         for outcome in outcomes:
             suite.append(_testcase(outcome, label))
     ET.indent(root)

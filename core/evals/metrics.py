@@ -15,6 +15,13 @@
   (term, place) occurrences were found.
 - ``fault_catch_rate``: per fault mode, cases whose session completed with a verdict other than
   PASS / cases run with that fault.
+- ``pass_precision``: cases whose case passed / cases whose session's verdict was PASS. A PASS on
+  a case that failed its expectations is a *wrong PASS*, the worst outcome the product can have;
+  ``wrong_pass`` names those cases.
+- ``false_absence_rate``: over cases that expect ``outcome: found``, those whose session's outcome
+  was ``absent`` (a "nothing found" where the case says there is something). Only the outcome key
+  says a case expects a finding: ``evidence_tools`` and ``answer_includes`` also hold for a
+  verified absence (a passing negative observation cites its tool), so they do not count.
 - ``latency_ms``: per-case wall time (median, p95 by nearest rank, mean, max).
 - Also totals, expectation keys that failed, gatekeeper failed rules, and pass rate per tag.
 """
@@ -56,6 +63,13 @@ class LeakSummary(BaseModel):
     cases: list[str] = Field(default_factory=list)
 
 
+class WrongPassSummary(BaseModel):
+    """Cases whose session said PASS but whose expectations failed."""
+
+    count: int
+    cases: list[str] = Field(default_factory=list)
+
+
 class LatencySummary(BaseModel):
     """Per-case wall time in milliseconds."""
 
@@ -79,6 +93,9 @@ class RunMetrics(BaseModel):
     citation_precision_without_faults: Ratio
     citation_recall: Ratio
     forbidden_leaks: LeakSummary
+    pass_precision: Ratio
+    wrong_pass: WrongPassSummary
+    false_absence_rate: Ratio
     fault_catch_rate: dict[str, Ratio]
     latency_ms: LatencySummary
     failed_expectations: dict[str, int]
@@ -112,6 +129,21 @@ def _latency(durations: list[float]) -> LatencySummary:
 def _precision(outcomes: Sequence[CaseOutcome]) -> Ratio:
     observed = [o.observed for o in outcomes if o.observed is not None]
     return Ratio.of(sum(s.bindings_passed for s in observed), sum(s.bindings_checked for s in observed))
+
+
+def pass_precision(outcomes: Sequence[CaseOutcome]) -> tuple[Ratio, WrongPassSummary]:
+    """Right answers among the cases whose session said PASS, and the wrong PASS cases."""
+    said_pass = [o for o in outcomes if o.observed is not None and o.observed.verdict == "PASS"]
+    wrong = [o.case_id for o in said_pass if not o.passed]
+    return (Ratio.of(len(said_pass) - len(wrong), len(said_pass)),
+            WrongPassSummary(count=len(wrong), cases=wrong))
+
+
+def false_absence_rate(outcomes: Sequence[CaseOutcome]) -> Ratio:
+    """Cases expecting ``outcome: found`` whose session said ``absent`` / cases expecting it."""
+    expect_found = [o for o in outcomes if o.expect.outcome == "found"]
+    return Ratio.of(sum(1 for o in expect_found if o.observed and o.observed.outcome == "absent"),
+                    len(expect_found))
 
 
 def compute_metrics(outcomes: Sequence[CaseOutcome]) -> RunMetrics:
@@ -155,6 +187,7 @@ def compute_metrics(outcomes: Sequence[CaseOutcome]) -> RunMetrics:
         for tag in outcome.tags:
             by_tag.setdefault(tag, []).append(outcome.passed)
 
+    precision, wrong_pass = pass_precision(outcomes)
     return RunMetrics(
         total=total, passed=passed, failed=total - passed, errored=errored,
         case_pass_rate=round(passed / total, 4) if total else None,
@@ -165,6 +198,8 @@ def compute_metrics(outcomes: Sequence[CaseOutcome]) -> RunMetrics:
         citation_recall=Ratio.of(recall_hits, recall_total),
         forbidden_leaks=LeakSummary(count=len(leak_cases), occurrences=leak_occurrences,
                                     cases=leak_cases),
+        pass_precision=precision, wrong_pass=wrong_pass,
+        false_absence_rate=false_absence_rate(outcomes),
         fault_catch_rate={mode: Ratio.of(sum(hits), len(hits)) for mode, hits in sorted(faults.items())},
         latency_ms=_latency([o.duration_ms for o in outcomes]),
         failed_expectations=dict(failed_keys.most_common()),

@@ -80,12 +80,26 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} ms"
 
 
+def _wrong_pass(metrics: RunMetrics) -> str:
+    wrong = metrics.wrong_pass
+    return f"{wrong.count} ({', '.join(wrong.cases)})" if wrong.count else "none"
+
+
+def _false_absences(rate: Ratio) -> str:
+    if not rate.total:
+        return "n/a (no case expects outcome: found)"
+    return f"{_ratio(rate)} of cases expecting outcome: found"
+
+
 def render_metrics(metrics: RunMetrics) -> str:
-    """The run's metrics as short labelled lines."""
+    """The run's metrics as short labelled lines; PASS precision and false absences right under
+    the pass rate (a wrong PASS is the worst outcome the product can have)."""
     latency = metrics.latency_ms
     lines = [
         f"cases            {metrics.passed}/{metrics.total} passed, {metrics.failed} failed "
         f"({metrics.errored} errors)",
+        f"PASS precision   {_ratio(metrics.pass_precision)}, wrong PASS: {_wrong_pass(metrics)}",
+        f"false absences   {_false_absences(metrics.false_absence_rate)}",
         f"verdict accuracy {_ratio(metrics.verdict_accuracy)}",
         f"citation prec.   {_ratio(metrics.citation_precision)} all, "
         f"{_ratio(metrics.citation_precision_without_faults)} without faults",

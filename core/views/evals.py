@@ -17,12 +17,13 @@ from core.errors import EvalCaseError, InputError
 from core.evals.cases import MAX_CASE_FILE_BYTES, EvalCase, parse_case_text
 from core.inputs.text import decode_utf8
 from core.store.models import CaseResultRow, EvalRunRow
-from core.views.badges import gate_label
-from core.views.outcomes import result_label
+from core.views.badges import Badge, gate_label
+from core.views.outcomes import MEANINGS, result_label
 from core.views.sessions import session_link
 
 _GREEN, _AMBER, _RED, _BLUE = "#21c354", "#ffa421", "#ff4b4b", "#1c83e1"
 TONED_COLUMNS: tuple[str, ...] = ("result", "actual", "gatekeeper")
+MAX_BADGE_CASES = 5  # wrong-PASS case ids named in the badge; the matrix lists every case
 
 
 def _ratio_value(metrics: Mapping[str, Any], key: str) -> float | None:
@@ -145,8 +146,17 @@ def case_matrix_rows(cases: Sequence[CaseResultRow], *,
     return [row for row in rows if row["result"] != "passed"] if only_failures else rows
 
 
+def _counted(metrics: Mapping[str, Any], key: str) -> str:
+    """``hits/total`` of a ratio metric; ``—`` when nothing was counted or the run predates it."""
+    ratio = metrics.get(key)
+    if not isinstance(ratio, Mapping) or not ratio.get("total"):
+        return "—"
+    return f"{ratio.get('hits', 0)}/{ratio['total']}"
+
+
 def headline(metrics: Mapping[str, Any]) -> dict[str, str]:
-    """The few numbers shown above the charts, formatted."""
+    """The few numbers shown above the charts, formatted; PASS precision and false absences
+    next to the pass rate. A run stored before a metric existed shows ``—`` for it."""
     def percent(key: str) -> str:
         value = _ratio_value(metrics, key)
         return f"{value:.0%}" if value is not None else "—"
@@ -155,10 +165,30 @@ def headline(metrics: Mapping[str, Any]) -> dict[str, str]:
     latency = metrics.get("latency_ms") or {}
     median = latency.get("median")
     return {"pass rate": percent("case_pass_rate"),
+            "PASS precision": percent("pass_precision"),
+            "false absences": _counted(metrics, "false_absence_rate"),
             "verdict accuracy": percent("verdict_accuracy"),
             "citation precision": percent("citation_precision"),
             "forbidden leaks": str(leaks.get("count", 0)),
             "median latency": f"{median:.0f} ms" if isinstance(median, (int, float)) else "—"}
+
+
+def wrong_pass_badge(metrics: Mapping[str, Any]) -> Badge | None:
+    """A rejected-red badge naming the cases whose session said PASS but whose expectations
+    failed (the worst outcome the product can have); a green one when every PASS was right.
+    None when the run had no PASS, or was stored before the metric existed."""
+    wrong = metrics.get("wrong_pass")
+    precision = metrics.get("pass_precision")
+    if not isinstance(wrong, Mapping) or not isinstance(precision, Mapping):
+        return None
+    cases = [str(case) for case in wrong.get("cases") or []]
+    if cases:
+        named = ", ".join(cases[:MAX_BADGE_CASES]) + (", …" if len(cases) > MAX_BADGE_CASES else "")
+        return Badge(f"{len(cases)} wrong PASS: {named}", MEANINGS["reject"].tone, "dangerous")
+    if not precision.get("total"):
+        return None
+    return Badge(f"no wrong PASS ({precision['total']} PASS)", MEANINGS["finding"].tone,
+                 "check_circle")
 
 
 def cases_from_upload(file_name: str, content: bytes) -> list[EvalCase]:

@@ -14,8 +14,9 @@ from core.sources.base import World
 from core.store import Store, repository
 from core.tools.spec import run_tool
 from core.views.data import search_logs, series_figure
-from core.views.evals import cases_from_upload
-from tests.console.console_helpers import XSS_LOG
+from core.views.evals import cases_from_upload, headline, wrong_pass_badge
+from core.views.outcomes import MEANINGS
+from tests.console.console_helpers import XSS_LOG, as_read
 
 DATA = "pages/4_Data.py"
 EVALS = "pages/3_Evals.py"
@@ -26,6 +27,12 @@ TINY_CASES = """\
   tags: [cpu]
   expect:
     verdict: PASS
+    outcome: found
+- id: cpu-wrong-answer
+  question: 只确认 payment-service 当前是否存在 CPU 使用率过高告警
+  expect:
+    verdict: PASS
+    answer_includes: [OutOfMemoryError]   # not in the answer: a PASS on a failed case
 - id: tamper-caught
   question: Only confirm whether payment-service has a HighCPUUsage alert.
   executor_fault: tamper_number
@@ -107,29 +114,54 @@ def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
     assert not app.exception
     app.button(key="eval_run_button").click().run()
     assert not app.exception
-    assert any("1/2 case(s) passed" in warning.value for warning in app.warning)
+    assert any("1/3 case(s) passed" in warning.value for warning in app.warning)
     matrix = next(f.value for f in app.dataframe if "failed expectations" in f.value.columns)
-    assert list(matrix["case"]) == ["tamper-caught", "cpu-positive"]  # failures first
-    assert list(matrix["result"]) == ["failed", "passed"]
-    assert "verdict" in matrix["failed expectations"].iloc[0]
-    assert matrix["actual"].iloc[0] == "REJECT · rejected"
-    assert matrix["actual"].iloc[1] == "PASS · verified finding"
+    assert list(matrix["case"]) == ["cpu-wrong-answer", "tamper-caught", "cpu-positive"]
+    assert list(matrix["result"]) == ["failed", "failed", "passed"]  # failures first
+    assert "verdict" in matrix["failed expectations"].iloc[1]
+    assert matrix["actual"].iloc[1] == "REJECT · rejected"
+    assert matrix["actual"].iloc[2] == "PASS · verified finding"
     # Each case's session id opens it on Investigate.
     (run,) = repository.list_eval_runs(tmp_store)
     sessions = {row.case_id: row.session_id
                 for row in repository.list_case_results(tmp_store, run_id=run.id)}
-    assert list(matrix["session"]) == [f"./?session={sessions['tamper-caught']}",
-                                       f"./?session={sessions['cpu-positive']}"]
+    assert list(matrix["session"]) == [f"./?session={sessions[case]}" for case in matrix["case"]]
     # One run so far: no one-point trend chart, a sentence instead.
     assert len(app.get("plotly_chart")) == 3
     assert any("One run so far" in caption.value for caption in app.caption)
-    headline = {m.label: m.value for m in app.metric}
-    assert headline["pass rate"] == "50%"
+    numbers = {m.label: m.value for m in app.metric}
+    assert numbers["pass rate"] == "33%"
+    # Two sessions said PASS, one of them on a case whose answer was wrong.
+    assert numbers["PASS precision"] == "50%"
+    assert numbers["false absences"] == "0/1"
+    wrong = ":red-badge[:material/dangerous: 1 wrong PASS: cpu-wrong-answer]"
+    assert wrong in [as_read(markdown.value) for markdown in app.markdown]
+
+
+def test_headline_and_wrong_pass_badge_of_new_and_old_runs() -> None:
+    new = {"case_pass_rate": 0.5, "pass_precision": {"value": 0.5, "hits": 1, "total": 2},
+           "wrong_pass": {"count": 1, "cases": ["oom-wrong"]},
+           "false_absence_rate": {"value": 0.0, "hits": 0, "total": 3}}
+    numbers = headline(new)
+    assert list(numbers)[:3] == ["pass rate", "PASS precision", "false absences"]
+    assert (numbers["PASS precision"], numbers["false absences"]) == ("50%", "0/3")
+    wrong = wrong_pass_badge(new)
+    assert wrong is not None and wrong.tone == MEANINGS["reject"].tone
+    assert wrong.label == "1 wrong PASS: oom-wrong"
+    right = wrong_pass_badge({**new, "wrong_pass": {"count": 0, "cases": []}})
+    assert right is not None and right.tone == "green" and right.label == "no wrong PASS (2 PASS)"
+    many = {**new, "wrong_pass": {"count": 7, "cases": [f"c{i}" for i in range(7)]}}
+    capped = wrong_pass_badge(many)  # the badge names five; the matrix lists every case
+    assert capped is not None and capped.label == "7 wrong PASS: c0, c1, c2, c3, c4, …"
+    # A run stored before these metrics existed: nothing invented.
+    old = {"case_pass_rate": 1.0, "verdict_accuracy": {"value": 1.0, "hits": 2, "total": 2}}
+    assert (headline(old)["PASS precision"], headline(old)["false absences"]) == ("—", "—")
+    assert wrong_pass_badge(old) is None
 
 
 def test_uploaded_case_files_are_parsed_like_case_files_on_disk() -> None:
     cases = cases_from_upload("tiny.yaml", TINY_CASES.encode())
-    assert [case.id for case in cases] == ["cpu-positive", "tamper-caught"]
+    assert [case.id for case in cases] == ["cpu-positive", "cpu-wrong-answer", "tamper-caught"]
     assert all(case.source == "tiny.yaml" for case in cases)
     with pytest.raises(EvalCaseError, match=r"^bad\.yaml: not valid YAML at line 3, column 1"):
         cases_from_upload("bad.yaml", b"- id: x\n  question: [unclosed\n")

@@ -71,6 +71,10 @@ def test_passing_file_exits_zero_stores_the_run_and_links_sessions(
     assert metrics["fault_catch_rate"]["fabricate_path"]["value"] == 1.0
     assert metrics["citation_recall"] == {"value": 1.0, "hits": 1, "total": 1}
     assert metrics["latency_ms"]["median"] > 0
+    # cpu-narrow and hikari-negative (a verified absence) said PASS, rightly.
+    assert metrics["pass_precision"] == {"value": 1.0, "hits": 2, "total": 2}
+    assert metrics["wrong_pass"] == {"count": 0, "cases": []}
+    assert metrics["false_absence_rate"] == {"value": None, "hits": 0, "total": 0}
 
     store = tmp_store  # the same SQLite file SUPERBIZ_DB points the CLI at
     [run] = list_eval_runs(store)
@@ -99,11 +103,15 @@ def test_wrong_expectation_exits_one_and_names_key_and_actual_value(
     out = capsys.readouterr().out
     assert "cpu-wrongly-rejected" in out and "FAIL" in out
     assert "x verdict: expected REJECT, actual PASS" in out
+    assert "wrong PASS: 1 (cpu-wrongly-rejected)" in out  # a PASS on a failed case
     failure = ET.parse(junit).getroot().find("testsuite/testcase/failure")
     assert failure is not None and "verdict" in failure.get("message", "")
 
     assert main(["eval", str(cases), "--json"]) == 1
-    [case] = json.loads(capsys.readouterr().out)["cases"]
+    report = json.loads(capsys.readouterr().out)
+    [case] = report["cases"]
+    assert report["metrics"]["pass_precision"] == {"value": 0.0, "hits": 0, "total": 1}
+    assert report["metrics"]["wrong_pass"] == {"count": 1, "cases": ["cpu-wrongly-rejected"]}
     assert case["failures"] == [{"key": "verdict", "expected": "REJECT", "actual": "PASS",
                                  "message": "verdict PASS, expected REJECT"}]
 

@@ -17,6 +17,10 @@ def test_default_suite_passes_and_catches_every_fault(tmp_store: Store) -> None:
     assert set(metrics.fault_catch_rate) == set(FAULT_MODES)
     assert all(rate.value == 1.0 for rate in metrics.fault_catch_rate.values())
     assert metrics.forbidden_leaks.count == 0
+    assert metrics.wrong_pass.count == 0 and metrics.pass_precision.value == 1.0
+    expecting_found = sum(1 for o in run.outcomes if o.expect.outcome == "found")
+    assert expecting_found > 0
+    assert (metrics.false_absence_rate.hits, metrics.false_absence_rate.total) == (0, expecting_found)
     assert metrics.citation_precision_without_faults.value == 1.0
     # Injected faults make bindings fail on purpose: the all-case precision must show it.
     assert metrics.citation_precision.value is not None and metrics.citation_precision.value < 1.0

@@ -61,3 +61,43 @@ def test_report_table_shows_failed_expectation_with_actual_value() -> None:
     assert "    x verdict: expected PASS, actual REJECT" in lines
     assert "    x error: session error: execute: boom" in lines
     assert "run run-abc (default): 1/3 passed" in text
+
+
+def wrong_pass_run() -> EvalRun:
+    """A run whose second case said PASS with a wrong answer, and one finding missed as absent."""
+    missing = ExpectationFailure(key="answer_includes", expected=["OOM"], actual="",
+                                 message="answer lacks 'OOM'")
+    outcomes = [
+        CaseOutcome(case_id="cpu-right", source="/x/default.yaml", outcome="passed",
+                    expect=Expectation(outcome="found"),
+                    observed=Observed(status="completed", verdict="PASS", outcome="found")),
+        CaseOutcome(case_id="oom-wrong", source="/x/default.yaml", outcome="failed",
+                    expect=Expectation(outcome="found"), failures=[missing],
+                    observed=Observed(status="completed", verdict="PASS", outcome="absent")),
+        CaseOutcome(case_id="fault-caught", source="/x/faults.yaml", outcome="passed",
+                    observed=Observed(status="completed", verdict="REJECT")),
+    ]
+    return EvalRun(run_id="run-wrong", suite="default", outcomes=outcomes,
+                   metrics=compute_metrics(outcomes), duration_ms=10.0)
+
+
+def test_report_shows_pass_precision_and_false_absences_under_the_pass_rate() -> None:
+    lines = render_report(wrong_pass_run()).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("cases "))
+    assert lines[start + 1] == "PASS precision   50.0% (1/2), wrong PASS: 1 (oom-wrong)"
+    assert lines[start + 2] == "false absences   50.0% (1/2) of cases expecting outcome: found"
+    right = render_report(sample_run())
+    assert "PASS precision   100.0% (1/1), wrong PASS: none" in right
+    assert "false absences   n/a (no case expects outcome: found)" in right
+
+
+def test_junit_properties_carry_each_files_pass_precision(tmp_path: Path) -> None:
+    root = ET.parse(write_junit(wrong_pass_run(), tmp_path / "eval.xml")).getroot()
+    properties = {suite.get("name"): {p.get("name"): p.get("value")
+                                      for p in suite.iter("property")}
+                  for suite in root.findall("testsuite")}
+    assert properties["default"]["pass_precision"] == "1/2"
+    assert properties["default"]["wrong_pass"] == "oom-wrong"
+    assert properties["default"]["false_absences"] == "1/2"
+    assert properties["faults"]["pass_precision"] == "0/0"
+    assert properties["faults"]["wrong_pass"] == ""

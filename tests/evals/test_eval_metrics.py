@@ -14,10 +14,10 @@ def outcome(case_id: str, *, kind: str = "passed", expect: dict[str, Any] | None
             verdict: str | None = "PASS", checked: int = 0, passed_bindings: int = 0,
             tools: list[str] | None = None, fault: str | None = None, duration: float = 10.0,
             failures: list[ExpectationFailure] | None = None, tags: list[str] | None = None,
-            rules: list[str] | None = None) -> CaseOutcome:
+            rules: list[str] | None = None, found: str | None = None) -> CaseOutcome:
     observed = None if kind == "error" else Observed(
-        status="completed", verdict=verdict, evidence_tools=tools or [], bindings_checked=checked,
-        bindings_passed=passed_bindings, failed_rules=rules or [])
+        status="completed", verdict=verdict, outcome=found, evidence_tools=tools or [],
+        bindings_checked=checked, bindings_passed=passed_bindings, failed_rules=rules or [])
     return CaseOutcome(case_id=case_id, outcome=kind, expect=Expectation.model_validate(expect or {}),
                        observed=observed, executor_fault=fault, duration_ms=duration,
                        failures=failures or [], tags=tags or [])
@@ -91,6 +91,46 @@ def test_fault_catch_rate_per_mode() -> None:
     assert rates == {"drop_bindings": (1, 1), "fabricate_path": (1, 2), "scope_leak": (0, 1)}
 
 
+def test_pass_precision_counts_right_answers_among_pass_and_names_wrong_pass() -> None:
+    wrong_answer = ExpectationFailure(key="answer_includes", expected=["OOM"], actual="")
+    metrics = compute_metrics([
+        outcome("right", verdict="PASS"),
+        outcome("wrong", kind="failed", verdict="PASS", failures=[wrong_answer]),
+        outcome("uncaught-fault", kind="failed", verdict="PASS", fault="fabricate_path"),
+        outcome("rejected", kind="failed", verdict="REJECT"),  # not a PASS: not counted
+        outcome("low", verdict="LOW_CONFID"),
+        outcome("broken", kind="error"),
+    ])
+    precision = metrics.pass_precision
+    assert (precision.hits, precision.total, precision.value) == (1, 3, 0.3333)
+    assert metrics.wrong_pass.count == 2
+    assert metrics.wrong_pass.cases == ["wrong", "uncaught-fault"]
+
+
+def test_every_pass_right_is_precision_one_with_no_wrong_pass() -> None:
+    metrics = compute_metrics([outcome("a"), outcome("b", kind="failed", verdict="REJECT")])
+    assert (metrics.pass_precision.hits, metrics.pass_precision.total) == (1, 1)
+    assert metrics.pass_precision.value == 1.0
+    assert metrics.wrong_pass.count == 0 and metrics.wrong_pass.cases == []
+
+
+def test_false_absences_count_only_cases_expecting_a_finding() -> None:
+    metrics = compute_metrics([
+        outcome("found", expect={"outcome": "found"}, found="found"),
+        outcome("missed", expect={"outcome": "found"}, found="absent", kind="failed"),
+        outcome("rejected", expect={"outcome": "found"}, verdict="REJECT", found="found",
+                kind="failed"),  # a wrong verdict, but not a "nothing found"
+        outcome("crashed", expect={"outcome": "found"}, kind="error"),
+        # A verified absence that was expected, and cases without an outcome expectation (even
+        # with evidence_tools, which a cited negative observation also meets): not counted.
+        outcome("absent", expect={"outcome": "absent"}, found="absent"),
+        outcome("tools-only", expect={"evidence_tools": ["query_logs"]}, found="absent"),
+        outcome("no-expect", found="absent"),
+    ])
+    rate = metrics.false_absence_rate
+    assert (rate.hits, rate.total, rate.value) == (1, 4, 0.25)
+
+
 def test_latency_median_and_nearest_rank_p95() -> None:
     metrics = compute_metrics([outcome(str(i), duration=float(i)) for i in range(1, 21)])
     assert metrics.latency_ms.median == 10.5
@@ -113,3 +153,5 @@ def test_gatekeeper_rules_and_tag_pass_rates() -> None:
 def test_empty_run_has_no_rates() -> None:
     metrics = compute_metrics([])
     assert metrics.total == 0 and metrics.case_pass_rate is None and metrics.latency_ms.median is None
+    assert metrics.pass_precision.value is None and metrics.false_absence_rate.value is None
+    assert metrics.wrong_pass.count == 0
