@@ -19,13 +19,19 @@ synonym's first word.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from typing import NamedTuple
 
 from core.language.chars import ASCII_WORD, ASCII_WORD_CHARS
 
 _ASCII_RUN = re.compile(f"[{ASCII_WORD}]+")
+
+
+def one_of(words: Iterable[str]) -> str:
+    """Words (a vocabulary's list) as regex alternatives, escaped, longest first: a word is
+    tried before its prefix, so a word added anywhere in the list is read whole."""
+    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
 class Alternative(NamedTuple):

@@ -14,10 +14,11 @@ Everything works on folded text (``core.language.clauses.fold``: same offsets as
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from core.language.alternation import one_of
 from core.language.chars import HAN
 from core.language.clauses import CLAIM_WORDS, content_units
 
@@ -33,17 +34,13 @@ _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
 
 
-def _alternation(words: Iterable[str]) -> str:
-    """Words as alternatives, escaped, longest first (a word before its prefix)."""
-    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
-
 
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
 _EN_LEVELS, _ZH_LEVELS = CLAIM_WORDS.levels_en, CLAIM_WORDS.levels_zh
 _ZH_ONLY_BEFORE_LEVEL = CLAIM_WORDS.levels_zh_only_before_level
-_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({_alternation(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
-                         rf"({_alternation(_ZH_LEVELS)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
-                         rf"({_alternation(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:级别|级|日志))")
+_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({one_of(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
+                         rf"({one_of(_ZH_LEVELS)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
+                         rf"({one_of(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:级别|级|日志))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {**_EN_LEVELS, **_ZH_LEVELS, **_ZH_ONLY_BEFORE_LEVEL}
 _LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
