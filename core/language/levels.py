@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from core.language.alternation import one_of
 from core.language.question_words import (
     ASCII_WORD,
     LEVEL_WORDS_ANY_CASE,
@@ -20,8 +21,9 @@ from core.lazypattern import LazyPattern
 
 # The state an alert question asks about, as Prometheus and Alertmanager name the states.
 _ALERT_STATES = tuple((state, words_pattern(words)) for state, words in vocabulary().alert_states.items())
-_LEVEL_SUFFIX = LazyPattern(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|messages?\b|entries\b|日志|记录)",
-                            re.IGNORECASE)
+_SUFFIXES = vocabulary().level_suffixes
+_LEVEL_SUFFIX = LazyPattern(
+    rf"^\s*(?:{one_of(_SUFFIXES.words, english_ends_word=True)}|{one_of(_SUFFIXES.starts)})", re.IGNORECASE)
 _HEALTH = words_pattern(vocabulary().health.words, vocabulary().health.after_no_negation)
 
 

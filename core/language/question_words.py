@@ -29,6 +29,15 @@ class HealthWords(BaseModel):
     after_no_negation: tuple[str, ...] = ()
 
 
+class LevelSuffixes(BaseModel):
+    """Words after a level word: ``words`` whole, ``starts`` starting a word (English ones)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    words: tuple[str, ...]
+    starts: tuple[str, ...]
+
+
 class QuestionWords(BaseModel):
     """The shape of ``vocab/question.yaml`` (its comments say what each list is)."""
 
@@ -42,6 +51,9 @@ class QuestionWords(BaseModel):
     level_words_any_case: dict[str, str]
     alert_states: dict[str, tuple[str, ...]]
     health: HealthWords
+    level_suffixes: LevelSuffixes
+    subject_after: tuple[str, ...]
+    subject_before: tuple[str, ...]
 
 
 @cache

@@ -108,9 +108,8 @@ _INTRODUCED_RE = re.compile(r"\s*[:：]?")
 _ITEM_SEPARATOR_RE = LazyPattern(rf"[、,，/&]|{_words(_WORDS.item_separators)}", re.IGNORECASE)
 # An item that turns back to the asked subject ends the exclusion clause.
 _CLAUSE_END_RE = LazyPattern(rf"^\s*(?:{_words(_WORDS.clause_ends)})", re.IGNORECASE)
-_NOISE_BEFORE = sorted(_WORDS.item_noise_before, key=len, reverse=True)
 _ITEM_NOISE_RE = LazyPattern(
-    "^(?:\\s|" + "|".join(re.escape(word) + ("\\b" if word.isascii() else "") for word in _NOISE_BEFORE) + ")+"
+    rf"^(?:\s|{one_of(_WORDS.item_noise_before, english_ends_word=True)})+"
     rf"|(?:\s|{one_of(_WORDS.item_noise_after)}|\.)+$",
     re.IGNORECASE)
 _CLOSING_RE = re.compile(r"之外|以外")
