@@ -39,14 +39,15 @@ _SPACE = re.compile(r"\s+")
 _EN_LEVELS, _ZH_LEVELS = CLAIM_WORDS.levels_en, CLAIM_WORDS.levels_zh
 _ZH_ONLY_BEFORE_LEVEL = CLAIM_WORDS.levels_zh_only_before_level
 _LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({one_of(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
-                         rf"({one_of(_ZH_LEVELS)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
-                         rf"({one_of(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:级别|级|日志))")
+                         rf"({one_of(_ZH_LEVELS)})(?=\s*(?:{one_of(CLAIM_WORDS.levels_zh_before)}))|"
+                         rf"({one_of(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:{one_of(CLAIM_WORDS.levels_zh_only_before)}))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {**_EN_LEVELS, **_ZH_LEVELS, **_ZH_ONLY_BEFORE_LEVEL}
-_LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
+_LEVEL_JOIN = re.compile(rf"\s*(?:{one_of(CLAIM_WORDS.level_joiners)}|[、/,，&])\s*")
 _RANK = {level: rank for rank, level in enumerate(CLAIM_WORDS.level_ranks)}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
-_OR_ABOVE = re.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)|\s*(?:level\s+)?(?:or above|or higher|and above)")
+_OR_ABOVE = re.compile(rf"\s*(?:级别)?\s*(?:{one_of(CLAIM_WORDS.or_above_zh)})"
+                       rf"|\s*(?:level\s+)?(?:{one_of(CLAIM_WORDS.or_above_en)})")
 
 
 @dataclass(frozen=True)

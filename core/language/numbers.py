@@ -47,6 +47,8 @@ class NumberWords(BaseModel):
     percent_units: frozenset[str]
     count_units: frozenset[str]
     attached_only_units: frozenset[str]
+    change_from: tuple[str, ...]
+    change_to: tuple[str, ...]
     mark_spellings: dict[str, str]
     marks: dict[str, str]
 
