@@ -38,6 +38,16 @@ class LevelSuffixes(BaseModel):
     starts: tuple[str, ...]
 
 
+class HowLongWords(BaseModel):
+    """The words of "how long does it take" after "how long"."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auxiliaries: tuple[str, ...]
+    pronouns: tuple[str, ...]
+    verbs: tuple[str, ...]
+
+
 class QuestionWords(BaseModel):
     """The shape of ``vocab/question.yaml`` (its comments say what each list is)."""
 
@@ -54,6 +64,7 @@ class QuestionWords(BaseModel):
     level_suffixes: LevelSuffixes
     subject_after: tuple[str, ...]
     subject_before: tuple[str, ...]
+    how_long: HowLongWords
 
 
 @cache
