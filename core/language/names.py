@@ -44,12 +44,11 @@ _SUBJECT_BEFORE = LazyPattern(rf"(?:\b(?:{one_of(w for w in _BEFORE_WORDS if w.i
 _SERVICE_WORD = re.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
                            r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
 # A plain word as the grammatical subject: "Does nginx have …", "nginx 有没有 …".
+_SUBJECT_WORD_CUES = vocabulary().subject_word
 _SUBJECT_WORD = LazyPattern(
-    r"^\s*(?:does|did|is|has|have|was|can|could|will)\s+(?:the\s+)?([a-z][a-z0-9_]{2,})\s+"
-    r"(?:have|has|had|log|logs|logged|show|shows|showed|report|reports|reported|see|saw|throw|"
-    r"throws|threw|emit|emits|get|got|hit|run|fail|failing|failed|crash|crashing|crashed|restart|"
-    r"restarting|restarted|any|still|ever)\b"
-    r"|^\s*([a-z][a-z0-9_]{2,})\s*(?:是否|有没有|有无|的|有|出现|最近|当前|现在|是不是)")
+    rf"^\s*(?:{one_of(_SUBJECT_WORD_CUES.auxiliaries)})\s+(?:the\s+)?([a-z][a-z0-9_]{{2,}})\s+"
+    rf"(?:{one_of(_SUBJECT_WORD_CUES.verbs)})\b"
+    rf"|^\s*([a-z][a-z0-9_]{{2,}})\s*(?:{one_of(_SUBJECT_WORD_CUES.after)})")
 _CAMEL = re.compile(r"(?<![A-Za-z0-9_.$])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*|[A-Z]+(?![a-z]))+|[A-Z]{2,}[a-z][A-Za-z0-9]+)"
                     r"(?![A-Za-z0-9_])")
 _DOTTED_CLASS = re.compile(r"(?<![A-Za-z0-9_.])((?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)(?![A-Za-z0-9_])")

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.alternation import one_of
 from core.language.chars import HAN_RUN
 from core.language.concepts import CONCEPTS, TRANSLATIONS
 from core.language.lexicon import TOPICS
@@ -48,6 +49,27 @@ class HowLongWords(BaseModel):
     verbs: tuple[str, ...]
 
 
+class SubjectWordCues(BaseModel):
+    """The words around an unknown word asked about as the subject."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auxiliaries: tuple[str, ...]
+    verbs: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+class HttpStatusCues(BaseModel):
+    """The words that make a 5xx code an HTTP status: after it, before it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    after_en: tuple[str, ...]
+    after_zh: tuple[str, ...]
+    before_en: tuple[str, ...]
+    before_zh: tuple[str, ...]
+
+
 class QuestionWords(BaseModel):
     """The shape of ``vocab/question.yaml`` (its comments say what each list is)."""
 
@@ -65,6 +87,9 @@ class QuestionWords(BaseModel):
     subject_after: tuple[str, ...]
     subject_before: tuple[str, ...]
     how_long: HowLongWords
+    conjunctions: tuple[str, ...]
+    subject_word: SubjectWordCues
+    http_status: HttpStatusCues
 
 
 @cache
@@ -81,7 +106,9 @@ NOT_SERVICE_WORDS = vocabulary().not_service_words
 HYPHENATED_WORDS = vocabulary().hyphenated_words
 LEVELS_UPPER = vocabulary().levels_upper
 LEVEL_WORDS_ANY_CASE = vocabulary().level_words_any_case
-CONJUNCTION = LazyPattern(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
+_CONJUNCTIONS = vocabulary().conjunctions
+CONJUNCTION = LazyPattern(rf"(?:[、,，/]|{one_of(w for w in _CONJUNCTIONS if not w.isascii())}"
+                          rf"|\b(?:{one_of(w for w in _CONJUNCTIONS if w.isascii())})\b)", re.IGNORECASE)
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
