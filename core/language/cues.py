@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.language.alternation import one_of
 from core.language.lexicon import topics_in
+from core.language.numbers import NUMBER_WORDS
 from core.language.quantities import Family
 from core.language.vocabulary import VocabularyError, load
 from core.lazypattern import LazyPattern
@@ -190,8 +191,11 @@ def _strip_cues(window: str) -> str:
 
 
 # A statistic a value is (P99, 95th percentile, 中位数 = P50): the closest one before it.
+_MEDIAN = NUMBER_WORDS.median_words
 _STATISTIC = re.compile(r"(?<![a-z0-9])p(\d{2}(?:\.\d+)?)(?![0-9])|(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:th|st|nd|rd)?\s*"
-                        r"(?:percentile|百分位|分位)|(中位数|中值|" + _en("median") + ")")
+                        rf"(?:{one_of(NUMBER_WORDS.percentile_words)})"
+                        rf"|({one_of(w for w in _MEDIAN if not w.isascii())}|"
+                        + _en(one_of(w for w in _MEDIAN if w.isascii())) + ")")
 
 
 def statistic_of(window: str) -> str:

@@ -46,6 +46,8 @@ class NumberWords(BaseModel):
     numeral_not_alone: frozenset[str]
     numeral_not_after: str  # a run of characters, each one
     day_halves: dict[str, int]
+    percentile_words: tuple[str, ...]
+    median_words: tuple[str, ...]
     time_seconds: dict[str, float]
     size_bytes: dict[str, float]
     percent_units: frozenset[str]

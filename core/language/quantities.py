@@ -47,7 +47,7 @@ _ISO_RE = re.compile(
 # 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
 _ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 # "99th percentile", "99 分位": the number names a statistic, it is not a value.
-_PERCENTILE_AFTER = re.compile(r"\s*(?:th|st|nd|rd)?\s*(?:percentile|百分位|分位)")
+_PERCENTILE_AFTER = re.compile(rf"\s*(?:th|st|nd|rd)?\s*(?:{one_of(NUMBER_WORDS.percentile_words)})")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
 _CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
 

@@ -70,6 +70,15 @@ class HttpStatusCues(BaseModel):
     before_zh: tuple[str, ...]
 
 
+class AlertWords(BaseModel):
+    """Words that make a question one about alerts: ``words`` English ones ending a word."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    words: tuple[str, ...]
+    anywhere: tuple[str, ...]
+
+
 class QuestionWords(BaseModel):
     """The shape of ``vocab/question.yaml`` (its comments say what each list is)."""
 
@@ -90,6 +99,7 @@ class QuestionWords(BaseModel):
     conjunctions: tuple[str, ...]
     subject_word: SubjectWordCues
     http_status: HttpStatusCues
+    alert_words: AlertWords
 
 
 @cache

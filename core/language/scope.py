@@ -53,6 +53,7 @@ class ScopeWords(BaseModel):
     clause_ends: tuple[str, ...]
     item_noise_before: tuple[str, ...]
     item_noise_after: tuple[str, ...]
+    closing_words: tuple[str, ...]
 
 
 _WORDS = load("scope_words", ScopeWords)
@@ -112,7 +113,7 @@ _ITEM_NOISE_RE = LazyPattern(
     rf"^(?:\s|{one_of(_WORDS.item_noise_before, english_ends_word=True)})+"
     rf"|(?:\s|{one_of(_WORDS.item_noise_after)}|\.)+$",
     re.IGNORECASE)
-_CLOSING_RE = re.compile(r"之外|以外")
+_CLOSING_RE = re.compile(one_of(_WORDS.closing_words))
 _VAGUE_ITEMS = _WORDS.vague_items | {""}  # or nothing left once the noise is trimmed
 
 
