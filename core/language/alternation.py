@@ -19,13 +19,24 @@ synonym's first word.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from typing import NamedTuple
 
 from core.language.chars import ASCII_WORD, ASCII_WORD_CHARS
 
 _ASCII_RUN = re.compile(f"[{ASCII_WORD}]+")
+
+
+def one_of(words: Iterable[str], *, english_ends_word: bool = False, longest_first: bool = True) -> str:
+    """Words (a vocabulary's list) as regex alternatives, escaped, longest first: a word is
+    tried before its prefix, so a word added anywhere in the list is read whole (without
+    ``longest_first``, in the list's order). With ``english_ends_word``, an English (ASCII)
+    word must end a word (``\\b`` after it). No words: a pattern that matches nothing (an empty
+    alternative would match everywhere)."""
+    ending = r"\b" if english_ends_word else ""
+    ordered = sorted(words, key=len, reverse=True) if longest_first else words
+    return "|".join(re.escape(word) + (ending if word.isascii() else "") for word in ordered) or "(?!)"
 
 
 class Alternative(NamedTuple):

@@ -29,7 +29,12 @@ class ClaimWords(BaseModel):
     # read by mentions.py
     levels_en: dict[str, str]
     levels_zh: dict[str, str]
+    levels_zh_before: tuple[str, ...]
     levels_zh_only_before_level: dict[str, str]
+    levels_zh_only_before: tuple[str, ...]
+    level_joiners: tuple[str, ...]
+    or_above_zh: tuple[str, ...]
+    or_above_en: tuple[str, ...]
     level_ranks: tuple[str, ...]
 
 

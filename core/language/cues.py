@@ -10,24 +10,20 @@ or a count. ``core.verifier.roles`` reads texts with these tables.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.alternation import one_of
 from core.language.lexicon import topics_in
+from core.language.numbers import NUMBER_WORDS
 from core.language.quantities import Family
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyError, load
 from core.lazypattern import LazyPattern
 
 Role = Literal["current", "threshold", "duration", "window", "period", "used", "total", "count",
                "average", "sample", "value", "time"]
 Qualifier = Literal["first", "latest"]
-
-ROLE_NAMES: dict[Role, str] = {
-    "current": "current value", "threshold": "threshold", "duration": "duration",
-    "window": "time window", "period": "period", "used": "used amount", "total": "total / limit",
-    "count": "count", "average": "average", "sample": "sample", "value": "value", "time": "time",
-}
 
 _TIME: frozenset[Family] = frozenset({"time"})
 _AMOUNT: frozenset[Family] = frozenset({"size", "plain", "count"})
@@ -55,6 +51,22 @@ class _Words(BaseModel):
     en: tuple[str, ...]
 
 
+class _AfterValue(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    window_zh: tuple[str, ...]
+    used_zh: tuple[str, ...]
+    used_en: tuple[str, ...]
+    total_zh: tuple[str, ...]
+    total_en: tuple[str, ...]
+    limit_zh: tuple[str, ...]
+    limit_en: tuple[str, ...]
+    threshold_zh: tuple[str, ...]
+    threshold_en: tuple[str, ...]
+    threshold_kinds_zh: tuple[str, ...]
+    threshold_kinds_en: tuple[str, ...]
+
+
 class RoleCues(BaseModel):
     """``vocab/role_cues.yaml``."""
 
@@ -63,9 +75,20 @@ class RoleCues(BaseModel):
     before_value: tuple[_Cue, ...]
     latest_words: _Words
     first_words: _Words
+    after_value: _AfterValue
+    now_words: _Words
+    now_copulas: _Words
+    range_to: _Words
+    first_after: tuple[str, ...]
+    count_labels: tuple[str, ...]
+    label_copulas: tuple[str, ...]
+    role_names: dict[Role, str]
 
 
 _CUES = load("role_cues", RoleCues)
+if missing := set(get_args(Role)) - set(_CUES.role_names):
+    raise VocabularyError(f"vocabulary role_cues.yaml: role_names: no name for {', '.join(sorted(missing))}")
+ROLE_NAMES: dict[Role, str] = _CUES.role_names
 # Words that are cues only in context: (not right after, not right before).
 _GUARDS: dict[str, tuple[str, str]] = {
     "现在": ("(?<!出)", ""),  # 出现在 is "appeared at"
@@ -93,28 +116,32 @@ def _cue_pattern(words: _Cue | _Words) -> str:
 # (role, cue, families the cue can describe). The cue closest before a value decides its role.
 _BEFORE: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = tuple(
     (cue.role, re.compile(_cue_pattern(cue)), cue.families) for cue in _CUES.before_value)
+_AFTER_WORDS = _CUES.after_value
 _AFTER: tuple[tuple[Role, re.Pattern[str], frozenset[Family]], ...] = (
-    ("window", re.compile(r"\s*(?:以内|之内|内)"), _TIME),
-    ("used", re.compile(r"\s*(?:已用|已使用|" + _en("used|in use") + ")"), _AMOUNT),
-    ("total", re.compile(r"\s*(?:总量|(?:的)?(?:\S+\s*)?上限|"
-                         + _en(r"total|in total|(?:[a-z]+ )?(?:limit|capacity)") + ")"), _AMOUNT),
-    ("threshold", re.compile(r"\s*(?:的)?\s*(?:告警|报警)?(?:阈值|"
-                             + _en(r"(?:alert(?:ing)? |alarm |warning |critical )?threshold") + ")"), _ANY),
+    ("window", re.compile(rf"\s*(?:{one_of(_AFTER_WORDS.window_zh)})"), _TIME),
+    ("used", re.compile(rf"\s*(?:{one_of(_AFTER_WORDS.used_zh)}|" + _en(one_of(_AFTER_WORDS.used_en)) + ")"), _AMOUNT),
+    ("total", re.compile(rf"\s*(?:{one_of(_AFTER_WORDS.total_zh)}"
+                         rf"|(?:的)?(?:\S+\s*)?(?:{one_of(_AFTER_WORDS.limit_zh)})|"
+                         + _en(rf"{one_of(_AFTER_WORDS.total_en)}|(?:[a-z]+ )?(?:{one_of(_AFTER_WORDS.limit_en)})")
+                         + ")"), _AMOUNT),
+    ("threshold", re.compile(rf"\s*(?:的)?\s*(?:{one_of(_AFTER_WORDS.threshold_kinds_zh)})?"
+                             rf"(?:{one_of(_AFTER_WORDS.threshold_zh)}|"
+                             + _en(rf"(?:(?:{one_of(_AFTER_WORDS.threshold_kinds_en)}) )?"
+                                   rf"(?:{one_of(_AFTER_WORDS.threshold_en)})") + ")"), _ANY),
 )
 _LATEST = LazyPattern(_cue_pattern(_CUES.latest_words))
 _FIRST = LazyPattern(_cue_pattern(_CUES.first_words))
 # Words that state a value as the present one: a current cue anywhere before it in its clause
 # (当前使用 4GB; not the 现在 of 出现在 "appeared at"), or a copula right before it
 # (内存使用率为 85%, "memory usage is 85%").
-_NOW_MARK = re.compile(r"当前|目前|(?<!出)现在|现为|实时|(?:为|是)\s*$|"
-                       + _en(r"current(?:ly)?|now|at present|presently") + "|"
-                       + _en(r"is|are|stands at|sits at|is at") + r"\s*$")
+_COPULAS = _CUES.now_copulas
+_NOW_MARK = re.compile(_cue_pattern(_CUES.now_words) + rf"|(?:{one_of(_COPULAS.zh)})\s*$|"
+                       + _en(one_of(_COPULAS.en)) + r"\s*$")
 # "11:05 到 11:17", "from 11:05 to 11:17": the first time of a range.
-_RANGE_TO = LazyPattern(r"\s*(?:到|至|~|-|–|" + _en(r"to|until|till|through") + r")\s*\d{1,2}:\d{2}")
-_AFTER_FIRST = re.compile(r"\s*(?:开始|起|以来)")
-_COUNT_LABEL = re.compile(r"(?:次数|数量|个数|数|count|number|total)\s*$")
-_LABEL_TRIM = re.compile(r"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:为|是|达到|达|约|大约|is|are|was|at|of|"
-                         r"reached|about|around|approximately|roughly|~|≈)\s*$")
+_RANGE_TO = LazyPattern(rf"\s*(?:{one_of(_CUES.range_to.zh)}|" + _en(one_of(_CUES.range_to.en)) + r")\s*\d{1,2}:\d{2}")
+_AFTER_FIRST = re.compile(rf"\s*(?:{one_of(_CUES.first_after)})")
+_COUNT_LABEL = re.compile(rf"(?:{one_of(_CUES.count_labels)})\s*$")
+_LABEL_TRIM = re.compile(rf"^[\s:=：,，、]+|[\s:=：,，、]+$|(?:^|\s)(?:{one_of(_CUES.label_copulas)})\s*$")
 
 
 def role_cue(window: str, family: Family) -> tuple[Role, int] | None:
@@ -164,8 +191,11 @@ def _strip_cues(window: str) -> str:
 
 
 # A statistic a value is (P99, 95th percentile, 中位数 = P50): the closest one before it.
+_MEDIAN = NUMBER_WORDS.median_words
 _STATISTIC = re.compile(r"(?<![a-z0-9])p(\d{2}(?:\.\d+)?)(?![0-9])|(?<![\d.])(\d{2}(?:\.\d+)?)\s*(?:th|st|nd|rd)?\s*"
-                        r"(?:percentile|百分位|分位)|(中位数|中值|" + _en("median") + ")")
+                        rf"(?:{one_of(NUMBER_WORDS.percentile_words)})"
+                        rf"|({one_of(w for w in _MEDIAN if not w.isascii())}|"
+                        + _en(one_of(w for w in _MEDIAN if w.isascii())) + ")")
 
 
 def statistic_of(window: str) -> str:

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import re
 
+from core.language.alternation import one_of
 from core.language.chars import HAN_RUN
 from core.language.concepts import TRANSLATIONS
-from core.language.question_words import ASCII_WORD, STOPWORDS, QuestionText, han_dictionary
+from core.language.question_words import ASCII_WORD, STOPWORDS, QuestionText, han_dictionary, vocabulary
 from core.language.segment import segment
 from core.lazypattern import LazyPattern
 
 # Asking for a duration, not words of a line: "how long did it take to spawn ...?".
-_HOW_LONG = LazyPattern(r"\bhow\s+long\b(?:\s+(?:does|did|do|will|would|has|had|have|is|was)"
-                       r"(?:\s+(?:it|this|that|they|these|those))?\s+(?:take|takes|took|taken|last|lasted))?",
-                       re.IGNORECASE)
+_HOW_LONG_WORDS = vocabulary().how_long
+_HOW_LONG = LazyPattern(rf"\bhow\s+long\b(?:\s+(?:{one_of(_HOW_LONG_WORDS.auxiliaries)})"
+                        rf"(?:\s+(?:{one_of(_HOW_LONG_WORDS.pronouns)}))?"
+                        rf"\s+(?:{one_of(_HOW_LONG_WORDS.verbs, longest_first=False)}))?",
+                        re.IGNORECASE)
 
 
 def stem(word: str) -> str:

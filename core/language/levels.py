@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from core.language.alternation import one_of
 from core.language.question_words import (
     ASCII_WORD,
     LEVEL_WORDS_ANY_CASE,
@@ -20,8 +21,9 @@ from core.lazypattern import LazyPattern
 
 # The state an alert question asks about, as Prometheus and Alertmanager name the states.
 _ALERT_STATES = tuple((state, words_pattern(words)) for state, words in vocabulary().alert_states.items())
-_LEVEL_SUFFIX = LazyPattern(r"^\s*(?:级别|级|level|-level|logs?\b|lines?\b|messages?\b|entries\b|日志|记录)",
-                            re.IGNORECASE)
+_SUFFIXES = vocabulary().level_suffixes
+_LEVEL_SUFFIX = LazyPattern(
+    rf"^\s*(?:{one_of(_SUFFIXES.words, english_ends_word=True)}|{one_of(_SUFFIXES.starts)})", re.IGNORECASE)
 _HEALTH = words_pattern(vocabulary().health.words, vocabulary().health.after_no_negation)
 
 
@@ -32,12 +34,15 @@ def asks_about_health(question: str) -> bool:
 
 
 # A 5xx code asked about as an HTTP status: in the plural ("502s"), before errors/responses
-# ("503 errors", "502 错误"), after http/status/code/return ("returned 504", "状态码 500").
+# ("503 errors", "502 错误"), after http/status/code/return ("returned 504", "状态码 500"): the
+# words are ``http_status`` of ``vocab/question.yaml``.
+_STATUS_CUES = vocabulary().http_status
 _HTTP_STATUS = re.compile(
-    r"(?<![\w.\-/:])(5\d\d)(?:s(?![a-z0-9])|(?=\s*(?:errors?|responses?|status|codes?)(?![a-z])|\s*(?:错误|响应|报错)))"
-    r"|(?<![a-z])(?:https?|status|code|return|returns|returned|returning)\s*[:=]?\s*(?:any\s+|an?\s+)?(5\d\d)"
+    rf"(?<![\w.\-/:])(5\d\d)(?:s(?![a-z0-9])|(?=\s*(?:{one_of(_STATUS_CUES.after_en)})(?![a-z])"
+    rf"|\s*(?:{one_of(_STATUS_CUES.after_zh)})))"
+    rf"|(?<![a-z])(?:{one_of(_STATUS_CUES.before_en)})\s*[:=]?\s*(?:any\s+|an?\s+)?(5\d\d)"
     r"(?![\w.])"
-    r"|(?:状态码|返回码|返回)\s*(5\d\d)(?![\w.])", re.IGNORECASE)
+    rf"|(?:{one_of(_STATUS_CUES.before_zh)})\s*(5\d\d)(?![\w.])", re.IGNORECASE)
 
 
 def http_statuses(question: str) -> set[str]:

@@ -14,10 +14,11 @@ Everything works on folded text (``core.language.clauses.fold``: same offsets as
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from core.language.alternation import one_of
 from core.language.chars import HAN
 from core.language.clauses import CLAIM_WORDS, content_units
 
@@ -33,23 +34,20 @@ _GAP = re.compile(r"<\*>|…+|\.{3,}|⋯")
 _SPACE = re.compile(r"\s+")
 
 
-def _alternation(words: Iterable[str]) -> str:
-    """Words as alternatives, escaped, longest first (a word before its prefix)."""
-    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
-
 
 # Log levels as a claim names them (outside quotes: "error =" inside a template is text).
 _EN_LEVELS, _ZH_LEVELS = CLAIM_WORDS.levels_en, CLAIM_WORDS.levels_zh
 _ZH_ONLY_BEFORE_LEVEL = CLAIM_WORDS.levels_zh_only_before_level
-_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({_alternation(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
-                         rf"({_alternation(_ZH_LEVELS)})(?=\s*(?:级别|级|日志|记录|行|消息))|"
-                         rf"({_alternation(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:级别|级|日志))")
+_LEVEL_WORD = re.compile(rf"(?<![a-z0-9_\-])({one_of(_EN_LEVELS)})(?![a-z0-9_])(?!-(?!level(?![a-z])))|"
+                         rf"({one_of(_ZH_LEVELS)})(?=\s*(?:{one_of(CLAIM_WORDS.levels_zh_before)}))|"
+                         rf"({one_of(_ZH_ONLY_BEFORE_LEVEL)})(?=\s*(?:{one_of(CLAIM_WORDS.levels_zh_only_before)}))")
 # Canonical level of each spelling (WARNING is WARN; CRITICAL is FATAL; SEVERE is ERROR).
 LEVELS: dict[str, str] = {**_EN_LEVELS, **_ZH_LEVELS, **_ZH_ONLY_BEFORE_LEVEL}
-_LEVEL_JOIN = re.compile(r"\s*(?:and|or|和|与|及|或|、|/|,|，|&)\s*")
+_LEVEL_JOIN = re.compile(rf"\s*(?:{one_of(CLAIM_WORDS.level_joiners)}|[、/,，&])\s*")
 _RANK = {level: rank for rank, level in enumerate(CLAIM_WORDS.level_ranks)}
 # "ERROR 及以上", "at ERROR or above": a level that covers every higher one.
-_OR_ABOVE = re.compile(r"\s*(?:级别)?\s*(?:及以上|以上|或以上|或更高)|\s*(?:level\s+)?(?:or above|or higher|and above)")
+_OR_ABOVE = re.compile(rf"\s*(?:级别)?\s*(?:{one_of(CLAIM_WORDS.or_above_zh)})"
+                       rf"|\s*(?:level\s+)?(?:{one_of(CLAIM_WORDS.or_above_en)})")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.language.alternation import one_of
 from core.language.concepts import CONCEPTS, concept_mentions
 from core.language.lexicon import SERVICE_PATTERN, topics_in
 from core.language.question_words import (
@@ -19,6 +20,7 @@ from core.language.question_words import (
     STOPWORDS,
     QuestionText,
     unique,
+    vocabulary,
 )
 from core.language.text import normalize
 from core.lazypattern import LazyPattern
@@ -28,24 +30,25 @@ _MARKUP_TAG = re.compile(r"</?[A-Za-z!][^>]*>?")
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』|‘([^’\n]+)’'
                      r"|(?<![A-Za-z0-9])'([^'\n]+)'(?![A-Za-z0-9])")
 # A hyphenated lower-case name (kafka-broker, cassandra-db): a service when the question treats it
-# as the subject (next to 是否/有没有/的/服务, or after for/in/on/of/from).
+# as the subject (next to 是否/有没有/的/服务, or after for/in/on/of/from: ``subject_after`` and
+# ``subject_before`` of ``vocab/question.yaml``).
 _HYPHENATED = re.compile(r"(?<![a-z0-9_\-./])([a-z][a-z0-9]+(?:-[a-z][a-z0-9]+)+)(?![a-z0-9_\-])")
 # A host or instance name (node-9, web-01, kafka-0): in a question about alerts, in subject
 # position, it names what the alerts are about, not a phrase to search log lines for.
 _HOST_NAME = re.compile(r"(?<![a-z0-9_\-./:])([a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+[a-z0-9]*)(?![a-z0-9_\-.:/])")
-_SUBJECT_AFTER = LazyPattern(r"^\s*(?:是否|有没有|有无|有|的|服务|service\b|pod\b|logs?\b|日志|告警|alerts?\b|"
-                             r"上|里|中|在|当前|目前|最近|现在|是不是|会不会|出现|存在)")
-_SUBJECT_BEFORE = LazyPattern(r"(?:\b(?:for|in|on|of|from|about|service|does|did|is|has|have|at)|服务|查)\s*$")
+_SUBJECT_AFTER = LazyPattern(rf"^\s*(?:{one_of(vocabulary().subject_after, english_ends_word=True)})")
+_BEFORE_WORDS = vocabulary().subject_before
+_SUBJECT_BEFORE = LazyPattern(rf"(?:\b(?:{one_of(w for w in _BEFORE_WORDS if w.isascii())})"
+                              rf"|{one_of(w for w in _BEFORE_WORDS if not w.isascii())})\s*$")
 # "service X", "X service", "X 服务" with X a plain word: the question names a service.
 _SERVICE_WORD = re.compile(r"\bthe\s+([a-z][a-z0-9]{2,})\s+service\b|\bservice\s+([a-z][a-z0-9]{2,})\b"
                            r"|([a-z][a-z0-9]{2,})\s*服务|服务\s*([a-z][a-z0-9]{2,})")
 # A plain word as the grammatical subject: "Does nginx have …", "nginx 有没有 …".
+_SUBJECT_WORD_CUES = vocabulary().subject_word
 _SUBJECT_WORD = LazyPattern(
-    r"^\s*(?:does|did|is|has|have|was|can|could|will)\s+(?:the\s+)?([a-z][a-z0-9_]{2,})\s+"
-    r"(?:have|has|had|log|logs|logged|show|shows|showed|report|reports|reported|see|saw|throw|"
-    r"throws|threw|emit|emits|get|got|hit|run|fail|failing|failed|crash|crashing|crashed|restart|"
-    r"restarting|restarted|any|still|ever)\b"
-    r"|^\s*([a-z][a-z0-9_]{2,})\s*(?:是否|有没有|有无|的|有|出现|最近|当前|现在|是不是)")
+    rf"^\s*(?:{one_of(_SUBJECT_WORD_CUES.auxiliaries)})\s+(?:the\s+)?([a-z][a-z0-9_]{{2,}})\s+"
+    rf"(?:{one_of(_SUBJECT_WORD_CUES.verbs)})\b"
+    rf"|^\s*([a-z][a-z0-9_]{{2,}})\s*(?:{one_of(_SUBJECT_WORD_CUES.after)})")
 _CAMEL = re.compile(r"(?<![A-Za-z0-9_.$])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*|[A-Z]+(?![a-z]))+|[A-Z]{2,}[a-z][A-Za-z0-9]+)"
                     r"(?![A-Za-z0-9_])")
 _DOTTED_CLASS = re.compile(r"(?<![A-Za-z0-9_.])((?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*)(?![A-Za-z0-9_])")

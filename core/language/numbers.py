@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.alternation import one_of
 from core.language.vocabulary import load
 
 
@@ -42,11 +43,18 @@ class NumberWords(BaseModel):
     en_tens: dict[str, int]
     en_scales: dict[str, int]
     spelled_durations: tuple[_SpelledDuration, ...]
+    numeral_not_alone: frozenset[str]
+    numeral_not_after: str  # a run of characters, each one
+    day_halves: dict[str, int]
+    percentile_words: tuple[str, ...]
+    median_words: tuple[str, ...]
     time_seconds: dict[str, float]
     size_bytes: dict[str, float]
     percent_units: frozenset[str]
     count_units: frozenset[str]
     attached_only_units: frozenset[str]
+    change_from: tuple[str, ...]
+    change_to: tuple[str, ...]
     mark_spellings: dict[str, str]
     marks: dict[str, str]
 
@@ -211,7 +219,9 @@ def _zh_stands_alone(folded: str, match: re.Match[str]) -> bool:
     text = match.group()
     before = folded[match.start() - 1] if match.start() > 0 else ""
     after = folded[match.end():match.end() + 2]
-    if text in ("一", "万", "千", "百") or before in "第之统唯万周星礼":
+    # (``before`` is "" at the text's start, which ``in`` finds in any string: a run starting
+    # the text is not read -- as before the characters were data.)
+    if text in NUMBER_WORDS.numeral_not_alone or before in NUMBER_WORDS.numeral_not_after:
         return False
     fraction = after.startswith("分之")
     very = text.endswith("十") and after[:1] == "分" and not after.startswith("分钟")  # 十分频繁
@@ -224,7 +234,7 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 # ``11点17分``, ``十一点零五分``, ``上午11点30分``, ``下午3点``, ``11点半``, ``11时17分05秒``.
 _NUM = rf"(?:\d{{1,2}}|[{_ZH_CHARS}]{{1,3}})"
-_ZH_CLOCK = re.compile(rf"(?P<half>上午|中午|下午|晚上|凌晨|早上)?\s*(?P<hour>{_NUM})\s*[点時时]"
+_ZH_CLOCK = re.compile(rf"(?P<half>{one_of(NUMBER_WORDS.day_halves)})?\s*(?P<hour>{_NUM})\s*[点時时]"
                        rf"(?:\s*(?:(?P<minute>{_NUM})\s*分?(?:\s*(?P<second>{_NUM})\s*秒)?|(?P<halfhour>半)))?")
 
 
@@ -265,8 +275,7 @@ def zh_clocks(folded: str) -> list[Clock]:
             continue
         if match.group("minute") and not re.search(r"分", match.group()) and not match.group("half"):
             continue  # "3点5" is a version or a score, not a time
-        half = match.group("half") or ""
-        if half in ("下午", "晚上") and hour < 12:
-            hour += 12
+        if match.group("half") and hour < 12:
+            hour += NUMBER_WORDS.day_halves[match.group("half")]
         found.append(Clock(match.start(), match.end(), hour, minute or 0, second))
     return found

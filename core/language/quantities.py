@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from core.language.alternation import one_of
 from core.language.numbers import NUMBER_WORDS, spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
@@ -37,12 +38,8 @@ _SLASH_RE = re.compile(r" ?/ ?(?=\d)")
 _UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./#@")
 _ARROW_RE = re.compile(r"\s*(?:→|->|=>|⟶|➝|➔|~>)\s*(?:(?:…|\.\.\.|⋯)\s*(?:→|->|=>|⟶|➝|➔|~>)\s*)*")
-_FROM_TO_RE = re.compile(
-    r"(?:from|从|由)\s*$")
-_TO_RE = re.compile(
-    r"^\s*(?:to|up to|down to|rose to|rising to|risen to|climbed to|increased to|grew to|"
-    r"fell to|dropped to|升至|涨至|增至|降至|升到|涨到|降到|上升到|上升至|上涨到|上涨至|增长到|增长至|增加到|"
-    r"增加至|下降到|下降至|到|至)\s*")
+_FROM_TO_RE = re.compile(rf"(?:{one_of(NUMBER_WORDS.change_from)})\s*$")
+_TO_RE = re.compile(rf"^\s*(?:{one_of(NUMBER_WORDS.change_to)})\s*")
 
 _ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
@@ -50,7 +47,7 @@ _ISO_RE = re.compile(
 # 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
 _ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 # "99th percentile", "99 分位": the number names a statistic, it is not a value.
-_PERCENTILE_AFTER = re.compile(r"\s*(?:th|st|nd|rd)?\s*(?:percentile|百分位|分位)")
+_PERCENTILE_AFTER = re.compile(rf"\s*(?:th|st|nd|rd)?\s*(?:{one_of(NUMBER_WORDS.percentile_words)})")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
 _CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.alternation import one_of
 from core.language.chars import HAN_RUN
 from core.language.concepts import CONCEPTS, TRANSLATIONS
 from core.language.lexicon import TOPICS
@@ -29,6 +30,55 @@ class HealthWords(BaseModel):
     after_no_negation: tuple[str, ...] = ()
 
 
+class LevelSuffixes(BaseModel):
+    """Words after a level word: ``words`` whole, ``starts`` starting a word (English ones)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    words: tuple[str, ...]
+    starts: tuple[str, ...]
+
+
+class HowLongWords(BaseModel):
+    """The words of "how long does it take" after "how long"."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auxiliaries: tuple[str, ...]
+    pronouns: tuple[str, ...]
+    verbs: tuple[str, ...]
+
+
+class SubjectWordCues(BaseModel):
+    """The words around an unknown word asked about as the subject."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auxiliaries: tuple[str, ...]
+    verbs: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+class HttpStatusCues(BaseModel):
+    """The words that make a 5xx code an HTTP status: after it, before it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    after_en: tuple[str, ...]
+    after_zh: tuple[str, ...]
+    before_en: tuple[str, ...]
+    before_zh: tuple[str, ...]
+
+
+class AlertWords(BaseModel):
+    """Words that make a question one about alerts: ``words`` English ones ending a word."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    words: tuple[str, ...]
+    anywhere: tuple[str, ...]
+
+
 class QuestionWords(BaseModel):
     """The shape of ``vocab/question.yaml`` (its comments say what each list is)."""
 
@@ -42,6 +92,14 @@ class QuestionWords(BaseModel):
     level_words_any_case: dict[str, str]
     alert_states: dict[str, tuple[str, ...]]
     health: HealthWords
+    level_suffixes: LevelSuffixes
+    subject_after: tuple[str, ...]
+    subject_before: tuple[str, ...]
+    how_long: HowLongWords
+    conjunctions: tuple[str, ...]
+    subject_word: SubjectWordCues
+    http_status: HttpStatusCues
+    alert_words: AlertWords
 
 
 @cache
@@ -58,7 +116,9 @@ NOT_SERVICE_WORDS = vocabulary().not_service_words
 HYPHENATED_WORDS = vocabulary().hyphenated_words
 LEVELS_UPPER = vocabulary().levels_upper
 LEVEL_WORDS_ANY_CASE = vocabulary().level_words_any_case
-CONJUNCTION = LazyPattern(r"(?:、|,|，|/|和|与|及|以及|或者|或|还有|\band\b|\bor\b|\bplus\b)", re.IGNORECASE)
+_CONJUNCTIONS = vocabulary().conjunctions
+CONJUNCTION = LazyPattern(rf"(?:[、,，/]|{one_of(w for w in _CONJUNCTIONS if not w.isascii())}"
+                          rf"|\b(?:{one_of(w for w in _CONJUNCTIONS if w.isascii())})\b)", re.IGNORECASE)
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 

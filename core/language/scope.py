@@ -15,8 +15,28 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.alternation import one_of
 from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
+
+
+class _NarrowGrammar(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    confirm_verbs: tuple[str, ...]
+    confirm_then: tuple[str, ...]
+    negations: tuple[str, ...]
+    verbs: tuple[str, ...]
+    whether: tuple[str, ...]
+    exists: tuple[str, ...]
+
+
+class _EnglishTriggers(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    negations: tuple[str, ...]
+    verbs: tuple[str, ...]
+    words: tuple[str, ...]
 
 
 class ScopeWords(BaseModel):
@@ -27,9 +47,17 @@ class ScopeWords(BaseModel):
     narrow_markers: dict[str, tuple[str, ...]]
     exclusion_triggers_zh: tuple[str, ...]
     vague_items: frozenset[str]
+    narrow_grammar_en: _NarrowGrammar
+    exclusion_triggers_en: _EnglishTriggers
+    item_separators: tuple[str, ...]
+    clause_ends: tuple[str, ...]
+    item_noise_before: tuple[str, ...]
+    item_noise_after: tuple[str, ...]
+    closing_words: tuple[str, ...]
 
 
 _WORDS = load("scope_words", ScopeWords)
+_GRAMMAR = _WORDS.narrow_grammar_en
 
 
 def _phrase(phrase: str) -> str:
@@ -37,26 +65,28 @@ def _phrase(phrase: str) -> str:
     return rf"\b{re.escape(phrase)}\b" if phrase.isascii() else re.escape(phrase)
 
 
+def _words(words: Iterable[str]) -> str:
+    """Words as alternatives: English ones whole, Chinese ones anywhere; longest first."""
+    return "|".join(_phrase(word) for word in sorted(words, key=len, reverse=True))
+
+
 _NARROW_MARKERS: tuple[tuple[str, str], ...] = (
     # (label stored in the plan, regex on the lower-cased question): the vocabulary's phrases,
     # then the English markers whose grammar is their meaning.
     *((label, "|".join(map(_phrase, phrases))) for label, phrases in _WORDS.narrow_markers.items()),
-    ("confirm whether", r"\b(?:confirm|verify|check)\s+(?:if|that)\b"),
-    ("do not analyse", r"\b(?:do not|don't|dont|no need to)\s+(?:analy[sz]e|investigate|expand|dig)"),
-    ("whether", r"\bwhether\b|\bif there (?:is|are)\b"),
+    ("confirm whether", rf"\b(?:{one_of(_GRAMMAR.confirm_verbs)})\s+(?:{one_of(_GRAMMAR.confirm_then)})\b"),
+    ("do not analyse", rf"\b(?:{one_of(_GRAMMAR.negations)})\s+(?:{one_of(_GRAMMAR.verbs)})"),
+    ("whether", _words(_GRAMMAR.whether)),
     ("is there", r"^\s*(?:is|are)\s+there\b|\bdoes\s+\S+\s+(?:have|show)\b"),
-    ("exists", r"\bexists?\b|\bpresent\b"),
+    ("exists", _words(_GRAMMAR.exists)),
 )
 _NARROW_PATTERNS = tuple((label, re.compile(pattern)) for label, pattern in _NARROW_MARKERS)
 
 # Longest first, so "不要扩展到" wins over "不要".
 _EXCLUSION_TRIGGERS = sorted(_WORDS.exclusion_triggers_zh, key=len, reverse=True)
-_EN_EXCLUSION_TRIGGER = (
-    r"\b(?:do not|don't|dont|no need to|please don't|never)\s+"
-    r"(?:analy[sz]e|look (?:at|into)|check|include|expand (?:to|into)|investigate|mention|consider)"
-    r"|\bexclud(?:e|ing)\b|\bexcept(?: for)?\b|\bwithout\b|\bignor(?:e|ing)\b|\bleave out\b"
-    r"|\bother than\b|\bapart from\b|\bbut not\b|\bskip(?:ping)?\b|\bnot including\b"
-)
+_EN_TRIGGERS = _WORDS.exclusion_triggers_en
+_EN_EXCLUSION_TRIGGER = (rf"\b(?:{one_of(_EN_TRIGGERS.negations)})\s+(?:{one_of(_EN_TRIGGERS.verbs)})"
+                         f"|{_words(_EN_TRIGGERS.words)}")
 
 
 def _trigger_pattern(trigger: str) -> str:
@@ -76,16 +106,14 @@ _TRIGGER_RE = re.compile("|".join([*map(_trigger_pattern, _EXCLUSION_TRIGGERS), 
 # right after the trigger introduces them instead ("exclude: A, B", "不要分析：订单123").
 _SENTENCE_END_RE = LazyPattern(r"[。！？!?;；\n]|\.(?=\s|$)|\s*(?::(?=\s|$)|：)")
 _INTRODUCED_RE = re.compile(r"\s*[:：]?")
-_ITEM_SEPARATOR_RE = LazyPattern(r"[、,，/&]|以及|或者|还有|和|与|及|或|\band\b|\bor\b|\bnor\b",
-                                 re.IGNORECASE)
+_ITEM_SEPARATOR_RE = LazyPattern(rf"[、,，/&]|{_words(_WORDS.item_separators)}", re.IGNORECASE)
 # An item that turns back to the asked subject ends the exclusion clause.
-_CLAUSE_END_RE = LazyPattern(r"^\s*(?:只|仅|请|确认|排查|但|而是|就|\bonly\b|\bjust\b|\bbut\b|"
-                             r"\bplease\b|\bconfirm\b|\bfocus\b|\binstead\b)", re.IGNORECASE)
+_CLAUSE_END_RE = LazyPattern(rf"^\s*(?:{_words(_WORDS.clause_ends)})", re.IGNORECASE)
 _ITEM_NOISE_RE = LazyPattern(
-    r"^(?:\s|the\b|any\b|anything about\b|a\b|an\b|分析|查看|扩展到|涉及|看)+|"
-    r"(?:\s|等|之外|以外|在内|的情况|相关(?:的)?(?:内容|问题)?|问题|either|at all|\.)+$",
+    rf"^(?:\s|{one_of(_WORDS.item_noise_before, english_ends_word=True)})+"
+    rf"|(?:\s|{one_of(_WORDS.item_noise_after)}|\.)+$",
     re.IGNORECASE)
-_CLOSING_RE = re.compile(r"之外|以外")
+_CLOSING_RE = re.compile(one_of(_WORDS.closing_words))
 _VAGUE_ITEMS = _WORDS.vague_items | {""}  # or nothing left once the noise is trimmed
 
 

@@ -22,12 +22,13 @@ question's reader does not also take "30" or "18:05" for search terms.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.alternation import one_of
 from core.language.numbers import en_value, zh_value
 from core.language.vocabulary import load
 from core.lazypattern import LazyPattern
@@ -42,6 +43,37 @@ class Window(NamedTuple):
     spans: tuple[tuple[int, int], ...]
 
 
+class SpanWords(BaseModel):
+    """``span`` of ``vocab/time_words.yaml``: the words of a span back from now."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lead_en: tuple[str, ...]
+    back_en: tuple[str, ...]
+    back_zh: tuple[str, ...]
+    within_zh: tuple[str, ...]
+    within_zh_after_back: tuple[str, ...]
+
+
+class MomentWords(BaseModel):
+    """``moments`` of ``vocab/time_words.yaml``: the words around clock times and dates."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    range_start_en: tuple[str, ...]
+    range_to: tuple[str, ...]
+    range_end_zh: tuple[str, ...]
+    since_en: tuple[str, ...]
+    since_before_zh: tuple[str, ...]
+    since_after_zh: tuple[str, ...]
+    day_since_en: tuple[str, ...]
+    until_en: tuple[str, ...]
+    until_after_zh: tuple[str, ...]
+    at_stamp_en: tuple[str, ...]
+    at_clock_en: tuple[str, ...]
+    at_zh: tuple[str, ...]
+
+
 class TimeWords(BaseModel):
     """``vocab/time_words.yaml``."""
 
@@ -51,59 +83,62 @@ class TimeWords(BaseModel):
     count_words: tuple[str, ...]
     vague_counts: dict[str, float]
     day_words: dict[Literal["today", "yesterday"], tuple[str, ...]]
+    span: SpanWords
+    moments: MomentWords
 
 
 _WORDS = load("time_words", TimeWords)
 _UNITS = _WORDS.window_units
 _DAYS = [word for words in _WORDS.day_words.values() for word in words]
+_SPAN, _AT_WORDS = _WORDS.span, _WORDS.moments
 
-
-def _alternation(words: Iterable[str]) -> str:
-    """Words as alternatives, escaped, longest first (a word before its prefix)."""
-    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
 
 
 # What every window below holds one of: a span's "last"/"past"/... or Chinese unit, a day word,
 # or the digits of a moment ("since", "before", "between" and "at" all need one). The windows'
 # patterns are compiled when first searched: most questions name no time (this says so first).
-_CUE = re.compile(r"\d|last|past|previous|recent|"
-                  + _alternation([*_DAYS, *(unit for unit in _UNITS if not unit.isascii())]), re.IGNORECASE)
+_CUE = re.compile(r"\d|" + one_of(_SPAN.back_en) + "|"
+                  + one_of([*_DAYS, *(unit for unit in _UNITS if not unit.isascii())]), re.IGNORECASE)
 
-_EN_COUNT = r"\d+(?:\.\d+)?|" + _alternation([*_WORDS.count_words, *_WORDS.vague_counts])
+_EN_COUNT = r"\d+(?:\.\d+)?|" + one_of([*_WORDS.count_words, *_WORDS.vague_counts])
 # A unit word, or its plural; a one-letter unit only right after digits ("24h").
 _EN_UNIT = "|".join(
     [re.escape(unit) + "s?" for unit in sorted(_UNITS, key=len, reverse=True) if unit.isascii() and len(unit) > 1]
     + ["(?<=\\d)[" + "".join(unit for unit in _UNITS if unit.isascii() and len(unit) == 1) + "]"])
 _EN_SPAN = LazyPattern(
-    r"\b(?:(?:in|during|over|within|for|from)\s+)?(?:the\s+)?(?:last|past|previous|recent)\s+"
+    rf"\b(?:(?:{one_of(_SPAN.lead_en)})\s+)?(?:the\s+)?(?:{one_of(_SPAN.back_en)})\s+"
     rf"(?:(?P<half>half\s+(?:an\s+)?)|(?P<count>{_EN_COUNT})\s*)?"
     rf"(?P<unit>{_EN_UNIT})\b", re.IGNORECASE)
 _ZH_COUNT = r"\d+(?:\.\d+)?|[一二两三四五六七八九十百]+|半"
-_ZH_UNIT = _alternation(unit for unit in _UNITS if not unit.isascii())
+_ZH_UNIT = one_of(unit for unit in _UNITS if not unit.isascii())
 _ZH_SPAN = LazyPattern(
-    rf"(?:最近|过去|近|这)\s*(?P<count>{_ZH_COUNT})?\s*个?\s*(?P<unit>{_ZH_UNIT})(?:内|以内|之内|里)?"
-    rf"|(?P<count2>{_ZH_COUNT})\s*个?\s*(?P<unit2>{_ZH_UNIT})(?:内|以内|之内)")
+    rf"(?:{one_of(_SPAN.back_zh)})\s*(?P<count>{_ZH_COUNT})?\s*个?\s*(?P<unit>{_ZH_UNIT})"
+    rf"(?:{one_of([*_SPAN.within_zh, *_SPAN.within_zh_after_back])})?"
+    rf"|(?P<count2>{_ZH_COUNT})\s*个?\s*(?P<unit2>{_ZH_UNIT})(?:{one_of(_SPAN.within_zh)})")
 _DAY_WORDS = LazyPattern(
-    r"(?P<since>\bsince\s+|从|自)?(?:\b(?P<en>"
-    + _alternation(word for word in _DAYS if word.isascii()) + r")\b|(?P<zh>"
-    + _alternation(word for word in _DAYS if not word.isascii()) + "))", re.IGNORECASE)
+    rf"(?P<since>\b(?:{one_of(_AT_WORDS.day_since_en)})\s+|{one_of(_AT_WORDS.since_before_zh)})?(?:\b(?P<en>"
+    + one_of(word for word in _DAYS if word.isascii()) + r")\b|(?P<zh>"
+    + one_of(word for word in _DAYS if not word.isascii()) + "))", re.IGNORECASE)
 
 _DATE = r"\d{4}-\d\d-\d\d"
 _CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?"
 # Guarded: not inside a longer number, address or version (``10.0.0.1:8080``, ``v1:30``).
 _STAMP = rf"(?<![\w.:]){_DATE}(?:[T ]{_CLOCK}(?:Z|[+-]\d\d:?\d\d)?)?(?![\d:])"
 _MOMENT = rf"(?:{_STAMP}|(?<![\w.:]){_CLOCK}(?![\d:]))"
-_TO = r"and|to|until|till|-|~|—|到|至"
 _RANGE = LazyPattern(
-    rf"(?:\b(?:between|from)\s+)?(?P<a>{_MOMENT})\s*(?:{_TO})\s*(?P<b>{_MOMENT})(?:\s*(?:之间|期间))?",
+    rf"(?:\b(?:{one_of(_AT_WORDS.range_start_en)})\s+)?(?P<a>{_MOMENT})\s*(?:{one_of(_AT_WORDS.range_to)})\s*"
+    rf"(?P<b>{_MOMENT})(?:\s*(?:{one_of(_AT_WORDS.range_end_zh)}))?",
     re.IGNORECASE)
 _SINCE = LazyPattern(
-    rf"\b(?:since|after|from)\s+(?P<a>{_MOMENT})|(?:从|自)?\s*(?P<z>{_MOMENT})\s*(?:以来|之后|以后|后|起)",
+    rf"\b(?:{one_of(_AT_WORDS.since_en)})\s+(?P<a>{_MOMENT})"
+    rf"|(?:{one_of(_AT_WORDS.since_before_zh)})?\s*(?P<z>{_MOMENT})\s*(?:{one_of(_AT_WORDS.since_after_zh)})",
     re.IGNORECASE)
-_UNTIL = LazyPattern(rf"\b(?:before|until|till|up to)\s+(?P<a>{_MOMENT})|(?P<z>{_MOMENT})\s*(?:之前|以前|前)",
+_UNTIL = LazyPattern(rf"\b(?:{one_of(_AT_WORDS.until_en)})\s+(?P<a>{_MOMENT})"
+                     rf"|(?P<z>{_MOMENT})\s*(?:{one_of(_AT_WORDS.until_after_zh)})",
                      re.IGNORECASE)
 _AT = LazyPattern(
-    rf"(?:\b(?:at|on|around)\s+)?(?P<a>{_STAMP})|\b(?:at|around)\s+(?P<c>{_MOMENT})|在\s*(?P<z>{_MOMENT})",
+    rf"(?:\b(?:{one_of(_AT_WORDS.at_stamp_en)})\s+)?(?P<a>{_STAMP})|\b(?:{one_of(_AT_WORDS.at_clock_en)})\s+(?P<c>{_MOMENT})"
+    rf"|(?:{one_of(_AT_WORDS.at_zh)})\s*(?P<z>{_MOMENT})",
     re.IGNORECASE)
 _ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 

@@ -13,7 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.language.alternation import Alternative, FirstCharAlternation
+from core.language.alternation import Alternative, FirstCharAlternation, one_of
 from core.language.concepts import _ask_owners, _ask_parts, concept_mentions
 from core.language.lexicon import _TOPIC_TABLE, _emit, _trie, topic_mentions
 from core.language.text import normalize
@@ -130,3 +130,20 @@ MIXED = [Alternative("a", "ab", "(?<!x)"), Alternative("a", "a", "(?<!x)"), Alte
 def test_rows_of_alternatives_with_different_surroundings_keep_their_order(text: str) -> None:
     lazy = FirstCharAlternation(MIXED)
     assert _spans(lazy.finditer(text)) == _spans(_whole(MIXED).finditer(text))
+
+
+def test_one_of_reads_a_word_whole_wherever_the_list_puts_it() -> None:
+    # a longer word added after its prefix is still read whole ("logs", not "log" + "s")
+    assert re.match(one_of(["log", "logs", "日志"]), "logs").group() == "logs"
+    assert re.match(one_of(["log", "logs"], longest_first=False), "logs").group() == "log"
+
+
+def test_one_of_ends_english_words_only_when_asked() -> None:
+    pattern = re.compile(f"(?:{one_of(['the', '分析'], english_ends_word=True)})")
+    assert pattern.match("theme") is None and pattern.match("the x") and pattern.match("分析x")
+    assert re.match(one_of(["a+b"]), "a+b") and not re.match(one_of(["a+b"]), "aab")  # words are escaped
+
+
+def test_one_of_no_words_matches_nothing() -> None:
+    # an empty alternative would match at every position
+    assert re.search(f"x|{one_of([])}", "abc") is None
