@@ -32,6 +32,7 @@ from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from core.language import vocabulary
+from core.language.alternation import one_of
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -71,17 +72,13 @@ _PAST_WORDING = re.compile(r"(?:logged|signed)[\s_\-]+(?:in|into|on)|authenticat
 _DID = re.compile(r"(?<![a-z])did(?![a-z])")
 
 
-def _alternation(words: tuple[str, ...]) -> str:
-    return "|".join(map(re.escape, words))
-
-
 def _pattern(name: str, listed: _Words) -> str:
     """A list as one alternation: its words whole, then its substrings (the longer of two
     starting alike first)."""
     words, substrings = listed.get("words", ()), listed.get("substrings", ())
     if not words and not substrings:  # an empty alternation would match everywhere
         raise vocabulary.VocabularyError(f"vocabulary success.yaml: {name}: a word list needs words or substrings")
-    parts = [rf"(?<![a-z])(?:{_alternation(words)})(?![a-z])"] if words else []
+    parts = [rf"(?<![a-z])(?:{one_of(words, longest_first=False)})(?![a-z])"] if words else []
     return "|".join(parts + [re.escape(word) for word in sorted(substrings, key=len, reverse=True)])
 
 
@@ -92,8 +89,8 @@ def _readers() -> _Readers:
     lists = vocabulary.load("success", _SuccessFile)
     before = lists["completed_before"]
     _pattern("completed_before", before)  # refuses an empty list
-    before_words = [rf"(?<![a-z])(?:{_alternation(before['words'])})\s+"] if before.get("words") else []
-    before_words += [rf"(?:{_alternation(before['substrings'])})\s*"] if before.get("substrings") else []
+    before_words = [rf"(?<![a-z])(?:{one_of(before['words'], longest_first=False)})\s+"] if before.get("words") else []
+    before_words += [rf"(?:{one_of(before['substrings'], longest_first=False)})\s*"] if before.get("substrings") else []
     return _Readers(
         clause_end=re.compile(r"[,;!?，；。？！、\n]|[.:](?=\s|$)|" + _pattern("clause_ends", lists["clause_ends"])),
         success=re.compile(_pattern("success", lists["success"])),

@@ -30,6 +30,7 @@ from core.contracts import Claim, ClaimResult, FactSupport, Plan
 
 # A quote in a claim is judged exactly as the gatekeeper judges an excerpt: its rule, reused.
 from core.gatekeeper import match_excerpt
+from core.language.alternation import one_of
 from core.language.clauses import clauses, content_units, stems, with_state_words
 from core.language.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.language.facts import EN_NEGATIONS, FACT_WORDS
@@ -52,11 +53,11 @@ from core.verifier.rules import (
     most_serious,
 )
 from core.verifier.support import align, align_subjects
-from core.verifier.words import CLAIM_RELATIONS, alternation, whole
+from core.verifier.words import CLAIM_RELATIONS, whole
 
 # Diagnosis words: a claim may only use them when a verified excerpt does.
-_DIAGNOSIS_RE = re.compile(alternation(CLAIM_RELATIONS.diagnosis_words), re.IGNORECASE)
-_CAUSAL_RE = re.compile(alternation(CLAIM_RELATIONS.causal_words), re.IGNORECASE)
+_DIAGNOSIS_RE = re.compile(one_of(CLAIM_RELATIONS.diagnosis_words), re.IGNORECASE)
+_CAUSAL_RE = re.compile(one_of(CLAIM_RELATIONS.causal_words), re.IGNORECASE)
 
 
 def _zh_negation(word: str) -> str:

@@ -16,12 +16,13 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.language.alternation import one_of
 from core.language.chars import mark_han_edges
 from core.language.clauses import CLAIM_WORDS
 from core.language.facts import Number, contains_identifier, extract_facts
 from core.language.numbers import en_value
 from core.language.text import normalize_text
-from core.verifier.words import CLAIM_RELATIONS, alternation
+from core.verifier.words import CLAIM_RELATIONS
 
 # A space goes between a Han character and what these start or end: "CPU使用率92%" reads as
 # "CPU 使用率 92%".
@@ -69,9 +70,9 @@ def extract(text: str) -> ClaimFacts:
 def _zh_state_pattern(state: str) -> re.Pattern[str]:
     not_after = CLAIM_RELATIONS.alert_state_not_after_zh.get(state)
     after_alert = (r"告警[^，。；,;.]{0,10}?" + (f"(?<![{re.escape(not_after)}])" if not_after else "")
-                   + f"(?:{alternation(CLAIM_RELATIONS.alert_state_words_zh[state])})")
+                   + f"(?:{one_of(CLAIM_RELATIONS.alert_state_words_zh[state])})")
     alone = CLAIM_RELATIONS.alert_state_phrases_zh.get(state)
-    return re.compile(after_alert + (f"|{alternation(alone)}" if alone else ""))
+    return re.compile(after_alert + (f"|{one_of(alone)}" if alone else ""))
 
 
 _ZH_STATE_PHRASES = tuple((state, _zh_state_pattern(state)) for state in CLAIM_RELATIONS.alert_state_words_zh)
@@ -111,7 +112,7 @@ _STATE_FORMS = CLAIM_RELATIONS.state_spellings
 # role reader, not a name.
 _HYPHENATED_VALUE = re.compile(r"\d+(?:\.\d+)?-[a-z]+")
 # "WARN-level entries": a log level, which the attribution checks against the lines, not a name.
-_LEVEL_NAMED = re.compile(f"(?:{alternation(CLAIM_WORDS.levels_en)})-level")
+_LEVEL_NAMED = re.compile(f"(?:{one_of(CLAIM_WORDS.levels_en)})-level")
 
 
 def _named_in(region: str, name: str) -> bool:

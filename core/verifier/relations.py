@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from core.language.alternation import one_of
 from core.language.lexicon import topics_in
 from core.language.mentions import ClaimMentions
 from core.language.quantities import plain_number
@@ -29,7 +30,7 @@ from core.verifier.evidence import Item
 from core.verifier.roles import Reading, RoleFact, topics_compatible
 from core.verifier.rules import WRONG_ROLE
 from core.verifier.support import Finding
-from core.verifier.words import CLAIM_RELATIONS, alternation, whole
+from core.verifier.words import CLAIM_RELATIONS, whole
 
 Direction = Literal["up", "down"]
 
@@ -38,7 +39,7 @@ _W = CLAIM_RELATIONS
 
 
 def _words(chinese: tuple[str, ...], english: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(alternation(chinese) + "|" + whole(english))
+    return re.compile(one_of(chinese) + "|" + whole(english))
 
 
 _ABOVE = _words(_W.above_zh, _W.above_en)

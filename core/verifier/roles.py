@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from core.contracts import AlertRefFields, GroupRefFields, LogRefFields, RefFields
+from core.language.alternation import one_of
 from core.language.clauses import clause_bounds
 from core.language.cues import (
     ROLE_NAMES,
@@ -45,7 +46,7 @@ from core.language.quantities import Quantity, TimePoint, Token, tokens
 from core.language.text import fold
 from core.lazypattern import LazyPattern
 from core.verifier.legacy_refs import legacy_fields
-from core.verifier.words import CLAIM_RELATIONS, alternation
+from core.verifier.words import CLAIM_RELATIONS
 
 
 @dataclass(frozen=True)
@@ -309,9 +310,9 @@ def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: It
 _NEXT_KEY = re.compile(r"[\w.\-]+\s*[:=：]\s*$")
 
 
-_RANGE_JOIN = LazyPattern(rf"\s*(?:{alternation(CLAIM_RELATIONS.range_joins)})\s*")
-_RANGE_OPEN = LazyPattern(rf"(?:{alternation(CLAIM_RELATIONS.range_openers)})\s*$")
-_RANGE_CLOSE = re.compile(rf"\s*(?:{alternation(CLAIM_RELATIONS.range_closers)})")
+_RANGE_JOIN = LazyPattern(rf"\s*(?:{one_of(CLAIM_RELATIONS.range_joins)})\s*")
+_RANGE_OPEN = LazyPattern(rf"(?:{one_of(CLAIM_RELATIONS.range_openers)})\s*$")
+_RANGE_CLOSE = re.compile(rf"\s*(?:{one_of(CLAIM_RELATIONS.range_closers)})")
 
 
 def _ranges(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
@@ -351,7 +352,7 @@ _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|『[^』]*』")
 _SENTENCE = re.compile(r"[。；;!?！？\n]|\.(?!\d)")
 
 
-_FIRES_AT = re.compile(rf"(?<![a-z])(?:{alternation(CLAIM_RELATIONS.fires_at)}) at\s*$")
+_FIRES_AT = re.compile(rf"(?<![a-z])(?:{one_of(CLAIM_RELATIONS.fires_at)}) at\s*$")
 
 
 def _fires_at(folded: str, facts: list[RoleFact]) -> list[RoleFact]:

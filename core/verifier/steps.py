@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
+from core.language.alternation import one_of
 from core.language.clauses import content_units
 from core.language.lexicon import (
     declared_topics,
@@ -45,7 +46,7 @@ from core.verifier.rules import (
     STEP_WITHHELD,
     most_serious,
 )
-from core.verifier.words import STEP_WORDS, alternation, whole
+from core.verifier.words import STEP_WORDS, whole
 
 _W = STEP_WORDS
 
@@ -55,7 +56,7 @@ def _en(words: Iterable[str]) -> str:
 
 
 def _words(chinese: Iterable[str], english: Iterable[str]) -> str:
-    return alternation(chinese) + "|" + _en(english)
+    return one_of(chinese) + "|" + _en(english)
 
 
 # Repair verbs, as instructions, with an object after them. Verbs that are also nouns
@@ -64,17 +65,17 @@ def _words(chinese: Iterable[str], english: Iterable[str]) -> str:
 # "重启次数", "扩容记录") nor preceded by a passive or a negation ("被重启", "未重启").
 _EN_NOUNABLE = re.compile(
     _en(_W.repair_verbs_en_nounable)
-    + rf"(?=\s+(?!(?:{alternation(_W.noun_followers)})\b)[\w/.$-])")
+    + rf"(?=\s+(?!(?:{one_of(_W.noun_followers)})\b)[\w/.$-])")
 _EN_PURE = re.compile(
-    r"(?<![a-z\-])(?:" + alternation(_W.repair_verbs_en)
+    r"(?<![a-z\-])(?:" + one_of(_W.repair_verbs_en)
     + r"|set(?:ting)? (?:the |its |their )?[\w\s'.\-]{1,40}? to(?=\s+\d))(?![a-z])"
     + r"(?=\s*[\w/.$-])")
 _ZH_REPAIR = re.compile(
-    rf"(?<![{re.escape(_W.repair_not_after_zh)}])(?:{alternation(_W.repair_verbs_zh)})"
-    rf"(?!{alternation(_W.repair_not_before_zh)})")
+    rf"(?<![{re.escape(_W.repair_not_after_zh)}])(?:{one_of(_W.repair_verbs_zh)})"
+    rf"(?!{one_of(_W.repair_not_before_zh)})")
 # Gathering verbs (what an action may do) in both languages.
 _GATHER = re.compile(
-    alternation(_W.gather_verbs_zh) + r"|执行 ?explain|开启.{0,12}dump|按 ?runbook|" + _en(_W.gather_verbs_en))
+    one_of(_W.gather_verbs_zh) + r"|执行 ?explain|开启.{0,12}dump|按 ?runbook|" + _en(_W.gather_verbs_en))
 # A clause boundary: the next instruction starts after it.
 _CLAUSE = re.compile(r"[，,；;。.!?！？\n]|" + _words(_W.clause_joiners_zh, _W.clause_joiners_en))
 # A conclusion: a cause or a state stated as found. Words that only state a cause ("root cause
@@ -82,15 +83,15 @@ _CLAUSE = re.compile(r"[，,；;。.!?！？\n]|" + _words(_W.clause_joiners_zh,
 # concludes with an assertion (已确认, 说明, "is confirmed") or when stated outright (已耗尽,
 # "is leaking", 存在内存泄漏, 已知的泄漏点).
 _CAUSE = re.compile(
-    rf"(?:{alternation(_W.cause_nouns_zh)})\s*(?:是|为|在于|[:：])|{alternation(_W.cause_phrases_zh)}|"
-    rf"(?:是|为).{{0,20}}(?:{alternation(_W.cause_verbs_zh)})的|"
-    + r"(?<![a-z\-])(?:" + alternation(_W.cause_phrases_en) + r"|root cause\s*:|"
+    rf"(?:{one_of(_W.cause_nouns_zh)})\s*(?:是|为|在于|[:：])|{one_of(_W.cause_phrases_zh)}|"
+    rf"(?:是|为).{{0,20}}(?:{one_of(_W.cause_verbs_zh)})的|"
+    + r"(?<![a-z\-])(?:" + one_of(_W.cause_phrases_en) + r"|root cause\s*:|"
     r"(?:is|are|was|were)?\s*(?:clearly |definitely |obviously )?caused by)(?![a-z])")
 _ASSERTION = re.compile(_words(_W.assertions_zh, _W.assertions_en))
 _STATE_WORD = re.compile(_words(_W.state_words_zh, _W.state_words_en))
 # A state stated outright, with no assertion word needed.
 _DEFINITE_STATE = re.compile(
-    rf"已(?:经)?(?:被.{{0,12}}?)?(?:{alternation(_W.broken_states_zh)})|挂了|宕了|"
+    rf"已(?:经)?(?:被.{{0,12}}?)?(?:{one_of(_W.broken_states_zh)})|挂了|宕了|"
     r"(?:存在|有|发生了?|出现了?)(?:内存)?泄[漏露]|(?:已知|确定|确认)的?.{0,6}泄[漏露]|"
     + _en(_W.definite_states_en))
 # A state taken as given by naming its details: the leak's source, point, object.
@@ -102,7 +103,7 @@ _HEDGE = re.compile(_words(_W.hedges_zh, _W.hedges_en))
 
 
 # Following the session's runbook checks is evidence gathering about what the question asked.
-_RUNBOOK = LazyPattern(alternation(_W.runbook_words))
+_RUNBOOK = LazyPattern(one_of(_W.runbook_words))
 
 
 def is_repair(text: str) -> str:

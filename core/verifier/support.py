@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.contracts import FactSupport
+from core.language.alternation import one_of
 from core.language.clauses import clause_bounds, content_units
 from core.language.mentions import fits, overlap, quotes
 from core.language.quantities import Quantity
@@ -37,7 +38,7 @@ from core.language.text import fold
 from core.verifier.evidence import Evidence, Item
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
-from core.verifier.words import CLAIM_RELATIONS, alternation, whole
+from core.verifier.words import CLAIM_RELATIONS, whole
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
     "current": frozenset({"current", "value", "sample", "used", "count"}),
@@ -251,7 +252,7 @@ def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], t
 
 # A ref that gives a time with no unit under a name that says it is one ("time: 30.0021"):
 # seconds, the unit such logs write.
-_TIMED_NAME = re.compile(whole(CLAIM_RELATIONS.timed_names_en) + "|" + alternation(CLAIM_RELATIONS.timed_names_zh))
+_TIMED_NAME = re.compile(whole(CLAIM_RELATIONS.timed_names_en) + "|" + one_of(CLAIM_RELATIONS.timed_names_zh))
 
 
 def _same(claimed: Quantity, evidence: RoleFact) -> bool:

@@ -5,11 +5,11 @@ the pattern each module writes around them."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from core.language.alternation import one_of
 from core.language.vocabulary import load
 
 
@@ -92,11 +92,7 @@ class StepWords(BaseModel):
 STEP_WORDS = load("step_words", StepWords)
 
 
-def alternation(words: Iterable[str]) -> str:
-    """Words as regex alternatives, escaped, longest first (a word before its prefix)."""
-    return "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
-
 
 def whole(words: Iterable[str], before: str = "a-z") -> str:
     """English words as whole words: no letter (nor any of ``before``) before, no letter after."""
-    return rf"(?<![{before}])(?:{alternation(words)})(?![a-z])"
+    return rf"(?<![{before}])(?:{one_of(words)})(?![a-z])"

@@ -9,7 +9,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from core.language import vocabulary
 from core.verifier.steps import asserted_state, is_repair
-from core.verifier.words import CLAIM_RELATIONS, STEP_WORDS, ClaimRelationWords, StepWords, alternation
+from core.verifier.words import CLAIM_RELATIONS, STEP_WORDS, ClaimRelationWords, StepWords
 
 FILES: dict[str, tuple[type[BaseModel], BaseModel]] = {
     "claim_relations": (ClaimRelationWords, CLAIM_RELATIONS),
@@ -27,10 +27,6 @@ def test_each_file_loads_as_its_shape_with_no_empty_list_nor_repeated_or_upper_c
         if isinstance(words, tuple):
             assert len(set(words)) == len(words), f"{name}.yaml: {field} repeats a word"
             assert all(word == word.lower() for word in words), f"{name}.yaml: {field}: lower case"
-
-
-def test_an_alternation_tries_a_word_before_its_prefix() -> None:
-    assert alternation(["slowing", "slowing down", "a.b"]) == r"slowing\ down|slowing|a\.b"
 
 
 @pytest.mark.parametrize("verb", STEP_WORDS.repair_verbs_en + STEP_WORDS.repair_verbs_en_nounable)

@@ -35,6 +35,7 @@ from core.contracts import (
     VerifierInput,
     VerifierResult,
 )
+from core.language.alternation import one_of
 from core.language.levels import asks_about_health
 from core.language.subjects import excluded_mentions
 from core.language.vocabulary import load
@@ -239,7 +240,7 @@ _KIND_WORDS = load("answer_kinds", _AnswerKindWords)
 
 
 def _any(words: Sequence[str]) -> str:
-    return "(?:" + "|".join(map(re.escape, sorted(words, key=len, reverse=True))) + ")"
+    return f"(?:{one_of(words)})"
 
 
 def _en(words: Sequence[str]) -> str:
