@@ -20,15 +20,11 @@ import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict
-
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 
 
-class LogLevels(BaseModel):
+class LogLevels(VocabularyFile):
     """``core/language/vocab/log_levels.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     ranks: dict[str, int]
     spellings: dict[str, str]

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.chars import HAN_RUN
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 
 # Where one statement of a text ends and the next begins (a decimal point is not one).
 _CLAUSE_BREAK_RE = re.compile(r"[，,；;。！？!?\n|「」“”\"()（）\[\]【】]|\.(?!\d)|：(?=\s*「)")
 _WORD_RE = re.compile(r"[a-z][a-z0-9_\-]*[a-z0-9]|[a-z]{3,}")
 
 
-class ClaimWords(BaseModel):
+class ClaimWords(VocabularyFile):
     """``vocab/claim_words.yaml``: what a claim says around its facts, its state and level words."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     generic_en: frozenset[str]
     generic_zh_chars: str  # a run of characters, each one generic

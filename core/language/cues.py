@@ -12,13 +12,11 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.alternation import one_of
 from core.language.lexicon import topics_in
 from core.language.numbers import NUMBER_WORDS
 from core.language.quantities import Family
-from core.language.vocabulary import VocabularyError, load
+from core.language.vocabulary import VocabularyError, VocabularyFile, load
 from core.lazypattern import LazyPattern
 
 Role = Literal["current", "threshold", "duration", "window", "period", "used", "total", "count",
@@ -35,25 +33,19 @@ def _en(words: str) -> str:
     return rf"(?<![a-z])(?:{words})(?![a-z])"
 
 
-class _Cue(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _Cue(VocabularyFile):
     role: Role
     families: frozenset[Family]
     zh: tuple[str, ...] = ()
     en: tuple[str, ...] = ()
 
 
-class _Words(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _Words(VocabularyFile):
     zh: tuple[str, ...]
     en: tuple[str, ...]
 
 
-class _AfterValue(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _AfterValue(VocabularyFile):
     window_zh: tuple[str, ...]
     used_zh: tuple[str, ...]
     used_en: tuple[str, ...]
@@ -67,10 +59,8 @@ class _AfterValue(BaseModel):
     threshold_kinds_en: tuple[str, ...]
 
 
-class RoleCues(BaseModel):
+class RoleCues(VocabularyFile):
     """``vocab/role_cues.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     before_value: tuple[_Cue, ...]
     latest_words: _Words

@@ -19,11 +19,9 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.chars import DENSE_SCRIPT
 from core.language.signs import qualifier, trailer
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 
 # A token: a run of ASCII word characters and the separators that live inside identifiers
 # (``order-service``, ``redis-cluster-01:6379``, ``/api/v1/users``), or a run of other letters
@@ -37,11 +35,9 @@ _NUMBER_PART_RE = re.compile(r"(\d+(?:\.\d+)?)([a-zµμ%]*)")
 _NUMBER_SPLIT_RE = re.compile(r"[-:]")
 
 
-class FactWords(BaseModel):
+class FactWords(VocabularyFile):
     """``vocab/fact_words.yaml``: units, states, negations, the words that say nothing and the
     words a quote may add or drop."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     unit_words: frozenset[str]
     state_words: frozenset[str]

@@ -16,15 +16,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.alternation import one_of
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 
 
-class _SpelledDuration(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _SpelledDuration(VocabularyFile):
     value: float
     unit: str
     en: tuple[str, ...] = ()
@@ -32,10 +28,8 @@ class _SpelledDuration(BaseModel):
     zh: tuple[str, ...] = ()
 
 
-class NumberWords(BaseModel):
+class NumberWords(VocabularyFile):
     """``vocab/number_words.yaml``: numerals (here), units (``quantities``), marks (``signs``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     zh_digits: dict[str, int]
     zh_scales: dict[str, int]

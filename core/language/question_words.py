@@ -11,58 +11,46 @@ from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.alternation import one_of
 from core.language.chars import HAN_RUN
 from core.language.concepts import CONCEPTS, TRANSLATIONS
 from core.language.lexicon import TOPICS
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 from core.lazypattern import LazyPattern
 
 
-class HealthWords(BaseModel):
+class HealthWords(VocabularyFile):
     """Words that ask whether something is well; ``after_no_negation`` only without 不/非 before."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     words: tuple[str, ...]
     after_no_negation: tuple[str, ...] = ()
 
 
-class LevelSuffixes(BaseModel):
+class LevelSuffixes(VocabularyFile):
     """Words after a level word: ``words`` whole, ``starts`` starting a word (English ones)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     words: tuple[str, ...]
     starts: tuple[str, ...]
 
 
-class HowLongWords(BaseModel):
+class HowLongWords(VocabularyFile):
     """The words of "how long does it take" after "how long"."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     auxiliaries: tuple[str, ...]
     pronouns: tuple[str, ...]
     verbs: tuple[str, ...]
 
 
-class SubjectWordCues(BaseModel):
+class SubjectWordCues(VocabularyFile):
     """The words around an unknown word asked about as the subject."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     auxiliaries: tuple[str, ...]
     verbs: tuple[str, ...]
     after: tuple[str, ...]
 
 
-class HttpStatusCues(BaseModel):
+class HttpStatusCues(VocabularyFile):
     """The words that make a 5xx code an HTTP status: after it, before it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     after_en: tuple[str, ...]
     after_zh: tuple[str, ...]
@@ -70,19 +58,15 @@ class HttpStatusCues(BaseModel):
     before_zh: tuple[str, ...]
 
 
-class AlertWords(BaseModel):
+class AlertWords(VocabularyFile):
     """Words that make a question one about alerts: ``words`` English ones ending a word."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     words: tuple[str, ...]
     anywhere: tuple[str, ...]
 
 
-class QuestionWords(BaseModel):
+class QuestionWords(VocabularyFile):
     """The shape of ``vocab/question.yaml`` (its comments say what each list is)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     stopwords: frozenset[str]
     chinese_filler: frozenset[str]

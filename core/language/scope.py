@@ -13,16 +13,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.alternation import one_of
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 from core.lazypattern import LazyPattern
 
 
-class _NarrowGrammar(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _NarrowGrammar(VocabularyFile):
     confirm_verbs: tuple[str, ...]
     confirm_then: tuple[str, ...]
     negations: tuple[str, ...]
@@ -31,18 +27,14 @@ class _NarrowGrammar(BaseModel):
     exists: tuple[str, ...]
 
 
-class _EnglishTriggers(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _EnglishTriggers(VocabularyFile):
     negations: tuple[str, ...]
     verbs: tuple[str, ...]
     words: tuple[str, ...]
 
 
-class ScopeWords(BaseModel):
+class ScopeWords(VocabularyFile):
     """``vocab/scope_words.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     narrow_markers: dict[str, tuple[str, ...]]
     exclusion_triggers_zh: tuple[str, ...]

@@ -26,11 +26,9 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from core.language.alternation import one_of
 from core.language.numbers import en_value, zh_value
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 from core.lazypattern import LazyPattern
 
 
@@ -43,10 +41,8 @@ class Window(NamedTuple):
     spans: tuple[tuple[int, int], ...]
 
 
-class SpanWords(BaseModel):
+class SpanWords(VocabularyFile):
     """``span`` of ``vocab/time_words.yaml``: the words of a span back from now."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     lead_en: tuple[str, ...]
     back_en: tuple[str, ...]
@@ -55,10 +51,8 @@ class SpanWords(BaseModel):
     within_zh_after_back: tuple[str, ...]
 
 
-class MomentWords(BaseModel):
+class MomentWords(VocabularyFile):
     """``moments`` of ``vocab/time_words.yaml``: the words around clock times and dates."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     range_start_en: tuple[str, ...]
     range_to: tuple[str, ...]
@@ -74,10 +68,8 @@ class MomentWords(BaseModel):
     at_zh: tuple[str, ...]
 
 
-class TimeWords(BaseModel):
+class TimeWords(VocabularyFile):
     """``vocab/time_words.yaml``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     window_units: dict[str, int]
     count_words: tuple[str, ...]

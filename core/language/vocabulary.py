@@ -24,7 +24,7 @@ import types
 import typing
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar, cast, get_args, get_origin
+from typing import Any, Literal, TypeVar, cast, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -136,7 +136,8 @@ def _hints(shape: type[Any]) -> dict[str, Any]:
 def _exactly(hint: Any, value: Any) -> Any:
     """``value`` built as ``hint`` without pydantic, where it already has exactly that type: a
     dataclass or ``TypedDict`` from a mapping of its fields (no other key), a ``tuple[X, ...]``
-    from a list, a ``dict[str, X]``, ``X | None``, ``str``, ``bool``, ``int``. Anything else
+    from a list (``list``, ``frozenset`` too), a ``dict[K, V]``, a ``Literal``, ``X | None``, ``str``,
+    ``bool``, ``int``, ``float``. Anything else
     raises ``_Inexact`` (or the dataclass's own ``TypeError``/``ValueError``), and pydantic
     validates: whatever this builds, pydantic builds the same."""
     if hint in (str, bool, int):
@@ -154,10 +155,12 @@ def _exactly(hint: Any, value: Any) -> Any:
         return tuple(_exactly(args[0], item) for item in value)
     if origin in (list, frozenset) and len(args) == 1 and type(value) is list:
         return origin(_exactly(args[0], item) for item in value)
-    if origin is dict and len(args) == 2 and args[0] is str and type(value) is dict:
-        if not all(type(key) is str for key in value):
+    if origin is dict and len(args) == 2 and type(value) is dict:
+        return {_exactly(args[0], key): _exactly(args[1], item) for key, item in value.items()}
+    if origin is Literal:
+        if not any(type(value) is type(allowed) and value == allowed for allowed in args):
             raise _Inexact
-        return {key: _exactly(args[1], item) for key, item in value.items()}
+        return value
     if origin in (typing.Union, types.UnionType) and type(None) in args:
         return None if value is None else _exactly(next(a for a in args if a is not type(None)), value)
     if type(value) is not dict:

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel
-
 from core.language.alternation import one_of
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 
 
-class ClaimRelationWords(BaseModel):
+class ClaimRelationWords(VocabularyFile):
     """``claim_relations.yaml``: comparison, direction, diagnosis and negation words, and the
     words that link a value to its role."""
 
@@ -53,7 +51,7 @@ class ClaimRelationWords(BaseModel):
 CLAIM_RELATIONS = load("claim_relations", ClaimRelationWords)
 
 
-class StepWords(BaseModel):
+class StepWords(VocabularyFile):
     """``step_words.yaml``: repair and gathering verbs, and the words that make a step conclude
     or keep it open."""
 

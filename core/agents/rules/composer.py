@@ -22,8 +22,6 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel
-
 from core.agents.rules.searches import leaves_words_unsearched
 from core.contracts import (
     AnswerKind,
@@ -38,7 +36,7 @@ from core.contracts import (
 from core.language.alternation import one_of
 from core.language.levels import asks_about_health
 from core.language.subjects import excluded_mentions
-from core.language.vocabulary import load
+from core.language.vocabulary import VocabularyFile, load
 from core.lazypattern import LazyPattern
 from core.outcome import answers_state
 from core.tools.spec import find_spec, is_reference_tool, no_source_reason
@@ -219,7 +217,7 @@ class RulesComposer:
                               answer_kind=kind)
 
 
-class _AnswerKindWords(BaseModel):
+class _AnswerKindWords(VocabularyFile):
     """``vocab/answer_kinds.yaml``: the words that tell what kind of answer a question wants."""
 
     yes_no_zh: tuple[str, ...]
