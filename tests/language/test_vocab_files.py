@@ -144,9 +144,7 @@ def _every_reader_imported() -> dict[str, Any]:
     import core.language
     for module in pkgutil.iter_modules(core.language.__path__, "core.language."):
         __import__(module.name)
-    __import__("core.logfields")
-    __import__("core.gatekeeper.words")
-    __import__("core.verifier")
+    __import__("core.pipeline")  # every stage: the verifier's and the composer's words too
     return vocabulary.shapes()
 
 
