@@ -35,7 +35,9 @@ def one_of(words: Iterable[str], *, english_ends_word: bool = False, longest_fir
     word must end a word (``\\b`` after it). No words: a pattern that matches nothing (an empty
     alternative would match everywhere)."""
     ending = r"\b" if english_ends_word else ""
-    ordered = sorted(words, key=len, reverse=True) if longest_first else words
+    # Ties in a fixed order: a list read from a set would make a new pattern text in every
+    # process, which the kept compiled regexes (core.regexcache) would never find.
+    ordered = sorted(words, key=lambda word: (-len(word), word)) if longest_first else words
     return "|".join(re.escape(word) + (ending if word.isascii() else "") for word in ordered) or "(?!)"
 
 

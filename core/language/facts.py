@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
+from core.language.alternation import one_of
 from core.language.chars import DENSE_SCRIPT
 from core.language.signs import qualifier, trailer
 from core.language.vocabulary import VocabularyFile, load
@@ -57,7 +58,7 @@ _IDENTIFIER_MARKS = frozenset("0123456789-_/:@.")
 STATE_WORDS: frozenset[str] = FACT_WORDS.state_words
 EN_NEGATIONS: frozenset[str] = FACT_WORDS.en_negations
 _CONTRACTED_NEGATION = "n't"  # can't, isn't, doesn't ... (apostrophes are ASCII after normalising)
-_ZH_NEGATION_RE = re.compile("|".join(map(re.escape, sorted(FACT_WORDS.zh_negations, key=len, reverse=True))))
+_ZH_NEGATION_RE = re.compile(one_of(FACT_WORDS.zh_negations))
 
 # Words that say nothing checkable on their own: stop-words, levels, states, generic nouns.
 GENERIC_WORDS: frozenset[str] = STATE_WORDS | FACT_WORDS.generic_words

@@ -31,7 +31,7 @@ UNITS: dict[str, tuple[Family, float]] = {
 # Units written right after the number ("15m", "3.8gb"); multi-letter ones may follow a space,
 # and so may seconds and hours ("4.2 s", "3 h", as SI writes them); not these (``number_words.yaml``).
 _ATTACHED_ONLY = NUMBER_WORDS.attached_only_units
-_UNIT_ALTERNATIVES = "|".join(re.escape(unit) for unit in sorted(UNITS, key=len, reverse=True))
+_UNIT_ALTERNATIVES = one_of(UNITS)
 _UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
 _SLASH_RE = re.compile(r" ?/ ?(?=\d)")

@@ -80,7 +80,7 @@ PUNCTUATION_TO_ASCII: dict[str, str] = {
     "〜": "~", "～": "~",
 }
 
-_TRANSLATION: dict[int, str | None] = {ord(c): None for c in INVISIBLE_CHARS}
+_TRANSLATION: dict[int, str | None] = {ord(c): None for c in sorted(INVISIBLE_CHARS)}  # fixed order: see one_of
 _TRANSLATION.update({ord(k): v for k, v in PUNCTUATION_TO_ASCII.items()})
 # str.translate with a dict is slow on CJK text (a failed lookup per character); a regex
 # substitution only calls back for the few characters that do map.
