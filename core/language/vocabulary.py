@@ -8,27 +8,28 @@ file and the field (``VocabularyError``). The format of each file: ``vocab/READM
 
 The lexicon's and the concepts' files are read by every question, in every process, where a
 Python literal cost nothing: so a parsed file is kept as JSON next to it (``__pycache__``, named
-by a digest of its bytes, as Python keeps its bytecode), and a shape (a ``VocabularyFile``
-model, a dataclass or a ``TypedDict``) whose document already holds exactly its types is built
-without running pydantic's validator (which validates every other document, and names the field
-of a bad one).
+by a digest of its bytes, as Python keeps its bytecode), and a shape (a ``VocabularyFile``, a
+dataclass or a ``TypedDict``) whose document already holds exactly its types is built without
+pydantic (which validates every other document, and names the field of a bad one).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
+import operator
 import os
 import types
 import typing
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast, get_args, get_origin
+from typing import Any, Literal, NotRequired, TypeVar, cast, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-from typing_extensions import is_typeddict
+from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict, is_typeddict
 
 from core.errors import SuperbizError
 
@@ -39,13 +40,27 @@ _SHAPES: dict[str, type[Any]] = {}  # what each file has been read as (shapes())
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class VocabularyFile(BaseModel):
-    """The base of a vocabulary file's shape: frozen, no unknown key (a misspelt key is an
-    error, not a silent default), and its validator built only if a document needs it -- a
-    document that already holds exactly its types is built without one (``_exactly``), where
-    building the validator would cost each process a few milliseconds per file."""
+class VocabularyFile:
+    """The base of a vocabulary file's shape: a plain class whose annotated attributes are the
+    file's keys (one with a value in the class may be left out), frozen, with no unknown key (a
+    misspelt key is an error, not a silent default).
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    Not a pydantic model: every command imports some thirty of these shapes, and creating a
+    pydantic class costs ~0.5 ms. A document already of its types is built by ``_exactly``;
+    any other is validated by pydantic against a ``TypedDict`` made from the annotations
+    (``_validator_type``), which names the field of a bad file, and then built the same way.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: vocabularies are data")
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    __hash__ = object.__hash__  # each file is built once per process
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{key}={value!r}' for key, value in vars(self).items())})"
 
 
 class VocabularyError(SuperbizError):
@@ -112,11 +127,17 @@ def _load(name: str, shape: type[Any]) -> Any:
     except (_Inexact, TypeError, ValueError):
         pass  # pydantic decides, and names what is wrong
     try:
-        return TypeAdapter(shape).validate_python(document)
+        return validated(shape, document)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise VocabularyError(f"vocabulary {name}.yaml: {where}: {first['msg']}") from None
+
+
+def validated(shape: type[Any], document: Any) -> Any:
+    """``document`` as pydantic validates it for ``shape`` (``ValidationError`` if it cannot),
+    built as ``load`` builds it: the slow path, and what the shortcut must agree with."""
+    return _exactly(shape, TypeAdapter(_validator_type(cast(Any, shape))).validate_python(document))
 
 
 def names() -> list[str]:
@@ -147,13 +168,13 @@ def _exactly(hint: Any, value: Any) -> Any:
     if hint is float and type(value) in (int, float):
         return float(value)
     origin, args = get_origin(hint), get_args(hint)
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis and type(value) is list:
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis and type(value) in (list, tuple):
         if args[0] is str:  # a word list: most of a file
             if not all(type(item) is str for item in value):
                 raise _Inexact
             return tuple(value)
         return tuple(_exactly(args[0], item) for item in value)
-    if origin in (list, frozenset) and len(args) == 1 and type(value) is list:
+    if origin in (list, frozenset) and len(args) == 1 and type(value) in (list, tuple, set, frozenset):
         return origin(_exactly(args[0], item) for item in value)
     if origin is dict and len(args) == 2 and type(value) is dict:
         return {_exactly(args[0], key): _exactly(args[1], item) for key, item in value.items()}
@@ -163,6 +184,8 @@ def _exactly(hint: Any, value: Any) -> Any:
         return value
     if origin in (typing.Union, types.UnionType) and type(None) in args:
         return None if value is None else _exactly(next(a for a in args if a is not type(None)), value)
+    if isinstance(hint, type) and type(value) is hint and dataclasses.is_dataclass(hint):
+        return value  # built by pydantic already (``validated``)
     if type(value) is not dict:
         raise _Inexact
     if is_typeddict(hint):
@@ -170,8 +193,8 @@ def _exactly(hint: Any, value: Any) -> Any:
         if not hint.__required_keys__ <= value.keys() <= hints.keys():
             raise _Inexact
         return {key: _exactly(hints[key], item) for key, item in value.items()}
-    if isinstance(hint, type) and issubclass(hint, BaseModel):
-        return _model(hint, value)
+    if isinstance(hint, type) and issubclass(hint, VocabularyFile):
+        return _plain(hint, value)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         hints = _hints(hint)
         if not value.keys() <= {field.name for field in dataclasses.fields(hint) if field.init}:
@@ -180,17 +203,30 @@ def _exactly(hint: Any, value: Any) -> Any:
     raise _Inexact
 
 
-def _model(shape: type[BaseModel], value: dict[str, Any]) -> BaseModel:
-    """A pydantic model built from exactly its fields' types, without its validator: only for
-    a model that has no validator of its own to run (and forbids unknown keys)."""
-    decorators = shape.__pydantic_decorators__
-    if (decorators.field_validators or decorators.model_validators
-            or shape.model_config.get("extra") != "forbid"):
+def _plain(shape: type[VocabularyFile], value: dict[str, Any]) -> VocabularyFile:
+    """A ``VocabularyFile`` of exactly its annotations' types (a key it lacks takes the class's
+    value), no unknown key."""
+    hints = _hints(cast(Any, shape))
+    if not value.keys() <= hints.keys() or any(key not in value and not hasattr(shape, key) for key in hints):
         raise _Inexact
-    fields = shape.model_fields
-    if any(field.alias for field in fields.values()):
-        raise _Inexact
-    required = {name for name, field in fields.items() if field.is_required()}
-    if not required <= value.keys() <= fields.keys():
-        raise _Inexact
-    return shape.model_construct(**{key: _exactly(fields[key].annotation, item) for key, item in value.items()})
+    built = object.__new__(shape)
+    for key, hint in hints.items():
+        object.__setattr__(built, key, _exactly(hint, value[key]) if key in value else getattr(shape, key))
+    return built
+
+
+@cache
+def _validator_type(hint: Any) -> Any:
+    """``hint`` for pydantic: each ``VocabularyFile`` as a ``TypedDict`` of its annotations
+    (unknown keys forbidden), inside the same generics."""
+    if isinstance(hint, type) and issubclass(hint, VocabularyFile):
+        hints = _hints(cast(Any, hint))
+        fields = {key: _validator_type(item) if not hasattr(hint, key) else NotRequired[_validator_type(item)]
+                  for key, item in hints.items()}
+        return with_config(ConfigDict(extra="forbid"))(TypedDict(hint.__name__, fields))  # type: ignore[operator]
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is None or origin is Literal or not args:
+        return hint
+    if origin in (typing.Union, types.UnionType):
+        return functools.reduce(operator.or_, (_validator_type(arg) for arg in args))
+    return origin[tuple(arg if arg is Ellipsis else _validator_type(arg) for arg in args)]

@@ -13,14 +13,13 @@ from typing import Any
 
 import pytest
 import yaml
-from pydantic import BaseModel
 
 from core import logfields
 from core.gatekeeper import words as gatekeeper_words
 from core.language import clauses, cues, facts, mentions, numbers, quantities, scope, signs, time, vocabulary
 
 # file -> the model its module validates it into
-TABLES: dict[str, type[BaseModel]] = {
+TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
     "claim_words": clauses.ClaimWords,
     "fact_words": facts.FactWords,
     "scope_words": scope.ScopeWords,
@@ -37,7 +36,7 @@ def test_every_table_file_loads_into_its_model_and_is_listed(name: str) -> None:
     assert name in vocabulary.names()
     table = vocabulary.load(name, TABLES[name])
     assert isinstance(table, TABLES[name])
-    assert all(value for value in table.model_dump().values())  # no empty table
+    assert all(value for value in vars(table).values())  # no empty table
     readme = (vocabulary.VOCAB_DIR / "README.md").read_text(encoding="utf-8")
     assert f"`{name}.yaml`" in readme
 

@@ -5,13 +5,12 @@ the way its list says."""
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel, TypeAdapter
 
 from core.language import vocabulary
 from core.verifier.steps import asserted_state, is_repair
 from core.verifier.words import CLAIM_RELATIONS, STEP_WORDS, ClaimRelationWords, StepWords
 
-FILES: dict[str, tuple[type[BaseModel], BaseModel]] = {
+FILES: dict[str, tuple[type[vocabulary.VocabularyFile], vocabulary.VocabularyFile]] = {
     "claim_relations": (ClaimRelationWords, CLAIM_RELATIONS),
     "step_words": (StepWords, STEP_WORDS),
 }
@@ -21,8 +20,8 @@ FILES: dict[str, tuple[type[BaseModel], BaseModel]] = {
 def test_each_file_loads_as_its_shape_with_no_empty_list_nor_repeated_or_upper_case_word(name: str) -> None:
     shape, loaded = FILES[name]
     assert name in vocabulary.names()
-    assert loaded == TypeAdapter(shape).validate_python(vocabulary._document(name))
-    for field, words in loaded:
+    assert loaded == vocabulary.validated(shape, vocabulary._document(name))
+    for field, words in vars(loaded).items():
         assert words, f"{name}.yaml: {field} is empty"
         if isinstance(words, tuple):
             assert len(set(words)) == len(words), f"{name}.yaml: {field} repeats a word"
