@@ -1,7 +1,7 @@
 """The vocabularies: word lists kept as YAML data in ``core/language/vocab/``, read once.
 
-Each file is one document whose shape a pydantic model (or any type ``TypeAdapter`` takes)
-states; ``load(name, shape)`` reads ``vocab/<name>.yaml``, validates it into that shape and
+Each file is one document whose shape a ``VocabularyFile`` (a plain annotated class), a dataclass
+or a ``TypedDict`` states; ``load(name, shape)`` reads ``vocab/<name>.yaml``, validates it into that shape and
 caches the result, so a module turns its file into the same typed objects it used to write as
 Python literals. A file that does not validate is a bug in the product, raised at once with the
 file and the field (``VocabularyError``). The format of each file: ``vocab/README.md``.
@@ -107,8 +107,8 @@ def _keep(name: str, copy: Path, document: Any) -> None:
 
 
 def load(name: str, shape: type[_T]) -> _T:
-    """``vocab/<name>.yaml`` validated as ``shape`` (cached per name and shape): a pydantic
-    model, dataclass or ``TypedDict`` (``typing_extensions``' for pydantic) whose fields are the
+    """``vocab/<name>.yaml`` validated as ``shape`` (cached per name and shape): a
+    ``VocabularyFile``, dataclass or ``TypedDict`` (``typing_extensions``' for pydantic) whose fields are the
     file's top-level keys."""
     _SHAPES[name] = shape
     return cast(_T, _load(name, cast(Any, shape)))
