@@ -13,11 +13,12 @@ their text utilities from here and never from one another:
   ``subjects``: what a text mentions of a plan's subjects; ``segment``: Chinese word breaks;
 - ``lexicon`` (topics, services, alert names), ``concepts`` (diagnosis concepts, Chinese ->
   English log words), ``success`` (whether a text says something went right),
-  ``alternation`` (big word alternations, compiled lazily);
+  ``alternation`` (``one_of``: every word alternation built from a list; big ones compiled
+  lazily);
 - ``read``: the reading of a whole question (``reading.QuestionReading``, which the plan
   carries): its exclusions, time window and the passes of ``question`` (``names``,
   ``subjects_asked``, ``levels``, ``keywords``; their words: ``question_words``);
 - ``clauses``, ``mentions``, ``cues``: how claims and evidence are read.
 
-Vocabularies (word lists) are data: ``core/language/vocab/*.yaml``.
+Vocabularies (word lists) are data: ``core/language/vocab/*.yaml``, read by ``vocabulary``.
 """

@@ -32,10 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.language.alternation import one_of
-from core.language.keywords import keywords, stem
-from core.language.levels import alert_states, asks_about_health, http_statuses, level_asked
+from core.language.keywords import keywords
+from core.language.levels import alert_states, level_asked
 from core.language.names import (
-    alert_identifier,
     camel_names,
     http_methods,
     hyphenated_names,
@@ -47,12 +46,8 @@ from core.language.names import (
     strip_markup,
     unknown_services,
 )
-from core.language.question_words import STOPWORDS, QuestionText, unique, vocabulary
+from core.language.question_words import QuestionText, unique, vocabulary
 from core.language.subjects_asked import subjects_asked
-
-# What callers took from this module before its passes had modules of their own.
-__all__ = ["STOPWORDS", "TextReading", "alert_identifier", "asks_about_health", "http_statuses",
-           "name_aliases", "read_question", "service_aliases", "stem", "strip_markup"]
 
 _ALERT_WORDS = re.compile(one_of(vocabulary().alert_words.words, english_ends_word=True)
                           + "|" + one_of(vocabulary().alert_words.anywhere), re.IGNORECASE)
