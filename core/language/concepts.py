@@ -100,7 +100,9 @@ def _ask_parts(word: str) -> tuple[str, str, str]:
     Chinese as a substring; a ``_LOG_IN`` wording not before a time or place phrase unless a
     person's "to"/negation precedes it."""
     normalized = " ".join(normalize(word).split())
-    body = r"[\s_\-]+".join(re.escape(part) for part in normalized.split())
+    # At most three separators between its words: a span an earlier pass of the question took
+    # is blanked with spaces, and "log ERROR IN" must not read as "log in".
+    body = r"[\s_\-]{1,3}".join(re.escape(part) for part in normalized.split())
     if normalized[:1] in ASCII_WORD_CHARS:
         prefix = r"(?<![a-z0-9])"
         if normalized in _LOG_IN:

@@ -18,6 +18,7 @@ from core.language.question_words import (
     words_pattern,
 )
 from core.lazypattern import LazyPattern
+from core.logfields import level_rank
 
 # The state an alert question asks about, as Prometheus and Alertmanager name the states.
 _ALERT_STATES = tuple((state, words_pattern(words)) for state, words in vocabulary().alert_states.items())
@@ -63,7 +64,8 @@ def alert_states(text: QuestionText) -> list[str]:
 
 
 def level_asked(text: QuestionText) -> str | None:
-    """The minimum level the question asks for, if it writes one as a level."""
+    """The minimum level the question asks for, if it writes one as a level (the lowest of
+    several)."""
     found: list[str] = []
     for match in ASCII_WORD.finditer(text.current):
         word = match.group()
@@ -79,4 +81,6 @@ def level_asked(text: QuestionText) -> str | None:
         for match in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
             found.append(level)
             text.take(match.start(), match.end())
-    return found[0] if found else None
+    # Several levels ("ERROR or WARNING", "WARN 和 ERROR") ask for the lines of each: the
+    # lowest of them is the minimum that keeps them all.
+    return min(found, key=lambda level: level_rank(level) or 0) if found else None

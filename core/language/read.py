@@ -20,6 +20,7 @@ from core.language.names import strip_markup
 from core.language.question import read_question
 from core.language.reading import Exclusions, QuestionReading
 from core.language.scope import blanked, exclusion_clauses, narrow_markers, without_clauses
+from core.language.terms import question_terms
 from core.language.time import time_window
 
 # "订单123", "order 123", "order #123", "order-123": an order id, excluded under both spellings.
@@ -64,7 +65,7 @@ def read(question: str, *, services: Sequence[str] = (), alert_names: Sequence[s
     # Concepts an alert's name says (TargetDown -> down) choose which alerts are relevant,
     # not what the logs are searched for: the question asked about the alert.
     excluded_terms = {e.casefold() for e in exclusions.terms}
-    return QuestionReading(
+    reading = QuestionReading(
         services=named_services, alert_names=named_alerts,
         topics=[t for t in unique([*words.topics, *from_alerts]) if t not in exclusions.topics],
         concepts=[c for c in words.concepts if c not in exclusions.concepts],
@@ -80,6 +81,7 @@ def read(question: str, *, services: Sequence[str] = (), alert_names: Sequence[s
         # Excluding a subject narrows the question as much as "只确认" does.
         scope_markers=unique(narrow_markers(question)
                              + [clause.trigger.lower() for clause in clauses if clause.items]))
+    return reading.model_copy(update={"question_terms": question_terms(reading, words.topics)})
 
 
 def alert_topics(alert_name: str) -> list[str]:

@@ -439,7 +439,9 @@ def test_an_absent_concept_is_told_by_the_call_of_its_phrases(question: str) -> 
 
 def test_lines_holding_only_some_of_a_compound_are_told_as_what_they_hold() -> None:
     """"When did X last reject a password?": the lines say "Failed password", none "rejected";
-    they answer as failed logins (no claim at all had left the answer blocked)."""
+    they are told as failed logins (no claim at all had left the answer blocked), and, since
+    none says what the question asks happened (rejected), they are the closest lines, not a
+    green answer (``verifier.off_predicate``)."""
     lines = [LogEntry(timestamp="2015-10-18 18:01:00", level="WARN", service="sshd",
                       message="Failed password for root from 203.0.113.9 port 52213 ssh2")]
     world = hadoop_world(logs=GroupedLogs(lines=lines, groups=[]))
@@ -447,7 +449,10 @@ def test_lines_holding_only_some_of_a_compound_are_told_as_what_they_hold() -> N
     assert document.executor_output is not None and document.verifier_result is not None
     [claim] = document.executor_output.claims
     assert "failed logins" in claim.claim_text and "Failed password for root" in claim.claim_text
-    assert document.verifier_result.verdict == "PASS"
+    result = document.verifier_result
+    assert result.claim_results[0].entailed and result.verdict == "LOW_CONFID"
+    assert result.answer_rules == ["verifier.off_predicate"]
+    assert [(t.text, t.fate) for t in result.question_terms if not t.accounted] == [("refused", "unmatched")]
 
 
 def test_unknown_and_not_understood_sweep_nothing() -> None:
