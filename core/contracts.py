@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 # The reading of a question is the language layer's (the plan carries it); re-exported here.
 from core.language.reading import Exclusions as Exclusions
 from core.language.reading import QuestionReading as QuestionReading
+from core.language.reading import QuestionTerm as QuestionTerm
 
 # The tools' names, for typing (``Plan.tools``); everything else about a tool is its
 # ``core.tools.spec.ToolSpec``, which checks at import that its table has exactly these names.
@@ -188,13 +189,16 @@ class AlertRefFields(Contract):
 
 
 class LogRefFields(Contract):
-    """The facts of a log line ref (``$.logs[i]``): exactly the line's four parts."""
+    """The facts of a log line ref (``$.logs[i]``): the line's four parts, and where it came
+    from (``source``: the logger, program or request context; ``host``) when the line says."""
 
     kind: Literal["log"] = "log"
     timestamp: str
     level: str
     service: str
     message: str
+    source: str | None = None
+    host: str | None = None
 
 
 class GroupRefFields(Contract):
@@ -489,6 +493,11 @@ class VerifierResult(Contract):
     step_results: list[StepResult] = Field(default_factory=empty_list)
     # Repair turns before the attempt judged here (0: the executor's first answer).
     repairs: int = 0
+    # Every content term of the question with its fate in this run (``core.verifier.accounting``):
+    # a PASS accounts for each.
+    question_terms: list[QuestionTerm] = Field(default_factory=empty_list)
+    # The answer-level rules that withheld PASS (``verifier.term_unaccounted`` ...), if any.
+    answer_rules: list[str] = Field(default_factory=empty_list)
 
 
 class ComposerOutput(Contract):

@@ -39,7 +39,8 @@ def test_ref_fields_round_trip_through_json_and_the_store(any_store: Store) -> N
               "groups": [{"template": "内存使用率过高: <*>", "count": 3, "service": "order-service",
                           "level": "WARN", "first_timestamp": "11:05", "last_timestamp": "11:17"}]}
     details = extract_evidence_refs("query_logs", output)
-    assert [type(ref.fields) for ref in details.evidence_refs] == [LogRefFields, GroupRefFields]
+    assert [type(ref.fields).__name__ for ref in details.evidence_refs] == [LogRefFields.__name__,
+                                                                           GroupRefFields.__name__]
     assert RetrievalDetails.model_validate_json(details.model_dump_json()) == details
     repo.create_session(any_store, session_id="s-f", question="q", pack="demo", engines={"executor": "rules"})
     recorded = repo.record_invocation(any_store, session_id="s-f", tool_name="query_logs",

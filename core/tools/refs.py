@@ -61,7 +61,7 @@ def alert_ref_state(text: str) -> tuple[str, str] | None:
 def log_ref(entry: LogEntry) -> RefContent:
     """``[timestamp][LEVEL][service] message``, the log ref shape of docs/design.md §2."""
     fields = LogRefFields(timestamp=entry.timestamp, level=entry.level, service=entry.service,
-                          message=entry.message)
+                          message=entry.message, source=entry.source, host=entry.host)
     return RefContent(f"[{fields.timestamp}][{fields.level}][{fields.service}] {fields.message}", fields)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from core.agents.base import ExecutorRun
 from core.agents.rules.evidence import collect_items
 from core.agents.rules.findings import SearchOutcome
+from core.agents.rules.ladder import Call, climb, climbs, holds_keywords
 from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.agents.rules.searches import COMMON_ARGUMENTS, LogSearch, log_searches, service_search
@@ -155,9 +156,34 @@ def _search(recorder: Recorder, calls: CallLog, service: str | None,
                       if key == "topic" or key in COMMON_ARGUMENTS}
         yield from _call(recorder, calls, "query_logs", {**topic_only, "query": service}, service,
                          search.topics, outcome)
+    if climbs(search) and (outcome.no_hit or not holds_keywords(outcome)):
+        # Nothing found, or nothing that says the question's other words: climb the ladder.
+        climbed = yield from climb(search, service, _ladder_call(recorder, calls, service, search),
+                                   full=outcome.no_hit)
+        if climbed.found is not None:
+            # Lines the ladder found in other forms, or (on a lower rung) the closest lines.
+            calls.probes.update(inv.invocation_id for inv in outcome.invocations if not outcome.no_hit)
+            calls.searched(climbed.found)
+            return
+        if outcome.no_hit:
+            outcome.rungs += climbed.invocations  # "no" binds every empty rung
+        else:  # the first lines stay the answer's (the closest there are); the rungs found nothing
+            calls.probes.update(inv.invocation_id for inv in climbed.invocations)
     calls.searched(outcome)
     if search.fallback is not None and outcome.no_hit:
         yield from _search(recorder, calls, service, search.fallback)
+
+
+def _ladder_call(recorder: Recorder, calls: CallLog, service: str | None, search: LogSearch
+                 ) -> Call:
+    """How the ladder calls ``query_logs`` for ``service``: a probe's lines are never findings."""
+    def call(arguments: dict[str, Any], probe: bool) -> Generator[ToolEvent, None, Invocation]:
+        invocation = yield from _call(recorder, calls, "query_logs",
+                                      {**_present(service=service), **arguments}, service, search.topics)
+        if probe:
+            calls.probes.add(invocation.invocation_id)
+        return invocation
+    return call
 
 
 def _present(**arguments: str | None) -> dict[str, str]:

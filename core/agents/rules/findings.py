@@ -39,6 +39,11 @@ class SearchOutcome:
     service: str | None
     search: LogSearch
     invocations: list[Invocation] = field(default_factory=list)
+    # Which rung of the recall ladder found the lines (``ladder``): "exact" for the search's
+    # own attempts.
+    rung: str = "exact"
+    # The ladder's calls after the attempts found nothing, all empty too: an absence binds them.
+    rungs: list[Invocation] = field(default_factory=list)
 
     @property
     def no_hit(self) -> bool:
@@ -277,6 +282,8 @@ def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> C
         # Its plain words' call (a concept's question words at WARN+: "login", "auth") is a
         # net for lines that say it plainly, not the concept's own phrases the label names.
         invocations = invocations[:1]
+    # The recall ladder's empty rungs: what makes the absence one of every form of the words.
+    invocations += [inv for inv in outcome.rungs if inv not in invocations]
     searched = "; ".join(dict.fromkeys(describe_call(inv) for inv in invocations))
     service = outcome.service
     if language == "zh":

@@ -68,6 +68,8 @@ class CallLog:
 
     made: list[tuple[Invocation, str | None, tuple[str, ...]]] = field(default_factory=list)
     outcomes: list[SearchOutcome] = field(default_factory=list)
+    # Calls the recall ladder made to learn which words the data mentions: never findings.
+    probes: set[int] = field(default_factory=set)
 
     def add(self, invocation: Invocation, service: str | None, topics: tuple[str, ...]) -> None:
         """Record a call and the subject it was made for."""
@@ -106,7 +108,7 @@ class CallLog:
         return made_for if all(is_no_hit(inv) for inv in made_for) else []
 
     def _word_calls(self) -> set[int]:
-        return {inv.invocation_id for o in self.by_words() for inv in o.invocations}
+        return {inv.invocation_id for o in self.by_words() for inv in [*o.invocations, *o.rungs]} | self.probes
 
 
 def _same_service(first: str | None, second: str | None) -> bool:

@@ -28,7 +28,7 @@ concepts).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any, Literal
 
@@ -66,6 +66,12 @@ class LogSearch:
     focus: tuple[tuple[str, ...], ...] = ()
     keywords: tuple[str, ...] = field(default=())
     fallback: LogSearch | None = None  # searched when no attempt finds lines (told on its own)
+    # The recall ladder (``ladder``): the words it climbs with (the question's keywords, and a
+    # concept's own word), and how far: "full" for the question's free words (dropping words
+    # the data never mentions, then the level, then all but one), "meaning" for a concept's
+    # search (word forms and synonyms only: its phrases already say what a line of it is).
+    ladder_words: tuple[str, ...] = ()
+    ladder: Literal["none", "meaning", "full"] = "none"
 
     def label(self, language: str) -> str:
         """What was searched, as a person says it."""
@@ -176,8 +182,9 @@ def _keyword_search(plan: Plan, common: dict[str, Any]) -> LogSearch:
                      for combination in combinations]
     shown = " ".join(dict.fromkeys([keyword[0] for keyword in choices] + stems))
     at_zh, at_en = (f" {level} 级别及以上的", f" at level {level} or above") if level else ("", "")
+    asked = tuple(k[0] for k in choices)
     return LogSearch("keywords", tuple(attempts), f"包含 {shown} 的{at_zh}", f'with "{shown}"{at_en}',
-                     concepts=tuple(qualifiers), keywords=tuple(k[0] for k in choices))
+                     concepts=tuple(qualifiers), keywords=asked, ladder_words=asked, ladder="full")
 
 
 def _concept_phrases(name: str) -> tuple[str, ...]:
@@ -226,6 +233,23 @@ def _compound_search(group: list[str], common: dict[str, Any], language_labels: 
                      focus=(_concept_phrases(first), _concept_phrases(second)))
 
 
+def concept_word(name: str) -> str | None:
+    """The word a concept is searched by on the recall ladder: its first one-word English ask
+    ("refuse" of refused, "connection"), as questions name it."""
+    return next((ask for ask in CONCEPTS[name].asks if ask.isascii() and " " not in ask), None)
+
+
+def _with_ladder(search: LogSearch, concepts: list[str], keywords: tuple[str, ...]) -> LogSearch:
+    """A concept's (or compound's) search with a meaning-keeping ladder over its concepts' words
+    and the question's keywords: "refused connection" where its phrase is "connection refused",
+    "retried" where it is "retries"."""
+    words = [word for name in concepts if (word := concept_word(name)) is not None]
+    if not words:
+        return search
+    return replace(search, keywords=keywords, ladder_words=tuple(dict.fromkeys([*words, *keywords])),
+                   ladder="meaning")
+
+
 def compound_labels(group: list[str]) -> tuple[str, str]:
     """How a compound's members are named in a claim: (zh, en) labels."""
     def label(member: str, language: str) -> str:
@@ -237,7 +261,7 @@ def compound_labels(group: list[str]) -> tuple[str, str]:
             "about " + " and ".join(label(m, "en") for m in group))
 
 
-def _concept_search(name: str, common: dict[str, Any]) -> LogSearch:
+def _concept_search(name: str, common: dict[str, Any], keywords: tuple[str, ...] = ()) -> LogSearch:
     """Lines saying the concept in its log phrases; when none does, lines at WARN or above
     naming it as a question does ("upstream timeout calling bank-gateway": a bare ``timeout``,
     which at INFO is mostly a setting, ``timeout=30s``)."""
@@ -249,8 +273,8 @@ def _concept_search(name: str, common: dict[str, Any]) -> LogSearch:
     if words:
         attempts += (_args(common, terms=words[:MAX_TERMS], match="any", level=_trouble_level([name]),
                            limit=SEARCH_LIMIT),)
-    return LogSearch("concept", attempts, f"{concept.label_zh}相关的",
-                     f"about {concept.label_en}", concepts=(name,))
+    return _with_ladder(LogSearch("concept", attempts, f"{concept.label_zh}相关的",
+                                  f"about {concept.label_en}", concepts=(name,)), [name], keywords)
 
 
 def _qualifier_searches(names: list[str], common: dict[str, Any]) -> list[LogSearch]:
@@ -301,16 +325,18 @@ def log_searches(plan: Plan) -> list[LogSearch]:
         # mostly its modifiers ("containers killed for exceeding memory").
         searches.append(_keyword_search(plan, common))
     in_compounds = {member for group in plan.reading.compounds for member in group}
+    keywords = tuple(keyword[0] for keyword in plan.reading.keywords if keyword)
     for group in plan.reading.compounds:
         if len(group) > 1:
-            searches.append(_compound_search(group, common, compound_labels(group)))
+            searches.append(_with_ladder(_compound_search(group, common, compound_labels(group)),
+                                         [m for m in group if m in CONCEPTS], keywords))
     for topic in plan.topics:
         if topic not in in_compounds:
             searches.append(LogSearch("topic", (_args(common, topic=topic),), "", "",
                                       topics=(topic,)))
     for name in _topical(plan):
         if name not in in_compounds:
-            searches.append(_concept_search(name, common))
+            searches.append(_concept_search(name, common, keywords))
     if not searches:
         qualifiers = _qualifiers(plan)
         if qualifiers and not plan.reading.level:
