@@ -71,6 +71,7 @@ from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, source_failures, withdraw_pass
+from core.verifier.accounting import accounted_verdict
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -187,6 +188,7 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
     if failed:
         result = withdraw_pass(result, "a source failed, so the answer is incomplete: "
                                + "; ".join(failed))
+    result = accounted_verdict(plan, output, gatekeeper_result, result, invocations)
     return verifier_input, result.model_copy(update={"repairs": repairs})
 
 

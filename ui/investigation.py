@@ -26,6 +26,7 @@ from core.views.badges import (
 from core.views.outcomes import answer_lead
 from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
+from core.views.terms import term_rows
 from core.views.timeline import InvestigationView, ToolCallView, event_rows
 from core.views.waterfall import build_waterfall, waterfall_figure
 from ui.render import badge, badges, escape_markdown, lead_box, literal_text, small_text
@@ -108,6 +109,20 @@ def render_answer(view: InvestigationView) -> None:
         small_text(view.failure)
     else:
         st.caption("The answer appears once the verifier has judged every claim.")
+
+
+def render_terms(view: InvestigationView) -> None:
+    """Every term of the question and what became of it: the answer answers the question only
+    when each is accounted for (``core.verifier.accounting``)."""
+    rows = term_rows(view.verifier)
+    if not rows or not view.finished:
+        return
+    unaccounted = [row["term"] for row in rows if row["accounted"] == "unaccounted"]
+    title = (f"Question terms: {len(unaccounted)} not accounted for" if unaccounted
+             else "Question terms: every one accounted for")
+    with st.expander(escape_markdown(title), expanded=bool(unaccounted), icon=":material/checklist:"):
+        text_table(rows, key=f"terms_{view.session_id}", long_columns=["why"],
+                   toned_columns=["accounted"])
 
 
 def render_repair(view: InvestigationView) -> None:
@@ -319,6 +334,7 @@ def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent
     render_header(view)
     render_repair(view)
     render_answer(view)
+    render_terms(view)
     if view.finished:
         render_timeline(view, events)
     # Once finished, what was claimed and how it was judged comes first; the tool calls and

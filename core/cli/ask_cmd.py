@@ -130,6 +130,7 @@ def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
         ToolReturned,
         VerdictReached,
     )
+    from core.views.terms import terms_line
 
     match event:
         case SessionStarted():
@@ -155,8 +156,13 @@ def event_lines(event: PipelineEvent) -> list[tuple[str, str]]:
             reasons = f": {'; '.join(result.reasons)}" if result.reasons else ""
             return [("verify", f"{result.claim_id} {judged}{reasons}")]
         case VerdictReached():
-            return [("verdict", f"{event.result.verdict}  groundedness "
-                                f"{event.result.groundedness_score:.2f}")]
+            lines = [("verdict", f"{event.result.verdict}  groundedness "
+                                 f"{event.result.groundedness_score:.2f}")]
+            if event.result.question_terms:
+                lines.append(("terms", terms_line(event.result.question_terms)))
+            if event.result.answer_rules:
+                lines.append(("", f"  not accounted for: {', '.join(event.result.answer_rules)}"))
+            return lines
         case RepairRequested():
             return repair_lines(event.feedback)
         case RepairFinished():

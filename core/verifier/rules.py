@@ -35,9 +35,13 @@ VerifierRuleName = Literal[
     "verifier.action_unfounded",
     "verifier.gap_asserts_state",
     "verifier.step_withheld",
+    "verifier.term_unaccounted",
+    "verifier.off_predicate",
+    "verifier.absence_not_exhaustive",
 ]
-# What the rule applies to: a claim, or a next step (recommended action or missing_info).
-RuleTarget = Literal["claim", "step"]
+# What the rule applies to: a claim, a next step (recommended action or missing_info), or the
+# answer as a whole (what it says of the question's terms: ``core/verifier/accounting.py``).
+RuleTarget = Literal["claim", "step", "answer"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +166,31 @@ _ALL: tuple[VerifierRule, ...] = (
             "cause): it is kept out of the answer, and the verdict is not lowered — a gap or an "
             "evidence-gathering action is not a finding."),
     ),
+    VerifierRule(
+        name="verifier.term_unaccounted", grade="LOW_CONFID", target="answer", repairable=False,
+        description=(
+            "A term of the question (`question_terms`: a subject, predicate, entity, time window, level) "
+            "was not searched by any call, or was searched but the evidence the answer cites does not "
+            "hold it; or, next to findings, the data never mentions it (the findings are then the "
+            "closest lines, not the answer: \"the logs never mention team-3\"). The answer names the "
+            "term and is not PASS."),
+    ),
+    VerifierRule(
+        name="verifier.off_predicate", grade="LOW_CONFID", target="answer", repairable=False,
+        description=(
+            "The answer states findings whose verified evidence holds the question's subject but not "
+            "what happened to it (a predicate: `start` answered with lines saying the backup "
+            "*finished*; `oom` found only inside another word). Terms match whole tokens, in any word "
+            "form (`retried` for `retries`) or as a listed synonym, never inside another word."),
+    ),
+    VerifierRule(
+        name="verifier.absence_not_exhaustive", grade="LOW_CONFID", target="answer", repairable=False,
+        description=(
+            "A verified \"no\" whose empty calls searched a term only together with other words (every "
+            "word in one line): a line saying it in other words, or without the others, was never looked "
+            "for. A \"no\" needs the recall ladder climbed (word forms, synonyms, each word alone) or a "
+            "search of the term on its own."),
+    ),
 )
 
 RULES: dict[str, VerifierRule] = {rule.name: rule for rule in _ALL}
@@ -183,6 +212,9 @@ NOT_JUDGED: VerifierRuleName = "verifier.not_judged"
 ACTION_UNFOUNDED: VerifierRuleName = "verifier.action_unfounded"
 GAP_ASSERTS_STATE: VerifierRuleName = "verifier.gap_asserts_state"
 STEP_WITHHELD: VerifierRuleName = "verifier.step_withheld"
+TERM_UNACCOUNTED: VerifierRuleName = "verifier.term_unaccounted"
+OFF_PREDICATE: VerifierRuleName = "verifier.off_predicate"
+ABSENCE_NOT_EXHAUSTIVE: VerifierRuleName = "verifier.absence_not_exhaustive"
 
 _SEVERITY: dict[str, int] = {"REJECT": 0, "LOW_CONFID": 1, "PASS": 2}
 

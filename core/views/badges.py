@@ -24,7 +24,7 @@ DARK_TONE_COLOURS: dict[str, str] = {"green": "#3fb950", "amber": "#d29922", "re
 WORD_TONES: dict[str, Tone] = {
     "PASS": "green", "LOW_CONFID": "amber", "REJECT": "red", "pass": "green",
     "low_confid": "amber", "reject": "red", "passed": "green", "failed": "red", "error": "amber",
-    "not": "gray"}
+    "not": "gray", "accounted": "green", "unaccounted": "amber"}
 
 
 @dataclass(frozen=True)

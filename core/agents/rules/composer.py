@@ -63,6 +63,12 @@ _TEXT = {
         "steps_failed": "下一步建议未通过核验（只允许证据收集动作）",
         "no_claims": "没有可核验的结论",
         "partial": "已单独通过核验的结论（其余结论或引用未通过核验，未予显示）：",
+        "terms": "回答没有覆盖问题中的每个词：{terms}",
+        "closest": "最接近的记录（已核验为真实记录，但不是对问题的回答）：",
+        "fate_unmentioned": "数据中从未出现",
+        "fate_unmatched": "找到的记录中没有",
+        "fate_not_searched": "未检索",
+        "fate_absent": "只与其他词一起检索过",
         "repaired": "修正说明：执行者第一次回答有 {n} 处引用或事实未通过核验（{rules}）；"
                     "它被告知哪里未通过后修正了一次，以上内容是修正后从头重新核验的结果。",
         "repair_failed": "修正说明：执行者第一次回答有 {n} 处引用或事实未通过核验（{rules}）；"
@@ -108,6 +114,12 @@ _TEXT = {
         "no_claims": "there were no findings to verify",
         "partial": "Verified on their own (the rest did not pass verification and is not "
                    "shown):",
+        "terms": "the answer does not account for every term of the question: {terms}",
+        "closest": "Closest matches (verified lines, not an answer to the question):",
+        "fate_unmentioned": "the data never mentions it",
+        "fate_unmatched": "not in the lines found",
+        "fate_not_searched": "not searched",
+        "fate_absent": "searched only together with other words",
         "repaired": "Repaired after 1 attempt: the executor's first answer had {n} citation(s) "
                     "or fact(s) that failed verification ({rules}); told what failed, it "
                     "corrected them once, and the answer above was checked again from scratch.",
@@ -169,7 +181,9 @@ class RulesComposer:
                                                 why=_why_blocked(text, verifier_input,
                                                                  verifier_result)))
             if shown:
-                lines += ["", text["partial"], *_bullets(shown)]
+                closest = bool(verifier_result.answer_rules) and bool(findings) and all(
+                    result.entailed for result in verifier_result.claim_results)
+                lines += ["", text["closest" if closest else "partial"], *_bullets(shown)]
         elif findings and absences and not answering:
             # Absent in the state asked; what there is instead, verified, follows.
             status = "valid"
@@ -368,6 +382,9 @@ def _why_blocked(text: dict[str, str], verifier_input: VerifierInput,
                  verifier_result: VerifierResult) -> str:
     gatekeeper = verifier_input.gatekeeper_result
     rules = ", ".join(gatekeeper.failed_rules)
+    if verifier_result.answer_rules and gatekeeper.severity == "none" and all(
+            result.entailed for result in verifier_result.claim_results):
+        return text["terms"].format(terms=_unaccounted_terms(text, verifier_result))
     if gatekeeper.severity == "reject":
         return text["gate_reject"].format(rules=rules)
     if gatekeeper.severity == "low_confid":
@@ -382,6 +399,18 @@ def _why_blocked(text: dict[str, str], verifier_input: VerifierInput,
         return text["steps_failed"] + (f" ({', '.join(step_rules)})" if step_rules else "")
     failed_rules = sorted({r.rule for r in verifier_result.claim_results if r.rule})
     return text["claims_failed"] + (f" ({', '.join(failed_rules)})" if failed_rules else "")
+
+
+def _unaccounted_terms(text: dict[str, str], verifier_result: VerifierResult) -> str:
+    """The terms the answer could not apply, each with why (``core.verifier.accounting``)."""
+    shown = []
+    for term in verifier_result.question_terms:
+        fate = term.fate or "not_searched"
+        key = "fate_unmatched" if fate == "unmatched" else f"fate_{fate}"
+        if key in text and (fate != "unmentioned" or term.kind in ("subject", "predicate", "entity")) \
+                and (fate != "absent" or term.detail.startswith("searched only")):
+            shown.append(f"{term.text} ({text[key]})")
+    return text["sep"].join(shown) if shown else "-"
 
 
 def _citations_line(text: dict[str, str], findings: Sequence[Claim],
