@@ -137,7 +137,7 @@ def _build(grammar: Grammar) -> tuple[str, str, str, str]:
     weekday_zh = (rf"(?<![零〇一二两三四五六七八九十\d每])(?:{weeks_zh})"
                   rf"(?!{one_of(words.not_weekdays_zh)})(?:{one_of(words.weekday_zh)})")
     day = "|".join([
-        rf"\b{month}\s*{_DAY}{_ORDINAL}(?![\d:])\b(?:,?\s+{_YEAR}(?![\d:]))?",
+        rf"\b{month}\s*{_DAY}{_ORDINAL}(?!\d|:\d)\b(?:,?\s+{_YEAR}(?![\d:]))?",
         rf"(?<![\w.:/-]){_DAY}{_ORDINAL}\s+(?:of\s+)?{month}(?:,?\s+{_YEAR}(?![\d:]))?",
         rf"(?<!\d)(?:{_YEAR}\s*年\s*)?(?:\d{{1,2}}|{_ZHNUM})\s*月\s*(?:\d{{1,2}}|{_ZHNUM})\s*[日号號](?!志)",
         weekday_en, weekday_zh,
@@ -179,7 +179,7 @@ class DateReader:
         weekday = rf"(?!{one_of(WORDS.not_weekdays_zh)})(?:{one_of(WORDS.weekday_zh)})"
         self.natural = LazyPattern(
             rf"(?P<t1>{alone})\s*,?\s*(?:on\s+)?(?P<d1>{day})"
-            rf"|(?P<d2>{day})(?:\s*[,的]?\s*(?P<t2>{after_day}))?"
+            rf"|(?:\bon\s+)?(?P<d2>{day})(?:\s*[,的]?\s*(?P<t2>{after_day}))?"
             rf"|(?P<w>{weeks})(?!{weekday})|(?P<t3>{alone})", re.IGNORECASE)
         self.clock = LazyPattern(_CLOCK_PARTS, re.IGNORECASE)
         self.before = LazyPattern(rf"(?:{one_of(grammar.bounds_before, english_ends_word=True)})\s*$", re.IGNORECASE)
@@ -198,6 +198,8 @@ class DateReader:
             written = self._written(match, now, bounded)
             if written is None:
                 continue
+            if question[match.end():match.end() + 1].isdigit() or question[match.end():match.end() + 1] == ":":
+                written += " "  # "2 days ago: ..." -- a date right before a colon is none (10.0.0.1:80)
             pieces.append(question[position:match.start()])
             length += match.start() - position
             edits.append((match.start(), match.end(), length, length + len(written)))
