@@ -12,7 +12,9 @@ What a form means (the words are ``vocab/date_words.yaml``):
   "on" or none (周三) the most recent one before now's day; after "this" (本周一) this week's
   (weeks run Monday to Sunday); 上周四 last week's Thursday;
 - a clock time's hour alone ("3pm", "下午3点") is its whole hour, minutes are their minute; a
-  Chinese hour without a part of the day is on the 24-hour clock (3点 is 03:00);
+  Chinese hour without a part of the day is on the 24-hour clock (3点 is 03:00, not after 第:
+  第3点 is an item), and one in Chinese numerals needs a part of the day (晚上十点; 一点 alone
+  is "a little");
 - a part of the day is a fixed span (morning 06:00-11:59, afternoon 12:00-17:59, evening and
   night 18:00-23:59, 凌晨 00:00-05:59 ...); without a day, today's (yesterday's when it starts
   later than now);
@@ -234,13 +236,15 @@ class DateReader:
         return self._moment(time_text, day, now, bounded)
 
     def _moment(self, text: str, day: date | None, now: datetime, bounded: bool) -> str | None:
+        """A time (after ``day``, when one was named) in time.py's words: "between", "and",
+        "at", "around" are its grammar's (``time_words.yaml``)."""
         on = f"{day} " if day else ""
         read = [_clock(match) for match in self.clock.finditer(text)]
         clocks = [clock for clock in read if clock is not None]
         if len(clocks) < len(read):
             return None
         if not clocks:
-            part = _part(text.lower(), now.date())
+            part = _part(text.lower())
             if part is None:
                 return None
             days_back, (first, last) = part
@@ -302,7 +306,7 @@ def _clock(match: re.Match[str]) -> tuple[str, bool, str] | None:
     return f"{hour:02d}:{minute:02d}", minutes is None, "zh"
 
 
-def _part(text: str, today: date) -> tuple[int | None, tuple[str, str]] | None:
+def _part(text: str) -> tuple[int | None, tuple[str, str]] | None:
     """A part of the day named in ``text``: the days back its word says (None: not said), its span."""
     for word, (day, part) in WORDS.day_part_words.items():
         if word in text:
