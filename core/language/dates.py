@@ -20,6 +20,8 @@ What a form means (the words are ``vocab/date_words.yaml``):
   later than now);
 - 上周/上个月, "last month": that whole week or month; 本周, "this week"/"this month": since its
   first day ("last week" stays a span back from now, as time.py reads it);
+- a date as logs write it followed by a time as people say it ("2025-08-02 at 3pm",
+  "2025-08-02 around 13:45", "2025-08-02 下午3点") is that time on that day;
 - after a word that bounds a window ("since", "before", "between", 以来, 之前, 到), a day, an
   hour or a part of the day is only its first moment ("since yesterday afternoon" is since
   12:00 yesterday).
@@ -117,6 +119,7 @@ _ZHNUM = "[零〇一二两三四五六七八九十]{1,3}"
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d\d"
+_ISO_DAY = r"(?<![\w.:])\d{4}-\d\d-\d\d(?![\w:])"  # a day as logs write it, with a natural time after it
 _CLOCK24 = r"(?<![\w.:])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?![\d:])"
 
 
@@ -146,7 +149,7 @@ def _build(grammar: Grammar) -> tuple[str, str, str, str]:
         rf"(?<![之以]){one_of(words.days_back, english_ends_word=True)}",
         rf"\b(?:\d+|[a-z]+)\s+(?:{one_of(words.day_units_en)})\s+(?:{one_of(words.ago_en)})\b",
         rf"(?<![\d.])(?:\d+|{_ZHNUM})\s*(?:{one_of(words.ago_zh)})",
-        one_of(grammar.day_words, english_ends_word=True)])
+        one_of(grammar.day_words, english_ends_word=True), _ISO_DAY])
     parts_en = one_of([part for part in words.day_parts if part.isascii()])
     parts_zh = one_of(part for part in words.day_parts if not part.isascii())
     hour_zh = one_of(words.hour_zh)
@@ -179,15 +182,17 @@ class DateReader:
         self.grammar = grammar
         day, after_day, alone, weeks = _build(grammar)
         weekday = rf"(?!{one_of(WORDS.not_weekdays_zh)})(?:{one_of(WORDS.weekday_zh)})"
+        lead = one_of(["on", *grammar.around], english_ends_word=True)  # kept: "around" widens the time
         self.natural = LazyPattern(
-            rf"(?:\bon\s+)?(?P<d2>{day})(?:\s*[,的]?\s*(?P<t2>{after_day}))?"
+            rf"(?:(?<![a-z])(?:{lead})\s*)?(?P<d2>{day})(?:\s*[,的]?\s*(?P<t2>{after_day}))?"
             rf"|(?P<w>{weeks})(?!{weekday})|(?P<t3>{alone})(?:\s*,?\s*(?:on\s+)?(?P<d1>{day}))?", re.IGNORECASE)
         self.clock = LazyPattern(_CLOCK_PARTS, re.IGNORECASE)
         # The natural pattern is large (~20 ms to compile): only a question holding one of its
         # words, or an hour written in Chinese (3点), is searched with it.
         words = [*WORDS.months, *WORDS.weekdays_en, *WORDS.weekday_abbreviations_en, *WORDS.ago_en, *WORDS.ago_zh,
                  *WORDS.days_back, *WORDS.day_parts, *WORDS.day_part_words, *WORDS.week_zh, *WORDS.last_week,
-                 *WORDS.this_week, *WORDS.last_month, *WORDS.this_month, *WORDS.am_en, *WORDS.pm_en, "月"]
+                 *WORDS.this_week, *WORDS.last_month, *WORDS.this_month, *WORDS.am_en, *WORDS.pm_en, "月",
+                 *grammar.around, *grammar.around_after]
         self.gate = LazyPattern(rf"(?<![a-z])(?:{one_of(w for w in words if w.isascii())})(?!\w)"
                                 rf"|{one_of(w for w in words if not w.isascii())}|\d\s*(?:{one_of(WORDS.hour_zh)})",
                                 re.IGNORECASE)
@@ -231,11 +236,12 @@ class DateReader:
             return None
         if time_text is None:
             assert day_text is not None  # the pattern's alternatives: a day, a time or a week
-            # a day word alone ("yesterday") is time.py's own
-            return None if day_text.lower() in self.grammar.day_words else str(day)
-        return self._moment(time_text, day, now, bounded)
+            # a day word alone ("yesterday") or a date as logs write it is time.py's own
+            own = day_text.lower() in self.grammar.day_words or re.fullmatch(_ISO_DAY, day_text)
+            return None if own else str(day)
+        return self._moment(time_text, day, now, bounded, around=self.around.search(match.group()) is not None)
 
-    def _moment(self, text: str, day: date | None, now: datetime, bounded: bool) -> str | None:
+    def _moment(self, text: str, day: date | None, now: datetime, bounded: bool, *, around: bool) -> str | None:
         """A time (after ``day``, when one was named) in time.py's words: "between", "and",
         "at", "around" are its grammar's (``time_words.yaml``)."""
         on = f"{day} " if day else ""
@@ -261,7 +267,6 @@ class DateReader:
                 # 下午3点到5点: the second hour is in the first's part of the day
                 last_clock = f"{last_hour_of + 12:02d}{last_clock[2:]}"
             return f"between {on}{first_clock} and {last_clock}"
-        around = self.around.search(text) is not None
         if bounded:
             return f"{on}{first_clock}"
         if around:
@@ -325,6 +330,8 @@ def _day(text: str, today: date, grammar: Grammar) -> date | None:
     if back is not None:
         return today - timedelta(days=back)
     try:
+        if re.fullmatch(_ISO_DAY, lowered):
+            return date.fromisoformat(lowered)
         return _dated(lowered, today) or _weekday(lowered, today) or _ago(lowered, today)
     except (ValueError, OverflowError):
         return None
