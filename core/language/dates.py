@@ -71,6 +71,7 @@ class DateWords(VocabularyFile):
     afternoon_parts_zh: tuple[str, ...]
     am_en: tuple[str, ...]
     pm_en: tuple[str, ...]
+    clock_words_en: dict[str, str]
     hour_zh: tuple[str, ...]
     minute_words_zh: dict[str, int]
     around_minutes: int
@@ -158,7 +159,7 @@ def _build(grammar: Grammar) -> tuple[str, str, str, str]:
         rf"(?<![\w.:])(?:1[0-2]|0?[1-9])(?::[0-5]\d)?\s*(?:{one_of([*words.am_en, *words.pm_en])})(?!\w)",
         rf"(?:(?:{parts_zh})\s*)?(?<![\d.第])(?:[01]?\d|2[0-3])\s*(?:{hour_zh}){minute_zh}",
         rf"(?:{parts_zh})\s*{_ZHNUM}\s*(?:{hour_zh}){minute_zh}",
-        _CLOCK24])
+        rf"\b(?:{one_of(words.clock_words_en)})\b", _CLOCK24])
     to = one_of(grammar.range_to, english_ends_word=True)
     clocks = "|".join([
         rf"(?:\b(?:{one_of(grammar.range_start)})\s+)?(?:{clock})\s*(?:{to})\s*(?:{clock})"
@@ -192,7 +193,7 @@ class DateReader:
         words = [*WORDS.months, *WORDS.weekdays_en, *WORDS.weekday_abbreviations_en, *WORDS.ago_en, *WORDS.ago_zh,
                  *WORDS.days_back, *WORDS.day_parts, *WORDS.day_part_words, *WORDS.week_zh, *WORDS.last_week,
                  *WORDS.this_week, *WORDS.last_month, *WORDS.this_month, *WORDS.am_en, *WORDS.pm_en, "月",
-                 *grammar.around, *grammar.around_after]
+                 *WORDS.clock_words_en, *grammar.around, *grammar.around_after, *grammar.day_words]
         self.gate = LazyPattern(rf"(?<![a-z])(?:{one_of(w for w in words if w.isascii())})(?!\w)"
                                 rf"|{one_of(w for w in words if not w.isascii())}|\d\s*(?:{one_of(WORDS.hour_zh)})",
                                 re.IGNORECASE)
@@ -259,6 +260,8 @@ class DateReader:
             return f"{on}{first}" if bounded else f"between {on}{first} and {last}"
         if day is None and all(kind == "24" for _, _, kind in clocks):
             return None  # "between 10:00 and 11:00", "around 13:45": time.py's own
+        if day is None and not bounded and text.lower() in WORDS.clock_words_en:
+            return None  # "the noon batch": a clock word alone names a time after "at", "since" or a day
         (first_clock, first_hour, _), *rest = clocks
         if rest:
             last_clock, _, kind = rest[0]
@@ -284,7 +287,7 @@ def _clock_parts() -> str:
             rf"|(?P<zh>(?:(?P<part>{one_of(p for p in words.day_parts if not p.isascii())})\s*)?"
             rf"(?P<zhh>(?<![\d.第])(?:[01]?\d|2[0-3])|{_ZHNUM})\s*(?:{one_of(words.hour_zh)})"
             rf"(?:\s*(?:(?P<zhm>[0-5]?\d)\s*分|(?P<zhw>{one_of(words.minute_words_zh)})))?)"
-            rf"|(?P<clock>{_CLOCK24})")
+            rf"|(?P<word>\b(?:{one_of(words.clock_words_en)})\b)|(?P<clock>{_CLOCK24})")
 
 
 _CLOCK_PARTS = _clock_parts()
@@ -293,6 +296,8 @@ _CLOCK_PARTS = _clock_parts()
 def _clock(match: re.Match[str]) -> tuple[str, bool, str] | None:
     """A clock time as ``HH:MM`` (or ``HH:MM:SS``), whether only its hour was written, and its
     kind (12-hour, Chinese, 24-hour); None when it is none (二十五点)."""
+    if match.group("word"):
+        return WORDS.clock_words_en[match.group("word").lower()], False, "word"
     if match.group("clock"):
         return match.group("clock").zfill(5), False, "24"
     if match.group("en"):
@@ -417,4 +422,4 @@ def _weeks(text: str, today: date, bounded: bool) -> str:
 # The words of a natural date that holds no digit, for ``time.py``'s first look at a question.
 CUES = (*WORDS.weekdays_en, *WORDS.weekday_abbreviations_en, *WORDS.ago_en, *WORDS.ago_zh, *WORDS.days_back,
         *WORDS.day_parts, *WORDS.day_part_words, *WORDS.week_zh, *WORDS.this_week, *WORDS.this_month,
-        *WORDS.last_month, "月")
+        *WORDS.last_month, *WORDS.clock_words_en, "月")

@@ -61,6 +61,9 @@ NOW = datetime(2026, 7, 8, 11, 20, tzinfo=timezone(timedelta(hours=8)))
     ("two days ago", "2026-07-06", "2026-07-06"),
     ("the day before yesterday", "2026-07-06", "2026-07-06"),
     ("yesterday at 3pm", "2026-07-07 15:00", "2026-07-07T15:59"),
+    ("3 days ago at noon", "2026-07-05 12:00", "2026-07-05 12:00"),
+    ("since midnight", "2026-07-08T00:00+08:00", None),
+    ("昨天 09:00 之后", "2026-07-07 09:00", None),  # a day word with a clock: that day's
     # parts of the day: without a day, today's (yesterday's when it starts later than now)
     ("yesterday morning", "2026-07-07 06:00", "2026-07-07T11:59"),
     ("this morning", "2026-07-08T06:00+08:00", "2026-07-08T11:59+08:00"),
@@ -128,6 +131,7 @@ def test_the_words_read_as_time_are_the_windows(question: str, words: list[str])
     "sat on the disk for hours",
     "good morning, any errors?",  # an English part of the day alone names no time
     "the second pod keeps restarting",
+    "the noon batch failed",  # a clock word alone: after "at", "since" or a day only
     "February 30",  # no such day: the words stay the question's
     "这周一直报错",  # 周一 of 一直 is no Monday (这周 stays the span back it was: below)
     "一周一次的任务失败了",
