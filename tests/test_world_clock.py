@@ -105,6 +105,22 @@ def test_ask_prints_the_window_and_the_clock_it_was_read_against(tmp_path: Path,
             "the data's clock: its newest data)") in out, out
 
 
+@pytest.mark.parametrize("question, window", [
+    ("Did payment-service time out on July 8 around 11:00?", "since 2026-07-08T10:45 until 2026-07-08T11:15"),
+    ("order-service 上周四有没有报错？", "since 2026-07-02 until 2026-07-02"),
+])
+def test_ask_prints_the_window_a_natural_date_was_read_as(question: str, window: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A date as people say it is read on the pack's clock (a Wednesday, 2026-07-08 11:20), and
+    every log search keeps to the window printed."""
+    assert main(["ask", question, "--pack", "demo", "--no-store"]) == 0
+    out = capsys.readouterr().out
+    assert (f"window: {window} (read against 2026-07-08T11:20:00+08:00, the pack's now (pack.yaml))") in out, out
+    since, until = window.removeprefix("since ").split(" until ")
+    calls = [line for line in out.splitlines() if "query_logs(" in line]
+    assert calls and all(f"since={since}, until={until})" in line for line in calls), out
+
+
 def _steps_to_read_the_clock(path: Path) -> tuple[int, dict[str, datetime]]:
     """SQLite's virtual-machine steps (in hundreds) of reading a store's clock."""
     world = world_from_file(path)

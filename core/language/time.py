@@ -10,7 +10,12 @@ current time):
 - clock times, on now's day (the day before when that is later than now): "since 18:05",
   "after 18:05", "before 18:05", "between 18:00 and 18:10", "from 18:00 to 18:10",
   "18:05 以来/之后", "18:05 之前", "18:00 到 18:10", "18:00-18:10";
-- a date and time as logs write it ("at 2015-10-18 18:01", "2015-10-18 18:01 到 18:05").
+- a date and time as logs write it ("at 2015-10-18 18:01", "2015-10-18 18:01 到 18:05");
+- around a moment: it and ``date_words.yaml``'s ``around_minutes`` (15) either side ("around
+  13:45", "about 2015-10-18 18:01", "大约 13:45", "13:45 左右");
+- natural dates and times ("June 12 at 3pm", "last Thursday", "2 days ago", "yesterday
+  morning", "7月7日", "上周四", "下午3点", "昨天晚上", "上周", "this month"): ``dates.py``
+  rewrites them as the forms above first (its docstring says what each means).
 
 ``since``/``until`` are ``query_logs``' own (ISO 8601, inclusive, ``until`` covering the
 precision written: a date is its whole day, ``18:10`` its whole minute); a time the question
@@ -26,6 +31,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Literal, NamedTuple
 
+from core.language import dates
 from core.language.alternation import one_of
 from core.language.numbers import en_value, zh_value
 from core.language.vocabulary import VocabularyFile, load
@@ -66,6 +72,8 @@ class MomentWords(VocabularyFile):
     at_stamp_en: tuple[str, ...]
     at_clock_en: tuple[str, ...]
     at_zh: tuple[str, ...]
+    around: tuple[str, ...]
+    around_after_zh: tuple[str, ...]
 
 
 class TimeWords(VocabularyFile):
@@ -83,14 +91,23 @@ _WORDS = load("time_words", TimeWords)
 _UNITS = _WORDS.window_units
 _DAYS = [word for words in _WORDS.day_words.values() for word in words]
 _SPAN, _AT_WORDS = _WORDS.span, _WORDS.moments
-
-
+_DATES = dates.DateReader(dates.Grammar(
+    day_words={word: int(which == "yesterday") for which, words in _WORDS.day_words.items() for word in words},
+    bounds_before=(*_AT_WORDS.since_en, *_AT_WORDS.until_en, *_AT_WORDS.range_start_en, *_AT_WORDS.range_to,
+                   *_AT_WORDS.since_before_zh),
+    bounds_after=(*_AT_WORDS.since_after_zh, *_AT_WORDS.until_after_zh, *_AT_WORDS.range_to,
+                  *_AT_WORDS.range_end_zh),
+    range_start=_AT_WORDS.range_start_en, range_to=_AT_WORDS.range_to, range_end=_AT_WORDS.range_end_zh,
+    at=(*_AT_WORDS.at_clock_en, *_AT_WORDS.at_zh), around=_AT_WORDS.around, around_after=_AT_WORDS.around_after_zh))
+_AROUND_EN = [word for word in _AT_WORDS.around if word.isascii()]
+_AROUND_ZH = [word for word in _AT_WORDS.around if not word.isascii()]
 
 # What every window below holds one of: a span's "last"/"past"/... or Chinese unit, a day word,
-# or the digits of a moment ("since", "before", "between" and "at" all need one). The windows'
+# the digits of a moment ("since", "before", "between" and "at" all need one), or a word of a
+# natural date without digits (weekdays, "ago", parts of the day, 前天, 上周, 月). The windows'
 # patterns are compiled when first searched: most questions name no time (this says so first).
 _CUE = re.compile(r"\d|" + one_of(_SPAN.back_en) + "|"
-                  + one_of([*_DAYS, *(unit for unit in _UNITS if not unit.isascii())]), re.IGNORECASE)
+                  + one_of([*_DAYS, *(unit for unit in _UNITS if not unit.isascii()), *dates.CUES]), re.IGNORECASE)
 
 _EN_COUNT = r"\d+(?:\.\d+)?|" + one_of([*_WORDS.count_words, *_WORDS.vague_counts])
 # A unit word, or its plural; a one-letter unit only right after digits ("24h").
@@ -129,9 +146,12 @@ _UNTIL = LazyPattern(rf"\b(?:{one_of(_AT_WORDS.until_en)})\s+(?P<a>{_MOMENT})"
                      rf"|(?P<z>{_MOMENT})\s*(?:{one_of(_AT_WORDS.until_after_zh)})",
                      re.IGNORECASE)
 _AT = LazyPattern(
-    rf"(?:\b(?:{one_of(_AT_WORDS.at_stamp_en)})\s+)?(?P<a>{_STAMP})|\b(?:{one_of(_AT_WORDS.at_clock_en)})\s+(?P<c>{_MOMENT})"
-    rf"|(?:{one_of(_AT_WORDS.at_zh)})\s*(?P<z>{_MOMENT})",
+    rf"(?:\b(?P<lead_a>{one_of([*_AT_WORDS.at_stamp_en, *_AROUND_EN])})\s+)?(?P<a>{_STAMP})"
+    rf"|\b(?P<lead_c>{one_of([*_AT_WORDS.at_clock_en, *_AROUND_EN])})\s+(?P<c>{_MOMENT})"
+    rf"|(?P<lead_z>{one_of([*_AT_WORDS.at_zh, *_AROUND_ZH])})\s*(?P<z>{_MOMENT})"
+    rf"|(?P<y>{_MOMENT})(?=\s*(?:{one_of(_AT_WORDS.around_after_zh)}))",
     re.IGNORECASE)
+_AROUND_AFTER = LazyPattern(rf"\s*(?:{one_of(_AT_WORDS.around_after_zh)})")
 _ZONE = re.compile(r"(?:Z|[+-]\d\d:?\d\d)$")
 
 
@@ -139,15 +159,31 @@ def time_window(question: str, now: datetime) -> Window | None:
     """The window ``question`` names, relative to ``now`` (aware), or None when it names none."""
     if not _CUE.search(question):
         return None
-    for read in (_span, _range, _since_until, _day, _at):
-        try:
-            window = read(question, now)
-        except OverflowError:  # a day before year 1 or after 9999: no window to keep to
-            return None
-        if window is not None:
-            # "2015-02-30" is no moment: the words stay the question's (an id, a search term)
-            return window if all(_valid(bound) for bound in window[:2]) else None
-    return None
+    try:
+        natural = _DATES.rewrite(question, now)  # "June 12 at 3pm" as "at 2026-06-12 15:00"
+        for read in (_span, _range, _since_until, _day, _at):
+            window = read(natural.text, now)
+            if window is not None:
+                break
+    except OverflowError:  # a day before year 1 or after 9999: no window to keep to
+        return None
+    # "2015-02-30" is no moment: the words stay the question's (an id, a search term)
+    if window is None or not all(_valid(bound) for bound in window[:2]):
+        return None
+    # every natural date read is a time word, even one the window did not keep to
+    spans = sorted({natural.original(span) for span in window.spans} | {edit[:2] for edit in natural.edits})
+    return Window(window.since, window.until, tuple(_merged(spans)))
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans with those that overlap joined ("on June 12" holds the date it rewrote)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _parsed(bound: str) -> datetime | None:
@@ -252,8 +288,17 @@ def _at(question: str, now: datetime) -> Window | None:
     match = _AT.search(question)
     if match is None:
         return None
-    moment = match.group("a") or _moment(match.group("c") or match.group("z"), now)
-    return Window(moment, moment, (match.span(),))  # ``until`` covers the precision written
+    moment = match.group("a") or _moment(match.group("c") or match.group("z") or match.group("y"), now)
+    lead = match.group("lead_a") or match.group("lead_c") or match.group("lead_z") or ""
+    after = _AROUND_AFTER.match(question, match.end())
+    span = (match.start(), after.end() if after else match.end())
+    parsed = _parsed(moment)
+    if (lead.lower() in _AT_WORDS.around or after) and parsed is not None and not re.fullmatch(_DATE, moment):
+        # around a moment: some minutes either side (around a day: the day)
+        spec = "seconds" if parsed.second or parsed.microsecond else "minutes"
+        either = timedelta(minutes=dates.WORDS.around_minutes)
+        return Window((parsed - either).isoformat(timespec=spec), (parsed + either).isoformat(timespec=spec), (span,))
+    return Window(moment, moment, (span,))  # ``until`` covers the precision written
 
 
 def _moment(text: str, now: datetime, on: str | None = None) -> str:
