@@ -183,6 +183,12 @@ def _relevant_alert(item: EvidenceItem, plan: Plan) -> bool:
             or plan.alert_names):
         return True
     name = item.alert.alert_name
+    own_topic = alert_topics(name)[:1]
+    if plan.narrow and plan.topics and any(t not in topics_in_scope(plan.topics) for t in own_topic):
+        # A narrow question's claims stay inside its topics (the verifier's scope rule): an
+        # alert its concept implies but about another topic ("CPU 崩溃" and a crash-loop alert,
+        # a restart) does not answer it.
+        return False
     return (name in plan.alert_names or bool(set(alert_topics(name)) & set(plan.topics))
             or bool(set(alert_concepts(name)) & set(reading.concepts))
             or _names_keywords(name, reading.keywords))
