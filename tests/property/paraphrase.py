@@ -29,8 +29,8 @@ def _moved_only_clause(question: str) -> str | None:
     comma = "，" if chinese else ", "
     for index, clause in enumerate(clauses):
         if _ONLY_CLAUSE.match(clause):
-            rest = clauses[:index] + clauses[index + 1:]
-            moved = rest + [clause] if index == 0 else [clause] + rest
+            rest = [*clauses[:index], *clauses[index + 1:]]
+            moved = [*rest, clause] if index == 0 else [clause, *rest]
             return comma.join(moved) + end
     return None
 
