@@ -6,8 +6,9 @@ Score (0..1) of a section for a query:
   one only mentioned in the section text, averaged over the query's topics;
 - terms (identifiers, English words, Chinese bigrams), each by where the section holds it: 1 in
   the runbook or section title (as written, or as a word form of a title word: "restarting"
-  finds "Restart"; a long ASCII term also, at 0.8, when it fuzzily matches a title word: typos
-  in alert names), 0.6 only in the text (a word there begins with it or its stem), averaged;
+  finds "Restart"), 0.6 only in the text (a word there begins with it or its stem), and a long
+  ASCII term in neither, 0.8 when it fuzzily matches a title word (typos in alert names);
+  averaged;
 - both present: the topic score, raised toward 1 by the terms its titles hold (``topics +
   (1 - topics) * title terms``) when the section is about a topic at all, else 0.4 * terms (a
   section about none of the question's topics is not relevant for its words alone); otherwise
@@ -102,24 +103,23 @@ def knowledge_index(pack: Pack) -> list[IndexedSection]:
 
 
 def _term_found(term: str, section: IndexedSection) -> float:
-    """1 for a term of the titles, 0.8 for a fuzzy match of a title word, 0.6 for one only in
-    the text (a word of it begins with the term or its stem), 0 otherwise."""
+    """1 for a term of the titles, 0.6 for one only in the text (a word of it begins with the
+    term or its stem), 0.8 for one in neither that fuzzily matches a title word, else 0."""
     if term in section.titles:
         return 1.0
     ascii_word = term.isascii() and term.isalpha()
     if ascii_word and any(same_word(term, word) for word in section.title_words):
         return 1.0
-    fuzzy = 0.0
-    if term.isascii() and len(term) >= _FUZZY_MIN_LENGTH:
-        from rapidfuzz import fuzz  # ~10 ms of imports: only for a term no title holds as written
-
-        fuzzy = 0.8 if any(fuzz.ratio(term, word) >= _FUZZY_THRESHOLD for word in section.title_words) else 0.0
-    if fuzzy:
-        return fuzzy
     if not term.isascii():
         return _IN_TEXT if term in section.text else 0.0
     probe = stem(term) if ascii_word else term
-    return _IN_TEXT if re.search(rf"(?<![a-z0-9]){re.escape(probe)}", section.text) else 0.0
+    if re.search(rf"(?<![a-z0-9]){re.escape(probe)}", section.text):
+        return _IN_TEXT
+    if len(term) < _FUZZY_MIN_LENGTH:
+        return 0.0
+    from rapidfuzz import fuzz  # ~10 ms of imports: only for a term no section holds as written
+
+    return 0.8 if any(fuzz.ratio(term, word) >= _FUZZY_THRESHOLD for word in section.title_words) else 0.0
 
 
 def same_word(term: str, word: str) -> bool:
