@@ -53,7 +53,9 @@ class Case:
         verifier_input = VerifierInput(original_query=self.plan.question,
                                        executor_structured_output=output,
                                        gatekeeper_result=gatekeeper,
-                                       tool_trace_summary=build_trace_summary(self.invocations))
+                                       tool_trace_summary=build_trace_summary(self.invocations),
+                                       invocation_arguments={inv.invocation_id: inv.arguments
+                                                             for inv in self.invocations})
         return gatekeeper, RulesVerifier().verify(verifier_input, self.plan)
 
     def binding(self, tool_name: str, containing: str = "") -> EvidenceBinding:
@@ -254,3 +256,17 @@ def test_a_claim_the_verifier_skipped_counts_as_not_entailed() -> None:
 
 def test_a_stricter_verifier_is_kept() -> None:
     assert final_verdict(_gate("none"), _claimed("REJECT", True)).verdict == "REJECT"
+
+
+def test_an_absence_may_name_its_searched_topic_by_label_but_not_another_number(demo_world: World) -> None:
+    # "HTTP 5xx 错误" is the http_error topic's own label, and topic=http_error is what the no-hit
+    # queries searched; "HTTP 503" is a number no query had.
+    case = Case("order-service 有没有HTTP 5xx 错误超时？", demo_world)
+    absence = next(claim for claim in case.output.claims if claim.claim_type == "negative_observation")
+    assert "HTTP 5xx" in absence.claim_text
+    gatekeeper, verifier = case.judge()
+    assert gatekeeper.status == "pass" and _result(verifier, absence.claim_id).entailed
+    forged = absence.model_copy(update={"claim_id": "claim-9",
+                                        "claim_text": absence.claim_text.replace("5xx", "503")})
+    _, verifier = case.judge(case.with_claim(forged))
+    assert _result(verifier, "claim-9").rule == "verifier.unsupported_fact"

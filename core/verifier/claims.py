@@ -169,9 +169,10 @@ def _judge_negative(claim: Claim, items: list[Item], failures: Failures) -> None
 
 
 def _searched_topic(gap: str, searched: set[str]) -> bool:
-    """Whether a missing identifier names only topics the no-hit queries searched."""
-    found = re.fullmatch(r"identifier '(.+)'", gap)
-    named = topics_in(found.group(1)) if found else []
+    """Whether a missing identifier or number names only topics the no-hit queries searched
+    ("5xx" of "HTTP 5xx 错误", the http_error topic's own label, under ``topic=http_error``)."""
+    found = re.fullmatch(r"identifier '(.+)'|number (\S+)", gap)
+    named = topics_in(found.group(1) or found.group(2)) if found else []
     return bool(named) and set(named) <= searched
 
 

@@ -127,7 +127,8 @@ _ALL: tuple[VerifierRule, ...] = (
             "`告警已恢复` of a firing alert); or a sentence of it says nothing its evidence says (neither "
             "its content words nor its topics). — for a negative observation, any sentence besides the "
             "absence itself must be what its no-hit queries say (`未检索到 …；数据库慢查询或锁等待。` "
-            "fails)."),
+            "fails); a name or number in it that only names a topic the queries searched is what they "
+            "say (`HTTP 5xx 错误` under `topic=http_error`; `HTTP 503` is not)."),
     ),
     VerifierRule(
         name="verifier.no_verified_evidence", grade="LOW_CONFID", target="claim", repairable=True,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from core.agents.base import ExecutorRun
 from core.agents.rules.evidence import collect_items
 from core.agents.rules.findings import SearchOutcome
+from core.agents.rules.knowledge_query import knowledge_query
 from core.agents.rules.ladder import Call, climb, climbs, holds_keywords
 from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
@@ -65,8 +66,7 @@ class RulesExecutor:
         if "query_logs" in tools:
             yield from _query_logs(plan, recorder, calls, services)
         if "lookup_knowledge" in tools:
-            labels = [TOPICS[topic].label_en for topic in plan.topics if topic in TOPICS]
-            query = " ".join(unique([*plan.alert_names, *labels]))
+            query = knowledge_query(plan)
             if query:
                 yield from _call(recorder, calls, "lookup_knowledge", {"query": query}, None, ())
         output = _without_unsourced_absences(

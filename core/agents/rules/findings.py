@@ -187,8 +187,31 @@ def found_claims(outcome: SearchOutcome, exclusions: Exclusions, language: Langu
     by_service: dict[str, list[_Kind]] = {}
     for kind in kinds:
         by_service.setdefault(outcome.service or kind.service, []).append(kind)
-    return [_found_claim(service, outcome, service_kinds, language)
+    return [_found_claim(service, _labelled_as_cited(outcome, service_kinds), service_kinds, language)
             for service, service_kinds in by_service.items()]
+
+
+def _labelled_as_cited(outcome: SearchOutcome, kinds: list[_Kind]) -> SearchOutcome:
+    """The outcome, its label naming only the concepts its cited lines hold: a compound searched
+    as "any of its words" under a topic filter ("Redis 连接超时": Redis lines with a timeout or
+    connection word) may cite only timeout lines, and the verifier reads every concept a label
+    names in the lines it cites. Its topics stay: the topic filter put them in every line."""
+    search = outcome.search
+    if search.kind != "compound" or not search.concepts:
+        return outcome
+    cited = set().union(*(concepts_held(binding.evidence_excerpt)
+                          for kind in kinds for binding in kind.bindings))
+    held = tuple(name for name in search.concepts if name in cited)
+    if held == search.concepts:
+        return outcome
+    members = [*search.topics, *held]
+    if members:
+        label_zh, label_en = compound_labels(members)
+    else:
+        label_zh, label_en = "", ""
+    relabelled = replace(search, concepts=held, label_zh=label_zh, label_en=label_en,
+                         kind="compound" if members else "keywords")
+    return SearchOutcome(outcome.service, relabelled, outcome.invocations)
 
 
 def _as_held(outcome: SearchOutcome) -> SearchOutcome | None:

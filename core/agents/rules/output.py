@@ -23,6 +23,7 @@ from core.agents.rules.evidence import (
 )
 from core.agents.rules.findings import SearchOutcome, absent_claim, found_claims
 from core.agents.rules.guidance import guidance_for, render
+from core.agents.rules.knowledge_query import names_title
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.contracts import (
     Claim,
@@ -185,6 +186,12 @@ def _relevant_alert(item: EvidenceItem, plan: Plan) -> bool:
             or plan.alert_names):
         return True
     name = item.alert.alert_name
+    own_topic = alert_topics(name)[:1]
+    if plan.narrow and plan.topics and any(t not in topics_in_scope(plan.topics) for t in own_topic):
+        # A narrow question's claims stay inside its topics (the verifier's scope rule): an
+        # alert its concept implies but about another topic ("CPU 崩溃" and a crash-loop alert,
+        # a restart) does not answer it.
+        return False
     return (name in plan.alert_names or bool(set(alert_topics(name)) & set(plan.topics))
             or bool(set(alert_concepts(name)) & set(reading.concepts))
             or _names_keywords(name, reading.keywords))
@@ -380,7 +387,8 @@ def _add_unknown_subjects(output: ExecutorOutput, plan: Plan, world: World) -> N
 def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> None:
     """The best "what to check" runbook section, as an action citing it -- never a claim: the
     rule of an alert the question names (a rule section is titled ``<group> / <AlertName>``),
-    else a checklist about the question's topics, else any section about them."""
+    else a checklist about the question's topics, else any section about them, else a section
+    whose title the question's own words name ("restarting" -> "Restart procedure")."""
     scope = topics_in_scope(plan.topics)
     named = {name.casefold() for name in plan.alert_names}
     for invocation in [inv for inv in calls.invocations() if is_reference_tool(inv.tool_name)]:
@@ -401,7 +409,14 @@ def _add_runbook_actions(output: ExecutorOutput, plan: Plan, calls: CallLog) -> 
         own = [pair for pair in usable if _runbook_of(pair[1].get("title", "")) in named]
         own = [pair for pair in own if _is_checklist(pair[1].get("title", ""))] or own
         checks = [pair for pair in usable if _is_checklist(pair[1].get("title", ""))]
-        for ref, block in (rules or own or checks or usable)[:1]:
+        # Named by the question's words, and about no lexicon topic: a runbook of a topic the
+        # question is not about is no next step of it (the verifier's action_unfounded).
+        worded = [(ref, block) for ref, block in pairs if (ref, block) not in usable
+                  and names_title(block.get("title", ""), plan)
+                  and not topics_in(block.get("title", ""))
+                  and not excluded_mentions(ref.text, plan.exclusions)]
+        worded = [pair for pair in worded if _is_checklist(pair[1].get("title", ""))] or worded
+        for ref, block in (rules or own or checks or usable or worded)[:1]:
             title = block.get("title", "")
             excerpt = f"{title} ({block.get('source', '')})"
             output.recommended_actions.append(RecommendedAction(

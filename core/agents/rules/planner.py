@@ -84,6 +84,7 @@ def _tools(reading: QuestionReading, known_alerts: list[str]) -> list[ToolName]:
         tools.append("query_metrics")
     if log_subjects or not reading.wants_alerts:
         tools.append("query_logs")
-    if topics or alert_names:
+    if topics or alert_names or narrow_concepts or reading.terms or reading.keywords:
+        # A runbook may be about what the question says in its own words, lexicon or not.
         tools.append("lookup_knowledge")
     return tools
