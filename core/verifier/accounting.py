@@ -258,7 +258,8 @@ def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
         # The store matched it as a whole phrase in every line the call returned, some in a
         # field the ref text does not show (a logger, a request context).
         return "filter", "every line of the cited call holds it"
-    searched = [inv for inv in run.calls if _searches(inv, term)]
+    # A runbook lookup says what to do, never whether the data holds a term.
+    searched = [inv for inv in run.calls if inv.tool_name != "lookup_knowledge" and _searches(inv, term)]
     if any(_alone(inv, term) and _empty(inv) for inv in searched):
         return "unmentioned", "a search for it alone found nothing"
     empty = [inv for inv in searched if inv in run.empty_calls]
