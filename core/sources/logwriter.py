@@ -3,8 +3,9 @@
 ``LogWriter`` takes lines one at a time and writes them in batches (``executemany``), so the
 memory of an import does not grow with the number of lines: per batch it computes each line's
 search text, its FTS5 columns (``core.sources.logtext``), its template id
-(``core.sources.templates``), the topics its message mentions (``lexicon.tag_lines``) and the
-tallies words are counted from (``core.sources.logtally``).
+(``core.sources.templates``), the topics its message mentions (``lexicon.tag_lines``), the
+tallies words are counted from (``core.sources.logtally``) and the entities it names (hosts,
+components, users ...: ``core.sources.logentities``).
 Transactions are the caller's: ``superbiz logs import`` writes a new store into a temporary
 file renamed on success, and appends to an existing one in a single transaction.
 """
