@@ -17,7 +17,7 @@ from core.contracts import SessionDocument
 from core.language.reading import Entity
 from core.pipeline import ask
 from core.sources.base import World
-from core.sources.logentities import COUNTED
+from core.sources.logentities import COUNTED, source_components
 from core.sources.logstore import LogStore
 from core.sources.pack import load_world
 
@@ -166,3 +166,14 @@ def test_a_host_the_data_lacks_is_searched_not_refused(syslog_world: World, ques
     assert document.plan.reading.entities == [Entity(name="db-9", kind="host", known=False)]
     answer = _cited_messages(document)
     assert "payment declined" not in answer and "replica lag" not in answer  # no other host's errors
+
+
+@pytest.mark.parametrize("source, components", [
+    ("sshd[1201]", ["sshd"]),
+    ("org.apache.hadoop.mapreduce.v2.app.MRAppMaster", ["org.apache.hadoop.mapreduce.v2.app.MRAppMaster",
+                                                        "MRAppMaster"]),
+    ("nova.compute.manager [req-3f2a 113d - - -]", ["nova.compute.manager"]),
+    ("[/10.10.34.11:3888:QuorumCnxManager$Listener@493]", ["QuorumCnxManager$Listener", "QuorumCnxManager"]),
+])
+def test_a_source_field_names_its_components(source: str, components: list[str]) -> None:
+    assert source_components(source) == components

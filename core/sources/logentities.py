@@ -33,32 +33,40 @@ PER_KIND = 200  # the most-named entities of each kind a vocabulary lists
 TRACKED_PER_KIND = 5000
 
 _NAME = r"[A-Za-z_][\w.\-@]{0,62}"
-# Each pattern's group is the name; ``(?i)`` where the key word may be capitalised.
-_MESSAGE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("user", re.compile(rf"(?i)\b(?:user(?:name)?|uid|login)\s*[=:]\s*[\"']?({_NAME})")),
-    ("user", re.compile(rf"\b(?:for|by)\s+(?:invalid\s+|illegal\s+)?user\s+({_NAME})")),
-    ("user", re.compile(rf"\b(?:for|user)\s+({_NAME})\s+from\s")),
-    ("pod", re.compile(r"(?i)\bpod\s*[=:]\s*[\"']?(?:([a-z0-9][a-z0-9\-]*)/)?([a-z0-9][a-z0-9.\-]{1,62})")),
-    ("namespace", re.compile(r"(?i)\bnamespace\s*[=:]\s*[\"']?([a-z0-9][a-z0-9\-]{0,62})")),
-    ("job", re.compile(rf"(?i)\bjob(?:_name)?\s*[=:]\s*[\"']?({_NAME})")),
+# Each pattern's group is the name, tried only on a message holding its key word (lower case:
+# a substring test in C, where most lines stop); ``(?i)`` where the key may be capitalised.
+_MESSAGE_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("user", "user", re.compile(rf"(?i)\buser(?:name)?\s*[=:]\s*[\"']?({_NAME})")),
+    ("user", "uid", re.compile(rf"(?i)\buid\s*[=:]\s*[\"']?({_NAME})")),
+    ("user", "login", re.compile(rf"(?i)\blogin\s*[=:]\s*[\"']?({_NAME})")),
+    ("user", "user", re.compile(rf"\b(?:for|by)\s+(?:invalid\s+|illegal\s+)?user\s+({_NAME})")),
+    ("user", " from ", re.compile(rf"\b(?:for|user)\s+({_NAME})\s+from\s")),
+    ("pod", "pod", re.compile(r"(?i)\bpod\s*[=:]\s*[\"']?(?:([a-z0-9][a-z0-9\-]*)/)?([a-z0-9][a-z0-9.\-]{1,62})")),
+    ("namespace", "namespace", re.compile(r"(?i)\bnamespace\s*[=:]\s*[\"']?([a-z0-9][a-z0-9\-]{0,62})")),
+    ("job", "job", re.compile(rf"(?i)\bjob(?:_name)?\s*[=:]\s*[\"']?({_NAME})")),
 )
 # A bracketed name of letters ([SessionTracker], [main]); brackets of ids ([req-3f2a], [1234]) hold digits.
 _BRACKETED = re.compile(r"\[([A-Za-z][A-Za-z_.\-]{2,40})\]")
 _FIRST_WORD = re.compile(r"[A-Za-z][\w.$\-]{1,120}")
+# A class at a source line, as log4j's %C@%L writes it (ZooKeeper's ``...:QuorumCnxManager@190]``).
+_AT_LINE = re.compile(r"(?<![\w$])([A-Za-z][\w$]{2,60})@\d+")
 _KEYWORD_ONLY = {"true", "false", "null", "none", "unknown"}  # values, not names
+_SOURCES_CACHED = 10_000  # distinct source fields whose components are remembered while writing
 
 
 def message_entities(message: str) -> list[tuple[str, str]]:
     """(kind, name) of the users, pods, namespaces, jobs and bracketed components a message names."""
     found: list[tuple[str, str]] = []
-    if "=" in message or ":" in message or " user" in message or " for " in message:
-        for kind, pattern in _MESSAGE_PATTERNS:
-            for match in pattern.finditer(message):
-                if kind == "pod" and match.group(1):
-                    found.append(("namespace", match.group(1)))
-                name = match.group(match.lastindex or 1).rstrip(".-")
-                if name and name.casefold() not in _KEYWORD_ONLY:
-                    found.append((kind, name))
+    lowered = message.lower()
+    for kind, key, pattern in _MESSAGE_PATTERNS:
+        if key not in lowered:
+            continue
+        for match in pattern.finditer(message):
+            if kind == "pod" and match.group(1):
+                found.append(("namespace", match.group(1)))
+            name = match.group(match.lastindex or 1).rstrip(".-")
+            if name and name.casefold() not in _KEYWORD_ONLY:
+                found.append((kind, name))
     if "[" in message:
         found += [("component", match.group(1)) for match in _BRACKETED.finditer(message)]
     return found
@@ -66,7 +74,8 @@ def message_entities(message: str) -> list[tuple[str, str]]:
 
 def source_components(source: str) -> list[str]:
     """The components a line's ``source`` field names: its first word (a program, a logger,
-    without a ``[pid]`` or a colon), the last part of a dotted class name, bracketed names."""
+    without a ``[pid]`` or a colon), the last part of a dotted class name, bracketed names, a
+    class at a line number (``QuorumCnxManager@190``)."""
     found: list[str] = []
     first = _FIRST_WORD.match(source.strip())
     if first:
@@ -76,7 +85,9 @@ def source_components(source: str) -> list[str]:
         if last != word and len(last) >= 3 and any(c.isupper() for c in last):
             found.append(last)  # org.apache.hadoop.mapreduce.v2.app.MRAppMaster: people say MRAppMaster
     found += [match.group(1) for match in _BRACKETED.finditer(source)]
-    return found
+    found += [match.group(1) for match in _AT_LINE.finditer(source)]
+    # An inner class is its outer class's too (QuorumCnxManager$Listener: QuorumCnxManager).
+    return found + [name.split("$", 1)[0] for name in found if "$" in name]
 
 
 class EntityTally:
@@ -86,16 +97,26 @@ class EntityTally:
     def __init__(self) -> None:
         self._counts: Counter[tuple[str, str]] = Counter()
         self._names: Counter[str] = Counter()  # distinct names tracked per kind
+        self._sources: dict[str, list[tuple[str, str]]] = {}  # a source field's components
 
     def add(self, message: str, source: str | None, host: str | None) -> None:
         """Count one line's entities (each once per line)."""
-        named: set[tuple[str, str]] = set(message_entities(message))
-        if host and host.strip():
-            named.add(("host", host.strip()))
+        named = message_entities(message)
+        if host:
+            named.append(("host", host.strip()))
         if source:
-            named.update(("component", name) for name in source_components(source))
+            components = self._sources.get(source)
+            if components is None:
+                components = [("component", name) for name in source_components(source)]
+                if len(self._sources) < _SOURCES_CACHED:
+                    self._sources[source] = components
+            named += components
+        if not named:
+            return
         counts = self._counts
-        for key in named:
+        for key in set(named) if len(named) > 1 else named:
+            if not key[1]:
+                continue
             if key in counts:
                 counts[key] += 1
             elif self._names[key[0]] < TRACKED_PER_KIND:
