@@ -177,3 +177,11 @@ def test_a_host_the_data_lacks_is_searched_not_refused(syslog_world: World, ques
 ])
 def test_a_source_field_names_its_components(source: str, components: list[str]) -> None:
     assert source_components(source) == components
+
+
+def test_ask_prints_the_entities_it_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = _syslog_pack(tmp_path)
+    capsys.readouterr()
+    assert main(["ask", "Did host db-9 or user root log errors?", "--pack", str(pack), "--no-store"]) == 0
+    printed = capsys.readouterr().out
+    assert "entities: db-9 (host, not among the data), root (user)" in printed
