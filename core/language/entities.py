@@ -10,7 +10,9 @@ read with it (no keyword "host"). Words of ``vocab/entities.yaml`` name the kind
 A data name a question could use as a word is not read as an entity: stop words, level words,
 topics and concepts ("error" as a user name), and, for components (the source field's words),
 plain words ("Client", "main"): a component is read when it is shaped like a name
-(``TrustedInstaller``, ``CBS``, ``nova.compute.manager``).
+(``TrustedInstaller``, ``CBS``, ``nova.compute.manager``). Another plain word (a user "web",
+"test": an auth log names whatever was tried) is read where a question puts a name: beside its
+kind word, after "did", "as", "for" ... (``subject_before``), or before Chinese.
 """
 
 from __future__ import annotations
@@ -29,12 +31,16 @@ from core.language.vocabulary import VocabularyFile, load
 
 
 class EntityWords(VocabularyFile):
-    """``vocab/entities.yaml``: kind -> the words that name it."""
+    """``vocab/entities.yaml``: kind -> the words that name it; the words before a plain word
+    that make it a name."""
 
     kinds: dict[str, tuple[str, ...]]
+    subject_before: tuple[str, ...]
 
 
 KIND_WORDS = load("entities", EntityWords).kinds
+_NAME_BEFORE = re.compile(rf"(?:^|(?<![a-z0-9_]))(?:{one_of(load('entities', EntityWords).subject_before)})\s+$")
+_HAN_AFTER = re.compile(r"^\s*[\u3400-\u9fff]")
 _ORDER = {kind: place for place, kind in enumerate(KIND_WORDS)}  # which kind a name shared by two is
 _CUE_WORDS = {normalize(word): kind for kind, words in KIND_WORDS.items() for word in words}
 _CUES = one_of(_CUE_WORDS, english_ends_word=True)
@@ -89,6 +95,17 @@ def _take_cue(text: QuestionText, start: int, end: int, kind: str) -> None:
         text.take(end + after.start(1), end + after.end(1))
 
 
+def _in_name_place(text: QuestionText, start: int, end: int, kind: str) -> bool:
+    """Whether a plain word stands where a question puts a name: beside its kind word, after a
+    word of ``subject_before`` ("did root"), or before Chinese ("root 最后一次登录")."""
+    lowered = text.lowered
+    before = _BEFORE.search(lowered, 0, start)
+    after = _AFTER.match(lowered[end:])
+    if (before and _CUE_WORDS[before.group(1)] == kind) or (after and _CUE_WORDS[after.group(1)] == kind):
+        return True
+    return _NAME_BEFORE.search(lowered, 0, start) is not None or _HAN_AFTER.match(lowered[end:]) is not None
+
+
 def entity_names(text: QuestionText, entities: Sequence[tuple[str, str]]) -> list[Entity]:
     """The entities the question names: the data's (``entities``: (name, kind), read whole and in
     any case, as the data spells them), then name-shaped words beside a kind word (as written,
@@ -100,6 +117,8 @@ def entity_names(text: QuestionText, entities: Sequence[tuple[str, str]]) -> lis
             if text.current[match.start():match.end()] != text.original[match.start():match.end()]:
                 continue  # an earlier pass read part of it
             name, kind = meant[match.group()]
+            if not _name_shaped(name) and not _in_name_place(text, match.start(), match.end(), kind):
+                continue
             found.append((match.start(), Entity(name=name, kind=kind)))
             text.take(match.start(), match.end())
             _take_cue(text, match.start(), match.end(), kind)
