@@ -38,8 +38,9 @@ class EntityWords(VocabularyFile):
     subject_before: tuple[str, ...]
 
 
-KIND_WORDS = load("entities", EntityWords).kinds
-_NAME_BEFORE = re.compile(rf"(?:^|(?<![a-z0-9_]))(?:{one_of(load('entities', EntityWords).subject_before)})\s+$")
+_WORDS = load("entities", EntityWords)
+KIND_WORDS = _WORDS.kinds
+_NAME_BEFORE = re.compile(rf"(?:^|(?<![a-z0-9_]))(?:{one_of(_WORDS.subject_before)})\s+$")
 _HAN_AFTER = re.compile(r"^\s*[\u3400-\u9fff]")
 _ORDER = {kind: place for place, kind in enumerate(KIND_WORDS)}  # which kind a name shared by two is
 _CUE_WORDS = {normalize(word): kind for kind, words in KIND_WORDS.items() for word in words}
@@ -50,7 +51,20 @@ _AFTER = re.compile(rf"^\s*({_CUES})(?![a-z0-9_])")
 _SHAPED = r"(?=[a-z0-9_.\-]*(?:\d|[a-z0-9][_.\-][a-z0-9]))[a-z0-9](?:[a-z0-9_.\-]*[a-z0-9])?"
 _CUED_NAME = re.compile(rf"(?<![a-z0-9_])({_CUES})\s*[:=]?\s*({_SHAPED})(?![a-z0-9_\-])"
                         rf"|(?<![a-z0-9_.\-])({_SHAPED})\s*({_CUES})(?![a-z0-9_])")
-_EDGE = r"(?<![a-z0-9_\-.$]){}(?![a-z0-9_$]|[.\-][a-z0-9])"
+# A token a data name may be: letters, digits and the marks names join with; a trailing mark
+# ends the sentence ("... on web-01.").
+_TOKEN = re.compile(r"[a-z0-9_$][a-z0-9_.\-$]*")
+
+
+def _tokens(lowered: str) -> list[tuple[int, int]]:
+    """The spans of the question's tokens, without a trailing ``.`` or ``-``."""
+    spans = []
+    for match in _TOKEN.finditer(lowered):
+        end = match.end()
+        while end > match.start() + 1 and lowered[end - 1] in ".-":
+            end -= 1
+        spans.append((match.start(), end))
+    return spans
 
 
 def _name_shaped(name: str) -> bool:
@@ -71,17 +85,14 @@ def _askable(name: str, kind: str) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _known(entities: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str] | None, dict[str, tuple[str, str]]]:
-    """One pattern of every askable name (longest first) and each name's (name, kind), by its
-    normalised spelling; a name of two kinds is the kind that comes first in ``entities.yaml``."""
+def _known(entities: tuple[tuple[str, str], ...]) -> dict[str, tuple[str, str]]:
+    """Each askable name's (name, kind), by its normalised spelling; a name of two kinds is the
+    kind that comes first in ``entities.yaml``."""
     meant: dict[str, tuple[str, str]] = {}
     for name, kind in sorted(entities, key=lambda entity: _ORDER.get(entity[1], len(_ORDER))):
         if kind in KIND_WORDS and _askable(name, kind):
             meant.setdefault(normalize(name), (name, kind))
-    if not meant:
-        return None, meant
-    names = "|".join(re.escape(name) for name in sorted(meant, key=len, reverse=True))
-    return re.compile(_EDGE.format(f"(?:{names})")), meant
+    return meant
 
 
 def _take_cue(text: QuestionText, start: int, end: int, kind: str) -> None:
@@ -111,17 +122,19 @@ def entity_names(text: QuestionText, entities: Sequence[tuple[str, str]]) -> lis
     any case, as the data spells them), then name-shaped words beside a kind word (as written,
     ``known`` False). Each is taken out of the text with its kind word."""
     found: list[tuple[int, Entity]] = []
-    pattern, meant = _known(tuple(entities))
-    if pattern is not None:
-        for match in pattern.finditer(text.lowered):
-            if text.current[match.start():match.end()] != text.original[match.start():match.end()]:
-                continue  # an earlier pass read part of it
-            name, kind = meant[match.group()]
-            if not _name_shaped(name) and not _in_name_place(text, match.start(), match.end(), kind):
+    meant = _known(tuple(entities))
+    if meant:
+        lowered = text.lowered  # as the loop began: what a cue's blanking takes is skipped below
+        for start, end in _tokens(lowered):
+            token = lowered[start:end]
+            if token not in meant or text.chars[start:end] != list(text.original[start:end]):
+                continue  # not a name, or an earlier pass read part of it
+            name, kind = meant[token]
+            if not _name_shaped(name) and not _in_name_place(text, start, end, kind):
                 continue
-            found.append((match.start(), Entity(name=name, kind=kind)))
-            text.take(match.start(), match.end())
-            _take_cue(text, match.start(), match.end(), kind)
+            found.append((start, Entity(name=name, kind=kind)))
+            text.take(start, end)
+            _take_cue(text, start, end, kind)
     for match in _CUED_NAME.finditer(text.lowered):
         cue, at = (match.group(1), 2) if match.group(1) else (match.group(4), 3)
         start, end = match.span(at)
