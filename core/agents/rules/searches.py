@@ -21,6 +21,11 @@ One ``LogSearch`` per thing the question asks the logs about, in priority order:
   WARN or above, read like the demo world's broad questions (one subject per topic) and, when no
   line has a topic, quoted as they are.
 
+A question naming an entity the data has or a kind word names (a host, a user ...:
+``reading.entities``) and asking something of it has each of those searches made among the
+lines naming it (``core.agents.rules.entity_searches``); the entity alone, or with a
+qualifier ("did host web-01 log errors?"), is an exact term.
+
 Every search carries the question's minimum level (``level``), its time window (``since``,
 ``until``) and its exclusions (``exclude``: excluded phrases, levels and the phrases of excluded
 concepts).
