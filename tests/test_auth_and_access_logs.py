@@ -101,8 +101,7 @@ def test_lines_of_successful_and_failed_logins_hold_their_own_concept() -> None:
     assert "signin" not in concepts_held("Accepted socket connection from /10.10.34.11:45307")
 
 
-@pytest.mark.parametrize("question", ["sshd 有哪些登录成功的记录？", "Who logged in successfully to sshd?",
-                                      "When did root last log in?", "root 最后一次登录是什么时候？"])
+@pytest.mark.parametrize("question", ["sshd 有哪些登录成功的记录？", "Who logged in successfully to sshd?"])
 def test_successful_logins_quote_the_accepted_lines(tmp_path: Path, question: str) -> None:
     world = load_world(str(_imported_pack(tmp_path, "sshd", SSHD_LOG)))
     document = ask(question, pack=world)
@@ -111,6 +110,32 @@ def test_successful_logins_quote_the_accepted_lines(tmp_path: Path, question: st
     assert "Accepted publickey for root" in answer and "Accepted password for alice" in answer
     assert "Failed password" not in answer
     assert ("登录成功" if "登录" in question else "successful logins") in answer
+
+
+@pytest.mark.parametrize("question", ["When did root last log in?", "root 最后一次登录是什么时候？",
+                                      "Did root log in successfully?"])
+def test_a_users_successful_logins_are_that_users(tmp_path: Path, question: str) -> None:
+    """root is a user the data names (``core.sources.logentities``): its successful logins are
+    searched among its lines -- not alice's, not its failed ones."""
+    world = load_world(str(_imported_pack(tmp_path, "sshd", SSHD_LOG)))
+    document = ask(question, pack=world)
+    answer = _answer(document)
+    assert document.outcome == "found"
+    assert "Accepted publickey for root" in answer
+    assert "alice" not in answer and "Failed password" not in answer
+
+
+@pytest.mark.parametrize("question", ["Did admin log in successfully?", "admin 有没有登录成功？",
+                                      "Did alice fail to log in?"])
+def test_a_user_without_such_logins_is_a_verified_absence(tmp_path: Path, question: str) -> None:
+    """admin only failed and alice only succeeded: searched among their own lines, each phrase
+    of the concept with the user's name, nothing is found."""
+    document = ask(question, pack=load_world(str(_imported_pack(tmp_path, "sshd", SSHD_LOG))))
+    _answer(document)
+    assert document.outcome == "absent"
+    user = "admin" if "admin" in question else "alice"
+    searched = [call.arguments for call in document.invocations if call.tool_name == "query_logs"]
+    assert searched and all(user in arguments["terms"] for arguments in searched)
 
 
 @pytest.mark.parametrize("question", ["sshd 有没有登录失败？", "Any login problems on sshd?",

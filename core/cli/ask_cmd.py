@@ -228,6 +228,9 @@ def plan_lines(plan: Plan) -> list[tuple[str, str]]:
         lines.append(("", "searching: " + "; ".join(searched)))
     if reading.unknown_subjects:
         lines.append(("", "not in the data: " + listed(reading.unknown_subjects)))
+    if reading.entities:  # the hosts, users ... it names, and whether the data names them
+        lines.append(("", "entities: " + listed([f"{e.name} ({e.kind}{'' if e.known else ', not among the data'})"
+                                                  for e in reading.entities])))
     if not reading.searchable:
         lines.append(("", "nothing to search in this question"))
     excluded = plan.exclusions

@@ -17,7 +17,8 @@ their text utilities from here and never from one another:
   lazily);
 - ``read``: the reading of a whole question (``reading.QuestionReading``, which the plan
   carries): its exclusions, time window and the passes of ``question`` (``names``,
-  ``subjects_asked``, ``levels``, ``keywords``; their words: ``question_words``);
+  ``entities`` -- the hosts, users ... the data names --, ``subjects_asked``, ``levels``,
+  ``keywords``; their words: ``question_words``);
 - ``clauses``, ``mentions``, ``cues``: how claims and evidence are read.
 
 Vocabularies (word lists) are data: ``core/language/vocab/*.yaml``, read by ``vocabulary``.

@@ -5,9 +5,12 @@ read once:
 
 1. markup is dropped (``<script>…</script>``, tags): it is never a subject;
 2. quoted phrases ("…", “…”, 「…」, 『…』, '…') are exact search terms;
-3. services: the world's own (any shape, case-insensitive), then service-shaped tokens the
-   world lacks (``billing-service``, ``kafka-broker 是否…``, "service X", "X 服务"; in a
-   question about alerts also host names, ``for node-9``) -> unknown;
+3. services: the world's own (any shape, case-insensitive); after the world's alert names,
+   the hosts, users, pods, namespaces, jobs and components its data names, and name-shaped
+   words beside a kind word ("host db-9": ``core.language.entities``) -> entities, exact
+   search terms; then service-shaped tokens the world lacks (``billing-service``,
+   ``kafka-broker 是否…``, "service X", "X 服务"; in a question about alerts also host names,
+   ``for node-9``) -> unknown;
 4. alerts: the world's alert names as it spells them; other CamelCase names said to be alerts
    (``TargetDown 告警``) -> alert names the data lacks (searched, and reported as unknown);
 5. exception and class names (``NoRouteToHostException``, ``java.net.ConnectException``,
@@ -32,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.language.alternation import one_of
+from core.language.entities import entity_names
 from core.language.keywords import keywords
 from core.language.levels import alert_states, level_asked
 from core.language.names import (
@@ -47,6 +51,7 @@ from core.language.names import (
     unknown_services,
 )
 from core.language.question_words import QuestionText, unique, vocabulary
+from core.language.reading import Entity
 from core.language.subjects_asked import subjects_asked
 
 _ALERT_WORDS = re.compile(one_of(vocabulary().alert_words.words, english_ends_word=True)
@@ -64,6 +69,7 @@ class TextReading:
     unknown_services: list[str] = field(default_factory=list)
     alert_names: list[str] = field(default_factory=list)
     unknown_alerts: list[str] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
     topics: list[str] = field(default_factory=list)
     concepts: list[str] = field(default_factory=list)
     compounds: list[list[str]] = field(default_factory=list)
@@ -82,15 +88,18 @@ class TextReading:
         return subjects or (self.wants_alerts and not self.unknown_services)
 
 
-def read_question(question: str, *, services: Sequence[str] = (),
-                  alert_names: Sequence[str] = ()) -> TextReading:
-    """Read ``question`` against the world's services and alert names (see the module doc)."""
+def read_question(question: str, *, services: Sequence[str] = (), alert_names: Sequence[str] = (),
+                  entities: Sequence[tuple[str, str]] = ()) -> TextReading:
+    """Read ``question`` against the world's services, alert names and entities ((name, kind)
+    pairs: ``core.language.entities``) (see the module doc)."""
     text = QuestionText(strip_markup(question))
     reading = TextReading(text=" ".join(text.original.split()))
     reading.wants_alerts = _ALERT_WORDS.search(text.original) is not None
     reading.terms = quoted_terms(text)
     reading.services = known_names(text, sorted(services, key=len, reverse=True), service_aliases(services))
     reading.alert_names = known_names(text, sorted(alert_names, key=len, reverse=True), name_aliases(alert_names))
+    reading.entities = entity_names(text, entities)
+    reading.terms = unique([*reading.terms, *(entity.name for entity in reading.entities)])
     reading.unknown_services = [s for s in unknown_services(text, alert_names, bool(reading.services),
                                                              reading.wants_alerts)
                                 if s.casefold() not in {k.casefold() for k in services}]

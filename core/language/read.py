@@ -34,9 +34,11 @@ def unique(values: Iterable[_T]) -> list[_T]:
 
 
 def read(question: str, *, services: Sequence[str] = (), alert_names: Sequence[str] = (),
+         entities: Sequence[tuple[str, str]] = (),
          now: datetime | None = None, clock: Callable[[list[str]], datetime] | None = None,
          complete: bool = True) -> QuestionReading:
-    """``question`` read against the data's ``services`` and ``alert_names``.
+    """``question`` read against the data's ``services``, ``alert_names`` and ``entities``
+    ((name, kind) pairs: the hosts, users ... its lines name, ``core.language.entities``).
 
     ``now`` is the data's present, for a window the question names ("in the last hour"; none
     is read without it); ``clock(services)`` the present of the services asked about (the end
@@ -47,12 +49,13 @@ def read(question: str, *, services: Sequence[str] = (), alert_names: Sequence[s
     known_services, known_alerts = list(services), list(alert_names)
     text = strip_markup(question)
     clauses = exclusion_clauses(text)
-    exclusions = _exclusions([item for c in clauses for item in c.items], known_services, known_alerts)
+    exclusions = _exclusions([item for c in clauses for item in c.items], known_services, known_alerts,
+                             entities)
     asked = timed = without_clauses(text, clauses)
     window = time_window(asked, now) if now is not None else None
     if window is not None:  # "30" and "18:05" of "since 18:05" are not search terms
         asked = blanked(asked, window.spans)
-    words = read_question(asked, services=known_services, alert_names=known_alerts)
+    words = read_question(asked, services=known_services, alert_names=known_alerts, entities=entities)
 
     named_services = [s for s in [*words.services, *([] if complete else words.unknown_services)]
                       if s not in exclusions.services]
@@ -75,6 +78,7 @@ def read(question: str, *, services: Sequence[str] = (), alert_names: Sequence[s
         keywords=words.keywords, level=words.level, alert_states=words.alert_states,
         wants_alerts=words.wants_alerts,
         unknown_subjects=unique([*words.unknown_services, *words.unknown_alerts]) if complete else [],
+        entities=[e for e in words.entities if e.name.casefold() not in excluded_terms],
         searchable=words.searchable,
         since=window.since if window else None, until=window.until if window else None,
         exclusions=exclusions,
@@ -104,7 +108,8 @@ def order_terms(text: str) -> list[str]:
     return terms
 
 
-def _exclusions(items: Iterable[str], known_services: list[str], known_alerts: list[str]) -> Exclusions:
+def _exclusions(items: Iterable[str], known_services: list[str], known_alerts: list[str],
+                entities: Sequence[tuple[str, str]] = ()) -> Exclusions:
     """What the excluded items name, each read as a question of its own; an item nobody knows
     is excluded as a term."""
     services: list[str] = []
@@ -117,7 +122,7 @@ def _exclusions(items: Iterable[str], known_services: list[str], known_alerts: l
         if item.endswith("s") and not (topics_in(item) or concepts_in(item)
                                        or read_question(item, services=known_services).services):
             item = item[:-1]  # "HTTP 500s", "restarts": the lexicon knows the singular
-        reading = read_question(item, services=known_services, alert_names=known_alerts)
+        reading = read_question(item, services=known_services, alert_names=known_alerts, entities=entities)
         item_alerts = [*reading.alert_names, *reading.unknown_alerts]
         item_topics = reading.topics + [t for a in item_alerts for t in alert_topics(a)]
         item_orders = order_terms(item)

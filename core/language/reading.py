@@ -43,6 +43,17 @@ class Exclusions(_Read):
     concepts: list[str] = Field(default_factory=_empty)
 
 
+class Entity(_Read):
+    """A host, user, pod, namespace, job or component a question names (``kind``): ``name`` as
+    the data spells it, ``known`` True; or, beside a kind word ("host db-9"), a name the world's
+    vocabulary lacks, as written, ``known`` False (the vocabulary lists the most-named of each
+    kind: such a name is searched, and the data may still hold it)."""
+
+    name: str
+    kind: str
+    known: bool = True
+
+
 class QuestionReading(_Read):
     """What a question's words ask the data for (docs/design.md, the plan).
 
@@ -56,6 +67,8 @@ class QuestionReading(_Read):
     the states asked about ("is X firing?" -> ["firing"]: an alert in another state does not
     answer "yes"); ``wants_alerts`` whether it asks about alerts at all (告警, alert, firing);
     ``unknown_subjects`` are services and alert names it names that the data lacks;
+    ``entities`` the hosts, users, pods, namespaces, jobs and components it names (each also an
+    exact search term in ``terms``: a line's search text holds its host and source);
     ``searchable`` is False when nothing in it can be searched (then nothing is);
     ``since``/``until`` are the time window it names, as query_logs takes them (ISO 8601,
     inclusive: "in the last hour" is since an hour before the data's clock); ``exclusions`` is
@@ -74,6 +87,7 @@ class QuestionReading(_Read):
     alert_states: list[str] = Field(default_factory=_empty)
     wants_alerts: bool = False
     unknown_subjects: list[str] = Field(default_factory=_empty)
+    entities: list[Entity] = Field(default_factory=_empty)
     searchable: bool = True
     since: str | None = None
     until: str | None = None

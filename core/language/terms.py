@@ -30,8 +30,14 @@ def question_terms(reading: QuestionReading, asked_topics: Sequence[str] | None 
     topics = reading.topics if asked_topics is None else [t for t in reading.topics if t in asked_topics]
     for name in [*reading.services, *reading.alert_names, *reading.unknown_subjects, *topics]:
         add(name, "subject")
+    # A host, user, pod or component the question names is who it is about (searched as an
+    # exact term, as the data writes it).
+    named = {entity.name.casefold() for entity in reading.entities}
+    for entity in reading.entities:
+        add(entity.name, "subject")
     for term in reading.terms:
-        add(term, "entity")
+        if term.casefold() not in named:
+            add(term, "entity")
     for name in reading.concepts:
         # A broad qualifier ("有什么问题", "anything wrong") asks for trouble at large: the
         # level its search reads is its term.

@@ -43,6 +43,30 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value for value in values if value))
 
 
+def _unique_entities(entities: Iterable[DataEntity]) -> tuple[DataEntity, ...]:
+    """Entities without repeats (a kind and a name in any case), first one kept."""
+    kept: dict[tuple[str, str], DataEntity] = {}
+    for entity in entities:
+        kept.setdefault((entity.kind, entity.name.casefold()), entity)
+    return tuple(kept.values())
+
+
+# The kinds of entity a world's data names (``core.sources.logentities``): what a question
+# naming one asks about.
+EntityKind = Literal["host", "component", "user", "pod", "namespace", "job"]
+ENTITY_KINDS: tuple[EntityKind, ...] = ("host", "component", "user", "pod", "namespace", "job")
+
+
+@dataclass(frozen=True)
+class DataEntity:
+    """A host, component, user, pod, namespace or job the data names, as it spells it, and how
+    many lines name it."""
+
+    name: str
+    kind: EntityKind
+    lines: int = 0
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """The names a world's data uses, as the data spells them, in order of first appearance.
@@ -52,6 +76,8 @@ class Vocabulary:
     ``metrics`` the metric names of the series; ``rule_names`` the alert names of alerting
     rules the world knows (a Prometheus server's rules, rule files), firing or not: a question
     naming one asks about a real alert, and "not firing" is an answer, not an unknown subject.
+    ``entities`` are the hosts, components, users, pods, namespaces and jobs the log lines name
+    (the most-named of each kind: a name not among them may still be in the data).
     """
 
     services: tuple[str, ...] = ()
@@ -59,6 +85,7 @@ class Vocabulary:
     metrics: tuple[str, ...] = ()
     log_services: tuple[str, ...] = ()
     rule_names: tuple[str, ...] = ()
+    entities: tuple[DataEntity, ...] = ()
     # Sources whose names could not be read (a server down when the world opened): the
     # vocabulary is incomplete, so a name missing from it is not known to be absent.
     unavailable: tuple[str, ...] = ()
@@ -72,6 +99,7 @@ class Vocabulary:
                    metrics=_unique(name for part in listed for name in part.metrics),
                    log_services=_unique(name for part in listed for name in part.log_services),
                    rule_names=_unique(name for part in listed for name in part.rule_names),
+                   entities=_unique_entities(entity for part in listed for entity in part.entities),
                    unavailable=_unique(name for part in listed for name in part.unavailable))
 
     @property

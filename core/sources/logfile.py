@@ -15,6 +15,7 @@ from pathlib import Path
 
 from core.errors import LogStoreError
 from core.language.lexicon import TAGGING_VERSION, TOPICS
+from core.sources.logentities import ENTITIES_TABLE
 from core.tools.logquery import search_text
 
 STORE_FORMAT = "superbiz-logstore"
@@ -67,6 +68,7 @@ CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS service_spans (
     service_key TEXT PRIMARY KEY, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID;
 {_TALLIES_SQL};
+{ENTITIES_TABLE};
 CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(
     body, meta, parts, content='', tokenize='unicode61 remove_diacritics 0');
 """

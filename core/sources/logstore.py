@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 from core.contracts import LogEntry, LogGroup, LogsResult
 from core.errors import LogStoreError
 from core.logfields import level_rank, parse_timestamp, parse_zone, zone_name
-from core.sources.base import SourceDescription, Vocabulary, served_request
+from core.sources.base import ENTITY_KINDS, DataEntity, SourceDescription, Vocabulary, served_request
+from core.sources.logentities import store_entities
 from core.sources.logfile import check_store, connect, finish_indexes, lexicon_fingerprint, upgrade_schema
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
@@ -56,6 +57,7 @@ class LogStore:
         meta = upgrade_schema(connection)
         self._zone = parse_zone(meta.get("timezone", "UTC"))
         self._services: list[str] | None = None
+        self._entities: tuple[DataEntity, ...] | None = None
         self._hits_table = False
         if meta.get("lexicon") != lexicon_fingerprint():
             from core.sources.logwriter import retag_topics
@@ -109,9 +111,20 @@ class LogStore:
                                  holds={"lines": lines, "templates": templates}, location=self._location)
 
     def vocabulary(self) -> Vocabulary:
-        """The services the store's lines name."""
+        """The services the store's lines name, and the hosts, components, users ... they name."""
         services = tuple(self.services())
-        return Vocabulary(services=services, log_services=services)
+        return Vocabulary(services=services, log_services=services, entities=self.entities())
+
+    def entities(self) -> tuple[DataEntity, ...]:
+        """The most-named hosts, components, users, pods, namespaces and jobs of the lines
+        (``core.sources.logentities``), read once."""
+        if self._entities is None:
+            with self._lock:
+                rows = store_entities(self._connection)
+            # Each kind as its literal (a kind this code does not know is skipped).
+            self._entities = tuple(DataEntity(name, known, lines) for kind, name, lines in rows
+                                   for known in ENTITY_KINDS if kind == known)
+        return self._entities
 
     @property
     def zone(self) -> tzinfo:

@@ -3,8 +3,9 @@
 ``LogWriter`` takes lines one at a time and writes them in batches (``executemany``), so the
 memory of an import does not grow with the number of lines: per batch it computes each line's
 search text, its FTS5 columns (``core.sources.logtext``), its template id
-(``core.sources.templates``), the topics its message mentions (``lexicon.tag_lines``) and the
-tallies words are counted from (``core.sources.logtally``).
+(``core.sources.templates``), the topics its message mentions (``lexicon.tag_lines``), the
+tallies words are counted from (``core.sources.logtally``) and the entities it names (hosts,
+components, users ...: ``core.sources.logentities``).
 Transactions are the caller's: ``superbiz logs import`` writes a new store into a temporary
 file renamed on success, and appends to an existing one in a single transaction.
 """
@@ -21,6 +22,7 @@ from core.contracts import LogEntry
 from core.errors import LogStoreError
 from core.language.lexicon import tag_lines
 from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
+from core.sources.logentities import COUNTED, EntityTally
 from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
 from core.sources.logtally import RunTally
 from core.sources.logtext import VOCABULARY_SQL, index_text
@@ -52,7 +54,7 @@ def create_schema(connection: sqlite3.Connection, zone: tzinfo) -> None:
     connection.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", [
         ("format", STORE_FORMAT), ("schema", SCHEMA_VERSION), ("timezone", zone_name(zone)),
         ("created", datetime.now(UTC).isoformat(timespec="seconds")),
-        ("lexicon", lexicon_fingerprint())])
+        ("lexicon", lexicon_fingerprint()), (COUNTED, "1")])
 
 
 def _messages(connection: sqlite3.Connection, size: int) -> Iterator[list[tuple[int, str, str]]]:
@@ -106,6 +108,7 @@ class LogWriter:
         self._new_groups: list[tuple[int, int, str, str]] = []
         self._spans: dict[str, list[int]] = {}  # service key -> [first, last] id this writer wrote
         self._tally = RunTally(connection)
+        self._entities = EntityTally()
         cursor = connection.execute(
             "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
             "VALUES (?, ?, ?, ?, 0, 0, 0)",
@@ -162,7 +165,7 @@ class LogWriter:
             return
         lines, entries, fts, messages = [], [], [], []
         add_template, group, rank, spans = self._miner.add, self._group, self._rank, self._spans
-        tally = self._tally.add
+        tally, name_entities = self._tally.add, self._entities.add
         line_id = self._next_id
         for record in self._batch:
             text = search_text(record.message, record.level, record.service, record.source, record.host)
@@ -172,6 +175,7 @@ class LogWriter:
             level_rank = rank(record.level)
             lines.append((line_id, record.ts_us, level_rank, service_key, group_id))
             tally(group_id, service_key, level_rank, record.ts_us, text)
+            name_entities(record.message, record.source, record.host)
             span = spans.get(service_key)
             if span is None:
                 spans[service_key] = [line_id, line_id]
@@ -209,6 +213,7 @@ class LogWriter:
         self._finished = True
         self.flush()
         self._save_vocabulary()
+        self._entities.write(self._connection)
         templates = self._miner.templates()
         self._connection.executemany(
             "INSERT INTO templates (id, template) VALUES (?, ?) "

@@ -119,8 +119,7 @@ class PackLogs(_PackPart):
         return self._vocabulary("logs", self._read_vocabulary)
 
     def _read_vocabulary(self) -> Vocabulary:
-        services = tuple(self.store().services())
-        return Vocabulary(services=services, log_services=services)
+        return self.store().vocabulary()
 
     def query_logs(self, args: QueryLogsArgs) -> tuple[LogsResult, Request]:
         """The store's ranked lines and groups; identifiers in the query are the pack's

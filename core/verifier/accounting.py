@@ -254,7 +254,7 @@ def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
     for other in _synonyms(term):
         if any(holds_word(line, other) for line in run.lines):
             return "relaxed", f'held as "{other}"'
-    if term.kind == "entity" and any(_requires(inv, term) for inv in run.cited_calls):
+    if term.kind in ("entity", "subject") and any(_requires(inv, term) for inv in run.cited_calls):
         # The store matched it as a whole phrase in every line the call returned, some in a
         # field the ref text does not show (a logger, a request context).
         return "filter", "every line of the cited call holds it"

@@ -25,7 +25,7 @@ from tests.hand_sources import NGINX_LOG, SSHD_LOG, imported_payments_pack
 READING_DEFAULTS: dict[str, Any] = {
     "services": [], "alert_names": [], "topics": [], "concepts": [], "compounds": [], "terms": [],
     "keywords": [], "level": None, "alert_states": [], "unknown_subjects": [], "searchable": True,
-    "since": None, "until": None, "exclusions": {}, "narrow": False,
+    "since": None, "until": None, "exclusions": {}, "narrow": False, "entities": [],
 }
 
 
@@ -36,8 +36,10 @@ def reading_of(plan: Plan) -> dict[str, Any]:
     # the rest is what the question's words say (plan.reading).
     decided = {"services", "alert_names", "topics", "narrow"}
     reading = {name: getattr(plan if name in decided else plan.reading, name)
-               for name in READING_DEFAULTS if name != "exclusions"}
+               for name in READING_DEFAULTS if name not in ("exclusions", "entities")}
     reading["exclusions"] = {part: items for part, items in plan.exclusions.model_dump().items() if items}
+    # Each entity as {name, kind}, with ``known: false`` when the data lacks it.
+    reading["entities"] = [entity.model_dump(exclude_defaults=True) for entity in plan.reading.entities]
     return {name: value for name, value in reading.items() if value != READING_DEFAULTS[name]}
 
 

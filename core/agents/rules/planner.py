@@ -50,6 +50,7 @@ class RulesPlanner:
         # A source that could not list its names (a server down when the world opened) leaves
         # the vocabulary incomplete: a name missing from it is searched, not called unknown.
         reading = read(question, services=list(vocabulary.services), alert_names=known_alerts,
+                       entities=[(entity.name, entity.kind) for entity in vocabulary.entities],
                        now=world.now, clock=world.clock, complete=not vocabulary.unavailable)
         notes = [f"{name} is not in the data of {world.name}" for name in reading.unknown_subjects]
         if reading.alert_names and not reading.services:

@@ -21,6 +21,11 @@ One ``LogSearch`` per thing the question asks the logs about, in priority order:
   WARN or above, read like the demo world's broad questions (one subject per topic) and, when no
   line has a topic, quoted as they are.
 
+A question naming an entity the data has or a kind word names (a host, a user ...:
+``reading.entities``) and asking something of it has each of those searches made among the
+lines naming it (``core.agents.rules.entity_searches``); the entity alone, or with a
+qualifier ("did host web-01 log errors?"), is an exact term.
+
 Every search carries the question's minimum level (``level``), its time window (``since``,
 ``until``) and its exclusions (``exclude``: excluded phrases, levels and the phrases of excluded
 concepts).
@@ -32,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any, Literal
 
+from core.agents.rules.entity_searches import entity_names, narrowed_to
 from core.contracts import Plan
 from core.language.concepts import CONCEPTS, concept_label, concept_stems, concept_terms, holds_term
 from core.language.levels import asks_about_health, http_statuses
@@ -307,12 +313,32 @@ def _level_search(level: str, common: dict[str, Any], concepts: tuple[str, ...] 
 def leaves_words_unsearched(plan: Plan) -> bool:
     """Whether some of the question's words are searched by no call: next to exact terms, its
     keywords and concepts are not ("Did order 1002 go through?" searches ``1002`` only, so what
-    is found neither says it went through nor that it did not)."""
-    return bool(plan.reading.terms) and bool(plan.reading.keywords or _topical(plan))
+    is found neither says it went through nor that it did not). An entity's name is no such
+    term: the other words are searched among its lines (``log_searches``)."""
+    names = _entity_terms(plan)
+    others = [term for term in plan.reading.terms if term not in names]
+    return bool(others) and bool(plan.reading.keywords or _topical(plan))
+
+
+def _entity_terms(plan: Plan) -> list[str]:
+    return entity_names(plan.reading.terms, [entity.name for entity in plan.reading.entities])
 
 
 def log_searches(plan: Plan) -> list[LogSearch]:
-    """The searches the plan's question needs, in priority order (see the module doc)."""
+    """The searches the plan's question needs, in priority order (see the module doc). When it
+    names an entity (a host, a user ...) and asks something of it, each search its other words
+    need is made among the entity's lines (``core.agents.rules.entity_searches``)."""
+    names = _entity_terms(plan)
+    others = [term for term in plan.reading.terms if term not in names]
+    asked = others or plan.topics or _topical(plan) or plan.reading.keywords or plan.reading.compounds
+    if not names or not asked:  # an entity alone, or with a qualifier: its exact-term searches
+        return _word_searches(plan)
+    without = plan.model_copy(update={"reading": plan.reading.model_copy(update={"terms": others})})
+    return [narrowed_to(search, names) for search in _word_searches(without)] or _word_searches(plan)
+
+
+def _word_searches(plan: Plan) -> list[LogSearch]:
+    """The searches of the question's words, each exact term on its own (the module doc)."""
     common = _common(plan)
     searches: list[LogSearch] = _exact_searches(plan, common)
     if plan.reading.terms:
