@@ -118,8 +118,8 @@ def render_terms(view: InvestigationView) -> None:
     if not rows or not view.finished:
         return
     unaccounted = [row["term"] for row in rows if row["accounted"] == "unaccounted"]
-    title = (f"Question terms: {len(unaccounted)} not accounted for" if unaccounted
-             else "Question terms: every one accounted for")
+    title = (f"Question terms — {len(unaccounted)} not accounted for" if unaccounted
+             else "Question terms — every one accounted for")
     with st.expander(escape_markdown(title), expanded=bool(unaccounted), icon=":material/checklist:"):
         text_table(rows, key=f"terms_{view.session_id}", long_columns=["why"],
                    toned_columns=["accounted"])

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from core.contracts import EvidenceBlock, KnowledgeResult
 from core.language.keywords import stem
+from core.language.wordforms import stem as word_stem_of
 from core.language.lexicon import topics_in
 from core.language.text import normalize
 from core.packs import Pack, Runbook
@@ -37,6 +38,7 @@ _FUZZY_MIN_LENGTH = 6
 _FUZZY_THRESHOLD = 85.0
 _IN_TEXT = 0.6  # a term only the section's text holds counts less than one of its titles
 _MIN_STEM = 4  # shorter stems are prefixes of too many words ("pod" of "podman")
+_MAX_ENDING = 3  # what one form adds to another ("restart" -> "restarting" is "ing" once stemmed)
 
 
 @dataclass(frozen=True)
@@ -125,11 +127,13 @@ def _term_found(term: str, section: IndexedSection) -> float:
 def same_word(term: str, word: str) -> bool:
     """Whether two words are forms of one word: one's stem begins the other ("restarting" and
     "restart", "slowly" and "slow"), the shorter of at least ``_MIN_STEM`` letters."""
-    if term == word:
+    if term == word or word_stem_of(term) == word_stem_of(word):
         return True
     term_stem, word_stem = stem(term), stem(word)
     shorter, longer = sorted((term_stem, word_stem), key=len)
-    return len(shorter) >= _MIN_STEM and longer.startswith(shorter)
+    # An ending, not another word: "kube" does not begin every "KubeQuotaExceeded" as a form.
+    return (len(shorter) >= _MIN_STEM and longer.startswith(shorter)
+            and len(longer) - len(shorter) <= _MAX_ENDING)
 
 
 def score_section(parsed: ParsedQuery, section: IndexedSection) -> float:

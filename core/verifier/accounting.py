@@ -139,17 +139,18 @@ def _requires(invocation: Invocation, term: QuestionTerm) -> bool:
     return term.text.casefold() in terms and (arguments.get("match") != "any" or len(terms) == 1)
 
 
-def _conjunctive(invocation: Invocation, term: QuestionTerm) -> bool:
+def _conjunctive(invocation: Invocation, term: QuestionTerm, subjects: set[str]) -> bool:
     """Whether a log call searched the term only together with other words (``match="all"``
     over several words, the term not its topic filter): its emptiness says nothing of lines
-    holding the term alone."""
+    holding the term alone. The question's subjects (``subjects``, folded: a user, a host) are
+    no other words: the question asks about them, so a line without them does not answer."""
     arguments = invocation.arguments
     if invocation.tool_name != "query_logs" or arguments.get("match") == "any":
         return False
     if arguments.get("topic") == term.text:
         return False
     words = [*str(arguments.get("query") or "").replace('"', " ").split(), *(arguments.get("terms") or [])]
-    return len(words) > 1
+    return len([word for word in words if word.casefold() not in subjects]) > 1
 
 
 def _searches_word(word: str, term: QuestionTerm) -> bool:
@@ -266,7 +267,8 @@ def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
     # Verified absent, next to findings too: "timeouts or refused connections?" of timeouts and
     # no refusal; "is X firing?" of a pending X and no firing one.
     if empty:
-        if any(not _conjunctive(inv, term) for inv in empty):
+        subjects = {t.text.casefold() for t in reading.question_terms if t.kind == "subject"}
+        if any(not _conjunctive(inv, term, subjects) for inv in empty):
             return "absent", "searched; every call came back empty"
         return "absent", NOT_EXHAUSTIVE
     if searched:

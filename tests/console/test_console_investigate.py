@@ -56,6 +56,11 @@ def test_ask_shows_plan_tools_claims_verdict_and_answer(
     assert any(label.startswith(f"Tool calls ({len(document.invocations)})") for label in expanders)
     assert any(label.startswith(f"Claims ({len(document.executor_output.claims)})")
                for label in expanders)
+    # Every term of the question, with its fate: a PASS accounts for each.
+    assert "Question terms — every one accounted for" in expanders
+    terms_table = next(frame.value for frame in app.dataframe if "fate" in frame.value.columns)
+    assert list(terms_table["term"]) == [term.text for term in document.verifier_result.question_terms]
+    assert set(terms_table["accounted"]) == {"accounted"}
     # Every evidence ref of every invocation is in a refs table, verbatim.
     tables = [frame.value for frame in app.dataframe]
     ref_texts = {text for table in tables if "raw_path" in table.columns and "text" in table.columns

@@ -57,11 +57,11 @@ def narrowed_to(search: LogSearch, names: list[str]) -> LogSearch:
         # phrases listed, which its label states (an exact search's: kind ``term``).
         attempts = tuple(_narrowed(first, names))
         searched = [str(a.get("query") or next(iter(a.get("terms", [])), "")) for a in attempts]
-        return replace(search, kind="term", attempts=attempts, fallback=None,
+        return replace(search, kind="term", attempts=attempts, fallback=None, required_terms=tuple(names),
                        label_zh="包含" + "或".join(f"「{word}」" for word in searched) + f"及{shown_zh}的",
                        label_en="matching " + " or ".join(f'"{word}"' for word in searched) + f" with {shown_en}")
     attempts = tuple(narrowed for arguments in search.attempts for narrowed in _narrowed(arguments, names))
-    return replace(search, attempts=attempts,
+    return replace(search, attempts=attempts, required_terms=tuple(names),
                    label_zh=f"{search.label_zh}（包含{shown_zh}）" if search.label_zh else f"包含{shown_zh}的",
                    label_en=f"{search.label_en} with {shown_en}" if search.label_en else f"matching {shown_en}",
                    fallback=narrowed_to(search.fallback, names) if search.fallback is not None else None)

@@ -82,6 +82,8 @@ def climb(search: LogSearch, service: str | None, call: Call, *, full: bool = Tr
     first = search.attempts[0]
     # The search's filters stay on every rung (a compound's topic too: "Redis timeout").
     common = {key: first[key] for key in (*COMMON_ARGUMENTS, "topic") if key in first}
+    if search.required_terms:  # the entity asked about stays on every rung, probes too
+        common["terms"] = list(search.required_terms)
     unleveled = {key: value for key, value in common.items() if key != "level"}
     words = list(search.ladder_words)
     made: list[Invocation] = []

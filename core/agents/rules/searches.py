@@ -78,6 +78,9 @@ class LogSearch:
     # search (word forms and synonyms only: its phrases already say what a line of it is).
     ladder_words: tuple[str, ...] = ()
     ladder: Literal["none", "meaning", "full"] = "none"
+    # Exact terms every call of the search must hold, on every rung too: the entity it is
+    # about (``entity_searches``: root's logins, never another user's).
+    required_terms: tuple[str, ...] = ()
 
     def label(self, language: str) -> str:
         """What was searched, as a person says it."""
