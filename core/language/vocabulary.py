@@ -18,9 +18,9 @@ document, and names the field of a bad one).
 
 from __future__ import annotations
 
+import _imp
 import dataclasses
 import functools
-import hashlib
 import operator
 import os
 import sys
@@ -37,6 +37,7 @@ from core.errors import SuperbizError
 
 VOCAB_DIR = Path(__file__).with_name("vocab")
 _T = TypeVar("_T")
+_HASH_KEY = 0x76_6F_63_61_62  # any fixed key: the names need only be the same in every process
 _SHAPES: dict[str, type[Any]] = {}  # what each file has been read as (shapes())
 # A kept file: the (path, mtime_ns, size) of each module its objects were built by, and the
 # pickled objects (unpickled only while those modules are as they were).
@@ -98,29 +99,34 @@ def shapes() -> dict[str, type[Any]]:
 
 @cache
 def _load(name: str, shape: type[Any]) -> Any:
-    path = VOCAB_DIR / f"{name}.yaml"
+    # Paths as strings, files read with open(): pathlib's objects cost more than the reading.
+    folder = os.fspath(VOCAB_DIR)
     try:
-        raw = path.read_bytes()
+        with open(os.path.join(folder, f"{name}.yaml"), "rb") as file:
+            raw = file.read()
     except OSError as error:
-        raise VocabularyError(f"vocabulary {path.name}: {error}") from None
-    shape_key = hashlib.sha256(f"{shape.__module__}.{shape.__qualname__}".encode()).hexdigest()[:8]
-    copy = path.parent / "__pycache__" / f"{name}.{shape_key}.{hashlib.sha256(raw).hexdigest()[:20]}.pickle"
+        raise VocabularyError(f"vocabulary {name}.yaml: {error}") from None
+    # Named by the shape and the file's bytes, with the SipHash hash-based bytecode uses (a
+    # fifth of sha256's time).
+    shape_key = _imp.source_hash(_HASH_KEY, f"{shape.__module__}.{shape.__qualname__}".encode()).hex()[:8]
+    copy = os.path.join(folder, "__pycache__", f"{name}.{shape_key}.{_imp.source_hash(_HASH_KEY, raw).hex()}.pickle")
     kept = _kept(copy)
     if kept is not _NOTHING_KEPT:
         return kept
     built = _built(name, shape)
-    _keep(copy, shape, built)
+    _keep(Path(copy), shape, built)
     return built
 
 
 _NOTHING_KEPT = object()
 
 
-def _kept(copy: Path) -> Any:
+def _kept(copy: str) -> Any:
     """The objects kept at ``copy``, or ``_NOTHING_KEPT``: none kept, unreadable, or built by a
     module that has changed since."""
     try:
-        modules, pickled = cast(_Kept, unpickle(copy.read_bytes()))
+        with open(copy, "rb") as file:
+            modules, pickled = cast(_Kept, unpickle(file.read()))
         for module_path, mtime_ns, size in modules:
             found = os.stat(module_path)
             if (found.st_mtime_ns, found.st_size) != (mtime_ns, size):
