@@ -20,6 +20,7 @@ from core.language import (
     cues,
     facts,
     mentions,
+    number_words,
     numbers,
     quantities,
     quote_words,
@@ -35,7 +36,7 @@ TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
     "fact_words": facts.FactWords,
     "scope_words": scope.ScopeWords,
     "time_words": time.TimeWords,
-    "number_words": numbers.NumberWords,
+    "number_words": number_words.NumberWords,
     "log_levels": logfields.LogLevels,
     "role_cues": cues.RoleCues,
 }
