@@ -7,8 +7,9 @@ together. Storage tables live in ``core.store``; these models are what crosses s
 the CLI and the console.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: pydantic would evaluate every field's annotation
+# from its string (a compile() each: a fifth of this module's own import); the one forward
+# reference is quoted.
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -171,7 +172,7 @@ class EvidenceRef(Contract):
 
     raw_path: str
     text: str
-    fields: RefFields | None = None
+    fields: "RefFields | None" = None
 
 
 class AlertRefFields(Contract):

@@ -10,8 +10,8 @@ a kind added later (a word's role in the question, what became of it in the run)
 field here, with a default so documents written before still load.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: pydantic would evaluate each field's annotation from
+# its string (as in ``core.contracts``).
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
