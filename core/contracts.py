@@ -7,8 +7,9 @@ together. Storage tables live in ``core.store``; these models are what crosses s
 the CLI and the console.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: pydantic would evaluate every field's annotation
+# from its string (a compile() each: a fifth of this module's own import); the one forward
+# reference is quoted.
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -172,7 +173,7 @@ class EvidenceRef(Contract):
 
     raw_path: str
     text: str
-    fields: RefFields | None = None
+    fields: "RefFields | None" = None
 
 
 class AlertRefFields(Contract):
@@ -627,6 +628,15 @@ def build_validators() -> None:
     first: built in the order they are defined, leaves first, each schema is generated once
     and reused by the contracts holding it.
     """
-    # CPython lists subclasses in the order they were defined (another order is only slower).
-    for contract in Contract.__subclasses__():
-        contract.model_rebuild()
+    # The question's reading first: the plan holds it. A contract that is a base of others
+    # (``PlanChoices``) is never validated itself: its subclasses are built in its place.
+    models: list[type[BaseModel]] = [Exclusions, QuestionReading, *_validated_contracts(Contract)]
+    for model in models:
+        model.model_rebuild()
+
+
+def _validated_contracts(base: type[Contract]) -> list[type[Contract]]:
+    """The contracts below ``base`` that are validated, in the order they were defined (CPython
+    lists subclasses so; another order is only slower)."""
+    return [found for contract in base.__subclasses__()
+            for found in (_validated_contracts(contract) if contract.__subclasses__() else [contract])]

@@ -4,7 +4,8 @@ The CLI prints them, the console renders them, the store appends them to ``sessi
 Every event carries the ``session_id`` and its ``seq`` (0, 1, 2, ... within the session).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic would evaluate each field's annotation from
+# its string (as in ``core.contracts``).
 
 from functools import cache
 from typing import Annotated, Any, Literal, TypeAlias, get_args

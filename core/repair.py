@@ -31,7 +31,7 @@ from core.contracts import (
 )
 from core.gatekeeper import negative
 from core.gatekeeper import rules as gate
-from core.gatekeeper.matching import match_excerpt
+from core.language.quotes import match_excerpt
 from core.tools.spec import is_reference_tool
 from core.verifier import rules as verifier
 from core.verifier.rules import grade

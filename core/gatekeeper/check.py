@@ -30,9 +30,9 @@ from core.contracts import (
 )
 from core.gatekeeper import negative, redundant
 from core.gatekeeper import rules as R
-from core.gatekeeper.matching import ExcerptMatch, match_excerpt
 from core.gatekeeper.resolve import SessionInvocations, StoredInvocations, with_fields
 from core.gatekeeper.version import GATEKEEPER_VERSION
+from core.language.quotes import ExcerptMatch, match_excerpt
 from core.tools.spec import RAW_PATH_PREFIXES, find_spec, parse_raw_path
 
 _SEVERITY_RANK: dict[str, int] = {"none": 0, "low_confid": 1, "reject": 2}

@@ -1,4 +1,5 @@
-"""Thresholds of the excerpt matcher and the version string that names them.
+"""The version string that names the gatekeeper's rules, the normal form and the excerpt
+matcher's thresholds (``core.language.quotes``).
 
 Every stored gatekeeper result carries ``GATEKEEPER_VERSION``; a session checked under an older
 version can be re-checked under the current one and the difference explained by this string.
@@ -7,9 +8,10 @@ Change a threshold or the normal form -> change the version.
 
 from __future__ import annotations
 
+from core.language.quotes import FUZZY_THRESHOLD, MIN_EXCERPT_CHARS, MIN_FRAGMENT_CHARS
 from core.language.text import NORMALIZER_VERSION
 
-# gk-2: changed words are rejected on the drift paths (core.gatekeeper.words); fuzzy alignment
+# gk-2: changed words are rejected on the drift paths (core.language.quote_words); fuzzy alignment
 # ignores spaces and punctuation between words; a quote may start or end at a separator inside
 # an identifier (``OutOfMemoryError`` of ``java.lang.OutOfMemoryError``).
 # gk-3: comparison / sign / approximation marks are part of a number; an ellipsis may not splice
@@ -24,12 +26,6 @@ from core.language.text import NORMALIZER_VERSION
 # arguments that are not the request their source served; a negative observation's search
 # words, exact phrases, level, state, time window and exclusions compared with its text.
 RULES_VERSION = "gk-5"
-# rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
-FUZZY_THRESHOLD = 90.0
-# Below this informative length (CJK counts double) an excerpt is too short to check.
-MIN_EXCERPT_CHARS = 8
-# Each fragment of a truncated quote (split on ... / …) must be at least this long.
-MIN_FRAGMENT_CHARS = 6
 
 GATEKEEPER_VERSION = (
     f"{RULES_VERSION}/{NORMALIZER_VERSION}/fuzzy-{FUZZY_THRESHOLD / 100:.2f}"

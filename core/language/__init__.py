@@ -19,7 +19,10 @@ their text utilities from here and never from one another:
   carries): its exclusions, time window and the passes of ``question`` (``names``,
   ``entities`` -- the hosts, users ... the data names --, ``subjects_asked``, ``levels``,
   ``keywords``; their words: ``question_words``);
-- ``clauses``, ``mentions``, ``cues``: how claims and evidence are read.
+- ``clauses``, ``mentions``, ``cues``: how claims and evidence are read;
+- ``quotes``: whether an excerpt quotes a text (``match_excerpt``: exact, truncated or drifted,
+  never with a changed fact; its words: ``quote_words``, its ellipses: ``quote_labels``), which
+  the gatekeeper checks every citation with and the verifier a claim's quoted words.
 
 Vocabularies (word lists) are data: ``core/language/vocab/*.yaml``, read by ``vocabulary``.
 """

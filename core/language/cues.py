@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from core.language.alternation import one_of
 from core.language.lexicon import topics_in
-from core.language.numbers import NUMBER_WORDS
+from core.language.number_words import NUMBER_WORDS
 from core.language.quantities import Family
 from core.language.vocabulary import VocabularyError, VocabularyFile, load
 from core.lazypattern import LazyPattern

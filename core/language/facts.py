@@ -45,7 +45,7 @@ class FactWords(VocabularyFile):
     en_negations: frozenset[str]
     zh_negations: tuple[str, ...]
     generic_words: frozenset[str]
-    quote_stop_words: frozenset[str]  # read by core.gatekeeper.words
+    quote_stop_words: frozenset[str]  # read by core.language.quote_words
 
 
 FACT_WORDS = load("fact_words", FactWords)

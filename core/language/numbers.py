@@ -17,43 +17,8 @@ import re
 from dataclasses import dataclass
 
 from core.language.alternation import one_of
-from core.language.vocabulary import VocabularyFile, load
+from core.language.number_words import NUMBER_WORDS, SpelledDuration
 
-
-class _SpelledDuration(VocabularyFile):
-    value: float
-    unit: str
-    en: tuple[str, ...] = ()
-    after_the_last: tuple[str, ...] = ()
-    zh: tuple[str, ...] = ()
-
-
-class NumberWords(VocabularyFile):
-    """``vocab/number_words.yaml``: numerals (here), units (``quantities``), marks (``signs``)."""
-
-    zh_digits: dict[str, int]
-    zh_scales: dict[str, int]
-    en_units: dict[str, int]
-    en_tens: dict[str, int]
-    en_scales: dict[str, int]
-    spelled_durations: tuple[_SpelledDuration, ...]
-    numeral_not_alone: frozenset[str]
-    numeral_not_after: str  # a run of characters, each one
-    day_halves: dict[str, int]
-    percentile_words: tuple[str, ...]
-    median_words: tuple[str, ...]
-    time_seconds: dict[str, float]
-    size_bytes: dict[str, float]
-    percent_units: frozenset[str]
-    count_units: frozenset[str]
-    attached_only_units: frozenset[str]
-    change_from: tuple[str, ...]
-    change_to: tuple[str, ...]
-    mark_spellings: dict[str, str]
-    marks: dict[str, str]
-
-
-NUMBER_WORDS = load("number_words", NumberWords)
 _ZH_DIGITS = NUMBER_WORDS.zh_digits
 _ZH_SCALES = NUMBER_WORDS.zh_scales
 _ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES)
@@ -73,7 +38,7 @@ def _longest_first(words: tuple[str, ...]) -> list[str]:
     return [re.escape(word) for word in sorted(words, key=len, reverse=True)]
 
 
-def _duration_pattern(duration: _SpelledDuration) -> str:
+def _duration_pattern(duration: SpelledDuration) -> str:
     """English phrases as whole words, a unit word after "the past "/"the last ", Chinese words."""
     parts = []
     if duration.en:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.language.alternation import one_of
-from core.language.numbers import NUMBER_WORDS, spelled_numbers, zh_clocks
+from core.language.number_words import NUMBER_WORDS
+from core.language.numbers import spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
 

@@ -10,8 +10,8 @@ a kind added later (a word's role in the question, what became of it in the run)
 field here, with a default so documents written before still load.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: pydantic would evaluate each field's annotation from
+# its string (as in ``core.contracts``).
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -52,6 +52,33 @@ class Entity(_Read):
     name: str
     kind: str
     known: bool = True
+
+
+# What a term of the question is: who or what it is about (a service, host, alert, topic),
+# what happened (failed, started, timed out), an exact thing (id, IP, path, quoted phrase), the
+# time window, the log level, or something it forbids.
+TermKind = Literal["subject", "predicate", "entity", "time", "level", "filter"]
+# What became of a term in the run (``core.verifier.accounting``): held by the cited, verified
+# evidence; applied as a filter of the calls; held only in another form (a synonym) or searched
+# without a filter the lines cannot satisfy; never in the data searched; searched in calls that
+# all came back empty (an absence); searched, but the evidence the answer cites does not hold
+# it; not searched at all.
+TermFate = Literal["matched", "filter", "relaxed", "unmentioned", "absent", "unmatched",
+                   "not_searched"]
+# The fates that leave a term unanswered: a PASS needs none of them (``verifier.term_unaccounted``).
+UNACCOUNTED_FATES: tuple[TermFate, ...] = ("unmatched", "not_searched")
+
+
+class QuestionTerm(_Read):
+    """One content term of the question: its text as read, its kind and, after the run, its
+    fate and what says so (``detail``: the form it was relaxed to, the call that was empty)."""
+
+    text: str
+    kind: TermKind
+    fate: TermFate | None = None
+    detail: str = ""
+    # Whether the answer accounts for it (False: a rule of ``core.verifier.accounting`` named it).
+    accounted: bool | None = None
 
 
 class QuestionReading(_Read):
@@ -95,30 +122,3 @@ class QuestionReading(_Read):
     scope_markers: list[str] = Field(default_factory=_empty)
     # Every content term with its kind (``core.language.terms``); fates are set after the run.
     question_terms: list[QuestionTerm] = Field(default_factory=_empty)
-
-
-# What a term of the question is: who or what it is about (a service, host, alert, topic),
-# what happened (failed, started, timed out), an exact thing (id, IP, path, quoted phrase), the
-# time window, the log level, or something it forbids.
-TermKind = Literal["subject", "predicate", "entity", "time", "level", "filter"]
-# What became of a term in the run (``core.verifier.accounting``): held by the cited, verified
-# evidence; applied as a filter of the calls; held only in another form (a synonym) or searched
-# without a filter the lines cannot satisfy; never in the data searched; searched in calls that
-# all came back empty (an absence); searched, but the evidence the answer cites does not hold
-# it; not searched at all.
-TermFate = Literal["matched", "filter", "relaxed", "unmentioned", "absent", "unmatched",
-                   "not_searched"]
-# The fates that leave a term unanswered: a PASS needs none of them (``verifier.term_unaccounted``).
-UNACCOUNTED_FATES: tuple[TermFate, ...] = ("unmatched", "not_searched")
-
-
-class QuestionTerm(_Read):
-    """One content term of the question: its text as read, its kind and, after the run, its
-    fate and what says so (``detail``: the form it was relaxed to, the call that was empty)."""
-
-    text: str
-    kind: TermKind
-    fate: TermFate | None = None
-    detail: str = ""
-    # Whether the answer accounts for it (False: a rule of ``core.verifier.accounting`` named it).
-    accounted: bool | None = None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from core.language.numbers import NUMBER_WORDS
+from core.language.number_words import NUMBER_WORDS
 
 _ASCII_OPERATORS = frozenset("<>=!~+-^*$")
 # Marks that are not math symbols but read as one in front of a number: angle quotes and

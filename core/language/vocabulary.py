@@ -6,38 +6,42 @@ caches the result, so a module turns its file into the same typed objects it use
 Python literals. A file that does not validate is a bug in the product, raised at once with the
 file and the field (``VocabularyError``). The format of each file: ``vocab/README.md``.
 
-The lexicon's and the concepts' files are read by every question, in every process, where a
-Python literal cost nothing: so a parsed file is kept as JSON next to it (``__pycache__``, named
-by a digest of its bytes, as Python keeps its bytecode), and a shape (a ``VocabularyFile``, a
-dataclass or a ``TypedDict``) whose document already holds exactly its types is built without
-pydantic (which validates every other document, and names the field of a bad one).
+Every command reads some of these files in every process, where a Python literal cost nothing:
+so what a file was built into is kept, pickled, next to it (``__pycache__``, named by a digest of
+its bytes and its shape, as Python keeps its bytecode), with the modules that define the shape's
+classes and this one: while none of them changed, a process unpickles the objects without
+parsing YAML, resolving annotations or building anything (~0.5 ms a file otherwise). Building
+is the slow path: a shape (a ``VocabularyFile``, a dataclass or a ``TypedDict``) whose document
+already holds exactly its types is built without pydantic (which validates every other
+document, and names the field of a bad one).
 """
 
 from __future__ import annotations
 
+import _imp
 import dataclasses
 import functools
-import hashlib
-import json
 import operator
 import os
+import sys
 import types
 import typing
+from _pickle import loads as unpickle  # the C unpickler: importing ``pickle`` costs more than it does
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypeVar, cast, get_args, get_origin
 
-import yaml
-from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
-from typing_extensions import TypedDict, is_typeddict
+from typing_extensions import is_typeddict  # pydantic's dependency, loaded with the contracts
 
 from core.errors import SuperbizError
 
 VOCAB_DIR = Path(__file__).with_name("vocab")
 _T = TypeVar("_T")
+_HASH_KEY = 0x76_6F_63_61_62  # any fixed key: the names need only be the same in every process
 _SHAPES: dict[str, type[Any]] = {}  # what each file has been read as (shapes())
-# libyaml's loader where PyYAML was built with it: the pure-Python one costs start-up time.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# A kept file: the (path, mtime_ns, size) of each module its objects were built by, and the
+# pickled objects (unpickled only while those modules are as they were).
+_Kept = tuple[tuple[tuple[str, int, int], ...], bytes]
 
 
 class VocabularyFile:
@@ -69,41 +73,15 @@ class VocabularyError(SuperbizError):
 
 @cache
 def _document(name: str) -> Any:
+    """``vocab/<name>.yaml`` parsed (YAML's safe loader: libyaml's where PyYAML was built with
+    it, the pure-Python one costs milliseconds)."""
+    import yaml  # only a file not kept (``_load``) is parsed
+
     path = VOCAB_DIR / f"{name}.yaml"
     try:
-        raw = path.read_bytes()
-        copy = path.parent / "__pycache__" / f"{name}.{hashlib.sha256(raw).hexdigest()[:20]}.json"
-        try:
-            return json.loads(copy.read_bytes())
-        except (OSError, ValueError):
-            pass  # none kept yet (or unreadable): parse the YAML
-        document = yaml.load(raw, Loader=_LOADER)  # a safe loader, C or Python
+        return yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as error:
         raise VocabularyError(f"vocabulary {path.name}: {error}") from None
-    _keep(name, copy, document)
-    return document
-
-
-def _keep(name: str, copy: Path, document: Any) -> None:
-    """Keep ``document`` as JSON at ``copy`` when JSON holds it unchanged (not a date nor a
-    number as a key), replacing the copies of the file's earlier contents; where the folder is
-    not writable, nothing is kept."""
-    try:
-        text = json.dumps(document, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return
-    if json.loads(text) != document:
-        return
-    try:
-        copy.parent.mkdir(exist_ok=True)
-        for stale in copy.parent.glob(f"{name}.*.json"):
-            if stale.name.rsplit(".", 2)[0] == name:  # not another file's: "a.b" for "a"
-                stale.unlink(missing_ok=True)
-        partial = copy.with_name(f"{copy.name}.{os.getpid()}.partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, copy)  # whole or not at all, for a process reading it meanwhile
-    except OSError:
-        pass
 
 
 def load(name: str, shape: type[_T]) -> _T:
@@ -121,6 +99,46 @@ def shapes() -> dict[str, type[Any]]:
 
 @cache
 def _load(name: str, shape: type[Any]) -> Any:
+    # Paths as strings, files read with open(): pathlib's objects cost more than the reading.
+    folder = os.fspath(VOCAB_DIR)
+    try:
+        with open(os.path.join(folder, f"{name}.yaml"), "rb") as file:
+            raw = file.read()
+    except OSError as error:
+        raise VocabularyError(f"vocabulary {name}.yaml: {error}") from None
+    # Named by the shape and the file's bytes, with the SipHash hash-based bytecode uses (a
+    # fifth of sha256's time).
+    shape_key = _imp.source_hash(_HASH_KEY, f"{shape.__module__}.{shape.__qualname__}".encode()).hex()[:8]
+    copy = os.path.join(folder, "__pycache__", f"{name}.{shape_key}.{_imp.source_hash(_HASH_KEY, raw).hex()}.pickle")
+    kept = _kept(copy)
+    if kept is not _NOTHING_KEPT:
+        return kept
+    built = _built(name, shape)
+    _keep(Path(copy), shape, built)
+    return built
+
+
+_NOTHING_KEPT = object()
+
+
+def _kept(copy: str) -> Any:
+    """The objects kept at ``copy``, or ``_NOTHING_KEPT``: none kept, unreadable, or built by a
+    module that has changed since."""
+    try:
+        with open(copy, "rb") as file:
+            modules, pickled = cast(_Kept, unpickle(file.read()))
+        for module_path, mtime_ns, size in modules:
+            found = os.stat(module_path)
+            if (found.st_mtime_ns, found.st_size) != (mtime_ns, size):
+                return _NOTHING_KEPT
+        return unpickle(pickled)
+    except Exception:  # any unusable copy (gone, corrupt, a class renamed) is rebuilt
+        return _NOTHING_KEPT
+
+
+def _built(name: str, shape: type[Any]) -> Any:
+    from pydantic import ValidationError
+
     document = _document(name)
     try:
         return _exactly(shape, document)
@@ -134,9 +152,44 @@ def _load(name: str, shape: type[Any]) -> Any:
         raise VocabularyError(f"vocabulary {name}.yaml: {where}: {first['msg']}") from None
 
 
+def _keep(copy: Path, shape: type[Any], built: Any) -> None:
+    """Keep ``built`` pickled at ``copy`` with the modules it was built by (this one and those
+    defining the shape's classes), replacing the copies of the file's earlier contents; where
+    the folder is not writable, or a class cannot be pickled, nothing is kept."""
+    import pickle
+
+    try:
+        modules = tuple((path, found.st_mtime_ns, found.st_size)
+                        for path in sorted(_modules_of(shape) | {__file__})
+                        for found in [os.stat(path)])
+        data = pickle.dumps((modules, pickle.dumps(built, pickle.HIGHEST_PROTOCOL)), pickle.HIGHEST_PROTOCOL)
+        copy.parent.mkdir(exist_ok=True)
+        name, shape_key = copy.name.split(".")[:2]
+        for stale in copy.parent.glob(f"{name}.{shape_key}.*.pickle"):
+            stale.unlink(missing_ok=True)
+        partial = copy.with_name(f"{copy.name}.{os.getpid()}.partial")
+        partial.write_bytes(data)
+        os.replace(partial, copy)  # whole or not at all, for a process reading it meanwhile
+    except (OSError, pickle.PicklingError, AttributeError, TypeError):
+        pass
+
+
+def _modules_of(hint: Any) -> set[str]:
+    """The files of the modules defining the classes in ``hint`` (a shape, its fields' types)."""
+    if isinstance(hint, type) and (issubclass(hint, VocabularyFile) or dataclasses.is_dataclass(hint)
+                                   or is_typeddict(hint)):
+        found = {cast(str, sys.modules[hint.__module__].__file__)}
+        for item in _hints(hint).values():
+            found |= _modules_of(item)
+        return found
+    return {path for arg in get_args(hint) for path in _modules_of(arg)}
+
+
 def validated(shape: type[Any], document: Any) -> Any:
     """``document`` as pydantic validates it for ``shape`` (``ValidationError`` if it cannot),
     built as ``load`` builds it: the slow path, and what the shortcut must agree with."""
+    from pydantic import TypeAdapter
+
     return _exactly(shape, TypeAdapter(_validator_type(cast(Any, shape))).validate_python(document))
 
 
@@ -219,6 +272,8 @@ def _plain(shape: type[VocabularyFile], value: dict[str, Any]) -> VocabularyFile
 def _validator_type(hint: Any) -> Any:
     """``hint`` for pydantic: each ``VocabularyFile`` as a ``TypedDict`` of its annotations
     (unknown keys forbidden), inside the same generics."""
+    from pydantic import ConfigDict, with_config
+    from typing_extensions import TypedDict
     if isinstance(hint, type) and issubclass(hint, VocabularyFile):
         hints = _hints(cast(Any, hint))
         fields = {key: _validator_type(item) if not hasattr(hint, key) else NotRequired[_validator_type(item)]

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from core.contracts import EvidenceBlock, KnowledgeResult
 from core.language.keywords import stem
-from core.language.wordforms import stem as word_stem_of
 from core.language.lexicon import topics_in
 from core.language.text import normalize
+from core.language.wordforms import stem as word_stem_of
 from core.packs import Pack, Runbook
 from core.tools.args import LookupKnowledgeArgs
 from core.tools.query import ParsedQuery, parse_query

@@ -29,12 +29,12 @@ from collections.abc import Sequence
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 
 # A quote in a claim is judged exactly as the gatekeeper judges an excerpt: its rule, reused.
-from core.gatekeeper import match_excerpt
 from core.language.alternation import one_of
 from core.language.clauses import clauses, content_units, stems, with_state_words
 from core.language.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.language.facts import EN_NEGATIONS, FACT_WORDS
 from core.language.lexicon import declared_topics, expand_topics, topic_mentions, topics_in
+from core.language.quotes import match_excerpt
 from core.language.subjects import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.language.text import fold, normalize, normalize_text
 from core.tools.args import TOPIC_ARGS, UNIT_ARGS, argument_values

@@ -7,9 +7,9 @@ import pytest
 
 from core.contracts import Claim, Invocation
 from core.gatekeeper import coverage
-from core.gatekeeper.labels import spliced_label
 from core.language import facts, signs
 from core.language.invisible import BENIGN_INVISIBLE, _is_hidden, forged_invisible
+from core.language.quote_labels import spliced_label
 from core.language.text import normalize_text
 
 

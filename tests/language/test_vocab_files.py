@@ -3,6 +3,7 @@ module uses, and a file that does not have its shape fails naming the file and t
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,18 +116,36 @@ def test_an_empty_word_list_is_refused(vocab_dir: Path, monkeypatch: pytest.Monk
         success.success_words("logged in", 0, 9)
 
 
-def test_a_parsed_file_is_kept_as_json_and_a_changed_file_read_again(vocab_dir: Path) -> None:
+def test_a_built_file_is_kept_and_a_changed_file_read_again(vocab_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = vocab_dir / "translations.yaml"
     path.write_text("translations:\n  任务: [task]\n", encoding="utf-8")
     assert vocabulary.load("translations", concepts._TranslationsFile) == {"translations": {"任务": ("task",)}}
-    [kept] = (vocab_dir / "__pycache__").glob("translations.*.json")
-    assert kept.read_text(encoding="utf-8") == '{"translations": {"任务": ["task"]}}'
+    [kept] = (vocab_dir / "__pycache__").glob("translations.*.pickle")
+    vocabulary._load.cache_clear()
+    with monkeypatch.context() as patched:  # another process: it neither parses nor builds
+        patched.setattr(vocabulary, "_built", None)
+        assert vocabulary.load("translations", concepts._TranslationsFile) == {"translations": {"任务": ("task",)}}
     path.write_text("translations:\n  任务: [task, job]\n", encoding="utf-8")
     vocabulary._document.cache_clear()
     vocabulary._load.cache_clear()
     assert vocabulary.load("translations", concepts._TranslationsFile) == {"translations": {"任务": ("task", "job")}}
-    assert [p.name for p in (vocab_dir / "__pycache__").iterdir()] != [kept.name]  # the stale copy went
-    assert len(list((vocab_dir / "__pycache__").iterdir())) == 1
+    [fresh] = (vocab_dir / "__pycache__").iterdir()  # the stale copy went
+    assert fresh.name != kept.name
+
+
+def test_a_kept_file_built_by_a_module_changed_since_is_built_again(vocab_dir: Path) -> None:
+    path = vocab_dir / "translations.yaml"
+    path.write_text("translations:\n  任务: [task]\n", encoding="utf-8")
+    vocabulary.load("translations", concepts._TranslationsFile)
+    [kept] = (vocab_dir / "__pycache__").glob("translations.*.pickle")
+    modules, _ = pickle.loads(kept.read_bytes())
+    assert {module for module, _, _ in modules} == {vocabulary.__file__, concepts.__file__}
+    # As if concepts.py had changed since: the kept objects (here another word) are not used.
+    stale = tuple((module, mtime - 1, size) for module, mtime, size in modules)
+    kept.write_bytes(pickle.dumps((stale, pickle.dumps({"translations": {"任务": ("job",)}}))))
+    vocabulary._load.cache_clear()
+    assert vocabulary.load("translations", concepts._TranslationsFile) == {"translations": {"任务": ("task",)}}
+    assert pickle.loads(kept.read_bytes())[0] == modules  # kept again, as built now
 
 
 def test_a_file_that_is_not_yaml_or_is_missing_names_the_file(vocab_dir: Path) -> None:

@@ -15,8 +15,20 @@ import pytest
 import yaml
 
 from core import logfields
-from core.gatekeeper import words as gatekeeper_words
-from core.language import clauses, cues, facts, mentions, numbers, quantities, scope, signs, time, vocabulary
+from core.language import (
+    clauses,
+    cues,
+    facts,
+    mentions,
+    number_words,
+    numbers,
+    quantities,
+    quote_words,
+    scope,
+    signs,
+    time,
+    vocabulary,
+)
 
 # file -> the model its module validates it into
 TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
@@ -24,7 +36,7 @@ TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
     "fact_words": facts.FactWords,
     "scope_words": scope.ScopeWords,
     "time_words": time.TimeWords,
-    "number_words": numbers.NumberWords,
+    "number_words": number_words.NumberWords,
     "log_levels": logfields.LogLevels,
     "role_cues": cues.RoleCues,
 }
@@ -52,7 +64,7 @@ def test_the_tables_hold_what_the_modules_read() -> None:
     assert signs.qualifier("x<=91%", 3) == (1, "≤") and signs.qualifier("x~91%", 2) == (1, "≈")
     assert cues.role_cue("内存已使用 ", "size") == ("used", 2) and cues.role_cue("内存使用率 ", "percent") is None
     assert cues.role_cue("告警出现在 ", "time") is None  # 出现在 "appeared at" is no 现在
-    assert "the" in gatekeeper_words.STOP_WORDS and "not" not in gatekeeper_words.STOP_WORDS
+    assert "the" in quote_words.STOP_WORDS and "not" not in quote_words.STOP_WORDS
 
 
 @pytest.fixture

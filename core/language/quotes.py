@@ -1,5 +1,9 @@
 """Does an excerpt quote a ref text? Exact, truncated or drifted -- but never with a changed fact.
 
+The quote matcher: pure text matching, used by the gatekeeper (every citation's excerpt against
+its ref) and the verifier (a claim's quoted words against the evidence). Its thresholds are
+below; the gatekeeper's version string names them (``core.gatekeeper.version``).
+
 Order of attempts, cheapest first (docs/design.md §4):
 
 1. exact: the normalised excerpt is a substring of the normalised ref (score 1.0);
@@ -15,7 +19,8 @@ a negation it leaves out or drop the sign or comparison in front of its first nu
 (paths 2-4) every fact of the excerpt -- numbers with their units and the marks in front of
 them (``signs``), identifiers, state words, negations -- must be present in the aligned region
 of the ref, no negation of that region may be dropped, and no word may be changed (``words``:
-formatting drifts, words do not). Across an ellipsis a number keeps its label (``labels``).
+formatting drifts, words do not: ``quote_words``). Across an ellipsis a number keeps its label
+(``quote_labels``).
 Spans are returned in ORIGINAL ref offsets.
 """
 
@@ -27,17 +32,20 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from core.gatekeeper.labels import spliced_label
-from core.gatekeeper.version import (
-    FUZZY_THRESHOLD,
-    MIN_EXCERPT_CHARS,
-    MIN_FRAGMENT_CHARS,
-)
-from core.gatekeeper.words import changed_words
 from core.language import facts, signs
 from core.language.confusables import foreign_lookalikes, lookalike_forms
 from core.language.invisible import forged_invisible, hidden_in_numbers
+from core.language.quote_labels import spliced_label
+from core.language.quote_words import changed_words
 from core.language.text import NormalizedText, normalize_text, normalize_with_offsets
+
+# The thresholds (change one -> change the gatekeeper's RULES_VERSION: stored results name them).
+# rapidfuzz partial-ratio score (0..100) at or above which an excerpt is "small drift".
+FUZZY_THRESHOLD = 90.0
+# Below this informative length (CJK counts double) an excerpt is too short to check.
+MIN_EXCERPT_CHARS = 8
+# Each fragment of a truncated quote (split on ... / …) must be at least this long.
+MIN_FRAGMENT_CHARS = 6
 
 MatchKind = Literal["exact", "truncated", "fuzzy", "none"]
 _ELLIPSIS_RE = re.compile(r"\.{3,}")  # NFKC turns … into ... and …… into ......
