@@ -15,10 +15,9 @@ line of the entity holds answers, and an absence is of every phrase with the nam
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # searches.py calls this module: the type alone, not the module, at import
-    from core.agents.rules.searches import LogSearch
+from core.agents.rules.logsearch import LogSearch
 
 MAX_TERMS = 20  # QueryLogsArgs.terms holds at most 20 phrases
 

@@ -20,9 +20,10 @@ from core.agents.rules.evidence import collect_items
 from core.agents.rules.findings import SearchOutcome
 from core.agents.rules.knowledge_query import knowledge_query
 from core.agents.rules.ladder import Call, climb, climbs, holds_keywords
+from core.agents.rules.logsearch import COMMON_ARGUMENTS, LogSearch
 from core.agents.rules.output import CallLog, build_output, is_no_hit
 from core.agents.rules.planner import alert_concepts, alert_topics, unique
-from core.agents.rules.searches import COMMON_ARGUMENTS, LogSearch, log_searches, service_search
+from core.agents.rules.searches import log_searches, service_search
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
 from core.language.lexicon import TOPICS, topic_matches

@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field, replace
 
 from core.agents.rules.evidence import EvidenceItem, collect_items
-from core.agents.rules.searches import LogSearch, compound_labels
+from core.agents.rules.logsearch import LogSearch
+from core.agents.rules.searches import compound_labels
 from core.contracts import Claim, EvidenceBinding, Exclusions, Invocation, Language, LogGroup
 from core.language.concepts import concepts_held, holds_term
 from core.language.subjects import excluded_mentions

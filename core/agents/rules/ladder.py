@@ -26,7 +26,7 @@ from typing import Any
 
 from core.agents.rules.evidence import collect_items
 from core.agents.rules.findings import SearchOutcome
-from core.agents.rules.searches import COMMON_ARGUMENTS, SEARCH_LIMIT, LogSearch
+from core.agents.rules.logsearch import COMMON_ARGUMENTS, SEARCH_LIMIT, LogSearch
 from core.contracts import Invocation
 from core.events import ToolEvent
 from core.language.wordforms import holds_stem, stem, synonyms
