@@ -17,9 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from core.agents.rules.logsearch import LogSearch
+from core.agents.rules.logsearch import MAX_TERMS, LogSearch
 
-MAX_TERMS = 20  # QueryLogsArgs.terms holds at most 20 phrases
 
 
 def entity_names(terms: list[str], entities: list[str]) -> list[str]:
