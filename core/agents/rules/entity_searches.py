@@ -20,7 +20,6 @@ from typing import Any
 from core.agents.rules.logsearch import MAX_TERMS, LogSearch
 
 
-
 def entity_names(terms: list[str], entities: list[str]) -> list[str]:
     """The names of ``entities`` among the reading's ``terms`` (as the terms spell them)."""
     folded = {name.casefold() for name in entities}
