@@ -69,9 +69,9 @@ def test_every_sample_line_is_imported_and_perturbations_add_one_line(packs: dic
         added = [e for e in varied.logs if (e.timestamp, e.level, e.message) not in known]
         assert len(varied.logs) == len(base.logs) + 1 and len(added) == 1
         assert added[0].message in change.line
-    for name, base in LOGS_ONLY.items():
+    for name, base_name in LOGS_ONLY.items():
         pack = load_pack(str(packs[name].path))
-        assert len(pack.logs) == len(load_pack(str(packs[base].path)).logs)
+        assert len(pack.logs) == len(load_pack(str(packs[base_name].path)).logs)
         assert pack.alerts == [] and not (packs[name].path / "runbooks").exists()
 
 
