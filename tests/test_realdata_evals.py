@@ -33,7 +33,6 @@ HELD_OUT = REPO_ROOT / "evals" / "loghub" / "heldout.yaml"
 # This set pins them so that any other wrong PASS fails these tests, and a fixed one must be
 # taken off (the test fails until it is).
 WRONG_PASS_REPORTED = frozenset({
-    "c1-spark-register-handlers-zh",  # 信号处理器 read as the cpu topic: a verified "no"
     "c2-hadoop-app7-team3-en",  # identifiers the data never mentions: a verified absence
     "c2-hadoop-app7-zh",
     "c6-spark-user-curi-en",  # "view permissions" read as "permission denied": a verified "no"
