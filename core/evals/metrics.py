@@ -22,6 +22,11 @@
   was ``absent`` (a "nothing found" where the case says there is something). Only the outcome key
   says a case expects a finding: ``evidence_tools`` and ``answer_includes`` also hold for a
   verified absence (a passing negative observation cites its tool), so they do not count.
+- ``known_gaps``: cases marked ``known_gap`` (the engine does not give the true answer yet) that
+  failed without saying PASS; they do not fail the run. ``gaps_closed``: marked cases that passed
+  (the mark can go). A marked case the session said PASS to is a wrong PASS like any other.
+- ``amber_on_answerable``: per expected outcome (``found``, ``absent``), cases whose session's
+  verdict was LOW_CONFID -- a true yes or no the product answered "cannot tell".
 - ``latency_ms``: per-case wall time (median, p95 by nearest rank, mean, max).
 - Also totals, expectation keys that failed, gatekeeper failed rules, and pass rate per tag.
 """
@@ -70,6 +75,18 @@ class WrongPassSummary(BaseModel):
     cases: list[str] = Field(default_factory=list)
 
 
+class CaseList(BaseModel):
+    """A count of cases and their ids."""
+
+    count: int
+    cases: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, cases: list[str]) -> CaseList:
+        """The list with its count."""
+        return cls(count=len(cases), cases=cases)
+
+
 class LatencySummary(BaseModel):
     """Per-case wall time in milliseconds."""
 
@@ -96,6 +113,9 @@ class RunMetrics(BaseModel):
     pass_precision: Ratio
     wrong_pass: WrongPassSummary
     false_absence_rate: Ratio
+    known_gaps: CaseList = Field(default_factory=lambda: CaseList.of([]))
+    gaps_closed: CaseList = Field(default_factory=lambda: CaseList.of([]))
+    amber_on_answerable: dict[str, Ratio] = Field(default_factory=dict)
     fault_catch_rate: dict[str, Ratio]
     latency_ms: LatencySummary
     failed_expectations: dict[str, int]
@@ -144,6 +164,17 @@ def false_absence_rate(outcomes: Sequence[CaseOutcome]) -> Ratio:
     expect_found = [o for o in outcomes if o.expect.outcome == "found"]
     return Ratio.of(sum(1 for o in expect_found if o.observed and o.observed.outcome == "absent"),
                     len(expect_found))
+
+
+def amber_on_answerable(outcomes: Sequence[CaseOutcome]) -> dict[str, Ratio]:
+    """Per expected outcome (found, absent): cases answered LOW_CONFID / cases expecting it."""
+    rates = {}
+    for expected in ("found", "absent"):
+        cases = [o for o in outcomes if o.expect.outcome == expected]
+        if cases:
+            amber = sum(1 for o in cases if o.observed and o.observed.verdict == "LOW_CONFID")
+            rates[expected] = Ratio.of(amber, len(cases))
+    return rates
 
 
 def compute_metrics(outcomes: Sequence[CaseOutcome]) -> RunMetrics:
@@ -200,6 +231,9 @@ def compute_metrics(outcomes: Sequence[CaseOutcome]) -> RunMetrics:
                                     cases=leak_cases),
         pass_precision=precision, wrong_pass=wrong_pass,
         false_absence_rate=false_absence_rate(outcomes),
+        known_gaps=CaseList.of([o.case_id for o in outcomes if o.tolerated_gap]),
+        gaps_closed=CaseList.of([o.case_id for o in outcomes if o.known_gap and o.passed]),
+        amber_on_answerable=amber_on_answerable(outcomes),
         fault_catch_rate={mode: Ratio.of(sum(hits), len(hits)) for mode, hits in sorted(faults.items())},
         latency_ms=_latency([o.duration_ms for o in outcomes]),
         failed_expectations=dict(failed_keys.most_common()),

@@ -55,7 +55,7 @@ def actual_summary(outcome: CaseOutcome) -> str:
 def render_table(outcomes: list[CaseOutcome]) -> str:
     """One row per case (case, result, expected, actual, ms); failures indented below a row."""
     header = ("case", "result", "expected", "actual", "ms")
-    rows = [(o.case_id, RESULT_LABEL[o.outcome], expected_summary(o), actual_summary(o),
+    rows = [(o.case_id, "GAP" if o.tolerated_gap else RESULT_LABEL[o.outcome], expected_summary(o), actual_summary(o),
              f"{o.duration_ms:.0f}") for o in outcomes]
     widths = [max(display_width(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(_pad(cell, widths[i]) for i, cell in enumerate(header)).rstrip(),
@@ -91,6 +91,21 @@ def _false_absences(rate: Ratio) -> str:
     return f"{_ratio(rate)} of cases expecting outcome: found"
 
 
+def _gap_lines(metrics: RunMetrics) -> list[str]:
+    """Known gaps and amber answers to answerable cases, when the run has any."""
+    lines = []
+    if metrics.known_gaps.count or metrics.gaps_closed.count:
+        lines.append(f"known gaps       {metrics.known_gaps.count} still open"
+                     + (f" ({', '.join(metrics.known_gaps.cases)})" if metrics.known_gaps.cases else "")
+                     + f", {metrics.gaps_closed.count} closed"
+                     + (f" ({', '.join(metrics.gaps_closed.cases)})" if metrics.gaps_closed.cases else ""))
+    if metrics.amber_on_answerable:
+        lines.append("amber answers    " + ", ".join(
+            f"{_ratio(ratio)} of outcome: {expected}"
+            for expected, ratio in metrics.amber_on_answerable.items()))
+    return lines
+
+
 def render_metrics(metrics: RunMetrics) -> str:
     """The run's metrics as short labelled lines; PASS precision and false absences right under
     the pass rate (a wrong PASS is the worst outcome the product can have)."""
@@ -101,6 +116,7 @@ def render_metrics(metrics: RunMetrics) -> str:
         f"PASS precision   {_ratio(metrics.pass_precision)}, wrong PASS: {_wrong_pass(metrics)}",
         f"false absences   {_false_absences(metrics.false_absence_rate)}",
         f"verdict accuracy {_ratio(metrics.verdict_accuracy)}",
+        *_gap_lines(metrics),
         f"citation prec.   {_ratio(metrics.citation_precision)} all, "
         f"{_ratio(metrics.citation_precision_without_faults)} without faults",
         f"citation recall  {_ratio(metrics.citation_recall)}",

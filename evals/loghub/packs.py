@@ -9,7 +9,8 @@ import``: layout recognised, timestamps normalised, levels canonical) into a log
 searches with the same engine (an in-memory store: ranked lines, template groups). Its alerts have names and summaries
 taken from the real Prometheus rule files in the corpora (a name the rules do not have is an
 error here); its runbooks are real runbooks. Perturbed variants add exactly one line, written in
-the sample's own layout and imported with it, so a case can check that the answer flips.
+the sample's own layout and imported with it, so a case can check that the answer flips; a
+logs-only variant keeps the logs alone (a question about alerts or metrics has no source).
 Nothing is copied into the repository: packs are built into a folder at test time.
 
     python -m evals.loghub.packs OUT_DIR [--corpora DIR]
@@ -130,7 +131,23 @@ PERTURBATIONS: dict[str, Perturbation] = {
         "zookeeper",
         "2015-07-29 19:05:21,003 - ERROR [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:QuorumPeer@985] - "
         "Severe unrecoverable error, exiting: java.lang.OutOfMemoryError: Java heap space"),
+    # Failure classes of issue 29: an inflected predicate ("refuse" of "refused"), a predicate
+    # beside a subject the base pack already has ("fail" beside "broadcast variable").
+    "zookeeper-refused": Perturbation(
+        "zookeeper",
+        "2015-07-29 19:06:02,110 - WARN  [QuorumPeer[myid=1]/0:0:0:0:0:0:0:0:2181:"
+        "QuorumCnxManager@368] - Cannot open channel to 2 at election address /10.10.34.12:3888 "
+        "java.net.ConnectException: Connection refused"),
+    "spark-executor-broadcast-failed": Perturbation(
+        "spark-executor",
+        "17/06/09 20:11:06 ERROR broadcast.TorrentBroadcast: Failed to read broadcast variable 12 "
+        "from the driver"),
 }
+
+
+# Variants holding only the logs of their base pack (no alerts, series or runbooks): a question
+# about an alert or a metric is asked of a world with no source for it (issue 29, class 8).
+LOGS_ONLY: dict[str, str] = {"spark-executor-logs-only": "spark-executor"}
 
 
 def sample_file(corpora: Path, dataset: Dataset) -> Path:
@@ -213,7 +230,7 @@ def _write_entries(store: Path, target: Path) -> None:
 
 def _write_pack(folder: Path, name: str, dataset: Dataset, corpora: Path,
                 rules: dict[str, dict[str, Any]], extra_line: str | None = None,
-                serve_from_store: bool = False) -> BuiltPack:
+                serve_from_store: bool = False, logs_only: bool = False) -> BuiltPack:
     if folder.exists():
         shutil.rmtree(folder)
     (folder / "runbooks").mkdir(parents=True)
@@ -234,6 +251,9 @@ def _write_pack(folder: Path, name: str, dataset: Dataset, corpora: Path,
         (folder / STORE_FILE).unlink()
     (folder / "pack.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True, sort_keys=False),
                                       encoding="utf-8")
+    if logs_only:
+        (folder / "runbooks").rmdir()
+        return BuiltPack(name, folder, report.entries)
     (folder / "alerts.yaml").write_text(
         yaml.safe_dump(_alerts(dataset, rules, newest), allow_unicode=True, sort_keys=False),
         encoding="utf-8")
@@ -255,6 +275,9 @@ def build_packs(out_dir: Path, corpora: Path = DEFAULT_CORPORA, *,
     for name, change in PERTURBATIONS.items():
         built[name] = _write_pack(out_dir / name, name, DATASETS[change.base], corpora, rules,
                                   extra_line=change.line, serve_from_store=serve_from_store)
+    for name, base in LOGS_ONLY.items():
+        built[name] = _write_pack(out_dir / name, name, DATASETS[base], corpora, rules,
+                                  serve_from_store=serve_from_store, logs_only=True)
     return built
 
 

@@ -77,6 +77,7 @@ def test_optional_keys_default_to_unchecked(tmp_path: Path) -> None:
 """))
     for case in (bare, nulls):
         assert case.pack is None and case.executor_fault is None and case.tags == []
+        assert case.known_gap is None
         assert case.expect.as_dict() == {}
 
 
@@ -137,6 +138,7 @@ def test_relative_pack_path_is_resolved_against_the_case_file(tmp_path: Path) ->
     ("- id: x\n  question: q\n  expect: {evidence_status: {query_logs: maybe}}\n",
      "cases.yaml: case 'x': expect: evidence_status: query_logs:"),
     ("- id: x\n  question: q\n  tags: hikari\n", "cases.yaml: case 'x': tags:"),
+    ("- id: x\n  question: q\n  known_gap: ''\n", "cases.yaml: case 'x': known_gap:"),
     ("- id: x\n  question: q\n  expect: [verdict]\n", "cases.yaml: case 'x': expect:"),
     ("- {id: x, question: q}\n- {id: x, question: r}\n", "cases.yaml: case 'x': duplicate case id"),
     ("- just a string\n", "cases.yaml: case #1: expected a mapping, found str"),

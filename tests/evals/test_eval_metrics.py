@@ -155,3 +155,26 @@ def test_empty_run_has_no_rates() -> None:
     assert metrics.total == 0 and metrics.case_pass_rate is None and metrics.latency_ms.median is None
     assert metrics.pass_precision.value is None and metrics.false_absence_rate.value is None
     assert metrics.wrong_pass.count == 0
+
+
+def test_known_gaps_are_counted_apart_but_a_wrong_pass_still_fails_the_run() -> None:
+    from core.evals.results import EvalRun
+
+    gap_amber = outcome("gap-amber", kind="failed", expect={"outcome": "found", "verdict": "PASS"},
+                        verdict="LOW_CONFID").model_copy(update={"known_gap": "reads A or B as A and B"})
+    gap_closed = outcome("gap-closed", expect={"outcome": "absent"}, verdict="PASS",
+                         found="absent").model_copy(update={"known_gap": "fixed since"})
+    gap_wrong_pass = outcome("gap-wrong", kind="failed", expect={"outcome": "found"}, verdict="PASS",
+                             found="absent").model_copy(update={"known_gap": "a gap is no excuse"})
+    metrics = compute_metrics([gap_amber, gap_closed])
+    assert (metrics.known_gaps.cases, metrics.gaps_closed.cases) == (["gap-amber"], ["gap-closed"])
+    assert metrics.amber_on_answerable["found"].value == 1.0
+    assert metrics.amber_on_answerable["absent"].value == 0.0
+    assert EvalRun(run_id="r", suite="s", outcomes=[gap_amber, gap_closed], metrics=metrics,
+                   duration_ms=1.0).all_passed
+    with_wrong = compute_metrics([gap_amber, gap_wrong_pass])
+    assert with_wrong.known_gaps.cases == ["gap-amber"] and with_wrong.wrong_pass.cases == ["gap-wrong"]
+    assert not EvalRun(run_id="r", suite="s", outcomes=[gap_amber, gap_wrong_pass], metrics=with_wrong,
+                       duration_ms=1.0).all_passed
+    plain_failure = outcome("plain", kind="failed", verdict="LOW_CONFID")
+    assert not plain_failure.tolerated_gap
