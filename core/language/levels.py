@@ -34,6 +34,16 @@ def asks_about_health(question: str) -> bool:
     return _HEALTH.search(question) is not None
 
 
+# A value asked about as a percentage ("above 90%", "超过 80%", "百分之八十"): what a metric says.
+_PERCENTAGE = LazyPattern(r"\d+(?:\.\d+)?\s*(?:%|％|percent\b)|百分之")
+
+
+def asks_for_a_percentage(question: str) -> bool:
+    """Whether the question asks about a percentage ("memory usage above 90%"): a value only
+    a metric gives, which no log search answers "no" to."""
+    return _PERCENTAGE.search(question) is not None
+
+
 # A 5xx code asked about as an HTTP status: in the plural ("502s"), before errors/responses
 # ("503 errors", "502 错误"), after http/status/code/return ("returned 504", "状态码 500"): the
 # words are ``http_status`` of ``vocab/question.yaml``.

@@ -46,6 +46,7 @@ from core.verifier.rules import (
     VerifierRuleName,
 )
 
+UNNAMED = "not among the names the data holds, and no line found names it"
 NOT_EXHAUSTIVE = "searched only together with other words; every such call came back empty"
 
 
@@ -224,6 +225,9 @@ def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
         return ("filter", "level= of the log calls") if leveled else ("not_searched", "")
     if term.kind == "subject" and term.text in reading.unknown_subjects:
         return "unmentioned", "the data has no such service or alert"
+    unnamed = {entity.name.casefold() for entity in reading.entities if not entity.known}
+    if term.text.casefold() in unnamed and not any(_holds(line, term) for line in run.lines):
+        return "unmentioned", UNNAMED
     if term.kind == "subject" and term.text not in TOPICS:
         filtered = [inv for inv in run.calls if term.text.casefold() in (
             str(inv.arguments.get("service") or "").strip().casefold(),
@@ -301,8 +305,11 @@ def unaccounted(terms: Sequence[QuestionTerm], found: bool) -> list[tuple[Questi
             kept.append((term, OFF_PREDICATE))
         elif not found and term.fate == "absent" and term.detail == NOT_EXHAUSTIVE and not exhaustive:
             kept.append((term, ABSENCE_NOT_EXHAUSTIVE))
-        elif term.fate in UNACCOUNTED_FATES or (
-                found and term.fate == "unmentioned" and term.kind in ("subject", "predicate", "entity")):
+        elif term.fate in UNACCOUNTED_FATES or (term.fate == "unmentioned" and (
+                (found and term.kind in ("subject", "predicate", "entity")) or term.detail == UNNAMED)):
+            # A host, job or namespace the data never names is no verified "no" either: the
+            # question is about something this data does not hold (an alert it lacks is: no
+            # such alert fires).
             kept.append((term, TERM_UNACCOUNTED))
     return kept
 

@@ -119,14 +119,27 @@ def test_a_word_inside_another_word_is_not_a_mention(world: World) -> None:
 
 
 def test_no_only_when_every_rung_is_empty(world: World) -> None:
-    """A "no" binds the exact search and every rung of the ladder (each a recorded call)."""
-    document = ask("Did worker refuse connections?", pack=world)
+    """A "no" to the question's own words binds the exact search and every rung of the ladder
+    (each a recorded call: word forms, each word alone)."""
+    document = ask("Did worker log any zebra quartz?", pack=world)
     assert _verdict(document) == "PASS" and document.outcome == "absent"
     assert document.executor_output is not None
     [absence] = document.executor_output.claims
     bound = {binding.source_invocation_id for binding in absence.evidence_bindings}
     assert bound == {inv.invocation_id for inv in document.invocations if inv.tool_name == "query_logs"}
-    assert len(bound) >= 3  # the phrase, its words in any form, their synonyms
+    assert len(bound) >= 3  # the words together, then each word alone (never mentioned)
+    assert {term.text: term.fate for term in document.verifier_result.question_terms
+            if term.kind == "predicate"} == {"zebra": "unmentioned", "quartz": "unmentioned"}
+
+
+def test_a_concept_no_climbs_its_words_in_any_form(world: World) -> None:
+    """"Did worker refuse connections?": the phrases ("connection refused"), then the words in
+    any form and their synonyms ("refused connection", "rejected connection"): still nothing."""
+    document = ask("Did worker refuse connections?", pack=world)
+    assert _verdict(document) == "PASS" and document.outcome == "absent"
+    queries = _queries(document)
+    assert any("refus" in query and "connect" in query for query in queries)
+    assert any("reject" in query for query in queries)
 
 
 def test_a_level_the_lines_do_not_have_is_relaxed_never_a_no(world: World) -> None:

@@ -26,6 +26,7 @@ from core.agents.rules.planner import alert_concepts, alert_topics, unique
 from core.agents.rules.searches import log_searches, service_search
 from core.contracts import ExecutorOutput, Invocation, ParseStatus, Plan
 from core.events import ToolCalled, ToolEvent, ToolReturned
+from core.language.levels import asks_for_a_percentage
 from core.language.lexicon import TOPICS, topic_matches
 from core.tools.spec import TOOL_SPECS, is_evidence_tool
 
@@ -96,10 +97,13 @@ def _has_source(recorder: Recorder, tool: str) -> bool:
 
 def _needed_tools(plan: Plan) -> set[str]:
     """The evidence tools no other tool stands in for: the alerts of a question about an alert
-    or alert state (a log line is not an alert), the logs of one asking for a log level."""
+    or alert state (a log line is not an alert) or about a metric's percentage, the logs of one
+    asking for a log level."""
     reading = plan.reading
     needed = set()
-    if plan.alert_names or reading.alert_states or reading.wants_alerts:
+    if plan.alert_names or reading.alert_states or reading.wants_alerts or (
+            plan.topics and asks_for_a_percentage(plan.question)):
+        # An alert, or a metric's value ("memory usage above 90%"): no log line answers "no".
         needed.add("query_metrics")
     if reading.level:
         needed.add("query_logs")

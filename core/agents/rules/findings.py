@@ -306,8 +306,12 @@ def absent_claim(claim_id: str, outcome: SearchOutcome, language: Language) -> C
         # Its plain words' call (a concept's question words at WARN+: "login", "auth") is a
         # net for lines that say it plainly, not the concept's own phrases the label names.
         invocations = invocations[:1]
-    # The recall ladder's empty rungs: what makes the absence one of every form of the words.
-    invocations += [inv for inv in outcome.rungs if inv not in invocations]
+    # The recall ladder's empty rungs: what makes the absence one of every form of the words,
+    # for a search of the question's own words (its label names them). A concept's or a term's
+    # absence names its phrases, which a rung of other words does not search (the gatekeeper's
+    # negative check): its phrases' calls, searched with ``match="any"``, are its proof.
+    if outcome.search.kind == "keywords":
+        invocations += [inv for inv in outcome.rungs if inv not in invocations]
     searched = "; ".join(dict.fromkeys(describe_call(inv) for inv in invocations))
     service = outcome.service
     if language == "zh":

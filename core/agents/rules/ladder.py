@@ -12,6 +12,10 @@ empty, the executor climbs, each rung one recorded call the gatekeeper checks li
 4. ``without_level``: those words without the level filter the lines may not satisfy;
 5. ``any_word``: any one of them in a line.
 
+A concept's search climbs rungs 1-2, then, when the question has other words, those words in
+one line without the concept (the closest lines: a question may name a concept its lines do not
+say, "view permissions" read as a denial).
+
 Rungs 1-2 keep the question's meaning: what they find is an answer (the term relaxed to its
 form). What rungs 3-5 find are only the closest lines: the terms left out are never in the
 answer's evidence, so the answer is not green (``core.verifier.accounting``). "No" is said only
@@ -125,6 +129,16 @@ def climb(search: LogSearch, service: str | None, call: Call, *, full: bool = Tr
             if found is not None:
                 return Climbed(found, "synonyms", (), tuple(made))
     if search.ladder != "full" or not full:
+        keywords = list(search.keywords)
+        if full and keywords and keywords != words:
+            # A concept's search found nothing in any form: the question's other words, in one
+            # line without the concept, are the closest lines ("did curi get view permissions?"
+            # of "users with view permissions: Set(curi)", where no line says a denial).
+            query = " ".join(_quoted(word) for word in keywords)
+            found = yield from rung("without_concept", {**common, "query": query, "match": "all",
+                                                        "limit": SEARCH_LIMIT}, keywords)
+            if found is not None:
+                return Climbed(found, "without_concept", (), tuple(made))
         return Climbed(None, None, (), tuple(made))
     mentioned: list[str] = []
     unmentioned: list[str] = []

@@ -211,7 +211,7 @@ def _with_ladder(search: LogSearch, concepts: list[str], keywords: tuple[str, ..
     and the question's keywords: "refused connection" where its phrase is "connection refused",
     "retried" where it is "retries"."""
     words = [word for name in concepts if (word := concept_word(name)) is not None]
-    if not words:
+    if not words and not keywords:
         return search
     return replace(search, keywords=keywords, ladder_words=tuple(dict.fromkeys([*words, *keywords])),
                    ladder="meaning")
