@@ -46,6 +46,7 @@ _NEGATION_BEFORE_RE = re.compile(
     r"(?:^|[^\w'])(not|no|never|without|cannot|unable|isn't|wasn't|aren't|can't|don't|doesn't)\s$"
 )
 _ZH_NEGATION_CHARS = "未没不无非"
+_MARK_CHARS_RE = re.compile("[!<>≠¬]")  # the negation marks' characters (``word_marks``)
 _NUMBER_RUN_RE = re.compile(r"\d+(?:\.\d+)?")
 _FACT_REGION_PAD = 3  # fuzzy alignments can be off by a character or two at either end
 
@@ -411,7 +412,7 @@ def _negation_before(text: str, start: int, fragment: str) -> str:
         return ""
     window_start = max(0, start - 4)
     window = text[window_start:start + 1]
-    for position, mark, _ in word_marks(window):
+    for position, mark, _ in word_marks(window) if _MARK_CHARS_RE.search(window) else ():
         after = position + len(mark)
         if mark in NEGATION_MARKS and after <= start - window_start and not window[after:start - window_start].strip():
             return f"quote drops the negation mark '{mark}' just before it"

@@ -27,6 +27,7 @@ from core.language.invisible import BENIGN_INVISIBLE, is_hidden
 _WORD_MARK_RE = re.compile(
     r"(?:(?<![!<>≠¬])(!=|<>|≠|¬|<=|≤|≥|≮|≯|<)|(?<![!<>=≠¬\-])(>=|>))\s*(?=[^\W_])"
     r"|(?<![\w!<>=])(!)(?=[^\W_])")
+_ANY_MARK_RE = re.compile("[!<>≠¬≤≥≮≯]")
 # The marks that deny the word after them (the others compare it with a value).
 NEGATION_MARKS: frozenset[str] = frozenset(["!=", "<>", "≠", "¬", "!"])
 # Spellings of one mark: ``>=`` is ``≥``, ``<>`` and ``≠`` are ``!=``, ``¬`` is ``!``.
@@ -38,7 +39,7 @@ def word_marks(text: str) -> list[tuple[int, str, str]]:
     """``(position, mark, word)`` for each negation or comparison mark right before a word of
     ``text`` (in the quote normal form: ``≠`` stays, full-width ``！`` is ``!``)."""
     found: list[tuple[int, str, str]] = []
-    if not any(char in text for char in "!<>≠¬≤≥≮≯"):
+    if not _ANY_MARK_RE.search(text):
         return found
     for match in _WORD_MARK_RE.finditer(text):
         word = _WORD_RE.match(text, match.end())
@@ -81,8 +82,8 @@ def _is_mark(char: str) -> bool:
 
 def has_combining_marks(text: str) -> bool:
     """Whether ``text`` keeps a combining mark once composed (NFC)."""
-    if text.isascii():
-        return False
+    if text.isascii() or not any(_is_mark(char) for char in set(text)):
+        return False  # distinct characters first: most non-ASCII text (Chinese) holds no mark
     return any(_is_mark(char) for char in unicodedata.normalize("NFC", text))
 
 
