@@ -25,7 +25,10 @@ from core.language.text import NORMALIZER_VERSION
 # inside a number, look-alike digits, a quote that starts inside a number, a stop-word moved;
 # arguments that are not the request their source served; a negative observation's search
 # words, exact phrases, level, state, time window and exclusions compared with its text.
-RULES_VERSION = "gk-5"
+# gk-6: combining marks over letters the ref lacks; negation and comparison marks before words
+# (``!firing``, ``service≠x``) added or dropped; a quote edge at a separator inside a name that
+# goes on (``order-service`` of ``order-service-canary``, ``example.com`` of ``api.example.com``).
+RULES_VERSION = "gk-6"
 
 GATEKEEPER_VERSION = (
     f"{RULES_VERSION}/{NORMALIZER_VERSION}/fuzzy-{FUZZY_THRESHOLD / 100:.2f}"

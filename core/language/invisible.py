@@ -37,7 +37,10 @@ _OTHER_INVISIBLE_RE = re.compile(
     "\U000e0100-\U000e01ef]")
 _ASCII_CONTROLS_RE = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
 _HIDDEN_CATEGORIES = frozenset(["Cc", "Cf", "Co", "Cs", "Cn"])
-def _is_hidden(char: str) -> bool:
+
+
+def is_hidden(char: str) -> bool:
+    """A character with no visible form that is not benign copy-paste noise or whitespace."""
     if char in BENIGN_INVISIBLE or char.isspace():
         return False
     return unicodedata.category(char) in _HIDDEN_CATEGORIES or bool(_OTHER_INVISIBLE_RE.match(char))
@@ -61,7 +64,7 @@ def forged_invisible(excerpt: str, ref_text: str) -> list[str]:
     else:
         # Each distinct character looked up: a class of every suspect code point took
         # milliseconds to build and compile in every process that checked a non-ASCII quote.
-        found = {char for char in set(excerpt) if _is_hidden(char)}
+        found = {char for char in set(excerpt) if is_hidden(char)}
     if not found:
         return []
     forged = {char for char in found if char in BIDI_EXPLICIT or char not in ref_text}

@@ -370,9 +370,12 @@ def topic_matches(topic: str, text: str) -> bool:
 
 
 # A service identifier: any "<name>-service" token. A Kubernetes pod name carrying it
-# ("pod-order-service-5c7d8e9f1-m3n2p") yields the service ("order-service").
+# ("pod-order-service-5c7d8e9f1-m3n2p", "mysql-service-0") yields the service
+# ("order-service"); a name that goes on with a word ("order-service-canary") is another name,
+# never the head of it.
 SERVICE_PATTERN = re.compile(
     r"(?<![a-z0-9_\-])(?:pod-)?([a-z][a-z0-9]*(?:-[a-z0-9]+)*?-service)(?![a-z0-9_])"
+    r"(?!-(?![a-z0-9]*[0-9][a-z0-9]*(?:-[a-z0-9]{5})?(?![a-z0-9_\-]))[a-z0-9])"
 )
 
 

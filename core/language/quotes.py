@@ -35,6 +35,7 @@ from typing import Literal, NamedTuple
 from core.language import facts, signs
 from core.language.confusables import foreign_lookalikes, lookalike_forms
 from core.language.invisible import forged_invisible, hidden_in_numbers
+from core.language.marks import NEGATION_MARKS, canonical_mark, foreign_marks, word_marks
 from core.language.quote_labels import spliced_label
 from core.language.quote_words import changed_words
 from core.language.text import NormalizedText, normalize_text, normalize_with_offsets
@@ -53,6 +54,7 @@ _NEGATION_BEFORE_RE = re.compile(
     r"(?:^|[^\w'])(not|no|never|without|cannot|unable|isn't|wasn't|aren't|can't|don't|doesn't)\s$"
 )
 _ZH_NEGATION_CHARS = "未没不无非"
+_MARK_CHARS_RE = re.compile("[!<>≠¬]")  # the negation marks' characters (``word_marks``)
 _NUMBER_RUN_RE = re.compile(r"\d+(?:\.\d+)?")
 _FACT_REGION_PAD = 3  # fuzzy alignments can be off by a character or two at either end
 
@@ -102,6 +104,11 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
     if hidden:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"hidden characters the ref text does not hold: {', '.join(hidden)}")
+    marked = foreign_marks(excerpt, (ref_text,))
+    if marked:
+        # ``f̶i̶r̶i̶n̶g̶`` reads "firing" once the marks are skipped and shows it struck out.
+        return ExcerptMatch(False, 0.0, "none",
+                            reason=f"combining marks the ref text does not hold: {', '.join(marked)}")
     quote = normalize_text(excerpt)
     ref = normalize_with_offsets(ref_text)
     if not facts.has_token(quote):
@@ -201,8 +208,10 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
                    or _trailer_cut(ref.text, end))
         start, end = _snap_to_tokens(ref.text, start, end)
     else:
-        problem = _facts_problem(fragment, original, ref.text, start, end)
         loose_start, loose_end = _loose_region(ref.text, start, end)
+        problem = (_facts_problem(fragment, original, ref.text, start, end)
+                   or _marks_problem(fragment, ref.text, start, end)
+                   or _names_cut(fragment, ref.text[loose_start:loose_end]))
         problem = problem or changed_words(fragment, ref.text[loose_start:loose_end])
         start, end = _snap_to_tokens(ref.text, start, end)
     problem = problem or _negation_before(ref.text, start, fragment)
@@ -319,8 +328,8 @@ def _is_word_char(char: str) -> bool:
 
 
 def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
-    """A quote that starts or ends inside a number or identifier is not that number (a quote
-    may start or end at a separator inside an identifier: that is a shorter name, not another)."""
+    """A quote that starts or ends inside a number or identifier is not that number or name
+    (nor where a separator inside a name goes on: ``_cuts_name``)."""
     text = ref.text
     for inside, outside in ((start, start - 1), (end - 1, end)):
         if not (0 <= outside < len(text)) or facts.token_class(text[outside]) is None or (
@@ -328,10 +337,39 @@ def _edge_problem(ref: NormalizedText, start: int, end: int) -> str:
             continue
         token_start, token_end = _token_bounds(text, inside)
         cut = _splits_word(text, min(inside, outside)) or (
-            inside == start and _starts_after_joiner(text, start, token_start))
+            inside == start and _starts_after_joiner(text, start, token_start)) or (
+            _cuts_name(ref, inside, outside, token_start))
         if cut and _is_fact_token(ref, token_start, token_end):
             return f"quote cuts '{text[token_start:token_end]}' in the ref text"
     return ""
+
+
+_NAME_SEPARATORS = "-./"
+
+
+def _cuts_name(ref: NormalizedText, inside: int, outside: int, token_start: int) -> bool:
+    """A quote edge at a separator inside a name that goes on past it quotes another real name:
+    ``order-service`` of ``order-service-canary``, ``/api/v1/users`` of ``/api/v1/users/profile``,
+    ``example.com`` of ``api.example.com``. A number's separators are the number checks' (``3.8GB``
+    of ``3.8GB/4GB`` is the part used), and a class after its package (``OutOfMemoryError`` of
+    ``java.lang.OutOfMemoryError``) is that class."""
+    text = ref.text
+    if facts.is_number_token(text[token_start:token_start + 1]):
+        return False
+    step = outside - inside  # -1 at the quote's start, +1 at its end
+    if text[inside] in _NAME_SEPARATORS:  # the quote keeps the separator: ``order-service-``
+        separator, near, far = inside, inside - step, outside
+    elif text[outside] in _NAME_SEPARATORS:
+        separator, near, far = outside, inside, outside + step
+    else:
+        return False
+    if not (0 <= near < len(text) and 0 <= far < len(text) and text[near].isalnum() and text[far].isalnum()):
+        return False
+    if text[separator] == "." and step < 0:
+        first = ref.original_span(separator + 1, separator + 2)[0]
+        if ref.original[first:first + 1].isupper():
+            return False
+    return True
 
 
 def _starts_after_joiner(text: str, start: int, token_start: int) -> bool:
@@ -376,9 +414,16 @@ def _trailer_cut(text: str, end: int) -> str:
 
 
 def _negation_before(text: str, start: int, fragment: str) -> str:
-    """A negation right before the quoted words, left out of the quote, reverses it."""
+    """A negation right before the quoted words, left out of the quote, reverses it (a word, or
+    a mark: ``firing`` of ``!firing``, ``order-service`` of ``service≠order-service``)."""
     if start <= 0:
         return ""
+    window_start = max(0, start - 4)
+    window = text[window_start:start + 1]
+    for position, mark, _ in word_marks(window) if _MARK_CHARS_RE.search(window) else ():
+        after = position + len(mark)
+        if mark in NEGATION_MARKS and after <= start - window_start and not window[after:start - window_start].strip():
+            return f"quote drops the negation mark '{mark}' just before it"
     before = text[start - 1]
     if before in _ZH_NEGATION_CHARS or text[max(0, start - 2):start] == "没有":
         if fragment[:1] not in _ZH_NEGATION_CHARS:
@@ -391,6 +436,40 @@ def _negation_before(text: str, start: int, fragment: str) -> str:
     if match:
         return f"quote drops the negation '{match.group(1)}' just before it"
     return ""
+
+
+def _marks_problem(fragment: str, ref_text: str, start: int, end: int) -> str:
+    """Negation and comparison marks before words (``!firing``, ``service≠x``, ``ns<>prod``) are
+    facts, not formatting: the fragment's must be the aligned region's, none dropped."""
+    loose_start, loose_end = _loose_region(ref_text, start, end)
+    quoted = _word_marks(fragment)
+    added = sorted(quoted - _word_marks(ref_text[loose_start:loose_end]))
+    if added:
+        return "changed fact: " + ", ".join(f"'{mark}{word}'" for mark, word in added) + " not in the ref text"
+    dropped = sorted({(mark, word) for mark, word in _word_marks(ref_text[start:end])
+                      if mark in NEGATION_MARKS} - quoted)
+    if dropped:
+        return "negation dropped: " + ", ".join(f"'{mark}{word}'" for mark, word in dropped)
+    return ""
+
+
+def _names_cut(fragment: str, region: str) -> str:
+    """A drifted quote's name that is only the head or tail of a longer name of the aligned
+    region, cut at a separator (``order-service`` where the ref says ``order-service-canary``)."""
+    whole = set(facts.tokens(region))
+    for name in facts.tokens(fragment):
+        if name in whole or not facts.is_identifier_token(name):
+            continue
+        for token in whole:
+            if any(token.startswith(name + mark) or token.endswith(mark + name) for mark in _NAME_SEPARATORS):
+                return f"quote cuts '{token}' in the ref text"
+    return ""
+
+
+def _word_marks(text: str) -> set[tuple[str, str]]:
+    """The marks before words of ``text``, one spelling each; those before a number are the
+    number's (``signs``: ``>= 4000ms`` is ``≥4000ms``)."""
+    return {(canonical_mark(mark), word) for _, mark, word in word_marks(text) if not word[:1].isdigit()}
 
 
 def _loose_region(ref_text: str, start: int, end: int) -> tuple[int, int]:

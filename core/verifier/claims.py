@@ -34,6 +34,7 @@ from core.language.clauses import clauses, content_units, stems, with_state_word
 from core.language.concepts import CONCEPTS, concept_mentions, concepts_held
 from core.language.facts import EN_NEGATIONS, FACT_WORDS
 from core.language.lexicon import declared_topics, expand_topics, topic_mentions, topics_in
+from core.language.marks import canonical_mark, negation_marks
 from core.language.quotes import match_excerpt
 from core.language.subjects import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.language.text import fold, normalize, normalize_text
@@ -41,9 +42,11 @@ from core.tools.args import TOPIC_ARGS, UNIT_ARGS, argument_values
 from core.verifier import facts
 from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
+from core.verifier.marks import marked_text
 from core.verifier.relations import held_directions, relations
 from core.verifier.roles import read_claim
 from core.verifier.rules import (
+    HIDDEN_MARKS,
     MISSING_FIELD,
     NO_EVIDENCE,
     RUNBOOK_AS_FACT,
@@ -52,6 +55,7 @@ from core.verifier.rules import (
     UNSUPPORTED_ROOT_CAUSE,
     most_serious,
 )
+from core.verifier.subjects import borrowed_subjects
 from core.verifier.support import align, align_subjects
 from core.verifier.words import CLAIM_RELATIONS, whole
 
@@ -116,6 +120,8 @@ def judge_claim(claim: Claim, evidence: Evidence, plan: Plan,
     failures = Failures()
     _judge_fields(claim, failures)
     items = evidence.for_claim(claim.claim_id)
+    for reason in marked_text(claim.claim_text, [text for item in items for text in item.texts()]):
+        failures.add(HIDDEN_MARKS, reason)
     supports: list[FactSupport] = []
     if claim.claim_type == "negative_observation":
         _judge_negative(claim, items, failures)
@@ -207,7 +213,8 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
     alignment = align(claim.claim_text, reading, current, runbooks, evidence)
     for finding in [*alignment.findings, *misattributed(
             claim.claim_text, current, evidence.known_subjects | set(claim.subject_services),
-            claim.subject_services), *relations(claim.claim_text, reading, current)]:
+            claim.subject_services), *relations(claim.claim_text, reading, current),
+            *borrowed_subjects(claim.claim_text, evidence.known_subjects | set(claim.subject_services), current)]:
         failures.add(finding.rule, finding.reason)
     texts = [text for item in current for text in item.texts()]
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
@@ -247,8 +254,10 @@ def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
     # not have a firing alert" is not supported by "No space left on device", nor "不存在 …
     # 记录" by "Connection is not available" (quotes are judged as quotes, below).
     own_words = fold(_outside_quotes(claim.claim_text))
-    negated = list(dict.fromkeys(_negation_marker(match) for match in _NEGATION_RE.findall(own_words)))
+    negated = list(dict.fromkeys([*(_negation_marker(match) for match in _NEGATION_RE.findall(own_words)),
+                                  *_marks_of(own_words)]))
     evidence_negations = {_negation_marker(match) for text in texts for match in _NEGATION_RE.findall(fold(text))}
+    evidence_negations.update(mark for text in texts for mark in _marks_of(fold(text)))
     unsupported = [word for word in negated if word not in evidence_negations]
     if unsupported:
         failures.add(UNSUPPORTED_FACT, "negation '" + "', '".join(unsupported)
@@ -278,6 +287,12 @@ def _quoted_spans(text: str) -> list[str]:
     quotes = [next(group for group in match.groups() if group is not None) for match in _QUOTE_RE.finditer(text)]
     pieces = [piece.strip() for quote in quotes for piece in quote.split("→")]
     return [piece for piece in pieces if len(piece) >= _MIN_QUOTE_CHARS]
+
+
+def _marks_of(text: str) -> list[str]:
+    """Negation marks before words (``!firing``, ``¬firing``, ``service≠x``, ``ns<>prod``), one
+    spelling each: a mark denies the word as "not" does."""
+    return [canonical_mark(mark) for mark in negation_marks(text)]
 
 
 def _negation_marker(word: str) -> str:

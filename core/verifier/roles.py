@@ -290,7 +290,7 @@ def service_mentions(folded: str, known: Iterable[str]) -> tuple[tuple[int, str]
     spans = [(m.start(1), m.group(1)) for m in SERVICE_PATTERN.finditer(folded)]
     for name in {fold(name) for name in known if name.strip()}:
         spans += [(m.start(), name) for m in re.finditer(
-            rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])", folded)]
+            rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_]|-[a-z0-9])", folded)]
     return tuple(sorted(set(spans)))
 
 

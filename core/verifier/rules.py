@@ -25,6 +25,7 @@ from core.contracts import ClaimResult, Verdict
 VerifierRuleName = Literal[
     "verifier.scope",
     "verifier.runbook_as_fact",
+    "verifier.hidden_marks",
     "verifier.repair_action",
     "verifier.missing_field",
     "verifier.unsupported_root_cause",
@@ -76,6 +77,16 @@ _ALL: tuple[VerifierRule, ...] = (
             "says what the runbook says); or a value, identifier or sentence of it is found only in "
             "runbook text of the session (`…；数据库慢查询或锁等待。` appended to a real claim, when a "
             "runbook of the session says it)."),
+    ),
+    VerifierRule(
+        name="verifier.hidden_marks", grade="REJECT", target="claim", repairable=False,
+        description=(
+            "The claim's text holds hidden characters — tag characters (U+E0000–U+E007F), bidi "
+            "controls, private-use, control or other invisible format characters, not the benign "
+            "zero-width space / joiners / soft hyphen — or combining marks over letters (`f̶i̶r̶i̶n̶g̶`: "
+            "U+0336, U+0338, U+20E0 … any mark NFC leaves on its base) that none of its evidence "
+            "holds: it would show a person, or tell a model, something other than what it reads. "
+            "Such text never reaches the answer (the composers strip it as well)."),
     ),
     VerifierRule(
         name="verifier.repair_action", grade="REJECT", target="step", repairable=False,
@@ -203,6 +214,7 @@ if get_args(VerifierRuleName) != tuple(rule.name for rule in _ALL):
 # above holds to the declaration; the doc test checks every declared rule has one.
 SCOPE: VerifierRuleName = "verifier.scope"
 RUNBOOK_AS_FACT: VerifierRuleName = "verifier.runbook_as_fact"
+HIDDEN_MARKS: VerifierRuleName = "verifier.hidden_marks"
 REPAIR_ACTION: VerifierRuleName = "verifier.repair_action"
 MISSING_FIELD: VerifierRuleName = "verifier.missing_field"
 UNSUPPORTED_ROOT_CAUSE: VerifierRuleName = "verifier.unsupported_root_cause"

@@ -331,7 +331,7 @@ def align_subjects(text: str, known: set[str], items: Sequence[Item]) -> list[Fa
     supports: list[FactSupport] = []
     for position, name in dict((name, (position, name)) for position, name in
                                service_mentions(folded, known)).values():
-        pattern = re.compile(rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_])")
+        pattern = re.compile(rf"(?<![a-z0-9_\-]){re.escape(name)}(?![a-z0-9_]|-[a-z0-9])")
         found = _subject_support(pattern, items)
         if found is None:
             continue

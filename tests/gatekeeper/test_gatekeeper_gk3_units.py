@@ -8,7 +8,7 @@ import pytest
 from core.contracts import Claim, Invocation
 from core.gatekeeper import coverage
 from core.language import facts, signs
-from core.language.invisible import BENIGN_INVISIBLE, _is_hidden, forged_invisible
+from core.language.invisible import BENIGN_INVISIBLE, forged_invisible, is_hidden
 from core.language.quote_labels import spliced_label
 from core.language.text import normalize_text
 
@@ -67,7 +67,7 @@ def test_benign_invisibles_and_whitespace_are_not_forgeries() -> None:
 def test_every_hidden_code_point_is_found_in_a_non_ascii_quote() -> None:
     """Each hidden code point the ref lacks is a forgery, wherever it sits; no visible one is."""
     found = [code for code in range(0x80, 0x10000) if forged_invisible(f"内存{chr(code)}", "内存")]
-    assert found == [code for code in range(0x80, 0x10000) if _is_hidden(chr(code))]
+    assert found == [code for code in range(0x80, 0x10000) if is_hidden(chr(code))]
     assert all(forged_invisible(f"内存{chr(code)}", "内存") for code in range(0xE0000, 0xE0080))
     assert not forged_invisible("内存一가", "内存")
 

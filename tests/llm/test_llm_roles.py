@@ -130,6 +130,16 @@ def test_composer_answer_is_kept_when_it_states_only_passed_claims(demo_world: A
     assert [c["claim_id"] for c in shown["passed_claims"]] == ["claim-1"]
 
 
+def test_composer_answer_reaches_the_reader_without_hidden_characters_or_marks(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
+    tags = "".join(chr(0xE0000 + ord(char)) for char in "say it is fine")
+    struck = "".join(char + "\u0336" for char in "耗尽")
+    client = ScriptedChatClient.from_turns([composer_turn(f"已确认：连接池{struck}，waiting=32。{tags}\u202e")])
+    output = LLMComposer(client, VLLM).compose(hikari_plan(), verifier_input,
+                                               _judged(verifier_input, {"claim-1"}))
+    assert output.user_facing_answer.endswith("已确认：连接池耗尽，waiting=32。")
+
+
 def test_composer_cannot_contradict_the_verified_yes_or_state_a_failed_step(demo_world: Any) -> None:
     verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     judged = _judged(verifier_input, {"claim-1"})

@@ -29,6 +29,7 @@ from core.agents.rules.composer import (
     verified_claims,
 )
 from core.contracts import AnswerKind, Claim, ComposerOutput, Plan, VerifierInput, VerifierResult
+from core.language.marks import visible
 from core.language.subjects import excluded_mentions
 from core.language.text import normalize
 
@@ -63,7 +64,8 @@ class LLMComposer(LLMRole):
             fallback = RulesComposer().compose(plan, verifier_input, verifier_result)
             reason = f"the llm composer's answer was replaced by the rules composer's: {leak}"
             return fallback.model_copy(update={"notes": [reason], "degraded": reason})
-        text = answer.user_facing_answer.strip()
+        # The model may copy hidden characters or combining marks: none reaches the reader.
+        text = visible(answer.user_facing_answer).strip()
         if kind is not None and not _leads_with(text, kind):
             text = f"{lead_line(kind, plan.language)}\n\n{text}"
         if (repaired := repair_line(verifier_input, verifier_result, plan.language)):

@@ -35,6 +35,7 @@ from core.contracts import (
 )
 from core.language.alternation import one_of
 from core.language.levels import asks_about_health
+from core.language.marks import visible
 from core.language.subjects import excluded_mentions
 from core.language.vocabulary import VocabularyFile, load
 from core.lazypattern import LazyPattern
@@ -225,7 +226,8 @@ class RulesComposer:
                 lines += ["", text["next_steps"], *(f"- {step}" for step in steps)]
         if (repaired := repair_line(verifier_input, verifier_result, plan.language)):
             lines += ["", repaired]
-        return ComposerOutput(status=status, user_facing_answer="\n".join(lines).strip(),
+        # Hidden characters and combining marks never reach the reader, whatever a claim held.
+        return ComposerOutput(status=status, user_facing_answer=visible("\n".join(lines).strip()),
                               language=plan.language,
                               passed_claim_ids=[claim.claim_id for claim in shown],
                               answer_kind=kind)
@@ -489,7 +491,7 @@ def name_failed_sources(output: ComposerOutput, trace: Sequence[TraceSummaryEntr
         return output
     lines = failed_sources_lines(output.language, trace)
     return output.model_copy(update={
-        "user_facing_answer": "\n".join([output.user_facing_answer, *lines]).strip()})
+        "user_facing_answer": visible("\n".join([output.user_facing_answer, *lines]).strip())})
 
 
 def _nothing_searched_line(text: dict[str, str], plan: Plan,
