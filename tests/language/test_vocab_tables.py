@@ -17,6 +17,7 @@ import yaml
 from core import logfields
 from core.gatekeeper import words as gatekeeper_words
 from core.language import clauses, cues, facts, mentions, numbers, quantities, scope, signs, time, vocabulary
+from core.verifier import polarity
 
 # file -> the model its module validates it into
 TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
@@ -27,6 +28,7 @@ TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
     "number_words": numbers.NumberWords,
     "log_levels": logfields.LogLevels,
     "role_cues": cues.RoleCues,
+    "antonyms": polarity.Antonyms,
 }
 NOW = datetime(2026, 7, 8, 11, 20, tzinfo=timezone(timedelta(hours=8)))
 
