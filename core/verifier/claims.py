@@ -39,7 +39,7 @@ from core.language.quotes import match_excerpt
 from core.language.subjects import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.language.text import fold, normalize, normalize_text
 from core.tools.args import TOPIC_ARGS, UNIT_ARGS, argument_values
-from core.verifier import facts
+from core.verifier import facts, polarity
 from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
 from core.verifier.marks import marked_text
@@ -217,6 +217,10 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
             *borrowed_subjects(claim.claim_text, evidence.known_subjects | set(claim.subject_services), current)]:
         failures.add(finding.rule, finding.reason)
     texts = [text for item in current for text in item.texts()]
+    for finding in polarity.findings(_outside_quotes(claim.claim_text),
+                                     [text for item in current for text in (item.excerpt, item.text) if text],
+                                     texts):
+        failures.add(finding.rule, finding.reason)
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
     known_states = set().union(*(facts.extract(text).states for text in texts))
     _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
@@ -258,7 +262,10 @@ def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
                                   *_marks_of(own_words)]))
     evidence_negations = {_negation_marker(match) for text in texts for match in _NEGATION_RE.findall(fold(text))}
     evidence_negations.update(mark for text in texts for mark in _marks_of(fold(text)))
-    unsupported = [word for word in negated if word not in evidence_negations]
+    # One that says a state the evidence says in other words (尚未恢复 of a firing alert) is held.
+    borne_out = {_negation_marker(word) for word in polarity.borne_out_negations(
+        _outside_quotes(claim.claim_text), texts)}
+    unsupported = [word for word in negated if word not in evidence_negations | borne_out]
     if unsupported:
         failures.add(UNSUPPORTED_FACT, "negation '" + "', '".join(unsupported)
                      + "' is in no verified excerpt or ref")

@@ -27,6 +27,7 @@ VerifierRuleName = Literal[
     "verifier.runbook_as_fact",
     "verifier.hidden_marks",
     "verifier.repair_action",
+    "verifier.contradicts_evidence",
     "verifier.missing_field",
     "verifier.unsupported_root_cause",
     "verifier.wrong_role",
@@ -102,6 +103,22 @@ _ALL: tuple[VerifierRule, ...] = (
             "is not one."),
     ),
     VerifierRule(
+        # REJECT, not LOW_CONFID: a claim that says the opposite of its own verified excerpt is
+        # not over-reach but a false statement, as a forged excerpt is (which the gatekeeper
+        # rejects); rewording the claim is no repair a model should be coached into.
+        name="verifier.contradicts_evidence", grade="REJECT", target="claim", repairable=False,
+        description=(
+            "A state or outcome word of the claim's own words is the opposite of what its verified "
+            "evidence says, and the evidence says the word itself in no form or synonym: \"failed to "
+            "log in\" citing `Accepted password for X`, \"closed a session\" citing `session opened`, "
+            "\"the alert has cleared\" / `已恢复正常` citing `HighCPUUsage firing`, \"Evicted\" citing "
+            "`OOMKilled`; or the same word under the other polarity (\"Connection is available\" "
+            "citing `Connection is not available`, \"lacks a firing alert\" citing a firing one). The "
+            "pairs (succeed/fail, open/close, start/stop, fire/resolve, available/unavailable, up/down, "
+            "kill/evict, connect/disconnect, enable/disable, grant/deny …, 成功/失败, 触发/恢复, "
+            "可用/不可用 …) are `core/language/vocab/antonyms.yaml`."),
+    ),
+    VerifierRule(
         name="verifier.missing_field", grade="LOW_CONFID", target="claim", repairable=True,
         description=(
             "A field the seed marks required (必填) is missing: the claim's `claim_type`, or a binding's "
@@ -136,7 +153,11 @@ _ALL: tuple[VerifierRule, ...] = (
             "excerpt, matched ref or query argument of the claim (a duration in another unit, a rounded "
             "value: `约 4GB` for 3.8GB, \"about 90%\" for 91%; an alert state said in Chinese, "
             "`告警已恢复` of a firing alert); or a sentence of it says nothing its evidence says (neither "
-            "its content words nor its topics). — for a negative observation, any sentence besides the "
+            "its content words nor its topics); a state word of a pair (`antonyms.yaml`) its evidence "
+            "says neither side of (\"backlog cleared\" citing a backlog line), a negation the evidence "
+            "has none of (\"is free of alerts\"), a quantifier or scope it does not hold (\"every pod\", "
+            "\"all pods\", \"plenty of idle connections\", \"half used\", \"down in production\", "
+            "`所有`). — for a negative observation, any sentence besides the "
             "absence itself must be what its no-hit queries say (`未检索到 …；数据库慢查询或锁等待。` "
             "fails); a name or number in it that only names a topic the queries searched is what they "
             "say (`HTTP 5xx 错误` under `topic=http_error`; `HTTP 503` is not)."),
@@ -216,6 +237,7 @@ SCOPE: VerifierRuleName = "verifier.scope"
 RUNBOOK_AS_FACT: VerifierRuleName = "verifier.runbook_as_fact"
 HIDDEN_MARKS: VerifierRuleName = "verifier.hidden_marks"
 REPAIR_ACTION: VerifierRuleName = "verifier.repair_action"
+CONTRADICTS_EVIDENCE: VerifierRuleName = "verifier.contradicts_evidence"
 MISSING_FIELD: VerifierRuleName = "verifier.missing_field"
 UNSUPPORTED_ROOT_CAUSE: VerifierRuleName = "verifier.unsupported_root_cause"
 WRONG_ROLE: VerifierRuleName = "verifier.wrong_role"

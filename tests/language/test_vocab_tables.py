@@ -29,6 +29,7 @@ from core.language import (
     time,
     vocabulary,
 )
+from core.verifier import polarity
 
 # file -> the model its module validates it into
 TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
@@ -39,6 +40,7 @@ TABLES: dict[str, type[vocabulary.VocabularyFile]] = {
     "number_words": number_words.NumberWords,
     "log_levels": logfields.LogLevels,
     "role_cues": cues.RoleCues,
+    "antonyms": polarity.Antonyms,
 }
 NOW = datetime(2026, 7, 8, 11, 20, tzinfo=timezone(timedelta(hours=8)))
 

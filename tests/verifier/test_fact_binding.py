@@ -148,9 +148,9 @@ WRONG = [
     # a duration in words that is not the evidence's
     ("alert", "DiskFillingUp on billing-db has been firing for forty minutes.", "verifier.unsupported_fact"),
     ("alert", "billing-db 的 DiskFillingUp 告警已持续三十分钟。", "verifier.unsupported_fact"),
-    # a state the alert is not in, said in Chinese
-    ("alert", "billing-db 的 DiskFillingUp 告警已恢复，当前值 88%。", "verifier.unsupported_fact"),
-    ("alert", "billing-db 的 DiskFillingUp 告警已解除。", "verifier.unsupported_fact"),
+    # a state the alert is not in, said in Chinese: the opposite of its firing line
+    ("alert", "billing-db 的 DiskFillingUp 告警已恢复，当前值 88%。", "verifier.contradicts_evidence"),
+    ("alert", "billing-db 的 DiskFillingUp 告警已解除。", "verifier.contradicts_evidence"),
     # the comparison with the threshold reversed
     ("alert", "billing-db disk usage is 88%, below its 80% threshold.", "verifier.wrong_role"),
     ("alert", "billing-db 磁盘使用率 88%，低于阈值 80%。", "verifier.wrong_role"),
