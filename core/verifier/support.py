@@ -260,10 +260,16 @@ def _same(claimed: Quantity, evidence: RoleFact) -> bool:
     given = evidence.quantity
     if given is None:
         return False
-    if given.same_value(claimed):
+    if given.same_value(claimed) or _fraction_of(claimed, given) or _fraction_of(given, claimed):
         return True
     return (given.family == "plain" and claimed.family == "time" and claimed.base == claimed.number
             and given.number == claimed.number and _TIMED_NAME.search(_key(evidence.label)) is not None)
+
+
+def _fraction_of(fraction: Quantity, percent: Quantity) -> bool:
+    """``0.92`` for ``92%``: a bare fraction of one is the same share as its percentage."""
+    return (fraction.family == "plain" and not fraction.unit and 0 < fraction.number <= 1
+            and percent.family == "percent" and abs(fraction.number * 100 - percent.number) <= 1e-6)
 
 
 def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Sequence[Item],
