@@ -53,6 +53,7 @@ class NumberWords(VocabularyFile):
     change_from: tuple[str, ...]
     change_to: tuple[str, ...]
     mark_spellings: dict[str, str]
+    rate_words: dict[str, tuple[str, ...]]
     marks: dict[str, str]
 
 

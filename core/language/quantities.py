@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.language.alternation import one_of
+from core.language.dates import WORDS as DATE_WORDS
 from core.language.numbers import NUMBER_WORDS, spelled_numbers, zh_clocks
 
 Family = Literal["percent", "time", "size", "count", "plain"]
@@ -51,6 +52,12 @@ _ISO_RE = re.compile(
     r"(z|[+-]\d{2}:?\d{2})?)?(?![\d])")
 # 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
 _ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+# "July 8, 2026", "8 July 2026", "Jul. 8th 2026": a month's name with its day and year (a year
+# is required: "may 8" alone is too often not a date).
+_MONTH = rf"({one_of(DATE_WORDS.months)})\.?"
+_MONTH_DATE_RE = re.compile(
+    rf"(?<![a-z]){_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)"
+    rf"|(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})(?!\d)")
 # "99th percentile", "99 分位": the number names a statistic, it is not a value.
 _PERCENTILE_AFTER = re.compile(rf"\s*(?:th|st|nd|rd)?\s*(?:{one_of(NUMBER_WORDS.percentile_words)})")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
@@ -185,6 +192,15 @@ def _times(text: str) -> list[Token]:
             found.append(Token(match.start(), match.end(), "time", time=TimePoint(
                 f"{match.group(1)}-{match.group(2)}-{match.group(3)}", None, None)))
             taken.append(match.span())
+    for match in _MONTH_DATE_RE.finditer(text):
+        month_first, day_first = match.group(1) is not None, match.group(4) is not None
+        name, day, year = (match.group(1), match.group(2), match.group(3)) if month_first \
+            else (match.group(5), match.group(4), match.group(6))
+        if not (month_first or day_first) or _inside(match.span(), taken) or not 1 <= int(day) <= 31:
+            continue
+        found.append(Token(match.start(), match.end(), "time", time=TimePoint(
+            f"{year}-{DATE_WORDS.months[name]:02d}-{int(day):02d}", None, None)))
+        taken.append(match.span())
     clocks = zh_clocks(text)
     for match in _ZH_DATE_RE.finditer(text):
         if _inside(match.span(), taken):
