@@ -52,12 +52,13 @@ _ISO_RE = re.compile(
     r"(z|[+-]\d{2}:?\d{2})?)?(?![\d])")
 # 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
 _ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
-# "July 8, 2026", "8 July 2026", "Jul. 8th 2026": a month's name with its day and year (a year
-# is required: "may 8" alone is too often not a date).
+# "July 8, 2026", "8 July 2026", "Jul. 8th": a month's name with its day, and its year if given
+# (a day with no year is "--MM-DD", equal to that day of any year; "may 8" with no year is
+# too often not a date to be read as one).
 _MONTH = rf"({one_of(DATE_WORDS.months)})\.?"
 _MONTH_DATE_RE = re.compile(
-    rf"(?<![a-z]){_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)"
-    rf"|(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})(?!\d)")
+    rf"(?<![a-z]){_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?:,?\s+(\d{{4}})(?!\d))?"
+    rf"|(?<![\d.:])(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?![a-z])(?:,?\s+(\d{{4}})(?!\d))?")
 # "99th percentile", "99 分位": the number names a statistic, it is not a value.
 _PERCENTILE_AFTER = re.compile(rf"\s*(?:th|st|nd|rd)?\s*(?:{one_of(NUMBER_WORDS.percentile_words)})")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
@@ -127,7 +128,7 @@ class TimePoint:
         minutes = self.hour * 60 + (self.minute or 0) - self.offset
         days, minutes = divmod(minutes, 24 * 60)
         date = self.date
-        if date and days:
+        if date and days and not date.startswith("--"):
             date = (datetime.date.fromisoformat(date) + datetime.timedelta(days=days)).isoformat()
         return TimePoint(date, minutes // 60, minutes % 60, self.second, 0)
 
@@ -140,7 +141,7 @@ class TimePoint:
         return self._same_reading(other)
 
     def _same_reading(self, other: TimePoint) -> bool:
-        if self.date and other.date and self.date != other.date:
+        if self.date and other.date and not _same_day(self.date, other.date):
             return False
         if self.hour is None or other.hour is None:
             return bool(self.date and other.date)
@@ -158,6 +159,13 @@ class TimePoint:
             return self.date or ""
         clock = f"{self.hour:02d}:{self.minute or 0:02d}" + (f":{self.second:02d}" if self.second is not None else "")
         return f"{self.date} {clock}" if self.date else clock
+
+
+def _same_day(first: str, second: str) -> bool:
+    """``2026-07-08`` is ``2026-07-08``, and ``--07-08`` (a day with no year) is that day of any year."""
+    if first.startswith("--") or second.startswith("--"):
+        return first[-5:] == second[-5:]
+    return first == second
 
 
 @dataclass(frozen=True)
@@ -196,10 +204,11 @@ def _times(text: str) -> list[Token]:
         month_first, day_first = match.group(1) is not None, match.group(4) is not None
         name, day, year = (match.group(1), match.group(2), match.group(3)) if month_first \
             else (match.group(5), match.group(4), match.group(6))
-        if not (month_first or day_first) or _inside(match.span(), taken) or not 1 <= int(day) <= 31:
+        if not (month_first or day_first) or _inside(match.span(), taken) or not 1 <= int(day) <= 31 \
+                or (year is None and name in DATE_WORDS.ambiguous_months):
             continue
         found.append(Token(match.start(), match.end(), "time", time=TimePoint(
-            f"{year}-{DATE_WORDS.months[name]:02d}-{int(day):02d}", None, None)))
+            f"{year or '-'}-{DATE_WORDS.months[name]:02d}-{int(day):02d}", None, None)))
         taken.append(match.span())
     clocks = zh_clocks(text)
     for match in _ZH_DATE_RE.finditer(text):
