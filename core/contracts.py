@@ -439,6 +439,10 @@ class VerifierInput(Contract):
     # whose lines it returned, so a quote without its ``[time][LEVEL][service]`` prefix still
     # shows whose line it is.
     invocation_arguments: dict[int, dict[str, Any]] = Field(default_factory=dict)
+    # The ref texts of every invocation of the session (by id), cited or not: a negative
+    # observation another call contradicts is not entailed (core/verifier/negatives.py). Kept
+    # out of the dump (the llm verifier's prompt, documents): the session's own calls hold it.
+    invocation_refs: dict[int, list[str]] = Field(default_factory=dict, exclude=True)
 
 
 class FactSupport(Contract):

@@ -69,6 +69,7 @@ from core.repair import retry_context
 from core.sources.base import World
 from core.sources.pack import load_world
 from core.store.journal import ID_BLOCK, Journal
+from core.tools.spec import is_reference_tool
 from core.trace import build_trace_summary
 from core.verdict import final_verdict, source_failures, withdraw_pass
 from core.verifier.accounting import accounted_verdict
@@ -178,7 +179,9 @@ def verify_stage(engines: Engines, plan: Plan, question: str, output: ExecutorOu
         original_query=question, executor_structured_output=structured,
         gatekeeper_result=gatekeeper_result, tool_trace_summary=build_trace_summary(invocations),
         executor_output_parse_status=parse_status, retry_context=retry_context,
-        invocation_arguments={inv.invocation_id: inv.arguments for inv in invocations})
+        invocation_arguments={inv.invocation_id: inv.arguments for inv in invocations},
+        invocation_refs={inv.invocation_id: [ref.text for ref in inv.retrieval_details.evidence_refs]
+                         for inv in invocations if inv.retrieval_details and not is_reference_tool(inv.tool_name)})
     judged = engines.verifier.verify(verifier_input, plan)
     result = final_verdict(gatekeeper_result, judged,
                            claim_ids=[claim.claim_id for claim in structured.claims])

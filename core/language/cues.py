@@ -73,6 +73,7 @@ class RoleCues(VocabularyFile):
     count_labels: tuple[str, ...]
     label_copulas: tuple[str, ...]
     role_names: dict[Role, str]
+    counted_things: dict[str, tuple[str, ...]]
 
 
 _CUES = load("role_cues", RoleCues)
@@ -217,3 +218,15 @@ def time_qualifier(folded: str, window: str, end: int, limit: int) -> Qualifier 
     if _AFTER_FIRST.match(folded, end, limit) or _RANGE_TO.match(folded, end):
         qualifier = "first"
     return qualifier
+
+
+_COUNTED_KINDS = tuple(
+    (kind, re.compile("|".join(rf"(?<![a-z]){re.escape(word)}(?![a-z])" if word.isascii() else re.escape(word)
+                               for word in words)))
+    for kind, words in _CUES.counted_things.items())
+
+
+def counted_kinds(text: str) -> frozenset[str]:
+    """The kinds of thing a folded text names as counted (``245 个进程``: process; ``active
+    threads=245``: thread; ``[ERROR]``: error)."""
+    return frozenset(kind for kind, pattern in _COUNTED_KINDS if pattern.search(text))

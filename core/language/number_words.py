@@ -26,6 +26,9 @@ class NumberWords(VocabularyFile):
     en_units: dict[str, int]
     en_tens: dict[str, int]
     en_scales: dict[str, int]
+    digit_scales: dict[str, int]
+    zh_tens: dict[str, int]
+    zh_tenths_not_before: str  # a run of characters, each one
     spelled_durations: tuple[SpelledDuration, ...]
     numeral_not_alone: frozenset[str]
     numeral_not_after: str  # a run of characters, each one
@@ -40,6 +43,7 @@ class NumberWords(VocabularyFile):
     change_from: tuple[str, ...]
     change_to: tuple[str, ...]
     mark_spellings: dict[str, str]
+    rate_words: dict[str, tuple[str, ...]]
     marks: dict[str, str]
 
 

@@ -21,7 +21,8 @@ from core.language.number_words import NUMBER_WORDS, SpelledDuration
 
 _ZH_DIGITS = NUMBER_WORDS.zh_digits
 _ZH_SCALES = NUMBER_WORDS.zh_scales
-_ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES)
+_ZH_TENS = NUMBER_WORDS.zh_tens
+_ZH_CHARS = "".join(_ZH_DIGITS) + "".join(_ZH_SCALES) + "".join(_ZH_TENS)
 # A run of Chinese numerals, with an optional decimal part (九十一点五).
 _ZH_RUN = re.compile(rf"[{_ZH_CHARS}]+(?:点[{''.join(_ZH_DIGITS)}]+)?")
 
@@ -53,6 +54,10 @@ _IDIOMS: tuple[tuple[re.Pattern[str], float, str], ...] = tuple(
     (re.compile(_duration_pattern(duration)), duration.value, duration.unit)
     for duration in NUMBER_WORDS.spelled_durations)
 _PERCENT_PREFIX = re.compile(r"百分之\s*")
+# 九成五 (95%), 两成 (20%): tenths, with an optional hundredth digit after 成.
+_ZH_DIGIT_CHARS = "".join(_ZH_DIGITS)
+_ZH_TENTHS = re.compile(rf"(?<![{_ZH_CHARS}])([{_ZH_DIGIT_CHARS}])成([{_ZH_DIGIT_CHARS}](?![{_ZH_CHARS}]))?"
+                        rf"(?![{NUMBER_WORDS.zh_tenths_not_before}])")
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,11 @@ def _zh_integer(text: str) -> int | None:
         return int("".join(str(_ZH_DIGITS[c]) for c in text))  # 二零二六: digit by digit
     total, section, digit = 0, 0, None
     for char in text:
-        if char in _ZH_DIGITS:
+        if char in _ZH_TENS:
+            if digit is not None:
+                return None  # 五廿 is no number
+            section += _ZH_TENS[char]
+        elif char in _ZH_DIGITS:
             if digit is not None and _ZH_DIGITS[char] != 0 and digit != 0:
                 return None  # two digits in a row inside a scaled number
             digit = _ZH_DIGITS[char]
@@ -125,6 +134,9 @@ def en_value(text: str) -> float | None:
                 return None
             current += _EN_TENS[word]
             last = "tens"
+        elif word == "dozen":
+            current = max(current, 1) * 12
+            last = None
         elif word == "hundred":
             current = max(current, 1) * 100
             last = None
@@ -155,6 +167,12 @@ def spelled_numbers(folded: str) -> list[Spelled]:
         if percent is not None:
             found.append(Spelled(match.start(), run.end(), percent, "%"))
             taken.append((match.start(), run.end()))
+    for match in _ZH_TENTHS.finditer(folded):
+        tenths, hundredths = match.group(1), match.group(2)
+        if not _overlaps(match.span(), taken):
+            share = _ZH_DIGITS[tenths] * 10 + (_ZH_DIGITS[hundredths] if hundredths else 0)
+            found.append(Spelled(match.start(), match.end(), float(share), "%"))
+            taken.append(match.span())
     for match in _ZH_RUN.finditer(folded):
         if _overlaps(match.span(), taken) or not _zh_stands_alone(folded, match):
             continue

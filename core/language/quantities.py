@@ -9,11 +9,13 @@ read text already folded by ``core.language.clauses.fold`` (same offsets as the 
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from core.language.alternation import one_of
+from core.language.dates import WORDS as DATE_WORDS
 from core.language.number_words import NUMBER_WORDS
 from core.language.numbers import spelled_numbers, zh_clocks
 
@@ -34,7 +36,11 @@ UNITS: dict[str, tuple[Family, float]] = {
 _ATTACHED_ONLY = NUMBER_WORDS.attached_only_units
 _UNIT_ALTERNATIVES = one_of(UNITS)
 _UNIT_RE = re.compile(rf"( ?|-)({_UNIT_ALTERNATIVES})(?![a-z0-9_])")
-_NUMBER_RE = re.compile(r"\d+(?:\.\d+)?")
+# Thousands separators ("15,823", "1,250,000") only where they cannot be a list: a first group of
+# one or two digits, or a last group of 000 ("500,502" are two codes, "125,000" one number).
+_NUMBER_RE = re.compile(r"(?<![\d,])(?:\d{1,2}(?:,\d{3})+|\d{3}(?:,\d{3})*,000)(?![\d]|,\d)(?:\.\d+)?"
+                        r"|\d+(?:\.\d+)?")
+_DIGIT_SCALE_RE = re.compile(rf" ?({one_of(NUMBER_WORDS.digit_scales)})(?![a-z])")
 _SLASH_RE = re.compile(r" ?/ ?(?=\d)")
 _UNKNOWN_UNIT_RE = re.compile(r"[a-z]+(?![a-z0-9_\-.])")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./#@")
@@ -44,13 +50,25 @@ _TO_RE = re.compile(rf"^\s*(?:{one_of(NUMBER_WORDS.change_to)})\s*")
 
 _ISO_RE = re.compile(
     r"(?<![\d])(\d{4})[-/](\d{2})[-/](\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
-    r"(?:z|[+-]\d{2}:?\d{2})?)?(?![\d])")
+    r"(z|[+-]\d{2}:?\d{2})?)?(?![\d])")
 # 2015年7月29日 (a date written the Chinese way), optionally with its clock time after it.
 _ZH_DATE_RE = re.compile(r"(?<!\d)(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+# "July 8, 2026", "8 July 2026", "Jul. 8th": a month's name with its day, and its year if given
+# (a day with no year is "--MM-DD", equal to that day of any year; "may 8" with no year is
+# too often not a date to be read as one).
+_MONTH = rf"({one_of(DATE_WORDS.months)})\.?"
+_MONTH_DATE_RE = re.compile(
+    rf"(?<![a-z]){_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?:,?\s+(\d{{4}})(?!\d))?"
+    rf"|(?<![\d.:])(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}(?![a-z])(?:,?\s+(\d{{4}})(?!\d))?")
 # "99th percentile", "99 分位": the number names a statistic, it is not a value.
 _PERCENTILE_AFTER = re.compile(rf"\s*(?:th|st|nd|rd)?\s*(?:{one_of(NUMBER_WORDS.percentile_words)})")
 # A label's colon may follow a time ("最新一条出现在 11:17：CPU…", "at 11:17: CPU…").
 _CLOCK_RE = re.compile(r"(?<![\d:.\-a-z])([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d|:\d)")
+# What may follow a clock time: AM/PM, then its zone ("11:17 PM", "03:17 UTC", "11:17 +08:00",
+# "11:17 (UTC+8)"). An offset alone must be written ±HH:MM or ±HHMM.
+_DAY_HALF_RE = re.compile(r"\s?([ap])\.?m\b\.?")
+_ZONE_RE = re.compile(r"\s?\(?(?:(?:utc|gmt)(?:\s?([+-]\d{1,2})(?::?(\d{2}))?)?(?![a-z])|z(?![a-z0-9])"
+                      r"|([+-]\d{2}):?(\d{2})(?!\d))\)?")
 
 
 def plain_number(number: float) -> str:
@@ -102,10 +120,29 @@ class TimePoint:
     hour: int | None
     minute: int | None
     second: int | None = None
+    offset: int | None = None  # minutes east of UTC, when the text gives its zone
+
+    def in_utc(self) -> TimePoint:
+        """The same instant at offset 0 (its date moves with it when it has one)."""
+        if self.offset is None or self.hour is None:
+            return self
+        minutes = self.hour * 60 + (self.minute or 0) - self.offset
+        days, minutes = divmod(minutes, 24 * 60)
+        date = self.date
+        if date and days and not date.startswith("--"):
+            date = (datetime.date.fromisoformat(date) + datetime.timedelta(days=days)).isoformat()
+        return TimePoint(date, minutes // 60, minutes % 60, self.second, 0)
 
     def matches(self, other: TimePoint) -> bool:
-        """Equal at the precision both give (``11:17`` equals ``2026-07-08T11:17:00+08:00``)."""
-        if self.date and other.date and self.date != other.date:
+        """Equal at the precision both give (``11:17`` equals ``2026-07-08T11:17:00+08:00``);
+        two times whose zones are both known are compared as instants (``03:17 UTC`` is
+        ``11:17+08:00``, ``11:17 UTC`` is not)."""
+        if self.offset is not None and other.offset is not None and self.offset != other.offset:
+            return self.in_utc()._same_reading(other.in_utc())
+        return self._same_reading(other)
+
+    def _same_reading(self, other: TimePoint) -> bool:
+        if self.date and other.date and not _same_day(self.date, other.date):
             return False
         if self.hour is None or other.hour is None:
             return bool(self.date and other.date)
@@ -125,6 +162,13 @@ class TimePoint:
         return f"{self.date} {clock}" if self.date else clock
 
 
+def _same_day(first: str, second: str) -> bool:
+    """``2026-07-08`` is ``2026-07-08``, and ``--07-08`` (a day with no year) is that day of any year."""
+    if first.startswith("--") or second.startswith("--"):
+        return first[-5:] == second[-5:]
+    return first == second
+
+
 @dataclass(frozen=True)
 class Token:
     """A quantity, a ratio (``3.8gb/4gb``) or a time found in text, with its span."""
@@ -142,17 +186,31 @@ def _times(text: str) -> list[Token]:
     found: list[Token] = []
     taken: list[tuple[int, int]] = []
     for match in _ISO_RE.finditer(text):
-        year, month, day, hour, minute, second = match.groups()
+        year, month, day, hour, minute, second, zone = match.groups()
         if hour is None:
             continue  # a bare date is read as a date-only time below
-        found.append(Token(match.start(), match.end(), "time", time=TimePoint(
-            f"{year}-{month}-{day}", int(hour), int(minute), int(second) if second else None)))
-        taken.append(match.span())
+        end = match.end()
+        offset = _offset(zone) if zone else None
+        if offset is None:
+            end, offset = _zone_after(text, end)
+        found.append(Token(match.start(), end, "time", time=TimePoint(
+            f"{year}-{month}-{day}", int(hour), int(minute), int(second) if second else None, offset)))
+        taken.append((match.start(), end))
     for match in _ISO_RE.finditer(text):
         if match.group(4) is None and not _inside(match.span(), taken):
             found.append(Token(match.start(), match.end(), "time", time=TimePoint(
                 f"{match.group(1)}-{match.group(2)}-{match.group(3)}", None, None)))
             taken.append(match.span())
+    for match in _MONTH_DATE_RE.finditer(text):
+        month_first, day_first = match.group(1) is not None, match.group(4) is not None
+        name, day, year = (match.group(1), match.group(2), match.group(3)) if month_first \
+            else (match.group(5), match.group(4), match.group(6))
+        if not (month_first or day_first) or _inside(match.span(), taken) or not 1 <= int(day) <= 31 \
+                or (year is None and name in DATE_WORDS.ambiguous_months):
+            continue
+        found.append(Token(match.start(), match.end(), "time", time=TimePoint(
+            f"{year or '-'}-{DATE_WORDS.months[name]:02d}-{int(day):02d}", None, None)))
+        taken.append(match.span())
     clocks = zh_clocks(text)
     for match in _ZH_DATE_RE.finditer(text):
         if _inside(match.span(), taken):
@@ -177,11 +235,41 @@ def _times(text: str) -> list[Token]:
     for match in _CLOCK_RE.finditer(text):
         if _inside(match.span(), taken):
             continue
-        hour, minute, second = match.groups()
-        found.append(Token(match.start(), match.end(), "time", time=TimePoint(
-            None, int(hour), int(minute), int(second) if second else None)))
-        taken.append(match.span())
+        hour, minute, second = int(match.group(1)), int(match.group(2)), match.group(3)
+        end = match.end()
+        half = _DAY_HALF_RE.match(text, end)
+        if half is not None and 1 <= hour <= 12:  # 12 AM is midnight, 3 PM is 15:00
+            hour = hour % 12 + (12 if half.group(1) == "p" else 0)
+            end = half.end()
+        end, offset = _zone_after(text, end)
+        found.append(Token(match.start(), end, "time", time=TimePoint(
+            None, hour, int(minute), int(second) if second else None, offset)))
+        taken.append((match.start(), end))
     return found
+
+
+def _offset(zone: str) -> int:
+    """Minutes east of UTC of ``z``, ``+08:00``, ``-0530``."""
+    if zone == "z":
+        return 0
+    sign = -1 if zone[0] == "-" else 1
+    digits = zone[1:].replace(":", "")
+    return sign * (int(digits[:2]) * 60 + int(digits[2:4] or 0))
+
+
+def _zone_after(text: str, end: int) -> tuple[int, int | None]:
+    """Where a time ends and its offset, when a zone follows it at ``end``."""
+    zone = _ZONE_RE.match(text, end)
+    if zone is None or not zone.group().strip(" ()"):
+        return end, None
+    utc_hours, utc_minutes, hours, minutes = zone.groups()
+    if hours is not None:
+        sign = -1 if hours[0] == "-" else 1
+        return zone.end(), sign * (abs(int(hours)) * 60 + int(minutes))
+    if utc_hours is not None:
+        sign = -1 if utc_hours[0] == "-" else 1
+        return zone.end(), sign * (abs(int(utc_hours)) * 60 + int(utc_minutes or 0))
+    return zone.end(), 0
 
 
 def _inside(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
@@ -218,6 +306,10 @@ def _unit_fits(separator: str, unit: str) -> bool:
 def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
     """The number at ``match`` with its unit, and where it ends; None if it is part of a name."""
     end = match.end()
+    number = float(match.group().replace(",", ""))
+    scale = _DIGIT_SCALE_RE.match(text, end)
+    if scale is not None:  # "1.25 million", "125万"
+        number, end = number * NUMBER_WORDS.digit_scales[scale.group(1)], scale.end()
     unit_match = _UNIT_RE.match(text, end)
     unit = ""
     if unit_match is not None:
@@ -234,7 +326,7 @@ def _quantity(text: str, match: re.Match[str]) -> tuple[Quantity, int] | None:
         unit, end = word.group(), word.end()  # "10x", "3rd": a unit the table does not know
     family: Family = UNITS[unit][0] if unit in UNITS else "plain"
     sign = -1.0 if match.start() > 0 and _is_sign(text, match.start() - 1) else 1.0
-    return Quantity(sign * float(match.group()), unit, family), end
+    return Quantity(sign * number, unit, family), end
 
 
 def tokens(text: str) -> list[Token]:

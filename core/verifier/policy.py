@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.contracts import CheckedBinding, ClaimResult, Plan, StepResult, VerifierInput
+from core.contracts import CheckedBinding, Claim, ClaimResult, Plan, StepResult, VerifierInput
 from core.language.lexicon import alert_names_in
 from core.language.subjects import services_mentioned
 from core.verifier.claims import judge_claim
 from core.verifier.evidence import Evidence
+from core.verifier.negatives import contradictions, refused
 from core.verifier.rules import UNSUPPORTED_FACT, is_rule, not_judged
 from core.verifier.steps import judge_steps
 
@@ -27,10 +28,25 @@ def judge(verifier_input: VerifierInput, plan: Plan) -> tuple[list[ClaimResult],
         *plan.services, *(s for claim in output.claims for s in claim.subject_services)])
     allowed = allowed_services(plan, gatekeeper.checked_bindings)
     claim_results = [judge_claim(claim, evidence, plan, allowed) for claim in output.claims]
+    claim_results = [_against_session(claim, result, evidence, verifier_input)
+                     for claim, result in zip(output.claims, claim_results, strict=True)]
     entailed = {result.claim_id for result in claim_results if result.entailed}
     step_results = judge_steps(output, plan, claim_texts=[
         claim.claim_text for claim in output.claims if claim.claim_id in entailed])
     return claim_results, step_results
+
+
+def _against_session(claim: Claim, result: ClaimResult, evidence: Evidence,
+                     verifier_input: VerifierInput) -> ClaimResult:
+    """A negative observation is also judged against the rest of its session."""
+    if claim.claim_type != "negative_observation":
+        return result
+    negative = [item for item in evidence.for_claim(claim.claim_id) if item.negative]
+    tools = {invocation: entry.tool_name for entry in verifier_input.tool_trace_summary
+             for invocation in entry.source_invocation_ids}
+    return refused(result, contradictions(claim.claim_text, negative, evidence.items,
+                                          verifier_input.invocation_refs, verifier_input.invocation_arguments,
+                                          tools))
 
 
 def allowed_services(plan: Plan, checked: Sequence[CheckedBinding]) -> set[str] | None:

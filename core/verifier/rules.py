@@ -32,6 +32,7 @@ VerifierRuleName = Literal[
     "verifier.unsupported_root_cause",
     "verifier.wrong_role",
     "verifier.unsupported_fact",
+    "verifier.absence_contradicted",
     "verifier.no_verified_evidence",
     "verifier.not_judged",
     "verifier.action_unfounded",
@@ -163,6 +164,14 @@ _ALL: tuple[VerifierRule, ...] = (
             "say (`HTTP 5xx 错误` under `topic=http_error`; `HTTP 503` is not)."),
     ),
     VerifierRule(
+        name="verifier.absence_contradicted", grade="LOW_CONFID", target="claim", repairable=False,
+        description=(
+            "A negative observation the session itself contradicts: another invocation of the same "
+            "session returned what its no-hit query searched for (\"no restart records\" while "
+            "another call shows the OOMKilled restart), or its own text says records were found "
+            "(`未发现重启记录，共查到 3 条`, \"no errors; found 12 ERROR lines\")."),
+    ),
+    VerifierRule(
         name="verifier.no_verified_evidence", grade="LOW_CONFID", target="claim", repairable=True,
         description=(
             "No binding of the claim passed the gatekeeper; for a negative observation, no verified "
@@ -242,6 +251,7 @@ MISSING_FIELD: VerifierRuleName = "verifier.missing_field"
 UNSUPPORTED_ROOT_CAUSE: VerifierRuleName = "verifier.unsupported_root_cause"
 WRONG_ROLE: VerifierRuleName = "verifier.wrong_role"
 UNSUPPORTED_FACT: VerifierRuleName = "verifier.unsupported_fact"
+ABSENCE_CONTRADICTED: VerifierRuleName = "verifier.absence_contradicted"
 NO_EVIDENCE: VerifierRuleName = "verifier.no_verified_evidence"
 NOT_JUDGED: VerifierRuleName = "verifier.not_judged"
 ACTION_UNFOUNDED: VerifierRuleName = "verifier.action_unfounded"

@@ -32,12 +32,14 @@ from typing import Literal
 from core.contracts import FactSupport
 from core.language.alternation import one_of
 from core.language.clauses import clause_bounds, content_units
+from core.language.cues import counted_kinds
 from core.language.mentions import fits, overlap, quotes
 from core.language.quantities import Quantity
 from core.language.text import fold
 from core.verifier.evidence import Evidence, Item
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
+from core.verifier.wording import unsupported_wording
 from core.verifier.words import CLAIM_RELATIONS, whole
 
 _SUPPORTING: dict[Role, frozenset[Role]] = {
@@ -133,7 +135,8 @@ def _problem(claim: RoleFact, evidence: RoleFact, ledger: Evidence, item: Item |
     if claim.stat and claim.stat != evidence.stat:
         given = f"the {evidence.stat.upper()}" if evidence.stat else "one measurement, not a percentile"
         return f"the evidence gives it as {given}, not the {claim.stat.upper()}"
-    conflict = _label_conflict(claim, evidence, item) if item is not None else ""
+    conflict = "" if item is None else (_label_conflict(claim, evidence, item)
+                                        or _kind_conflict(claim, evidence, item))
     if conflict:
         return conflict
     if item is not None and lines is not None and not lines.fit(claim, item):
@@ -175,6 +178,24 @@ def _label_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
             return (f"the evidence calls it '{own or evidence.label or ROLE_NAMES[evidence.role]}'; "
                     f"its '{key}' is {other.quantity.shown()}")
     return ""
+
+
+def _kind_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
+    """A count said of one kind of thing the evidence counts another kind of: "245 processes"
+    for ``active threads=245``, "12 warnings" for 12 ERROR lines. What the evidence counts is
+    named by its value's label and its line (a line's level only for a count of lines: a WARN
+    line's ``pending=17`` counts no warnings)."""
+    if claim.quantity is None or claim.quantity.family not in ("count", "plain"):
+        return ""
+    said = counted_kinds(f"{claim.quantity.unit} {claim.after[:24]}")
+    if not said:
+        return ""
+    given = counted_kinds(fold(f"{evidence.label} {item.reading.message or item.text}"))
+    if evidence.role == "count":
+        given |= counted_kinds(" ".join(item.reading.levels))
+    if not given or said & given:
+        return ""
+    return f"the evidence counts {', '.join(sorted(given))}, not {', '.join(sorted(said))}"
 
 
 def _names(words: str, key: str) -> bool:
@@ -224,6 +245,8 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
         if finding is not None:
             findings.append(finding)
     findings += _rates(text, reading, items)
+    findings += [Finding(UNSUPPORTED_FACT, reason) for reason in unsupported_wording(
+        text, [part for item in items for part in item.texts()])]
     return Alignment(tuple(supports), tuple(findings))
 
 
@@ -260,10 +283,16 @@ def _same(claimed: Quantity, evidence: RoleFact) -> bool:
     given = evidence.quantity
     if given is None:
         return False
-    if given.same_value(claimed):
+    if given.same_value(claimed) or _fraction_of(claimed, given) or _fraction_of(given, claimed):
         return True
     return (given.family == "plain" and claimed.family == "time" and claimed.base == claimed.number
             and given.number == claimed.number and _TIMED_NAME.search(_key(evidence.label)) is not None)
+
+
+def _fraction_of(fraction: Quantity, percent: Quantity) -> bool:
+    """``0.92`` for ``92%``: a bare fraction of one is the same share as its percentage."""
+    return (fraction.family == "plain" and not fraction.unit and 0 < fraction.number <= 1
+            and percent.family == "percent" and abs(fraction.number * 100 - percent.number) <= 1e-6)
 
 
 def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Sequence[Item],
