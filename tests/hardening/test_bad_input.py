@@ -52,6 +52,10 @@ DB_URLS = {
     "devzero": "<devzero>",
     "not-a-database": "<text_file>",
     "sqlite-fifo": "sqlite:///<fifo>",
+    # In memory: the audit trail would vanish with the process while the command says "recorded".
+    "in-memory": "sqlite://",
+    "in-memory-path": "sqlite:///:memory:",
+    "in-memory-uri": "sqlite:///file:audit?mode=memory&uri=true",
 }
 # Commands that take --db, as argv before the option.
 DB_COMMANDS = {
