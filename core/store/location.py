@@ -92,7 +92,7 @@ def _check_sqlite_url(url: URL, text: str) -> None:
         raise _refuse(text, "an in-memory SQLite database keeps the audit trail only until the "
                             "command ends; give a SQLite file path")
     if not database.startswith("file:"):
-        _checked_sqlite_path(url.database, text)
+        _checked_sqlite_path(url.database or database, text)
 
 
 def _checked_sqlite_path(path_text: str, target: str) -> Path:
