@@ -72,3 +72,11 @@ def test_a_claim_past_the_cap_is_not_judged_and_the_rest_are(demo_world: object)
     assert results[honest.claim_id].entailed
     assert not results["claim-long"].entailed and results["claim-long"].rule == "verifier.not_judged"
     assert f"at most {MAX_CLAIM_CHARS:,}" in results["claim-long"].reasons[0]
+
+
+def test_the_rule_says_the_caps_the_policy_applies() -> None:
+    from core.verifier import RULES
+
+    described = RULES["verifier.not_judged"].description
+    for cap in (MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_OUTPUT_CLAIM_CHARS):
+        assert f"{cap:,}" in described
