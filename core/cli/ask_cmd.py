@@ -17,7 +17,6 @@ from core.agents.names import ENGINE_NAMES, FAULT_NAMES, ROLES
 from core.cli.common import (
     add_db_option,
     add_sources_option,
-    fail,
     open_cli_store,
     open_cli_world,
     print_json,
@@ -76,7 +75,7 @@ def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
     from core.agents.registry import build_engines
-    from core.events import PipelineFailed, PlanMade, SessionFinished
+    from core.events import PlanMade, SessionFinished
     from core.inputs.text import check_question
     from core.pipeline import run_investigation
 
@@ -89,10 +88,6 @@ def run_ask(args: argparse.Namespace) -> int:
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None
     for event in events:
-        if isinstance(event, PipelineFailed):  # an error is said on stderr, also beside --json
-            fail(f"stage {event.stage} failed: {event.message}", code=1)
-            sys.stderr.flush()
-            continue
         if not args.json:
             print_event(event, sys.stdout)
             window = window_line(event.plan, world) if isinstance(event, PlanMade) else None
