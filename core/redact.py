@@ -13,7 +13,8 @@ error box) goes through ``redact_text``:
   ``SUPERBIZ_*_URL`` such as a future ``SUPERBIZ_PROMETHEUS_URL``; the value of every
   ``*_API_KEY`` / ``*_TOKEN`` / ``*_PASSWORD`` / ``*_SECRET`` variable) is replaced wherever
   it appears, even outside a URL;
-- anything shaped like a bearer key (``sk-...``, ``Bearer ...``, ``api_key=...``) too.
+- anything shaped like a bearer key (``sk-...`` standing alone, ``Bearer ...``, ``api_key=...``)
+  too -- not ``sk-`` inside a path or a file name.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ REDACTED = "[REDACTED]"
 _URL_IN_TEXT = LazyPattern(r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s'\"<>`]+")
 # Shapes of bearer secrets: OpenAI-style keys and Authorization header values.
 _KEY_SHAPES = (
-    LazyPattern(r"sk-[A-Za-z0-9_\-]{6,}"),
+    # A key is a word of its own: never part of a path or a file name (``/data/sk-backups``,
+    # ``risk-assessment.md``, ``sk-notes.yaml``), which it used to blank out of messages.
+    LazyPattern(r"(?<![A-Za-z0-9_\-./\\])sk-[A-Za-z0-9_\-]{6,}(?![A-Za-z0-9_\-/\\]|\.[A-Za-z0-9])"),
     LazyPattern(r"(?i)(bearer\s+)[A-Za-z0-9._\-~+/=]{6,}"),
     LazyPattern(r"(?i)(api[_-]?key[\"'=:\s]+)[A-Za-z0-9._\-~+/=]{6,}"),
 )

@@ -19,9 +19,12 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from types import FrameType
-from typing import NoReturn, cast
+from typing import TYPE_CHECKING, NoReturn, cast
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 from core import regexcache, userdirs
 from core.cli import (
@@ -126,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Compiled patterns kept between runs: a fifth of a cold `ask` (core.regexcache).
     regexcache.keep_in(userdirs.cache_dir() / "patterns")
     code = _run(sys.argv[1:], console=True)
+    code = _flush_stdout(code)
     if code in (0, 1):  # bad input, an interruption or a bug leaves nothing behind
         regexcache.save()
     _skip_final_collection()
@@ -143,6 +147,8 @@ def _run(arguments: list[str], *, console: bool) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(arguments)
+    except _OutputError as exc:  # --help or --version into a full device
+        return _cannot_write(exc)
     except SystemExit as exited:  # --help, --version, or a usage error already printed
         return exited.code if isinstance(exited.code, int) else 0 if exited.code is None else 2
     handler = getattr(args, "handler", None)
@@ -160,8 +166,10 @@ def _run(arguments: list[str], *, console: bool) -> int:
             return fail("interrupted", code=130)
         except BrokenPipeError:
             if console:  # the reader left (`| head`): nothing more to say, nowhere to say it
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                _discard_stdout()
             return 0
+        except _OutputError as exc:
+            return _cannot_write(exc)
         except RecursionError:
             return fail("input nested too deeply to process")
         except Exception as exc:  # a bug: still one line, and an exit code that says so
@@ -169,6 +177,47 @@ def _run(arguments: list[str], *, console: bool) -> int:
                 raise
             return fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug -- "
                         "SUPERBIZ_DEBUG=1 shows the traceback", code=70)
+
+
+class _OutputError(OSError):
+    """A write to stdout failed (``> /dev/full``, an I/O error) -- not a bug of the program."""
+
+
+class _StdoutFile(io.FileIO):
+    """The console script's stdout descriptor: a failed write says it was stdout's (any other
+    ``OSError`` is a bug). A reader that left stays a ``BrokenPipeError``."""
+
+    def write(self, data: ReadableBuffer, /) -> int:
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.errno, exc.strerror) from exc
+
+
+def _cannot_write(exc: OSError) -> int:
+    """A failed write to stdout: one line on stderr, exit 2 (where the output goes is the user's
+    to fix). What is left in the buffer goes nowhere, so the exit flush cannot fail again."""
+    _discard_stdout()
+    return fail(f"cannot write the output: {exc.strerror or exc}")
+
+
+def _discard_stdout() -> None:
+    with suppress(OSError, ValueError):  # stdout is not a descriptor (an in-process caller's)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _flush_stdout(code: int) -> int:
+    """Flush what a command printed before the interpreter does (a failure there is a message
+    about an ignored exception and exit 120)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    except OSError as exc:
+        return _cannot_write(exc)
+    return code
 
 
 def _skip_final_collection() -> None:
@@ -184,6 +233,12 @@ def _console_streams() -> None:
     """For the real console script: SIGTERM becomes ``_Terminated``; output that cannot be
     encoded is replaced rather than crashing half-way through a listing."""
     signal.signal(signal.SIGTERM, _on_sigterm)
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.flush()
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(_StdoutFile(sys.stdout.fileno(), "w", closefd=False)),
+            encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+            line_buffering=sys.stdout.line_buffering)
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="replace")

@@ -13,6 +13,9 @@ from core.inputs.documents import MAX_DEPTH, check_tree
 from core.inputs.text import check_text
 
 MAX_ALIAS_NODES = 100_000
+# Characters of text aliases may add: a 1 MB string referred to 10,000 times is few nodes but
+# 10 GB to check, store and print ("billion laughs" in text rather than in nodes).
+MAX_ALIAS_CHARS = 10_000_000
 
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: fast
@@ -57,8 +60,10 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 def _check_node_graph(root: yaml.Node, source: str) -> None:
     """Refuse a composed document that nests too deep, holds an alias cycle, or whose aliases
-    would expand it by more than ``MAX_ALIAS_NODES`` nodes. Iterative: no recursion limit."""
-    done: dict[int, int] = {}  # id(node) -> nodes once aliases are expanded
+    would expand it by more than ``MAX_ALIAS_NODES`` nodes or ``MAX_ALIAS_CHARS`` characters
+    of text. Iterative: no recursion limit."""
+    done: dict[int, tuple[int, int]] = {}  # id(node) -> (nodes, characters) once aliases are expanded
+    own_chars = 0  # characters of the scalars as written, each once
     active = {id(root)}
     stack: list[tuple[yaml.Node, Iterator[yaml.Node]]] = [(root, iter(_children(root)))]
     while stack:
@@ -67,7 +72,11 @@ def _check_node_graph(root: yaml.Node, source: str) -> None:
         if child is None:
             stack.pop()
             active.discard(id(node))
-            done[id(node)] = 1 + sum(done[id(item)] for item in _children(node))
+            children = [done[id(item)] for item in _children(node)]
+            written = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            own_chars += written
+            done[id(node)] = (1 + sum(nodes for nodes, _ in children),
+                              written + sum(chars for _, chars in children))
             continue
         if id(child) in active:
             raise InputError(source, "a YAML alias refers to a node that contains it (a cycle)",
@@ -79,9 +88,13 @@ def _check_node_graph(root: yaml.Node, source: str) -> None:
                              line=child.start_mark.line + 1)
         active.add(id(child))
         stack.append((child, iter(_children(child))))
-    if done[id(root)] > len(done) + MAX_ALIAS_NODES:
-        raise InputError(source, f"YAML aliases expand the document to {done[id(root)]:,} nodes "
+    nodes, chars = done[id(root)]
+    if nodes > len(done) + MAX_ALIAS_NODES:
+        raise InputError(source, f"YAML aliases expand the document to {nodes:,} nodes "
                                  f"(aliases may add at most {MAX_ALIAS_NODES:,})")
+    if chars > own_chars + MAX_ALIAS_CHARS:
+        raise InputError(source, f"YAML aliases expand the document's text to {chars:,} characters "
+                                 f"(aliases may add at most {MAX_ALIAS_CHARS:,})")
 
 
 def parse_yaml(text: str, *, source: str) -> Any:

@@ -5,6 +5,8 @@ which keeps offsets: spans the verifier records point into the text as it was wr
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from functools import lru_cache
 
 from core.language.chars import HAN_RUN
 from core.language.vocabulary import VocabularyFile, load
@@ -47,15 +49,19 @@ _GENERIC_CJK_PAIRS = CLAIM_WORDS.generic_zh_pairs
 
 def clause_bounds(text: str, position: int) -> tuple[int, int]:
     """The ``[start, end)`` of the clause holding ``position`` (separators excluded)."""
-    start = 0
-    end = len(text)
-    for match in _CLAUSE_BREAK_RE.finditer(text):
-        if match.end() <= position:
-            start = match.end()
-        elif match.start() >= position:
-            end = match.start()
-            break
-    return start, end
+    starts, ends = _clause_breaks(text)
+    # Breaks are sorted and apart: the clause starts after the last break ending at or before
+    # ``position`` and ends at the first starting at or after it (bisected, not scanned: a
+    # long claim asks once per value).
+    before, after = bisect_right(ends, position) - 1, bisect_left(starts, position)
+    return (ends[before] if before >= 0 else 0), (starts[after] if after < len(starts) else len(text))
+
+
+@lru_cache(maxsize=16)
+def _clause_breaks(text: str) -> tuple[list[int], list[int]]:
+    """Where each clause break of ``text`` starts and ends (callers must not change the lists)."""
+    matches = list(_CLAUSE_BREAK_RE.finditer(text))
+    return [match.start() for match in matches], [match.end() for match in matches]
 
 
 def clauses(text: str) -> list[tuple[int, int]]:

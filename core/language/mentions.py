@@ -14,6 +14,8 @@ Everything works on folded text (``core.language.clauses.fold``: same offsets as
 from __future__ import annotations
 
 import re
+import sys
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -71,8 +73,8 @@ def quotes(folded: str) -> list[Quote]:
 
 def _spans(folded: str, pattern: re.Pattern[str], inside: list[Quote]) -> list[tuple[int, int]]:
     """``[start, end)`` spans between breaks of ``pattern`` that lie outside every quote."""
-    cuts = [m for m in pattern.finditer(folded)
-            if not any(q.start <= m.start() < q.end for q in inside)]
+    starts = [q.start for q in inside]
+    cuts = [m for m in pattern.finditer(folded) if _quote_at(inside, starts, m.start()) is None]
     spans, start = [], 0
     for cut in cuts:
         spans.append((start, cut.start()))
@@ -82,7 +84,15 @@ def _spans(folded: str, pattern: re.Pattern[str], inside: list[Quote]) -> list[t
 
 
 def _holding(spans: list[tuple[int, int]], position: int) -> tuple[int, int]:
-    return next((span for span in spans if span[0] <= position <= span[1]), (0, 0))
+    # Spans are sorted and apart (a break lies between two): the last starting at or before.
+    at = bisect_right(spans, (position, sys.maxsize)) - 1
+    return spans[at] if at >= 0 and position <= spans[at][1] else (0, 0)
+
+
+def _quote_at(found: list[Quote], starts: list[int], position: int) -> Quote | None:
+    """The quote of ``found`` (sorted, apart; ``starts`` their starts) ``position`` lies in."""
+    at = bisect_right(starts, position) - 1
+    return found[at] if at >= 0 and position < found[at].end else None
 
 
 @dataclass(frozen=True)
@@ -107,10 +117,16 @@ class ClaimMentions:
         self.quotes = quotes(folded)
         self.sentences = _spans(folded, _SENTENCE_BREAK, self.quotes)
         self.clauses = _spans(folded, _CLAUSE_BREAK, self.quotes)
+        # Every lookup bisects these (a long claim was quadratic): quotes are sorted and apart.
+        self._quote_starts = [q.start for q in self.quotes]
+        self._quote_ends = [q.end for q in self.quotes]
+        self._only_quote = {q.text for q in self.quotes}
+        self._open_brackets: list[int] | None = None
+        self._clause_units: dict[tuple[int, int, frozenset[str]], bool] = {}
 
     def inside_quote(self, position: int) -> Quote | None:
         """The quote ``position`` lies in, if any."""
-        return next((q for q in self.quotes if q.start <= position < q.end), None)
+        return _quote_at(self.quotes, self._quote_starts, position)
 
     def about(self, position: int, *, ignore: AbstractSet[str] = frozenset(),
               values: Sequence[int] = ()) -> About:
@@ -126,32 +142,56 @@ class ClaimMentions:
         inside = self.inside_quote(position)
         if inside is not None:
             return About(inside.text)
-        bracket = _opening_bracket(self.folded, _holding(self.sentences, position)[0], position)
+        bracket = self._opening_bracket(position)
         if bracket is not None:
             position = bracket
         start, end = _holding(self.clauses, position)
-        near = [q for q in self.quotes if start <= q.start and q.end <= (end if bracket is None else bracket)]
+        near = self._quotes_within(start, end if bracket is None else bracket)
         if not near and bracket is not None:
             # "143 条 INFO 日志（A 与 B 之间）形如「X」", "1 ERROR line (at A) like "X"": the lines
             # before the brackets are those the quote after them describes.
-            near = [q for q in self.quotes if bracket <= q.start and q.end <= end]
+            near = self._quotes_within(bracket, end)
         if near:
             return About(_nearest(near, position).text)
-        following = min([v for v in values if v > position] + [end])
-        preceding = max([v for v in values if v < position] + [start])
-        words = tuple(dict.fromkeys(text for text in (self.folded[position:following],
-                                                      self.folded[preceding:position],
-                                                      self.folded[start:end])
-                                    if _own_units(text, ignore)))
+        after, before = bisect_right(values, position), bisect_left(values, position) - 1
+        following = min(values[after], end) if after < len(values) else end
+        preceding = max(values[before], start) if before >= 0 else start
+        words = tuple(dict.fromkeys(text for text, held in (
+            (self.folded[position:following], _own_units(self.folded[position:following], ignore)),
+            (self.folded[preceding:position], _own_units(self.folded[preceding:position], ignore)),
+            (self.folded[start:end], self._clause_has_units(start, end, ignore))) if held))
         start, end = _holding(self.sentences, position)
-        near = [q for q in self.quotes if start <= q.start and q.end <= end]
+        near = self._quotes_within(start, end)
         if near:
             return About("", words, _nearest(near, position).text)
         # A claim that quotes one line only: its first and latest times are about it in every
         # sentence ("…match "X"; first seen A, last seen B").
-        only = {q.text for q in self.quotes}
+        only = set(self._only_quote)
         return About("", words or (self.folded[start:end],),
                      claim_quote=only.pop() if len(only) == 1 else "")
+
+    def _clause_has_units(self, start: int, end: int, ignore: AbstractSet[str]) -> bool:
+        """Whether ``folded[start:end]`` has units of its own, read once per clause (every value
+        of a long clause asks)."""
+        key = (start, end, frozenset(ignore))
+        if key not in self._clause_units:
+            self._clause_units[key] = bool(_own_units(self.folded[start:end], ignore))
+        return self._clause_units[key]
+
+    def _quotes_within(self, start: int, end: int) -> list[Quote]:
+        """The quotes lying wholly in ``[start, end]``."""
+        return self.quotes[bisect_left(self._quote_starts, start):bisect_right(self._quote_ends, end)]
+
+    def _opening_bracket(self, position: int) -> int | None:
+        """Where the bracket ``position`` lies in opens, within its sentence (one pass over the
+        claim, made on first use, instead of a scan back per position)."""
+        start, end = _holding(self.sentences, position)
+        if not start <= position <= end:  # in no sentence: scan back from the start
+            return _opening_bracket(self.folded, start, position)
+        if self._open_brackets is None:
+            self._open_brackets = _open_brackets(self.folded, self.sentences)
+        opened = self._open_brackets[position]
+        return opened if opened >= 0 else None
 
     def sentence(self, position: int) -> tuple[int, int]:
         """The sentence holding ``position``."""
@@ -180,6 +220,7 @@ class ClaimMentions:
 
 
 _BRACKETS = {"(": ")", "（": "）", "[": "]", "【": "】"}
+_CLOSERS = frozenset(_BRACKETS.values())
 
 
 def _opening_bracket(folded: str, start: int, position: int) -> int | None:
@@ -194,12 +235,31 @@ def _opening_bracket(folded: str, start: int, position: int) -> int | None:
     return depth_at[-1] if depth_at else None
 
 
+def _open_brackets(folded: str, sentences: list[tuple[int, int]]) -> list[int]:
+    """For each position up to ``len(folded)``: the innermost bracket open before it in its
+    sentence, or -1 (``_opening_bracket`` for every position at once)."""
+    opened = [-1] * (len(folded) + 1)
+    for start, end in sentences:
+        depth_at: list[int] = []
+        for index in range(start, end + 1):
+            opened[index] = depth_at[-1] if depth_at else -1
+            char = folded[index] if index < len(folded) else ""
+            if char in _BRACKETS:
+                depth_at.append(index)
+            elif char in _CLOSERS and depth_at:
+                depth_at.pop()
+    return opened
+
+
 def _distance(quote: Quote, position: int) -> int:
     return quote.start - position if quote.start >= position else position - quote.end
 
 
 def _nearest(near: list[Quote], position: int) -> Quote:
-    return min(near, key=lambda q: (_distance(q, position), q.start < position))
+    # Sorted and apart: the nearest is the last starting before ``position`` or the first
+    # starting at or after it.
+    at = bisect_left(near, position, key=lambda q: q.start)
+    return min(near[max(0, at - 1):at + 1], key=lambda q: (_distance(q, position), q.start < position))
 
 
 _NUMBERISH = re.compile(r"[\d:.\-+t]+")

@@ -56,12 +56,16 @@ class Store:
     def check_writable(self) -> None:
         """Refuse, before a command does any work, a SQLite store this process cannot write:
         another process holds its write lock past the busy timeout, or the file or its folder
-        is read-only. Takes the write lock (``BEGIN IMMEDIATE``) and rolls back: writes
-        nothing. Server databases report such problems on their first write."""
+        is read-only. Takes the write lock (``BEGIN IMMEDIATE``), writes the header's user
+        version back unchanged (a store opened read-only -- ``?mode=ro``, a read-only mount,
+        where permissions say nothing to root -- takes the lock but refuses the write) and
+        rolls back: writes nothing. Server databases report such problems on their first write."""
         if self.engine.dialect.name != "sqlite":
             return
         with self._store_errors(), self.engine.connect() as connection:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
+            version = int(connection.exec_driver_sql("PRAGMA user_version").scalar_one())
+            connection.exec_driver_sql(f"PRAGMA user_version = {version}")
             connection.rollback()
 
     @contextmanager

@@ -9,6 +9,8 @@ password or a query value (``core.redact``):
   would silently ignore (a typo, or a pasted token);
 - a SQLite path that exists but is not a regular file (a directory, a FIFO that would block
   the open, a device such as ``/dev/zero``);
+- an in-memory SQLite database (``sqlite://``, ``sqlite:///:memory:``, ``mode=memory``): the
+  audit trail would vanish when the command ends, while every command says it was recorded;
 - text that is not valid Unicode.
 """
 
@@ -84,8 +86,13 @@ def _check_sqlite_url(url: URL, text: str) -> None:
     if unknown:  # SQLAlchemy ignores them: a typo (or a pasted token) would pass silently
         raise _refuse(text, f"unknown SQLite option {unknown[0]!r} in the query string "
                             f"(known: {', '.join(sorted(_SQLITE_OPTIONS))})")
-    if url.database and url.database != _MEMORY and not url.database.startswith("file:"):
-        _checked_sqlite_path(url.database, text)
+    database = (url.database or "").strip()
+    if not database or database == _MEMORY or url.query.get("mode") == "memory" \
+            or "mode=memory" in database:
+        raise _refuse(text, "an in-memory SQLite database keeps the audit trail only until the "
+                            "command ends; give a SQLite file path")
+    if not database.startswith("file:"):
+        _checked_sqlite_path(url.database or database, text)
 
 
 def _checked_sqlite_path(path_text: str, target: str) -> Path:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,8 +71,12 @@ def ref_services(text: str, fields: RefFields | None = None) -> list[str]:
 class Evidence:
     """Every binding of a session the gatekeeper passed, read for roles, by claim and action."""
 
-    def __init__(self, verifier_input: VerifierInput, extra_subjects: Iterable[str] = ()) -> None:
-        checked = [b for b in verifier_input.gatekeeper_result.checked_bindings if b.status == "pass"]
+    def __init__(self, verifier_input: VerifierInput, extra_subjects: Iterable[str] = (),
+                 unread_claims: AbstractSet[str] = frozenset()) -> None:
+        """``unread_claims``: claims the verifier will not judge (past its caps): their
+        bindings are not read."""
+        checked = [b for b in verifier_input.gatekeeper_result.checked_bindings if b.status == "pass"
+                   and (b.claim_id is None or b.claim_id not in unread_claims)]
         arguments = verifier_input.invocation_arguments
         self.known_subjects: set[str] = {fold(s) for s in extra_subjects if s}
         for binding in checked:
@@ -80,6 +85,13 @@ class Evidence:
                 arguments.get(binding.source_invocation_id or -1, {})))
         self.items = [self._item(binding, arguments) for binding in checked]
         self._newest = _newest_samples(item for item in self.items if not item.runbook)
+        # Indexed once: each claim asks for its own items and the runbooks (per claim, a scan of
+        # every item made a session of thousands of claims quadratic).
+        self._by_claim: dict[str, list[Item]] = {}
+        for item in self.items:
+            if item.claim_id is not None:
+                self._by_claim.setdefault(item.claim_id, []).append(item)
+        self._runbooks = [item for item in self.items if item.runbook]
 
     def _item(self, binding: CheckedBinding, arguments: dict[int, dict[str, Any]]) -> Item:
         call_arguments = arguments.get(binding.source_invocation_id or -1, {})
@@ -93,11 +105,11 @@ class Evidence:
 
     def for_claim(self, claim_id: str) -> list[Item]:
         """The claim's passed bindings."""
-        return [item for item in self.items if item.claim_id == claim_id]
+        return list(self._by_claim.get(claim_id, ()))
 
     def runbooks(self) -> list[Item]:
         """Every runbook binding of the session (claims' and actions')."""
-        return [item for item in self.items if item.runbook]
+        return list(self._runbooks)
 
     def is_now(self, fact: RoleFact) -> bool:
         """Whether an evidence value is the present one: not a sample at a time, or the newest

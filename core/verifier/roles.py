@@ -20,7 +20,9 @@ original), so spans point into what the executor or the recorder wrote.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -341,7 +343,8 @@ def _what_about(folded: str, facts: list[RoleFact], services: set[str]) -> list[
     for fact in facts:
         about = mentions.about(fact.start, ignore=services, values=starts)
         clause_end = mentions.clause(fact.start)[1]
-        following = min([start for start in starts if start > fact.start] + [clause_end])
+        later = bisect_right(starts, fact.start)  # bisected: a long claim has many values
+        following = min(starts[later], clause_end) if later < len(starts) else clause_end
         after = "" if mentions.inside_quote(fact.start) \
             else _NEXT_KEY.sub("", folded[fact.end:max(following, fact.end)])
         marked.append(replace(fact, about=about, after=after))
@@ -359,21 +362,36 @@ def _fires_at(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
     """"fires at 85%" names an alert's threshold -- unless its sentence gives the threshold
     as well ("fires at 91% (limit 85%)", "fires at 91% against an 85% threshold"): then it is
     the value the alert fires at now."""
+    sentence = _sentence_of(folded)
+
+    def fires(fact: RoleFact) -> bool:
+        return _FIRES_AT.search(folded[max(0, fact.start - 16):fact.start]) is not None
+    # One pass, not facts x facts (a long claim was quadratic): the unit classes of the plain
+    # thresholds ("limit 85%") of each sentence.
+    named_classes: dict[int, set[str]] = {}
+    firing: set[int] = set()
+    for index, fact in enumerate(facts):
+        if fact.role != "threshold" or fact.quantity is None:
+            continue
+        if fires(fact):
+            firing.add(index)
+        else:
+            named_classes.setdefault(sentence(fact.start), set()).add(_unit_class(fact.quantity))
+    return [replace(fact, role="current", now=True)
+            if index in firing and fact.quantity is not None
+            and _unit_class(fact.quantity) in named_classes.get(sentence(fact.start), set())
+            else fact for index, fact in enumerate(facts)]
+
+
+def _unit_class(quantity: Quantity) -> str:
+    """Quantities of one class are ``comparable`` (a bare number counts as a count)."""
+    return "count" if quantity.family == "plain" else quantity.family
+
+
+def _sentence_of(folded: str) -> Callable[[int], int]:
+    """The index of the sentence (``_SENTENCE``) a position lies in, by bisection."""
     breaks = [0, *(match.end() for match in _SENTENCE.finditer(folded)), len(folded) + 1]
-
-    def sentence(fact: RoleFact) -> int:
-        return max(index for index, start in enumerate(breaks) if start <= fact.start)
-
-    marked: list[RoleFact] = []
-    for fact in facts:
-        firing = fact.role == "threshold" and fact.quantity is not None \
-            and _FIRES_AT.search(folded[max(0, fact.start - 16):fact.start]) is not None
-        named = [other for other in facts if other is not fact and other.role == "threshold"
-                 and other.quantity is not None and fact.quantity is not None
-                 and other.quantity.comparable(fact.quantity) and sentence(other) == sentence(fact)
-                 and _FIRES_AT.search(folded[max(0, other.start - 16):other.start]) is None]
-        marked.append(replace(fact, role="current", now=True) if firing and named else fact)
-    return marked
+    return lambda position: bisect_right(breaks, position) - 1
 
 
 def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
@@ -381,22 +399,23 @@ def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
     as the value now ("memory usage 86.2% (threshold 85%)"): it must be the present one. A quoted
     line, a list or a trend of values, or a value with its time, is not."""
     quoted = [match.span() for match in _QUOTED.finditer(folded)]
-    breaks = [0, *(match.end() for match in _SENTENCE.finditer(folded)), len(folded) + 1]
+    quote_starts = [start for start, _ in quoted]
+    sentence = _sentence_of(folded)
 
-    def sentence(fact: RoleFact) -> int:
-        return max(index for index, start in enumerate(breaks) if start <= fact.start)
+    def in_quote(position: int) -> bool:
+        at = bisect_right(quote_starts, position) - 1  # quotes do not overlap: the last before
+        return at >= 0 and position < quoted[at][1]
 
-    def loose(fact: RoleFact) -> bool:
-        return (fact.role in ("value", "count", "used") and fact.quantity is not None
-                and fact.trend is None and fact.time is None
-                and not any(start <= fact.start < end for start, end in quoted))
-    marked: list[RoleFact] = []
-    for fact in facts:
-        siblings = [other for other in facts if loose(other) and sentence(other) == sentence(fact)
-                    and other.quantity is not None and fact.quantity is not None
-                    and other.quantity.comparable(fact.quantity) and other.role == fact.role]
-        marked.append(replace(fact, now=True) if loose(fact) and len(siblings) == 1 else fact)
-    return marked
+    def loose_key(fact: RoleFact) -> tuple[int, str, str] | None:
+        if (fact.role in ("value", "count", "used") and fact.quantity is not None
+                and fact.trend is None and fact.time is None and not in_quote(fact.start)):
+            return sentence(fact.start), fact.role, _unit_class(fact.quantity)
+        return None
+    # Counted once per (sentence, role, unit class), not facts x facts.
+    keys = [loose_key(fact) for fact in facts]
+    counts = Counter(key for key in keys if key is not None)
+    return [replace(fact, now=True) if key is not None and counts[key] == 1 else fact
+            for fact, key in zip(facts, keys, strict=True)]
 
 
 def read_ref(text: str, fields: RefFields | None = None, *, argument_subjects: Iterable[str] = (),

@@ -183,7 +183,8 @@ _ALL: tuple[VerifierRule, ...] = (
         name="verifier.not_judged", grade="LOW_CONFID", target="claim", repairable=False,
         description=(
             "The verifier returned no judgement for the claim (an llm verifier that skipped it, or judged "
-            "it under another id)."),
+            "it under another id), or the claim lies past what the verifier reads: longer than 4,000 "
+            "characters, past the first 200 claims or 100,000 characters of claims (docs/bad-input.md)."),
     ),
     VerifierRule(
         name="verifier.action_unfounded", grade="LOW_CONFID", target="step", repairable=False,

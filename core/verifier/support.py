@@ -254,6 +254,8 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
 _SEARCH_LABEL = re.compile("(?:" + "|".join(rf"\b{word}" if word.isascii() else word for word in map(
     re.escape, sorted(CLAIM_RELATIONS.search_labels, key=len, reverse=True))) + r")\s*$")
 
+_LONGEST_LABEL = max(map(len, CLAIM_RELATIONS.search_labels))
+
 
 def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], tuple[Item, str]]:
     """The claim's quotes that are exactly a term a cited search was made with (its ``terms``
@@ -262,7 +264,12 @@ def _searched_terms(text: str, items: Sequence[Item]) -> dict[tuple[int, int], t
     folded = fold(text)
     found: dict[tuple[int, int], tuple[Item, str]] = {}
     for quote in quotes(folded):
-        if not _SEARCH_LABEL.search(folded, 0, quote.start):
+        # The label ends right before the quote (``\s*$``): look back only over the spaces and
+        # the longest label (a search from 0 for each quote made a long claim quadratic).
+        label_end = quote.start
+        while label_end > 0 and folded[label_end - 1].isspace():
+            label_end -= 1
+        if not _SEARCH_LABEL.search(folded, max(0, label_end - _LONGEST_LABEL), quote.start):
             continue  # a quoted value stated as a value is checked as one
         for item in items:
             for key in ("terms", "query"):

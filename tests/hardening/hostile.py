@@ -31,6 +31,9 @@ LONG_INTEGER = "1" * 5000
 BILLION_LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]\n"
     for prev, name in zip("abcdefgh", "bcdefghi", strict=True))
+# Few nodes, much text: a 1 MB string referred to 10,000 times is 10 GB to check and print.
+TEXT_LAUGHS = ("a: &a '" + "lol" * 350_000 + "'\nb: &b [" + ", ".join(["*a"] * 100) + "]\n"
+               "alerts: [" + ", ".join(["*b"] * 100) + "]\n")
 RECURSIVE_ALIAS = "- &loop [*loop]\n"
 
 
@@ -183,6 +186,7 @@ class Hostile:
             "alerts_deep": lambda: (folder / "alerts.yaml").write_text(DEEP_YAML_FLOW),
             "alerts_laughs": lambda: (folder / "alerts.yaml").write_text(
                 BILLION_LAUGHS.replace("i: &i", "alerts: &i")),
+            "alerts_text_laughs": lambda: (folder / "alerts.yaml").write_text(TEXT_LAUGHS),
             "alerts_recursive": lambda: (folder / "alerts.yaml").write_text(RECURSIVE_ALIAS),
             "alerts_huge": lambda: _replace(folder / "alerts.yaml",
                                             lambda p: _sparse(p, 300 * 1024 * 1024)),

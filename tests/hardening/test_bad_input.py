@@ -30,14 +30,14 @@ HANG_SECONDS = 30  # far above any honest refusal; only a hang reaches it
 
 PACK_KINDS = (
     "meta_notutf8", "meta_dir", "meta_fifo", "meta_passwd", "meta_zero", "meta_surrogate",
-    "alerts_deep", "alerts_laughs", "alerts_recursive", "alerts_huge", "alerts_outside",
+    "alerts_deep", "alerts_laughs", "alerts_text_laughs", "alerts_recursive", "alerts_huge", "alerts_outside",
     "logs_zero", "logs_fifo", "logs_deep", "logs_surrogate", "logs_long_line",
     "store_fifo", "store_zero", "store_passwd",
     "runbook_dir", "runbook_dangling", "runbook_loop", "runbook_fifo", "runbook_zero",
     "runbook_passwd", "runbook_huge", "runbook_notutf8", "runbook_laughs", "runbooks_outside",
 )
 # A few pack kinds for the commands that share ``load_pack`` with ``packs validate``.
-PACK_SAMPLE = ("meta_notutf8", "meta_fifo", "alerts_laughs", "logs_zero", "runbook_passwd",
+PACK_SAMPLE = ("meta_notutf8", "meta_fifo", "alerts_laughs", "alerts_text_laughs", "logs_zero", "runbook_passwd",
                "runbook_loop", "runbooks_outside")
 
 DB_URLS = {
@@ -52,6 +52,10 @@ DB_URLS = {
     "devzero": "<devzero>",
     "not-a-database": "<text_file>",
     "sqlite-fifo": "sqlite:///<fifo>",
+    # In memory: the audit trail would vanish with the process while the command says "recorded".
+    "in-memory": "sqlite://",
+    "in-memory-path": "sqlite:///:memory:",
+    "in-memory-uri": "sqlite:///file:audit?mode=memory&uri=true",
 }
 # Commands that take --db, as argv before the option.
 DB_COMMANDS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from core.inputs.documents import INT_LIMIT, MAX_DEPTH, parse_json
 from core.inputs.files import read_bytes, read_text
 from core.inputs.patterns import regex_problem
 from core.inputs.text import MAX_QUESTION_CHARS, check_question, repair_text, text_problem
-from core.inputs.yamldoc import MAX_ALIAS_NODES, parse_yaml
+from core.inputs.yamldoc import MAX_ALIAS_CHARS, MAX_ALIAS_NODES, parse_yaml
 from core.outputs import check_output_target, write_atomically
 
 
@@ -59,6 +60,20 @@ def test_yaml_aliases_are_fine_until_they_amplify() -> None:
         parse_yaml(amplifying, source="y")
     with pytest.raises(InputError, match="cycle"):
         parse_yaml("&a [*a]", source="y")
+
+
+def test_yaml_aliases_of_long_text_are_refused_in_milliseconds() -> None:
+    """Few nodes, much text: a 1 MB string referred to 10,000 times (10 GB of text) took
+    minutes to check before anything read it."""
+    text = ("a: &a '" + "x" * 1_000_000 + "'\nb: &b [" + ", ".join(["*a"] * 100) + "]\n"
+            "c: [" + ", ".join(["*b"] * 100) + "]\n")
+    started = time.process_time()
+    with pytest.raises(InputError, match=f"aliases may add at most {MAX_ALIAS_CHARS:,}"):
+        parse_yaml(text, source="y")
+    assert time.process_time() - started < 2.0
+    # The same text used a few times is fine: the limit is on what aliases add.
+    fine = "a: &a '" + "x" * 1_000_000 + "'\nb: [*a, *a, *a]\n"
+    assert len(parse_yaml(fine, source="y")["b"][2]) == 1_000_000
 
 
 def test_yaml_keeps_timestamps_as_text_and_refuses_duplicate_keys() -> None:

@@ -133,3 +133,19 @@ def test_a_reader_that_leaves_early_is_no_error(tmp_path: Path) -> None:
     stderr = process.stderr.read()
     assert process.wait(timeout=DEADLINE_S) == 0
     assert stderr == b""
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_device_is_one_line_and_exit_2_not_an_internal_error(tmp_path: Path) -> None:
+    asked = _run(["ask", "--json", QUESTION], tmp_path)
+    assert asked.returncode == 0
+    (tmp_path / "session.json").write_bytes(asked.stdout)
+    for argv in (["schema"], ["sessions", "list", "--json"], ["gatekeeper", "check", "--json",
+                 "session.json"], ["ask", "--json", QUESTION], ["--version"], ["packs", "list"]):
+        with open("/dev/full", "wb") as full:
+            process = subprocess.run([str(SUPERBIZ), *argv], env=_env(tmp_path), cwd=tmp_path,
+                                     stdout=full, stderr=subprocess.PIPE, timeout=DEADLINE_S,
+                                     stdin=subprocess.DEVNULL, check=False)
+        assert process.returncode == 2, (argv, process.stderr)
+        assert _one_error_line(process.stderr) == \
+            "superbiz: error: cannot write the output: No space left on device", argv

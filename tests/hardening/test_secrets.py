@@ -174,3 +174,24 @@ def test_a_store_password_is_never_printed(capsys: pytest.CaptureFixture[str],
     with pytest.raises(Exception) as caught:
         open_store(url)
     assert PASSWORD not in str(caught.value) and TOKEN not in str(caught.value)
+
+
+@pytest.mark.parametrize("text", [
+    "/tmp/sk-test-data/pack.yaml: not found", "file sk-notes-2026.yaml is empty",
+    "see /data/risk-assessment-2026.md", r"C:\packs\sk-abcdefghij\pack.yaml"])
+def test_sk_in_a_path_or_file_name_is_not_taken_for_a_key(text: str) -> None:
+    assert redact_text(text, secrets=[]) == text
+
+
+@pytest.mark.parametrize("text", [
+    "rejected key sk-abcdefghijkl.", 'the key "sk-proj-XYZ123456789" was refused',
+    "Authorization: Bearer abc.def-123456", "api_key=abcdef123456"])
+def test_a_key_standing_alone_is_still_redacted(text: str) -> None:
+    assert REDACTED in redact_text(text, secrets=[])
+
+
+def test_a_file_name_holding_sk_is_named_in_a_cli_error(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "sk-session-20260708.json"
+    assert main(["replay", str(missing)]) == 2
+    assert str(missing) in capsys.readouterr().err

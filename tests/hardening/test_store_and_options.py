@@ -437,3 +437,20 @@ def test_a_locked_log_store_is_one_line(command: str, tmp_path: Path, made: dict
         assert "locked by another process" in _refused(_run(argv, tmp_path))
     stats = _run(["logs", "stats", "--store", str(store), "--json"], tmp_path)
     assert json.loads(stats.stdout)["lines"] == 30  # nothing imported twice
+
+
+def test_a_store_opened_read_only_is_refused_before_work_on_stderr(tmp_path: Path) -> None:
+    """``?mode=ro``: SQLite takes the write lock and refuses only the write, which used to come
+    out mid-run as an "error" line on stdout (and file permissions say nothing to root)."""
+    db = tmp_path / "store.db"
+    assert _run(["db", "init", "--db", str(db)], tmp_path).returncode == 0
+    before = _snapshot(tmp_path)["store.db"]
+    read_only = f"sqlite:///file:{db}?mode=ro&uri=true"
+    for argv in (["ask", QUESTION], ["tools", "call", "query_metrics", "--args", "{}"],
+                 ["db", "init"], ["gatekeeper", "recheck", "--all"]):
+        done = _run([*argv, "--db", read_only], tmp_path)
+        assert "read-only" in _refused(done), argv
+        assert done.stdout == "", argv
+    assert _snapshot(tmp_path)["store.db"] == before  # (SQLite may add an empty -wal beside it)
+    listed = _run(["sessions", "list", "--db", read_only], tmp_path)  # reading is fine
+    assert listed.returncode == 0 and listed.stderr == ""

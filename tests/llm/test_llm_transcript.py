@@ -80,3 +80,13 @@ def test_yaml_and_json_files_load_and_bad_ones_name_the_field(tmp_path: Path) ->
     bad.write_text(json.dumps({"turns": [{"fault": "meltdown"}]}), encoding="utf-8")
     with pytest.raises(TranscriptError, match=r"bad.json: turns.0.fault"):
         load_transcript(bad)
+
+
+def test_a_transcript_whose_aliases_amplify_is_refused_at_once(tmp_path: Path) -> None:
+    from core.agents.llm.transcript import TranscriptError, load_transcript
+    from tests.hardening.hostile import BILLION_LAUGHS
+
+    path = tmp_path / "laughs.yaml"
+    path.write_text(BILLION_LAUGHS, encoding="utf-8")
+    with pytest.raises(TranscriptError, match="aliases may add at most"):
+        load_transcript(path)

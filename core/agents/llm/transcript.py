@@ -47,10 +47,9 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.errors import EngineError, first_error
+from core.errors import EngineError, InputError, first_error
 
 FaultName = Literal["timeout", "http_500", "http_502", "http_503", "rate_limit",
                     "connection_reset", "invalid_json", "no_choices", "empty_choices",
@@ -104,10 +103,12 @@ class Transcript(_Strict):
 
 def load_transcript(path: str | Path) -> Transcript:
     """Read a transcript file (``.json``, ``.yaml`` or ``.yml``)."""
+    from core.inputs.yamldoc import parse_yaml
+
     file = Path(path)
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))  # YAML is a superset of JSON
-    except (OSError, yaml.YAMLError) as exc:
+    try:  # YAML is a superset of JSON; parse_yaml bounds aliases and nesting (billion laughs)
+        data = parse_yaml(file.read_text(encoding="utf-8"), source=str(file))
+    except (OSError, UnicodeDecodeError, InputError) as exc:
         raise TranscriptError(f"{file}: cannot read transcript: {exc}") from None
     try:
         return Transcript.model_validate(data)
