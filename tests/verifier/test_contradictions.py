@@ -10,18 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.contracts import (
-    CheckedBinding,
-    Claim,
-    ClaimResult,
-    EvidenceBinding,
-    ExecutorOutput,
-    GatekeeperResult,
-    Plan,
-    VerifierInput,
-)
-from core.verifier import judge
+from core.contracts import ClaimResult
 from core.verifier.rules import RULES
+from tests.verifier.one_claim import judge_observation
 
 SSH_LOGIN = ("sshd", "[2026-07-08T11:17:03+00:00][INFO][sshd] Accepted password for alice from 10.0.0.7 "
                      "port 52144 ssh2")
@@ -48,18 +39,7 @@ EVIDENCE = {"ssh_login": SSH_LOGIN, "ssh_failed": SSH_FAILED, "session": SESSION
 
 def _judge(text: str, evidence: str) -> ClaimResult:
     service, ref = EVIDENCE[evidence]
-    binding = EvidenceBinding(tool_name="query_logs", source_invocation_id=3, raw_path="$.logs[0]",
-                              evidence_excerpt=ref)
-    checked = CheckedBinding(claim_id="claim-1", binding_index=0, tool_name="query_logs", source_invocation_id=3,
-                             raw_path="$.logs[0]", evidence_excerpt=ref, status="pass", matched_text=ref,
-                             match_kind="exact", spans=[(0, len(ref))])
-    claim = Claim(claim_id="claim-1", claim_type="observation", claim_text=text, evidence_bindings=[binding],
-                  subject_services=[service])
-    verifier_input = VerifierInput(
-        original_query=f"what is wrong with {service}?", executor_structured_output=ExecutorOutput(claims=[claim]),
-        gatekeeper_result=GatekeeperResult(status="pass", severity="none", checked_bindings=[checked]),
-        invocation_arguments={3: {"service": service}})
-    return judge(verifier_input, Plan(question=verifier_input.original_query, services=[service]))[0][0]
+    return judge_observation(text, service, [("$.logs[0]", ref)])
 
 
 CONTRADICTS = "verifier.contradicts_evidence"

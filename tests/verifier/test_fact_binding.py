@@ -8,18 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.contracts import (
-    CheckedBinding,
-    Claim,
-    ClaimResult,
-    EvidenceBinding,
-    ExecutorOutput,
-    GatekeeperResult,
-    Plan,
-    VerifierInput,
-)
-from core.verifier import judge
+from core.contracts import ClaimResult
 from core.verifier.roles import read_claim
+from tests.verifier.one_claim import judge_observation
 
 GROUPS = [
     ("$.groups[0]", '40 lines like "Lease expired for <*>" [WARN][kafka-broker] '
@@ -60,20 +51,7 @@ EVIDENCE = {"subnet": (SUBNET, "hdfs"), "requests": (REQUESTS, "web-api"),
 
 def _judge(text: str, evidence: str, arguments: dict[str, object] | None = None) -> ClaimResult:
     refs, service = EVIDENCE[evidence]
-    bindings, checked = [], []
-    for index, (path, ref) in enumerate(refs):
-        bindings.append(EvidenceBinding(tool_name="query_logs", source_invocation_id=3, raw_path=path,
-                                        evidence_excerpt=ref))
-        checked.append(CheckedBinding(claim_id="claim-1", binding_index=index, tool_name="query_logs",
-                                      source_invocation_id=3, raw_path=path, evidence_excerpt=ref, status="pass",
-                                      matched_text=ref, match_kind="exact", spans=[(0, len(ref))]))
-    claim = Claim(claim_id="claim-1", claim_type="observation", claim_text=text, evidence_bindings=bindings,
-                  subject_services=[service])
-    verifier_input = VerifierInput(
-        original_query=f"what is wrong with {service}?", executor_structured_output=ExecutorOutput(claims=[claim]),
-        gatekeeper_result=GatekeeperResult(status="pass", severity="none", checked_bindings=checked),
-        invocation_arguments={3: {"service": service, **(arguments or {})}})
-    return judge(verifier_input, Plan(question=verifier_input.original_query, services=[service]))[0][0]
+    return judge_observation(text, service, refs, arguments)
 
 
 # (evidence, claim): each states only what its evidence says, in the role it says it.

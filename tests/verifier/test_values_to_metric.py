@@ -9,17 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.contracts import (
-    CheckedBinding,
-    Claim,
-    ClaimResult,
-    EvidenceBinding,
-    ExecutorOutput,
-    GatekeeperResult,
-    Plan,
-    VerifierInput,
-)
-from core.verifier import judge
+from core.contracts import ClaimResult
+from tests.verifier.one_claim import judge_observation
 
 SERVICE = "order-service"
 EVIDENCE = {
@@ -39,18 +30,7 @@ EVIDENCE = {
 
 
 def _judge(text: str, evidence: str) -> ClaimResult:
-    path, ref = EVIDENCE[evidence]
-    binding = EvidenceBinding(tool_name="query_logs", source_invocation_id=3, raw_path=path, evidence_excerpt=ref)
-    checked = CheckedBinding(claim_id="claim-1", binding_index=0, tool_name="query_logs", source_invocation_id=3,
-                             raw_path=path, evidence_excerpt=ref, status="pass", matched_text=ref,
-                             match_kind="exact", spans=[(0, len(ref))])
-    claim = Claim(claim_id="claim-1", claim_type="observation", claim_text=text, evidence_bindings=[binding],
-                  subject_services=[SERVICE])
-    verifier_input = VerifierInput(
-        original_query=f"what is wrong with {SERVICE}?", executor_structured_output=ExecutorOutput(claims=[claim]),
-        gatekeeper_result=GatekeeperResult(status="pass", severity="none", checked_bindings=[checked]),
-        invocation_arguments={3: {"service": SERVICE}})
-    return judge(verifier_input, Plan(question=verifier_input.original_query, services=[SERVICE]))[0][0]
+    return judge_observation(text, SERVICE, [EVIDENCE[evidence]])
 
 
 HONEST = [
