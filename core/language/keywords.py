@@ -22,9 +22,11 @@ _HOW_LONG = LazyPattern(rf"\bhow\s+long\b(?:\s+(?:{one_of(_HOW_LONG_WORDS.auxili
                         re.IGNORECASE)
 
 
-def stem(word: str) -> str:
-    """A crude English stem, searched as a substring: "finished" -> "finish", "tasks" -> "task",
-    "terminating" -> "terminat". Short words stay whole."""
+def search_prefix(word: str) -> str:
+    """The prefix a line's word must begin with to be a form of ``word``, searched as a substring:
+    "finished" -> "finish", "tasks" -> "task", "terminating" -> "terminat". Short words stay
+    whole. Not ``wordforms.stem``, which gives all forms of a word one spelling to compare
+    whole tokens: a prefix has no endings added back ("retri" would miss "retry")."""
     lowered = word.lower()
     for suffix in ("ing", "ed", "es", "s"):
         if lowered.endswith(suffix) and len(lowered) - len(suffix) >= 4:
@@ -43,7 +45,7 @@ def keywords(text: QuestionText) -> list[list[str]]:
         lowered = word.lower()
         if lowered in STOPWORDS or (len(word) < 3 and not word.isupper()) or len(word) < 2:
             continue
-        keywords.append([stem(word)])
+        keywords.append([search_prefix(word)])
     dictionary = han_dictionary()
     for run in HAN_RUN.findall(text.current):
         for start, end in segment(run, dictionary.words, dictionary.longest):

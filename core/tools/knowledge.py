@@ -25,10 +25,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.contracts import EvidenceBlock, KnowledgeResult
-from core.language.keywords import stem
+from core.language.keywords import search_prefix
 from core.language.lexicon import topics_in
 from core.language.text import normalize
-from core.language.wordforms import stem as word_stem_of
+from core.language.wordforms import stem
 from core.packs import Pack, Runbook
 from core.tools.args import LookupKnowledgeArgs
 from core.tools.query import ParsedQuery, parse_query
@@ -114,7 +114,7 @@ def _term_found(term: str, section: IndexedSection) -> float:
         return 1.0
     if not term.isascii():
         return _IN_TEXT if term in section.text else 0.0
-    probe = stem(term) if ascii_word else term
+    probe = search_prefix(term) if ascii_word else term
     if re.search(rf"(?<![a-z0-9]){re.escape(probe)}", section.text):
         return _IN_TEXT
     if len(term) < _FUZZY_MIN_LENGTH:
@@ -125,11 +125,12 @@ def _term_found(term: str, section: IndexedSection) -> float:
 
 
 def same_word(term: str, word: str) -> bool:
-    """Whether two words are forms of one word: one's stem begins the other ("restarting" and
-    "restart", "slowly" and "slow"), the shorter of at least ``_MIN_STEM`` letters."""
-    if term == word or word_stem_of(term) == word_stem_of(word):
+    """Whether two words are forms of one word: one stem (``wordforms.stem``), or one's search
+    prefix begins the other's ("restarting" and "restart", "slowly" and "slow"), the shorter of
+    at least ``_MIN_STEM`` letters."""
+    if term == word or stem(term) == stem(word):
         return True
-    term_stem, word_stem = stem(term), stem(word)
+    term_stem, word_stem = search_prefix(term), search_prefix(word)
     shorter, longer = sorted((term_stem, word_stem), key=len)
     # An ending, not another word: "kube" does not begin every "KubeQuotaExceeded" as a form.
     return (len(shorter) >= _MIN_STEM and longer.startswith(shorter)
