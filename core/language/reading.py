@@ -67,6 +67,18 @@ TermFate = Literal["matched", "filter", "relaxed", "unmentioned", "absent", "unm
                    "not_searched"]
 # The fates that leave a term unanswered: a PASS needs none of them (``verifier.term_unaccounted``).
 UNACCOUNTED_FATES: tuple[TermFate, ...] = ("unmatched", "not_searched")
+# How each fate reads after the term, in an answer's language; ``absent_together``: an absence
+# searched only with the question's other words (``accounting.NOT_EXHAUSTIVE``). The one wording
+# the answer text, the CLI's terms line and the Investigate table share.
+FATE_WORDS: dict[str, dict[str, str]] = {
+    "en": {"matched": "in the cited evidence", "filter": "applied as a filter",
+           "relaxed": "relaxed to another form", "unmentioned": "the data never mentions it",
+           "absent": "searched, verified absent", "absent_together": "searched only together with other words",
+           "unmatched": "not in the lines found", "not_searched": "not searched"},
+    "zh": {"matched": "见于引用的证据", "filter": "作为过滤条件应用", "relaxed": "以其他形式匹配",
+           "unmentioned": "数据中从未出现", "absent": "已检索，核验为不存在",
+           "absent_together": "只与其他词一起检索过", "unmatched": "找到的记录中没有", "not_searched": "未检索"},
+}
 
 
 class QuestionTerm(_Read):

@@ -9,17 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.contracts import QuestionTerm, VerifierResult
+from core.language.reading import FATE_WORDS
 
-# How each fate reads, in a sentence's middle.
-FATE_WORDS = {
-    "matched": "in the cited evidence",
-    "filter": "applied as a filter",
-    "relaxed": "relaxed",
-    "unmentioned": "never mentioned by the data",
-    "absent": "searched, verified absent",
-    "unmatched": "searched, not in the lines found",
-    "not_searched": "not searched",
-}
+_FATES = FATE_WORDS["en"]
 
 
 def term_rows(verifier: VerifierResult | None) -> list[dict[str, str]]:
@@ -27,12 +19,12 @@ def term_rows(verifier: VerifierResult | None) -> list[dict[str, str]]:
     it (an answer-level rule named it: ``verifier.term_unaccounted`` ...)."""
     if verifier is None:
         return []
-    return [{"term": term.text, "kind": term.kind, "fate": FATE_WORDS.get(term.fate or "", "—"),
+    return [{"term": term.text, "kind": term.kind, "fate": _FATES.get(term.fate or "", "—"),
              "why": term.detail, "accounted": "unaccounted" if term.accounted is False else "accounted"}
             for term in verifier.question_terms]
 
 
 def terms_line(terms: Sequence[QuestionTerm]) -> str:
-    """``zookeeper (subject): applied as a filter; refuse (predicate): never mentioned ...``."""
-    return "; ".join(f"{term.text} ({term.kind}): {FATE_WORDS.get(term.fate or '', '—')}"
+    """``zookeeper (subject): applied as a filter; refuse (predicate): the data never mentions it ...``."""
+    return "; ".join(f"{term.text} ({term.kind}): {_FATES.get(term.fate or '', '—')}"
                      for term in terms) or "-"

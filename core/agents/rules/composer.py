@@ -36,6 +36,7 @@ from core.contracts import (
 from core.language.alternation import one_of
 from core.language.levels import asks_about_health
 from core.language.marks import visible
+from core.language.reading import FATE_WORDS, UNACCOUNTED_FATES
 from core.language.subjects import excluded_mentions
 from core.language.vocabulary import VocabularyFile, load
 from core.lazypattern import LazyPattern
@@ -66,10 +67,7 @@ _TEXT = {
         "partial": "已单独通过核验的结论（其余结论或引用未通过核验，未予显示）：",
         "terms": "回答没有覆盖问题中的每个词：{terms}",
         "closest": "最接近的记录（已核验为真实记录，但不是对问题的回答）：",
-        "fate_unmentioned": "数据中从未出现",
-        "fate_unmatched": "找到的记录中没有",
-        "fate_not_searched": "未检索",
-        "fate_absent": "只与其他词一起检索过",
+        **{f"fate_{fate}": words for fate, words in FATE_WORDS["zh"].items()},
         "repaired": "修正说明：执行者第一次回答有 {n} 处引用或事实未通过核验（{rules}）；"
                     "它被告知哪里未通过后修正了一次，以上内容是修正后从头重新核验的结果。",
         "repair_failed": "修正说明：执行者第一次回答有 {n} 处引用或事实未通过核验（{rules}）；"
@@ -117,10 +115,7 @@ _TEXT = {
                    "shown):",
         "terms": "the answer does not account for every term of the question: {terms}",
         "closest": "Closest matches (verified lines, not an answer to the question):",
-        "fate_unmentioned": "the data never mentions it",
-        "fate_unmatched": "not in the lines found",
-        "fate_not_searched": "not searched",
-        "fate_absent": "searched only together with other words",
+        **{f"fate_{fate}": words for fate, words in FATE_WORDS["en"].items()},
         "repaired": "Repaired after 1 attempt: the executor's first answer had {n} citation(s) "
                     "or fact(s) that failed verification ({rules}); told what failed, it "
                     "corrected them once, and the answer above was checked again from scratch.",
@@ -407,11 +402,15 @@ def _unaccounted_terms(text: dict[str, str], verifier_result: VerifierResult) ->
     """The terms the answer could not apply, each with why (``core.verifier.accounting``)."""
     shown = []
     for term in verifier_result.question_terms:
-        fate = term.fate or "not_searched"
-        key = "fate_unmatched" if fate == "unmatched" else f"fate_{fate}"
-        if key in text and (fate != "unmentioned" or term.kind in ("subject", "predicate", "entity")) \
-                and (fate != "absent" or term.detail.startswith("searched only")):
-            shown.append(f"{term.text} ({text[key]})")
+        fate: str = term.fate or "not_searched"
+        if fate == "unmentioned" and term.kind not in ("subject", "predicate", "entity"):
+            continue
+        if fate == "absent":  # a verified absence is an answer; one searched only with others is not
+            if not term.detail.startswith("searched only"):
+                continue
+            fate = "absent_together"
+        if fate in ("unmentioned", "absent_together", *UNACCOUNTED_FATES):
+            shown.append(f"{term.text} ({text[f'fate_{fate}']})")
     return text["sep"].join(shown) if shown else "-"
 
 
