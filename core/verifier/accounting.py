@@ -36,7 +36,7 @@ from core.contracts import (
 )
 from core.language.concepts import CONCEPTS, concepts_held
 from core.language.lexicon import TOPICS, alert_words, topics_in
-from core.language.reading import UNACCOUNTED_FATES, QuestionTerm, TermFate
+from core.language.reading import UNACCOUNTED_FATES, QuestionReading, QuestionTerm, TermFate
 from core.language.wordforms import holds_stem, holds_word, stem, synonyms, token_stems
 from core.logfields import level_rank
 from core.verifier.rules import (
@@ -202,27 +202,44 @@ def _synonyms(term: QuestionTerm) -> list[str]:
     return synonyms(term.text)
 
 
-def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
-    """The fate of one term and what says so."""
-    reading = plan.reading
+_Fate = tuple[TermFate, str]
+
+
+def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> _Fate:
+    """The fate of one term and what says so: by its kind first (a filter, the window, the
+    level, a subject), then by the cited lines, then by the calls that searched it."""
     if term.kind == "filter":
         return "filter", "left out of every call"
     if term.kind == "time":
-        windowed = [inv for inv in run.calls if inv.arguments.get("since") or inv.arguments.get("until")]
-        if windowed:
-            return "filter", "since/until of the log calls"
-        logs = [inv for inv in run.calls if inv.tool_name == "query_logs"]
-        return ("not_searched", "no call was bounded in time") if logs else (
-            "filter", "alerts are read at the world's now")
+        return _time_fate(run)
     if term.kind == "level":
-        if run.found and run.line_levels:
-            wanted = level_rank(term.text) or 0
-            below = [level for level in run.line_levels if (level_rank(level) or 0) < wanted]
-            if below:
-                return "unmatched", f"cited lines at {', '.join(dict.fromkeys(below))}"
-            return "matched", "the cited lines' level"
-        leveled = [inv for inv in run.calls if inv.arguments.get("level")]
-        return ("filter", "level= of the log calls") if leveled else ("not_searched", "")
+        return _level_fate(term, run)
+    return (_subject_fate(term, run, plan.reading) or _held_fate(term, run, plan.reading)
+            or _searched_fate(term, run, plan.reading))
+
+
+def _time_fate(run: _Run) -> _Fate:
+    if any(inv.arguments.get("since") or inv.arguments.get("until") for inv in run.calls):
+        return "filter", "since/until of the log calls"
+    if any(inv.tool_name == "query_logs" for inv in run.calls):
+        return "not_searched", "no call was bounded in time"
+    return "filter", "alerts are read at the world's now"
+
+
+def _level_fate(term: QuestionTerm, run: _Run) -> _Fate:
+    if run.found and run.line_levels:
+        wanted = level_rank(term.text) or 0
+        below = [level for level in run.line_levels if (level_rank(level) or 0) < wanted]
+        if below:
+            return "unmatched", f"cited lines at {', '.join(dict.fromkeys(below))}"
+        return "matched", "the cited lines' level"
+    if any(inv.arguments.get("level") for inv in run.calls):
+        return "filter", "level= of the log calls"
+    return "not_searched", ""
+
+
+def _subject_fate(term: QuestionTerm, run: _Run, reading: QuestionReading) -> _Fate | None:
+    """Who or what the question is about: unknown to the data, or the calls' own filter."""
     if term.kind == "subject" and term.text in reading.unknown_subjects:
         return "unmentioned", "the data has no such service or alert"
     unnamed = {entity.name.casefold() for entity in reading.entities if not entity.known}
@@ -237,6 +254,11 @@ def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
             return "matched", "the cited evidence is its"
         if filtered:
             return "filter", "service/alert_name of the calls"
+    return None
+
+
+def _held_fate(term: QuestionTerm, run: _Run, reading: QuestionReading) -> _Fate | None:
+    """Held by the cited lines: as written, as the concept it qualifies, or as a synonym."""
     keywords = [keyword[0] for keyword in reading.keywords if keyword]
     if term.kind == "predicate" and term.text in keywords:
         # The question's free words are asked together: one cited line must hold them all
@@ -263,6 +285,11 @@ def _fate(term: QuestionTerm, run: _Run, plan: Plan) -> tuple[TermFate, str]:
         # The store matched it as a whole phrase in every line the call returned, some in a
         # field the ref text does not show (a logger, a request context).
         return "filter", "every line of the cited call holds it"
+    return None
+
+
+def _searched_fate(term: QuestionTerm, run: _Run, reading: QuestionReading) -> _Fate:
+    """Not in the cited lines: what the calls that searched it found."""
     # A runbook lookup says what to do, never whether the data holds a term.
     searched = [inv for inv in run.calls if inv.tool_name != "lookup_knowledge" and _searches(inv, term)]
     if any(_alone(inv, term) and _empty(inv) for inv in searched):
