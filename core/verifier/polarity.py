@@ -156,7 +156,7 @@ def _holds(text: str, word: str) -> bool:
 def _a_named_state(word: str) -> bool:
     """An alert state the claim policy asks of the evidence itself ("firing", "resolved"):
     reported there once, not twice."""
-    return any(token_stems(word) == token_stems(state) for state in STATE_WORDS)
+    return any(_stems_of(word) == _stems_of(state) for state in STATE_WORDS)
 
 
 def _held_in_any_form(said: _Said, shown: list[str]) -> bool:
@@ -183,10 +183,7 @@ def _said_zh(clause: str) -> list[_Said]:
         return []
     taken = [False] * len(clause)
     found: list[_Said] = []
-    words = [(word, pair.name, side) for pair in _antonyms().pairs
-             for side, side_words in enumerate((pair.one, pair.other))
-             for word in side_words if _HAN.search(word)]
-    for word, name, side in sorted(words, key=lambda entry: len(entry[0]), reverse=True):
+    for word, name, side in _chinese_pair_words():
         for match in re.finditer(re.escape(word), clause):
             if any(taken[match.start():match.end()]):
                 continue
@@ -210,16 +207,12 @@ def _zh_negation(clause: str, start: int) -> str:
 
 
 def _said_en(clause: str) -> list[_Said]:
-    stems = token_stems(clause)
+    stems = tuple(token_stems(clause))
     if not stems:
         return []
     found: list[_Said] = []
     taken = [False] * len(stems)
-    words = [(word, pair.name, side) for pair in _antonyms().pairs
-             for side, side_words in enumerate((pair.one, pair.other))
-             for word in side_words if not _HAN.search(word)]
-    for word, name, side in sorted(words, key=lambda entry: len(token_stems(entry[0])), reverse=True):
-        wanted = token_stems(word)
+    for word, name, side, wanted in _english_pair_words():
         width = len(wanted)
         for index in range(len(stems) - width + 1):
             if stems[index:index + width] != wanted or any(taken[index:index + width]):
@@ -230,11 +223,35 @@ def _said_en(clause: str) -> list[_Said]:
     return found
 
 
-def _en_negation(stems: list[str], index: int) -> str:
+def _en_negation(stems: tuple[str, ...], index: int) -> str:
     """The English negation within reach before ``stems[index]``, or ""."""
     reach = _antonyms().en_negation_reach
     window = stems[max(0, index - reach):index]
-    return next((word for word in _antonyms().negations_en if _phrase_in(token_stems(word), window)), "")
+    return next((word for word in _antonyms().negations_en if _phrase_in(_stems_of(word), window)), "")
+
+
+# The pairs' words, longest first (a longer word takes its tokens before a shorter one inside
+# it), each English one with its stems: read once, not for every clause of every text.
+@cache
+def _chinese_pair_words() -> tuple[tuple[str, str, int], ...]:
+    words = [(word, pair.name, side) for pair in _antonyms().pairs
+             for side, side_words in enumerate((pair.one, pair.other))
+             for word in side_words if _HAN.search(word)]
+    return tuple(sorted(words, key=lambda entry: len(entry[0]), reverse=True))
+
+
+@cache
+def _english_pair_words() -> tuple[tuple[str, str, int, tuple[str, ...]], ...]:
+    words = [(word, pair.name, side, _stems_of(word)) for pair in _antonyms().pairs
+             for side, side_words in enumerate((pair.one, pair.other))
+             for word in side_words if not _HAN.search(word)]
+    return tuple(sorted(words, key=lambda entry: len(entry[3]), reverse=True))
+
+
+@cache
+def _stems_of(word: str) -> tuple[str, ...]:
+    """A list word's stems (the lists are read against every clause)."""
+    return tuple(token_stems(word))
 
 
 def borne_out_negations(own_words: str, cited: list[str]) -> set[str]:
@@ -258,9 +275,9 @@ def borne_out_negations(own_words: str, cited: list[str]) -> set[str]:
 
 def _negations(text: str) -> list[str]:
     """The negations of a text, any of the lists'."""
-    stems = token_stems(_CONTRACTED.sub(" not", text))
+    stems = tuple(token_stems(_CONTRACTED.sub(" not", text)))
     normalized = normalize(text)
-    found = [word for word in _antonyms().negations_en if _phrase_in(token_stems(word), stems)]
+    found = [word for word in _antonyms().negations_en if _phrase_in(_stems_of(word), stems)]
     return found + [word for word in _antonyms().negations_zh if word in normalized]
 
 
@@ -271,14 +288,14 @@ def _extra_negations(own_words: str) -> list[str]:
     return [word for word in _negations(own_words) if word not in known]
 
 
-def _phrase_in(wanted: list[str], stems: list[str]) -> bool:
+def _phrase_in(wanted: tuple[str, ...], stems: tuple[str, ...]) -> bool:
     width = len(wanted)
     return bool(wanted) and any(stems[i:i + width] == wanted for i in range(len(stems) - width + 1))
 
 
 def _quantifiers(own_words: str) -> list[str]:
     normalized = normalize(own_words)
-    have = token_stems(own_words)
-    found = [word for word in _antonyms().quantifiers_en if _phrase_in(token_stems(word), have)]
+    have = tuple(token_stems(own_words))
+    found = [word for word in _antonyms().quantifiers_en if _phrase_in(_stems_of(word), have)]
     return found + [word for word in _antonyms().quantifiers_zh if word in normalized]
 
