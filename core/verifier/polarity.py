@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from core.language.concepts import concept_mentions, concepts_held
 from core.language.facts import EN_NEGATIONS, FACT_WORDS, STATE_WORDS
@@ -166,7 +166,9 @@ def _held_in_any_form(said: _Said, shown: list[str]) -> bool:
     return any(_holds(text, word) for text in shown for word in words)
 
 
-def _said(text: str) -> list[_Said]:
+# A claim's cited texts are read by findings and again by borne_out_negations.
+@lru_cache(maxsize=256)
+def _said(text: str) -> tuple[_Said, ...]:
     """Every pair word of a text, with the side it says (a negation before it flips it)."""
     found: list[_Said] = []
     text = _no_state_phrases().sub(" ", text)
@@ -175,7 +177,7 @@ def _said(text: str) -> list[_Said]:
         if not clause.strip():
             continue
         found += _said_zh(clause) + _said_en(clause)
-    return found
+    return tuple(found)
 
 
 def _said_zh(clause: str) -> list[_Said]:
@@ -212,9 +214,13 @@ def _said_en(clause: str) -> list[_Said]:
         return []
     found: list[_Said] = []
     taken = [False] * len(stems)
+    # Where each stem starts: a word is looked for only where its first stem is.
+    starts: dict[str, list[int]] = {}
+    for index, token in enumerate(stems):
+        starts.setdefault(token, []).append(index)
     for word, name, side, wanted in _english_pair_words():
         width = len(wanted)
-        for index in range(len(stems) - width + 1):
+        for index in starts.get(wanted[0], ()) if width else range(len(stems) + 1):
             if stems[index:index + width] != wanted or any(taken[index:index + width]):
                 continue
             taken[index:index + width] = [True] * width
