@@ -186,12 +186,14 @@ def _said_zh(clause: str) -> list[_Said]:
     taken = [False] * len(clause)
     found: list[_Said] = []
     for word, name, side in _chinese_pair_words():
-        for match in re.finditer(re.escape(word), clause):
-            if any(taken[match.start():match.end()]):
-                continue
-            taken[match.start():match.end()] = [True] * len(word)
-            negation = _zh_negation(clause, match.start())
-            found.append(_Said(name, word, side ^ bool(negation), bool(negation), negation))
+        start = clause.find(word)
+        while start >= 0:  # each occurrence, left to right, none overlapping the one before
+            end = start + len(word)
+            if not any(taken[start:end]):
+                taken[start:end] = [True] * len(word)
+                negation = _zh_negation(clause, start)
+                found.append(_Said(name, word, side ^ bool(negation), bool(negation), negation))
+            start = clause.find(word, end)
     return found
 
 
