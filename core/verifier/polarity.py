@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from core.language.concepts import concept_mentions, concepts_held
 from core.language.facts import EN_NEGATIONS, FACT_WORDS, STATE_WORDS
@@ -156,7 +156,7 @@ def _holds(text: str, word: str) -> bool:
 def _a_named_state(word: str) -> bool:
     """An alert state the claim policy asks of the evidence itself ("firing", "resolved"):
     reported there once, not twice."""
-    return any(token_stems(word) == token_stems(state) for state in STATE_WORDS)
+    return any(_stems_of(word) == _stems_of(state) for state in STATE_WORDS)
 
 
 def _held_in_any_form(said: _Said, shown: list[str]) -> bool:
@@ -166,7 +166,9 @@ def _held_in_any_form(said: _Said, shown: list[str]) -> bool:
     return any(_holds(text, word) for text in shown for word in words)
 
 
-def _said(text: str) -> list[_Said]:
+# A claim's cited texts are read by findings and again by borne_out_negations.
+@lru_cache(maxsize=256)
+def _said(text: str) -> tuple[_Said, ...]:
     """Every pair word of a text, with the side it says (a negation before it flips it)."""
     found: list[_Said] = []
     text = _no_state_phrases().sub(" ", text)
@@ -175,7 +177,7 @@ def _said(text: str) -> list[_Said]:
         if not clause.strip():
             continue
         found += _said_zh(clause) + _said_en(clause)
-    return found
+    return tuple(found)
 
 
 def _said_zh(clause: str) -> list[_Said]:
@@ -183,16 +185,15 @@ def _said_zh(clause: str) -> list[_Said]:
         return []
     taken = [False] * len(clause)
     found: list[_Said] = []
-    words = [(word, pair.name, side) for pair in _antonyms().pairs
-             for side, side_words in enumerate((pair.one, pair.other))
-             for word in side_words if _HAN.search(word)]
-    for word, name, side in sorted(words, key=lambda entry: len(entry[0]), reverse=True):
-        for match in re.finditer(re.escape(word), clause):
-            if any(taken[match.start():match.end()]):
-                continue
-            taken[match.start():match.end()] = [True] * len(word)
-            negation = _zh_negation(clause, match.start())
-            found.append(_Said(name, word, side ^ bool(negation), bool(negation), negation))
+    for word, name, side in _chinese_pair_words():
+        start = clause.find(word)
+        while start >= 0:  # each occurrence, left to right, none overlapping the one before
+            end = start + len(word)
+            if not any(taken[start:end]):
+                taken[start:end] = [True] * len(word)
+                negation = _zh_negation(clause, start)
+                found.append(_Said(name, word, side ^ bool(negation), bool(negation), negation))
+            start = clause.find(word, end)
     return found
 
 
@@ -210,18 +211,18 @@ def _zh_negation(clause: str, start: int) -> str:
 
 
 def _said_en(clause: str) -> list[_Said]:
-    stems = token_stems(clause)
+    stems = tuple(token_stems(clause))
     if not stems:
         return []
     found: list[_Said] = []
     taken = [False] * len(stems)
-    words = [(word, pair.name, side) for pair in _antonyms().pairs
-             for side, side_words in enumerate((pair.one, pair.other))
-             for word in side_words if not _HAN.search(word)]
-    for word, name, side in sorted(words, key=lambda entry: len(token_stems(entry[0])), reverse=True):
-        wanted = token_stems(word)
+    # Where each stem starts: a word is looked for only where its first stem is.
+    starts: dict[str, list[int]] = {}
+    for index, token in enumerate(stems):
+        starts.setdefault(token, []).append(index)
+    for word, name, side, wanted in _english_pair_words():
         width = len(wanted)
-        for index in range(len(stems) - width + 1):
+        for index in starts.get(wanted[0], ()) if width else range(len(stems) + 1):
             if stems[index:index + width] != wanted or any(taken[index:index + width]):
                 continue
             taken[index:index + width] = [True] * width
@@ -230,11 +231,35 @@ def _said_en(clause: str) -> list[_Said]:
     return found
 
 
-def _en_negation(stems: list[str], index: int) -> str:
+def _en_negation(stems: tuple[str, ...], index: int) -> str:
     """The English negation within reach before ``stems[index]``, or ""."""
     reach = _antonyms().en_negation_reach
     window = stems[max(0, index - reach):index]
-    return next((word for word in _antonyms().negations_en if _phrase_in(token_stems(word), window)), "")
+    return next((word for word in _antonyms().negations_en if _phrase_in(_stems_of(word), window)), "")
+
+
+# The pairs' words, longest first (a longer word takes its tokens before a shorter one inside
+# it), each English one with its stems: read once, not for every clause of every text.
+@cache
+def _chinese_pair_words() -> tuple[tuple[str, str, int], ...]:
+    words = [(word, pair.name, side) for pair in _antonyms().pairs
+             for side, side_words in enumerate((pair.one, pair.other))
+             for word in side_words if _HAN.search(word)]
+    return tuple(sorted(words, key=lambda entry: len(entry[0]), reverse=True))
+
+
+@cache
+def _english_pair_words() -> tuple[tuple[str, str, int, tuple[str, ...]], ...]:
+    words = [(word, pair.name, side, _stems_of(word)) for pair in _antonyms().pairs
+             for side, side_words in enumerate((pair.one, pair.other))
+             for word in side_words if not _HAN.search(word)]
+    return tuple(sorted(words, key=lambda entry: len(entry[3]), reverse=True))
+
+
+@cache
+def _stems_of(word: str) -> tuple[str, ...]:
+    """A list word's stems (the lists are read against every clause)."""
+    return tuple(token_stems(word))
 
 
 def borne_out_negations(own_words: str, cited: list[str]) -> set[str]:
@@ -258,9 +283,9 @@ def borne_out_negations(own_words: str, cited: list[str]) -> set[str]:
 
 def _negations(text: str) -> list[str]:
     """The negations of a text, any of the lists'."""
-    stems = token_stems(_CONTRACTED.sub(" not", text))
+    stems = tuple(token_stems(_CONTRACTED.sub(" not", text)))
     normalized = normalize(text)
-    found = [word for word in _antonyms().negations_en if _phrase_in(token_stems(word), stems)]
+    found = [word for word in _antonyms().negations_en if _phrase_in(_stems_of(word), stems)]
     return found + [word for word in _antonyms().negations_zh if word in normalized]
 
 
@@ -271,14 +296,14 @@ def _extra_negations(own_words: str) -> list[str]:
     return [word for word in _negations(own_words) if word not in known]
 
 
-def _phrase_in(wanted: list[str], stems: list[str]) -> bool:
+def _phrase_in(wanted: tuple[str, ...], stems: tuple[str, ...]) -> bool:
     width = len(wanted)
     return bool(wanted) and any(stems[i:i + width] == wanted for i in range(len(stems) - width + 1))
 
 
 def _quantifiers(own_words: str) -> list[str]:
     normalized = normalize(own_words)
-    have = token_stems(own_words)
-    found = [word for word in _antonyms().quantifiers_en if _phrase_in(token_stems(word), have)]
+    have = tuple(token_stems(own_words))
+    found = [word for word in _antonyms().quantifiers_en if _phrase_in(_stems_of(word), have)]
     return found + [word for word in _antonyms().quantifiers_zh if word in normalized]
 
