@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 from core import regexcache, userdirs
 from core.cli import (
     ask_cmd,
+    audit_cmd,
     db_cmd,
     eval_cmd,
     gatekeeper_cmd,
@@ -77,6 +78,7 @@ COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
     schema_cmd.register,
     serve_cmd.register,
     db_cmd.register,
+    audit_cmd.register,
     logs_cmd.register,
 )
 
