@@ -240,3 +240,4 @@ def test_the_console_quick_look_checks_only_the_newest_records(
     quick = verify_chain(store, last=2)
     assert quick.intact and quick.checked == 2 and quick.records == 3
     assert not verify_chain(store, last=3).intact
+    assert not verify_chain(store, last=50).intact  # more than the chain holds: all of it

@@ -27,9 +27,9 @@ from core.store.chain import (
     contents,
     read_head,
     record_sha256,
+    record_table,
 )
 from core.store.db import Store
-from core.store.models import EvalRunRow, SessionRow
 
 MAX_PROBLEMS = 100  # reported at most (the first is what matters; the count says how bad)
 _NAMES = {"session": "session", "eval_run": "eval run"}
@@ -82,7 +82,7 @@ def verify_chain(store: Store, *, pinned_head: str | None = None,
                  connection.execute(select(AUDIT.c.seq, AUDIT.c.sha256).order_by(AUDIT.c.seq))}
         by_seq = {seq: sha for sha, seq in index.items()}
         report.records = len(index)
-        start = max(by_seq) - last + 1 if last is not None and by_seq else 1
+        start = max(1, max(by_seq) - last + 1) if last is not None and by_seq else 1
         prev = by_seq.get(start - 1, GENESIS) if start > 1 else GENESIS
         expected, after = start, start - 1
         while True:
@@ -116,7 +116,7 @@ def _check(report: ChainReport, row: Row[Any], expected: int, prev: str,
            index: dict[str, int], found: dict[str, dict[str, dict[str, Any]]]) -> None:
     seq, kind, record_id = int(row.seq), str(row.kind), str(row.record_id)
     name = f"{_NAMES.get(kind, kind)} {record_id}"
-    where = {"seq": seq, "record_kind": kind, "record_id": record_id}
+    where = (seq, kind, record_id)
     if seq > expected:
         _add(report, ChainProblem("missing", f"record #{expected} is missing (deleted): the "
                                              f"chain goes from #{expected - 1} to #{seq}",
@@ -126,23 +126,23 @@ def _check(report: ChainReport, row: Row[Any], expected: int, prev: str,
         if linked is not None:
             _add(report, ChainProblem("order", f"record #{seq} ({name}) follows record "
                                                f"#{linked}, not #{seq - 1}: records were "
-                                               "reordered", **where))
+                                               "reordered", *where))
         else:
             _add(report, ChainProblem("link", f"record #{seq} ({name}) no longer links to "
                                               f"record #{seq - 1}: its link was changed",
-                                      **where))
+                                      *where))
     if record_sha256(seq, kind, record_id, str(row.content_sha256), str(row.prev_sha256)) \
             != row.sha256:
         _add(report, ChainProblem("record", f"record #{seq} ({name}) was edited: it no longer "
-                                            "hashes to its own SHA-256", **where))
+                                            "hashes to its own SHA-256", *where))
     content = found.get(kind, {}).get(record_id)
     if content is None:
         _add(report, ChainProblem("deleted", f"{name} (record #{seq}) is gone: deleted after "
-                                             "it was sealed", **where))
+                                             "it was sealed", *where))
     elif content_sha256(content) != row.content_sha256:
         _add(report, ChainProblem("content", f"{name} (record #{seq}) was changed after it was "
                                              "sealed: its stored rows no longer hash to the "
-                                             "sealed content", **where))
+                                             "sealed content", *where))
 
 
 def _check_head(report: ChainReport, connection: Connection) -> None:
@@ -158,8 +158,8 @@ def _check_head(report: ChainReport, connection: Connection) -> None:
 
 
 def _check_unsealed(report: ChainReport, connection: Connection) -> None:
-    for kind, model in (("session", SessionRow), ("eval_run", EvalRunRow)):
-        table = model.__table__  # type: ignore[attr-defined]
+    for kind in KINDS:
+        table = record_table(kind)
         sealed = select(AUDIT.c.record_id).where(AUDIT.c.kind == kind)
         report.running += len(connection.execute(
             select(table.c.id).where(table.c.status == "running")).all())

@@ -67,6 +67,11 @@ _PARTS: dict[str, tuple[Table, list[tuple[Table, str]]]] = {
 }
 
 
+def record_table(kind: str) -> Table:
+    """The table of records of ``kind`` (``sessions``, ``eval_runs``)."""
+    return _PARTS[kind][0]
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
         return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
@@ -85,13 +90,14 @@ def contents(connection: Connection, kind: str, ids: Iterable[str]) -> dict[str,
     if not wanted or kind not in _PARTS:
         return {}
     table, parts = _PARTS[kind]
-    found = {str(row["id"]): {"row": _row(row)} for row in connection.execute(
-        select(table).where(table.c.id.in_(wanted))).mappings()}
+    found: dict[str, dict[str, Any]] = {
+        str(row["id"]): {"row": _row(dict(row))}
+        for row in connection.execute(select(table).where(table.c.id.in_(wanted))).mappings()}
     for part, owner in parts:
         rows = connection.execute(select(part).where(part.c[owner].in_(list(found)))
                                   .order_by(part.c.id)).mappings()
         for row in rows:
-            found[str(row[owner])].setdefault(part.name, []).append(_row(row))
+            found[str(row[owner])].setdefault(part.name, []).append(_row(dict(row)))
     return found
 
 
