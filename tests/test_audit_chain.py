@@ -158,8 +158,12 @@ def test_a_truncated_chain_is_caught_by_its_head_and_a_rewritten_one_by_a_pinned
         sealed: tuple[Store, list[str]]) -> None:
     store, ids = sealed
     pinned = verify_chain(store).head
+    repo.create_session(store, session_id="s-later", question="q", pack="demo", engines={})
+    repo.finish_session(store, session_id="s-later", status="completed", composer_output=None,
+                        timings_ms={})
+    assert verify_chain(store, pinned_head=pinned).intact  # a pin holds as the chain grows
     with store.engine.begin() as connection:
-        connection.execute(text("DELETE FROM audit_chain WHERE seq = 3"))
+        connection.execute(text("DELETE FROM audit_chain WHERE seq = 4"))
     assert [p.kind for p in verify_chain(store).problems][:1] == ["head"]
     # A writer who rewrites the chain from scratch (here: the migration's own sealing, after
     # changing a verdict) leaves a chain that verifies -- unless the head was pinned.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.engine import Connection
 
 from core.store.chain import (
@@ -78,11 +78,15 @@ def verify_chain(store: Store, *, pinned_head: str | None = None,
     hex digits) the chain must hold."""
     report = ChainReport()
     with store.begin() as connection:
-        index = {str(sha): int(seq) for seq, sha in
-                 connection.execute(select(AUDIT.c.seq, AUDIT.c.sha256).order_by(AUDIT.c.seq))}
-        by_seq = {seq: sha for sha, seq in index.items()}
-        report.records = len(index)
-        start = max(1, max(by_seq) - last + 1) if last is not None and by_seq else 1
+        count, top = connection.execute(select(func.count(), func.max(AUDIT.c.seq))).one()
+        report.records, top = int(count), int(top or 0)
+        start = max(1, top - last + 1) if last is not None else 1
+        # Where each record's hash sits (from the one before ``start``): a link naming another
+        # record than the one before it means reordered rows.
+        pairs = connection.execute(select(AUDIT.c.seq, AUDIT.c.sha256)
+                                   .where(AUDIT.c.seq >= start - 1)).all()
+        index = {str(sha): int(seq) for seq, sha in pairs}
+        by_seq = {int(seq): str(sha) for seq, sha in pairs}
         prev = by_seq.get(start - 1, GENESIS) if start > 1 else GENESIS
         expected, after = start, start - 1
         while True:
@@ -97,13 +101,12 @@ def verify_chain(store: Store, *, pinned_head: str | None = None,
                 expected, prev = int(row.seq) + 1, str(row.sha256)
                 report.checked += 1
             after = int(rows[-1].seq)
-        if by_seq:
-            report.head_seq = max(by_seq)
-            report.head = by_seq[report.head_seq]
+        if top:
+            report.head_seq, report.head = top, by_seq[top]
         _check_head(report, connection)
         _check_unsealed(report, connection)
         if pinned_head is not None:
-            _check_pinned(report, pinned_head.strip().lower(), index)
+            _check_pinned(report, pinned_head.strip().lower(), connection)
     return report
 
 
@@ -172,8 +175,9 @@ def _check_unsealed(report: ChainReport, connection: Connection) -> None:
                                       record_kind=kind, record_id=str(record_id)))
 
 
-def _check_pinned(report: ChainReport, pinned: str, index: dict[str, int]) -> None:
-    matches = [seq for sha, seq in index.items() if sha.startswith(pinned)] \
+def _check_pinned(report: ChainReport, pinned: str, connection: Connection) -> None:
+    matches = connection.execute(select(AUDIT.c.seq).where(AUDIT.c.sha256.startswith(pinned))
+                                 .limit(2)).all() \
         if len(pinned) >= 12 and all(c in "0123456789abcdef" for c in pinned) else []
     if len(matches) != 1:
         _add(report, ChainProblem("pinned", f"the pinned head {pinned[:64]} is not in the "
