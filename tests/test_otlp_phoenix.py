@@ -214,3 +214,26 @@ def test_a_session_trace_without_phoenix(ask_document: SessionDocument) -> None:
 def ask_document() -> SessionDocument:
     """A session run in memory by the offline engine."""
     return ask(MEMORY)
+
+
+def test_since_selects_the_closed_sessions_created_since(tmp_store: Store) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import text
+
+    from core.cli.export_cmd import since_type
+    from core.store import repository as repo
+    from core.store.history import closed_session_ids
+
+    old, new = (ask(MEMORY, store=tmp_store).session_id for _ in range(2))
+    repo.create_session(tmp_store, session_id="s-running", question="q", pack="demo", engines={})
+    with tmp_store.engine.begin() as connection:
+        connection.execute(text("UPDATE sessions SET created_at = :t WHERE id = :id"),
+                           {"t": datetime.now(UTC).replace(tzinfo=None) - timedelta(days=3),
+                            "id": old})
+    assert closed_session_ids(tmp_store) == [old, new]  # oldest first, never a running one
+    assert closed_session_ids(tmp_store, since=since_type("2d")) == [new]
+    assert closed_session_ids(tmp_store, since=since_type("1970-01-01")) == [old, new]
+    assert since_type("90m") > datetime.now(UTC) - timedelta(minutes=91)
+    with pytest.raises(Exception, match="not a time"):
+        since_type("yesterday")

@@ -207,9 +207,8 @@ def closed_session_ids(store: Store, *, since: datetime | None = None,
     """Ids of the sessions that have closed (any status but ``running``), created at or after
     ``since`` (UTC), oldest first (``export otlp``)."""
     query = select_columns(col(SessionRow.id)).where(col(SessionRow.status) != "running")
-    if since is not None:  # the columns hold UTC without a zone (``models.utcnow``)
-        query = query.where(col(SessionRow.created_at) >= as_utc(since).astimezone(UTC)
-                            .replace(tzinfo=None))
+    if since is not None:  # stored as UTC (``models.utcnow``)
+        query = query.where(col(SessionRow.created_at) >= as_utc(since).astimezone(UTC))
     query = query.order_by(col(SessionRow.created_at), col(SessionRow.id)).limit(limit)
     with store.begin() as connection:
         return [str(row[0]) for row in connection.execute(query).all()]
