@@ -21,6 +21,9 @@ from core.errors import SuperbizError
 from core.otlp.spans import SessionTrace, SpanSpec, session_trace
 
 log = logging.getLogger(__name__)
+# The exporter logs each retry as a warning; like ours, shown only with --verbose (core.log),
+# never by logging's last-resort handler on a command's stderr.
+logging.getLogger("opentelemetry").addHandler(logging.NullHandler())
 
 DEFAULT_PROJECT = "superbiz"
 TIMEOUT_S = 10.0
