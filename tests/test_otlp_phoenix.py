@@ -189,6 +189,16 @@ def test_a_session_is_exported_as_it_completes(phoenix: str, tmp_store: Store,
         >= expected)
     assert {span["span_kind"] for span in spans} == {"AGENT", "CHAIN", "TOOL", "GUARDRAIL",
                                                      "EVALUATOR"}
+    # Posted at once (queued): Phoenix stores the annotation when it has stored the span.
+    (gatekeeper,) = [span for span in spans if span["span_kind"] == "GUARDRAIL"
+                     and span["attributes"]["session.id"] == document.session_id]
+    url = (f"{phoenix}/v1/projects/live/span_annotations?"
+           f"span_ids={gatekeeper['context']['span_id']}")
+    deadline = time.monotonic() + READ_TIMEOUT_S
+    while not (annotations := _get(url)["data"]) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert document.gatekeeper_result is not None
+    assert [item["result"]["label"] for item in annotations] == [document.gatekeeper_result.status]
 
 
 def test_a_session_trace_without_phoenix(ask_document: SessionDocument) -> None:

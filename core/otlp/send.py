@@ -29,6 +29,7 @@ DEFAULT_PROJECT = "superbiz"
 TIMEOUT_S = 10.0
 TRACES_PATH = "/v1/traces"
 INGEST_WAIT_S = 15.0  # how long annotations wait for their spans to be stored
+LIVE_TIMEOUT_S = 3.0  # SUPERBIZ_OTLP_ENDPOINT: the most a closing session waits on the collector
 
 
 class OtelMissing(SuperbizError):
@@ -65,7 +66,8 @@ def collector_urls(endpoint: str) -> tuple[str, str]:
 
 
 def export_sessions(documents: Iterable[SessionDocument], endpoint: str, *,
-                    project: str = DEFAULT_PROJECT) -> ExportReport:
+                    project: str = DEFAULT_PROJECT, timeout_s: float = TIMEOUT_S,
+                    annotation_wait_s: float = INGEST_WAIT_S) -> ExportReport:
     """Export each session as one trace (spans over OTLP/HTTP protobuf), then the gatekeeper's
     and verifier's results as Phoenix span annotations. ``ExportFailed`` when the spans are
     refused; annotations a collector refuses are reported in the result, not raised."""
@@ -74,23 +76,23 @@ def export_sessions(documents: Iterable[SessionDocument], endpoint: str, *,
     report = ExportReport(sessions=len(traces))
     if not traces:
         return report
-    _send_spans(traces, traces_url, project)
+    _send_spans(traces, traces_url, project, timeout_s)
     report.spans = sum(len(trace.spans) for trace in traces)
     annotations = [item for trace in traces for item in trace.annotations]
     if annotations:
         try:
-            _annotate(f"{base}/v1/span_annotations", annotations)
+            _annotate(f"{base}/v1/span_annotations", annotations, annotation_wait_s)
             report.annotations = len(annotations)
         except ExportFailed as exc:
             report.annotation_error = str(exc)
     return report
 
 
-def _annotate(url: str, annotations: list[dict[str, Any]]) -> None:
+def _annotate(url: str, annotations: list[dict[str, Any]], wait_s: float) -> None:
     """Post the annotations once their spans are stored: Phoenix ingests spans in the
     background and refuses (404) a synchronous annotation of a span it does not hold yet; after
-    ``INGEST_WAIT_S`` they are queued instead (Phoenix stores them when the spans arrive)."""
-    deadline = time.monotonic() + INGEST_WAIT_S
+    ``wait_s`` they are queued instead (Phoenix stores them when the spans arrive)."""
+    deadline = time.monotonic() + wait_s
     while True:
         try:
             _post_json(f"{url}?sync=true", {"data": annotations})
@@ -123,7 +125,9 @@ def export_quietly(document: SessionDocument, endpoint: str, *, project: str) ->
     """Export one finished session (``SUPERBIZ_OTLP_ENDPOINT``); a failure is logged, never
     raised: the session is stored whatever the trace tool says."""
     try:
-        report = export_sessions([document], endpoint, project=project)
+        # A session waits on its trace tool briefly: annotations are queued at once.
+        report = export_sessions([document], endpoint, project=project,
+                                 timeout_s=LIVE_TIMEOUT_S, annotation_wait_s=0.0)
     except Exception as exc:  # the trace tool's trouble is never the session's
         log.warning("session %s: OTLP export failed: %s", document.session_id, exc)
         return
@@ -132,7 +136,7 @@ def export_quietly(document: SessionDocument, endpoint: str, *, project: str) ->
                     report.annotation_error)
 
 
-def _send_spans(traces: list[SessionTrace], url: str, project: str) -> None:
+def _send_spans(traces: list[SessionTrace], url: str, project: str, timeout_s: float) -> None:
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
@@ -143,7 +147,7 @@ def _send_spans(traces: list[SessionTrace], url: str, project: str) -> None:
     resource = Resource.create({"service.name": "superbiz",
                                 "openinference.project.name": project})
     spans = [_readable(trace.trace_id, spec, resource) for trace in traces for spec in trace.spans]
-    exporter = OTLPSpanExporter(endpoint=url, timeout=TIMEOUT_S)
+    exporter = OTLPSpanExporter(endpoint=url, timeout=timeout_s)
     try:
         result = exporter.export(spans)
     finally:
