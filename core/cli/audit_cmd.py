@@ -7,6 +7,15 @@ import argparse
 from core.cli.common import add_db_option, open_cli_store, print_json
 
 
+def head_type(text: str) -> str:
+    """An argparse ``type``: a SHA-256 in hex, or its first 12 or more digits."""
+    value = text.strip().lower()
+    if not 12 <= len(value) <= 64 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError(f"not a head: {text[:70]!r} (give the SHA-256 an "
+                                         "earlier verify printed, or its first 12+ hex digits)")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``audit`` and its ``verify`` subcommand."""
     audit = subparsers.add_parser("audit", help="prove the audit store was not changed",
@@ -18,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "order or link was changed (exit 1), or that every record is intact "
                     "(exit 0). A writer who rewrites the whole chain is caught only by a head "
                     "pinned earlier: keep the printed head elsewhere and pass it as --head.")
-    verify.add_argument("--head", metavar="HASH", default=None,
+    verify.add_argument("--head", metavar="HASH", default=None, type=head_type,
                         help="a head printed by an earlier verify (SHA-256, or its first 12+ "
                              "hex digits): the chain must still hold it")
     verify.add_argument("--json", action="store_true", help="print the report as JSON only")
@@ -38,6 +47,8 @@ def _verify(args: argparse.Namespace) -> int:
             if report.running else ""
         print(f"{report.records} records intact{running}")
         print(f"head #{report.head_seq} {report.head}")
+        if report.pinned_seq is not None:
+            print(f"pinned head found: record #{report.pinned_seq}")
         return 0
     first = report.problems[0]
     print(f"audit chain broken: {first.message}")

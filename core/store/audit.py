@@ -56,6 +56,7 @@ class ChainReport:
     head_seq: int = 0
     head: str = GENESIS  # the last record's SHA-256: what to pin
     running: int = 0  # sessions and runs still open: sealed when they close
+    pinned_seq: int | None = None  # where the pinned head was found
     problems: list[ChainProblem] = field(default_factory=list)
 
     @property
@@ -67,6 +68,7 @@ class ChainReport:
         """The report as plain JSON values (``audit verify --json``)."""
         return {"intact": self.intact, "records": self.records, "checked": self.checked,
                 "head_seq": self.head_seq, "head": self.head, "running": self.running,
+                "pinned_seq": self.pinned_seq,
                 "first_problem": asdict(self.problems[0]) if self.problems else None,
                 "problems": [asdict(problem) for problem in self.problems]}
 
@@ -179,7 +181,9 @@ def _check_pinned(report: ChainReport, pinned: str, connection: Connection) -> N
     matches = connection.execute(select(AUDIT.c.seq).where(AUDIT.c.sha256.startswith(pinned))
                                  .limit(2)).all() \
         if len(pinned) >= 12 and all(c in "0123456789abcdef" for c in pinned) else []
-    if len(matches) != 1:
+    if len(matches) == 1:
+        report.pinned_seq = int(matches[0][0])
+    else:
         _add(report, ChainProblem("pinned", f"the pinned head {pinned[:64]} is not in the "
                                             "chain: the chain was rewritten or cut short since "
                                             "it was pinned"))
