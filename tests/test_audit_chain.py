@@ -135,7 +135,10 @@ def test_an_untouched_store_is_intact_and_every_closed_record_sealed(
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["3 records intact", f"head #3 {report.head}"]
     pinned = _cli("--head", report.head[:16], "--json", store=store)
-    assert pinned.returncode == 0 and json.loads(pinned.stdout)["intact"] is True
+    assert pinned.returncode == 0, pinned.stderr
+    assert json.loads(pinned.stdout)["intact"] is True
+    assert json.loads(pinned.stdout)["pinned_seq"] == 3
+    assert _cli("--head", "abc", store=store).returncode == 2  # no SHA-256 prefix: usage error
 
 
 @pytest.mark.parametrize("change", list(TAMPERING))
