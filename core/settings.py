@@ -50,6 +50,10 @@ class Settings(BaseModel):
     alertmanager_token: str = ""
     source_timeout: str = ""  # seconds per HTTP call (default 5); read by core.sources.config
     service_labels: str = ""  # comma-separated labels naming an alert's service, in order
+    # An OTLP/HTTP collector (Arize Phoenix: http://127.0.0.1:6006) each session is exported
+    # to as it closes, and its project (core.otlp; docs/otlp.md). Empty: no export.
+    otlp_endpoint: str = ""
+    otlp_project: str = ""
     # Seconds without a heartbeat after which another host's run counts as dead
     # (core.store.leases); at most 30 days, so the heartbeat's wait stays a valid timeout.
     lease_timeout: float = Field(default=300.0, gt=0, le=MAX_LEASE_TIMEOUT_S, allow_inf_nan=False)

@@ -68,6 +68,8 @@ DB_COMMANDS = {
     "replay": ["replay", "<good_doc>"],
     "eval": ["eval", "<good_cases>"],
     "db-init": ["db", "init"],
+    "audit-verify": ["audit", "verify"],
+    "export-otlp": ["export", "otlp", "--endpoint", "http://127.0.0.1:9"],
     "serve": ["serve"],
 }
 FILE_KINDS = ("missing", "adir", "fifo", "dangling", "loop", "devzero", "zerolink", "notutf8",
@@ -172,6 +174,14 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
            {"seed": "1"}) for kind in OUTPUT_TARGETS),
         ("sessions-export/-o-surrogate", ["sessions", "export", "-o", f"<tmp>/{SURROGATE}"],
          {"seed": "1"}),
+        # audit verify, export otlp
+        ("audit-verify/head-short", ["audit", "verify", "--head", "abc123"], {}),
+        ("audit-verify/head-surrogate", ["audit", "verify", "--head", SURROGATE * 12], {}),
+        ("export-otlp/endpoint-ftp", ["export", "otlp", "--endpoint", "ftp://x"], {"seed": "1"}),
+        ("export-otlp/since-text", ["export", "otlp", "--endpoint", "http://127.0.0.1:9",
+                                    "--since", "yesterday"], {}),
+        ("export-otlp/limit-huge", ["export", "otlp", "--endpoint", "http://127.0.0.1:9",
+                                    "--limit", str(2**70)], {}),
         # eval
         *((f"eval/{kind}", ["eval", f"<{kind}>"], {}) for kind in FILE_KINDS + YAML_KINDS),
         ("eval/tag-surrogate", ["eval", "<good_cases>", "--tag", SURROGATE], {}),

@@ -161,7 +161,7 @@ def test_a_store_made_before_the_version_stamp_is_opened_and_stamped(
     assert QUESTION in done.stdout
     connection = sqlite3.connect(db)
     assert connection.execute("select value from store_meta where key = 'schema_version'"
-                              ).fetchall() == [("1",)]
+                              ).fetchall() == [("2",)]
     connection.close()
 
 
