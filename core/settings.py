@@ -30,7 +30,9 @@ class Settings(BaseModel):
 
     ``SUPERBIZ_PACKS_DIR`` names more pack folders (several separated by ``os.pathsep``, ``:``
     on Linux), searched before the built-in packs: a pack there overrides a built-in pack of
-    the same name. ``SUPERBIZ_CACHE_DIR`` is where rebuildable files are kept (default: the
+    the same name. ``SUPERBIZ_USER_PACKS_DIR`` is the folder ``superbiz logs add`` makes packs
+    in (default: ``packs`` in the user's data directory), searched after the built-in packs,
+    whose names it never takes. ``SUPERBIZ_CACHE_DIR`` is where rebuildable files are kept (default: the
     user's cache directory).
     """
 
@@ -38,6 +40,7 @@ class Settings(BaseModel):
 
     db: str = ""
     packs_dir: str = ""
+    user_packs_dir: str = ""
     default_pack: str = "demo"
     engine: str = "rules"
     cache_dir: str = ""
@@ -86,10 +89,16 @@ class Settings(BaseModel):
 
     def pack_dirs(self) -> list[Path]:
         """Every folder searched for a pack name, first match wins: ``SUPERBIZ_PACKS_DIR``'s
-        folders in order, then the built-in packs."""
+        folders in order, then the built-in packs, then the packs ``logs add`` made (read on
+        every call, so a pack added while the console runs is there on its next page)."""
         parts = (part.strip() for part in self.packs_dir.split(os.pathsep))
         extra = [Path(part).expanduser() for part in parts if part]
-        return [*extra, DEFAULT_PACKS_DIR]
+        return [*extra, DEFAULT_PACKS_DIR, self.user_packs_path()]
+
+    def user_packs_path(self) -> Path:
+        """The folder ``superbiz logs add`` makes packs in (created by the first one)."""
+        value = self.user_packs_dir.strip()
+        return Path(value).expanduser() if value else userdirs.default_packs_dir()
 
     def cache_path(self) -> Path:
         """The folder of rebuildable files (created by whoever writes there)."""
