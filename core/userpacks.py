@@ -114,7 +114,7 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
         return AddedLogs(name, folder, False, run(store))
     for path in paths:  # said before a folder is made
         if not path.is_file():
-            raise LogImportError(f"{path}: not a file" if path.exists() else f"{path}: no such file")
+            raise LogImportError(f"{path}: cannot read: " + ("not a file" if path.exists() else "no such file"))
     folder.parent.mkdir(parents=True, exist_ok=True)
     building = folder.parent / f".{name}.adding-{os.getpid()}"
     shutil.rmtree(building, ignore_errors=True)  # left by a killed run that had this process id
