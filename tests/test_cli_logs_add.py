@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.contracts import GroupRefFields, LogRefFields, SessionDocument
+from core.contracts import EvidenceRef, GroupRefFields, LogRefFields, SessionDocument
 from core.settings import get_settings
 
 LINES = [f"2024-03-01 10:00:{i:02d},000 {'ERROR' if i % 10 == 0 else 'INFO'} [m] shop.Db: "
@@ -53,8 +53,9 @@ def test_one_command_makes_a_pack_listed_and_askable(tmp_path: Path,
     document = SessionDocument.model_validate_json(capsys.readouterr().out)
     assert document.outcome == "found" and document.pack == "shop"
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
-    refs = {(invocation.invocation_id, ref.raw_path): ref for invocation in document.invocations
-            if invocation.retrieval_details for ref in invocation.retrieval_details.evidence_refs}
+    refs: dict[tuple[int | None, str | None], EvidenceRef] = {
+        (invocation.invocation_id, ref.raw_path): ref for invocation in document.invocations
+        if invocation.retrieval_details for ref in invocation.retrieval_details.evidence_refs}
     assert document.executor_output is not None
     cited = [refs[(binding.source_invocation_id, binding.raw_path)]
              for claim in document.executor_output.claims for binding in claim.evidence_bindings]
