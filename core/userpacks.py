@@ -6,16 +6,16 @@ A pack made here is a folder in the user packs folder (``Settings.user_packs_pat
 holds ``pack.yaml`` (``logs: {store: logs.db}``) and the store: a logs-only pack, whose
 metrics and knowledge are absent (the tools say so) rather than an error.
 
-All or nothing: a new pack is built in a hidden folder beside its final place and renamed into
-it once the import and ``pack.yaml`` are written; adding to an existing pack is one import,
+All or nothing: a new pack is built in a hidden folder (``.adding-XXXX/NAME``) beside its final
+place and renamed into it once the import and ``pack.yaml`` are written; adding to an existing pack is one import,
 which leaves its store as it was on any error (``core.sources.logimport``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,9 +115,11 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
     for path in paths:  # said before a folder is made
         if not path.is_file():
             raise LogImportError(f"{path}: cannot read: " + ("not a file" if path.exists() else "no such file"))
+    # Built one level down in a hidden folder of its own (the console may run two uploads at
+    # once), so that no lookup lists it half-made.
     folder.parent.mkdir(parents=True, exist_ok=True)
-    building = folder.parent / f".{name}.adding-{os.getpid()}"
-    shutil.rmtree(building, ignore_errors=True)  # left by a killed run that had this process id
+    staging = Path(tempfile.mkdtemp(prefix=".adding-", dir=folder.parent))
+    building = staging / name
     building.mkdir()
     try:
         report = run(building / STORE_FILE)
@@ -127,9 +129,8 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
         except OSError as error:  # made meanwhile by another logs add
             raise PackNameError(f"--pack {name!r}: {folder} appeared while importing "
                                 f"({error.strerror or error}); add the files to it again") from None
-    except BaseException:
-        shutil.rmtree(building, ignore_errors=True)
-        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     # The report names the store where it now is, not where it was built.
     return AddedLogs(name, folder, True, replace(report, store=str(folder / STORE_FILE)))
 
