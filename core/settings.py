@@ -70,16 +70,13 @@ class Settings(BaseModel):
         # mistake to say now, not a pack folder to skip silently. A missing one is looked in
         # and named when a pack is not found.
         for part in (part.strip() for part in value.split(os.pathsep)):
-            if not part:
-                continue
-            try:
-                mode = Path(part).expanduser().stat().st_mode  # Path.exists hides a loop
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                raise ValueError(f"{part!r} cannot be used: {exc.strerror or exc}") from None
-            if not stat.S_ISDIR(mode):
-                raise ValueError(f"{part!r} is not a folder")
+            _check_folder(part)
+        return value
+
+    @field_validator("user_packs_dir")
+    @classmethod
+    def _user_packs_dir_is_a_folder(cls, value: str) -> str:
+        _check_folder(value.strip())  # one folder: a ':' in it is part of its name
         return value
 
     def sources_files(self) -> list[Path]:
@@ -127,6 +124,20 @@ class Settings(BaseModel):
             if upper.startswith(ENV_PREFIX) and upper[len(ENV_PREFIX):] in names:
                 values[names[upper[len(ENV_PREFIX):]]] = value
         return cls.model_validate(values)
+
+
+def _check_folder(path: str) -> None:
+    """Refuse a path that exists and is not a folder; a missing one is made or searched later."""
+    if not path:
+        return
+    try:
+        mode = Path(path).expanduser().stat().st_mode  # Path.exists hides a loop
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ValueError(f"{path!r} cannot be used: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode):
+        raise ValueError(f"{path!r} is not a folder")
 
 
 @lru_cache(maxsize=1)
