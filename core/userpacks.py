@@ -123,7 +123,7 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
     building.mkdir()
     try:
         report = run(building / STORE_FILE)
-        (building / PACK_FILE).write_text(_meta_text(paths), encoding="utf-8")
+        (building / PACK_FILE).write_text(_meta_text(paths, building / STORE_FILE), encoding="utf-8")
         try:
             building.rename(folder)
         except OSError as error:  # made meanwhile by another logs add
@@ -135,13 +135,43 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
     return AddedLogs(name, folder, True, replace(report, store=str(folder / STORE_FILE)))
 
 
-def _meta_text(paths: list[Path]) -> str:
+def _meta_text(paths: list[Path], store: Path) -> str:
     import yaml
 
     shown = ", ".join(path.name for path in paths[:3])
     if len(paths) > 3:
         shown += f" and {len(paths) - 3} more"
-    meta = {"description": f"Logs imported by superbiz logs add: {shown}",
-            "logs": PackLogs(store=STORE_FILE).model_dump()}
+    meta: dict[str, object] = {"description": f"Logs imported by superbiz logs add: {shown}"}
+    examples = example_questions(store)
+    if examples:
+        meta["example_questions"] = examples
+    meta["logs"] = PackLogs(store=STORE_FILE).model_dump()
     text: str = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False)
     return text
+
+
+MAX_EXAMPLES = 3
+
+
+def example_questions(store: Path) -> list[str]:
+    """Questions the pack's logs answer, for the console's examples: for its busiest services,
+    which errors (else warnings) each logged, when it logged any."""
+    from core.sources.logstore import LogStore
+    from core.tools import QueryLogsArgs, validate_arguments
+
+    opened = LogStore.open(store)
+    try:
+        services: dict[str, int] = opened.stats()["services"]
+        busiest = sorted(services, key=lambda name: (-services[name], name))[:MAX_EXAMPLES]
+        questions = []
+        for service in busiest:
+            for level, words in (("ERROR", "errors"), ("WARN", "warnings")):
+                arguments = validate_arguments("query_logs", {"service": service, "level": level,
+                                                              "limit": 1})
+                assert isinstance(arguments, QueryLogsArgs)
+                if opened.query_logs(arguments)[0].total:
+                    questions.append(f"Which {words} did {service} log?")
+                    break
+        return questions
+    finally:
+        opened.close()

@@ -13,6 +13,7 @@ import pytest
 
 from core.cli import main
 from core.contracts import EvidenceRef, GroupRefFields, LogRefFields, SessionDocument
+from core.packs import load_pack
 from core.settings import get_settings
 
 LINES = [f"2024-03-01 10:00:{i:02d},000 {'ERROR' if i % 10 == 0 else 'INFO'} [m] shop.Db: "
@@ -49,7 +50,10 @@ def test_one_command_makes_a_pack_listed_and_askable(tmp_path: Path,
     assert main(["packs", "validate", "shop"]) == 0
     assert "60 log lines" in capsys.readouterr().out
 
-    assert main(["ask", "which errors did shop log?", "--pack", "shop", "--json"]) == 0
+    # The pack's example question (the console offers it) is answered from the file's lines.
+    (example,) = load_pack("shop").example_questions
+    assert example == "Which errors did shop log?"
+    assert main(["ask", example, "--pack", "shop", "--json"]) == 0
     document = SessionDocument.model_validate_json(capsys.readouterr().out)
     assert document.outcome == "found" and document.pack == "shop"
     assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
@@ -87,6 +91,10 @@ def test_adding_again_grows_the_pack(tmp_path: Path, capsys: pytest.CaptureFixtu
     added = run_json(capsys, "logs", "add", str(write(tmp_path / "cache.log", MORE)), "--pack", "shop",
                      "--service", "shop", "--json")
     assert isinstance(added, dict) and (added["pack_created"], added["entries"]) == (False, 5)
+    warned = write(tmp_path / "cache.log", MORE)
+    assert main(["logs", "add", str(warned), "--pack", "caches"]) == 0  # warnings, no errors
+    capsys.readouterr()
+    assert load_pack("caches").example_questions == ["Which warnings did cache log?"]
     stats = run_json(capsys, "logs", "stats", "--store", str(user_packs() / "shop" / "logs.db"), "--json")
     assert isinstance(stats, dict) and stats["lines"] == 65
 
