@@ -6,9 +6,10 @@ A pack made here is a folder in the user packs folder (``Settings.user_packs_pat
 holds ``pack.yaml`` (``logs: {store: logs.db}``) and the store: a logs-only pack, whose
 metrics and knowledge are absent (the tools say so) rather than an error.
 
-All or nothing: a new pack is built in a hidden folder (``.adding-XXXX/NAME``) beside its final
-place and renamed into it once the import and ``pack.yaml`` are written; adding to an existing pack is one import,
-which leaves its store as it was on any error (``core.sources.logimport``).
+All or nothing: a new pack is built in a hidden folder (``.adding-XXXX/NAME``) beside its
+final place and renamed into it once the import and ``pack.yaml`` are written; adding to an
+existing pack is one import, which leaves its store as it was on any error
+(``core.sources.logimport``).
 """
 
 from __future__ import annotations
@@ -52,11 +53,11 @@ def check_pack_name(name: str) -> str:
     """``name`` when a pack may be called so (letters, digits, ``_ . -``; at most 64 characters,
     not starting with a dot or a dash), else ``PackNameError`` saying why."""
     if not name:
-        raise PackNameError("--pack: give the pack a name (letters, digits, '_', '.', '-')")
+        raise PackNameError("no pack name given: name the pack (letters, digits, '_', '.', '-')")
     if len(name) > MAX_NAME_CHARS:
-        raise PackNameError(f"--pack: a pack name has at most {MAX_NAME_CHARS} characters")
+        raise PackNameError(f"pack name {name[:20]!r}...: a pack name has at most {MAX_NAME_CHARS} characters")
     if _NAME.fullmatch(name) is None:
-        raise PackNameError(f"--pack {name!r}: a pack name is letters, digits, '_', '.' and '-', "
+        raise PackNameError(f"pack {name!r}: a pack name is letters, digits, '_', '.' and '-', "
                             "starting with a letter or a digit")
     return name
 
@@ -72,14 +73,14 @@ def pack_folder(name: str) -> tuple[Path, bool]:
         candidate = base / name
         if base == user_dir or not candidate.is_dir():
             continue
-        raise PackNameError(f"--pack {name!r}: a pack of that name is already at {candidate} "
+        raise PackNameError(f"pack {name!r}: a pack of that name is already at {candidate} "
                             "(a built-in pack or one in SUPERBIZ_PACKS_DIR); pick another name")
     folder = user_dir / name
     if not folder.exists():
         return folder, False
     store = _store_of(folder)
     if store is None:
-        raise PackNameError(f"--pack {name!r}: {folder} exists and is not a pack of a log store "
+        raise PackNameError(f"pack {name!r}: {folder} exists and is not a pack of a log store "
                             "(made by logs add); pick another name")
     return folder, True
 
@@ -127,7 +128,7 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
         try:
             building.rename(folder)
         except OSError as error:  # made meanwhile by another logs add
-            raise PackNameError(f"--pack {name!r}: {folder} appeared while importing "
+            raise PackNameError(f"pack {name!r}: {folder} appeared while importing "
                                 f"({error.strerror or error}); add the files to it again") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)

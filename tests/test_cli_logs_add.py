@@ -105,7 +105,7 @@ def test_adding_again_grows_the_pack(tmp_path: Path, capsys: pytest.CaptureFixtu
     (".hidden", "a pack name is letters, digits"),
     ("a/b", "a pack name is letters, digits"),
     ("x" * 65, "at most 64 characters"),
-    ("", "give the pack a name"),
+    ("", "no pack name given"),
 ])
 def test_bad_pack_names_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
                                     message: str) -> None:
