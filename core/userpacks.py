@@ -14,6 +14,7 @@ existing pack is one import, which leaves its store as it was on any error
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -118,8 +119,13 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
             raise LogImportError(f"{path}: cannot read: " + ("not a file" if path.exists() else "no such file"))
     # Built one level down in a hidden folder of its own (the console may run two uploads at
     # once), so that no lookup lists it half-made.
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".adding-", dir=folder.parent))
+    made_parent = not folder.parent.exists()
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".adding-", dir=folder.parent))
+    except OSError as error:
+        raise PackError(f"cannot make a pack in {folder.parent}: {error.strerror or error} "
+                        "(SUPERBIZ_USER_PACKS_DIR names another folder)") from None
     building = staging / name
     building.mkdir()
     try:
@@ -130,8 +136,13 @@ def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str
         except OSError as error:  # made meanwhile by another logs add
             raise PackNameError(f"pack {name!r}: {folder} appeared while importing "
                                 f"({error.strerror or error}); add the files to it again") from None
-    finally:
+    except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if made_parent:  # a failed first add leaves no trace, not even the packs folder
+            with contextlib.suppress(OSError):
+                folder.parent.rmdir()
+        raise
+    shutil.rmtree(staging, ignore_errors=True)
     # The report names the store where it now is, not where it was built.
     return AddedLogs(name, folder, True, replace(report, store=str(folder / STORE_FILE)))
 
