@@ -38,7 +38,8 @@ from pathlib import Path
 # _common first: it puts the repository root on sys.path for ``core``.
 from _common import REPO_ROOT, pad
 
-from core.sources.logimport import LogImportError, import_files
+from core.errors import LogImportError, LogStoreError
+from core.sources.logimport import import_files
 from core.sources.templates import TemplateMiner, grouping_accuracy
 
 CORPUS = REPO_ROOT.parent / "shared" / "corpora" / "loghub"
@@ -81,7 +82,7 @@ def _end_to_end(folder: Path, line_ids: list[int], scratch: Path) -> tuple[list[
     store = scratch / f"{folder.name}.db"
     try:
         import_files([raw], store)
-    except LogImportError:
+    except (LogImportError, LogStoreError):
         return None
     connection = sqlite3.connect(store)
     try:
