@@ -49,6 +49,9 @@ _DELIMITERS = r"\s=:,;()\[\]{}<>\"'|"
 _MASK = re.compile(
     # anchored at a segment's start (what ``re`` tries at every other position fails at once)
     rf"(?<![^{_DELIMITERS}])(?:"
+    # a date written with words (``Sat Jul  9``, ``Jul 9``): the words vary with the date
+    rf"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
+    rf"(?=[\s-]+\d)|"
     # URLs and absolute paths: the whole run up to a delimiter (":" allowed inside)
     rf"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|/)[^\s,;\"'()\[\]{{}}<>|]+"
     # any other segment holding a digit
@@ -57,6 +60,8 @@ _MASK = re.compile(
 # Several values in a row (a list of block ids) count as one: lists vary in length.
 _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
 _PLAIN_WORD = re.compile(r"(?:[A-Za-z][a-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
+# A qualified name (``com.example.Job``, ``host.domain``): often the variable part of a line.
+_QUALIFIED = re.compile(r"[A-Za-z]\.[A-Za-z]")
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
 _MAX_CACHE = 50_000  # masked messages remembered; cleared when full (memory stays bounded)
 
@@ -131,7 +136,7 @@ class TemplateMiner:
     the templates of a leaf (beyond it, a message joins the most similar: see ``_place``).
     """
 
-    def __init__(self, similarity: float = 0.5, depth: int = 2, max_children: int = 100,
+    def __init__(self, similarity: float = 0.6, depth: int = 2, max_children: int = 100,
                  max_leaf_clusters: int = 32) -> None:
         if not 0 < similarity <= 1 or depth < 1 or max_children < 1 or max_leaf_clusters < 1:
             raise ValueError("similarity must be in (0, 1], depth, max_children and max_leaf_clusters >= 1")
@@ -191,7 +196,7 @@ class TemplateMiner:
     def _leaf(self, tokens: list[str]) -> _Node:
         node = self._root.children.setdefault(str(len(tokens)), _Node())
         for token in tokens[:self._depth]:
-            key = WILDCARD if WILDCARD in token else token
+            key = WILDCARD if WILDCARD in token or _QUALIFIED.search(token) else token
             child = node.children.get(key)
             if child is None:
                 if len(node.children) >= self._max_children and key != WILDCARD:
