@@ -59,7 +59,7 @@ _MASK = re.compile(
 )
 # Several values in a row (a list of block ids) count as one: lists vary in length.
 _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
-_PLAIN_WORD = re.compile(r"(?:[A-Za-z][a-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
+_PLAIN_WORD = re.compile(r"(?:[A-Za-z][A-Za-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
 # A qualified name (``com.example.Job``, ``host.domain``): often the variable part of a line.
 _QUALIFIED = re.compile(r"[A-Za-z]\.[A-Za-z]")
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
