@@ -52,6 +52,10 @@ _MASK = re.compile(
     # a date written with words (``Sat Jul  9``, ``Jul 9``): the words vary with the date
     rf"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s+)?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
     rf"(?=[\s-]+\d)|"
+    # a name after a user key (``user alice``, ``user=bob``, ``for carol from``): a plain word,
+    # but a value (the key word says so; logentities reads users the same way)
+    rf"(?:(?<=\b[Uu]ser[ =:])(?<![Uu]ser [Uu]ser )|(?<=\b[Uu]sername[ =:])|(?<=\bfor )(?=[A-Za-z_][\w.@-]*\s+from\s))"
+    rf"[A-Za-z_][\w.@-]*|"
     # URLs and absolute paths: the whole run up to a delimiter (":" allowed inside)
     rf"(?:[a-zA-Z][a-zA-Z0-9+.-]*://|/)[^\s,;\"'()\[\]{{}}<>|]+"
     # any other segment holding a digit
