@@ -61,6 +61,15 @@ _MASK = re.compile(
     # any other segment holding a digit
     rf"|[^{_DELIMITERS}\d]*\d[^{_DELIMITERS}]*)"
 )
+# A quantity with its unit (``<1 sec``, ``250 ms``, ``18.4 KB``, ``0 bytes``) is one value: a line
+# that writes its durations as ``00:01`` one time and ``<1 sec`` the next is the same line.
+_QUANTITY = re.compile(
+    r"(?<![^\s=:,;(\[{])[<>~]?\d[\d.,:]*[ \t]?"
+    r"(?:[mun]?s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|[KMGTP]?i?B|bytes?|%)(?![A-Za-z])")
+# An aside in parentheses that starts with a value (``(1.16 KB)``, ``(10.0.0.1)``), or is one
+# name with a dot or digit (``(host.example.net)``), or empty, restates or qualifies a value:
+# some lines carry it and others not, so it is dropped, not masked.
+_ASIDE = re.compile(r"[ \t]+\((?:[<>~]?\d[^()]{0,60}|[^()\s]*(?:\d|[A-Za-z]\.[A-Za-z])[^()\s]*|)\)(?![^\s,;:.])")
 # Several values in a row (a list of block ids) count as one: lists vary in length.
 _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
 _PLAIN_WORD = re.compile(r"(?:[A-Za-z][A-Za-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
@@ -73,7 +82,9 @@ _MAX_CACHE = 50_000  # masked messages remembered; cleared when full (memory sta
 def masked(message: str) -> str:
     """The message as the miner compares it: its first line, masked (see the module doc)."""
     headline = message.split("\n", 1)[0][:_MAX_MINED_CHARS]
-    return _RUNS.sub(WILDCARD, _MASK.sub(WILDCARD, headline))
+    if "(" in headline:
+        headline = _ASIDE.sub("", headline)
+    return _RUNS.sub(WILDCARD, _MASK.sub(WILDCARD, _QUANTITY.sub(WILDCARD, headline)))
 
 
 def _is_word(token: str) -> bool:
