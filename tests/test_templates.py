@@ -27,9 +27,12 @@ def test_values_join_a_template_and_words_split_it() -> None:
     assert spawned != destroyed  # a different word is a different message
     state = miner.add("attempt_1 TaskAttempt Transitioned from NEW to UNASSIGNED")
     assert miner.add("attempt_2 TaskAttempt Transitioned from RUNNING to SUCCEEDED") != state
-    service = miner.add("Successfully started service 'sparkDriver' on port 4040.")
-    assert miner.add("Successfully started service 'blockManager' on port 4041.") == service
+    service = miner.add("Successfully started service 'driver-7' on port 4040.")
+    assert miner.add("Successfully started service 'org.apache.Shuffle' on port 4041.") == service
     assert miner.template(service) == "Successfully started service <*> on port <*>"
+    # a quoted word is a word: a state or a name the code wrote, not a value
+    active = miner.add("Location icon should now be in state 'Active'")
+    assert miner.add("Location icon should now be in state 'Inactive'") != active
 
 
 def test_grouping_accuracy() -> None:

@@ -76,9 +76,11 @@ _USER_NAME = re.compile(
 # some lines carry it and others not, so it is dropped, not masked.
 _ASIDE = re.compile(r"[ \t]+\((?:[<>~]?\d[^()]{0,60}|[^()\s/][^()\s]*(?:\d|[A-Za-z]\.[A-Za-z])[^()\s]*|)\)"
                     r"(?![^\s,;:.])")
+# A quoted value of a key (``tag="View Lock"``): one value, however many words it holds.
+_QUOTED_VALUE = re.compile(r'(?<==)"[^"]*"')
 # Several values in a row (a list of block ids) count as one: lists vary in length.
 _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
-_PLAIN_WORD = re.compile(r"(?:[A-Za-z][A-Za-z]+|[A-Z][A-Z_]+)[.,:;!?]?")
+_PLAIN_WORD = re.compile(r"(?:[A-Za-z][A-Za-z]+|[A-Z][A-Z_]+|'[A-Za-z]+')[.,:;!?]?")
 # A qualified name (``com.example.Job``, ``host.domain``): often the variable part of a line.
 _QUALIFIED = re.compile(r"[A-Za-z]\.[A-Za-z]")
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
@@ -95,6 +97,8 @@ def masked(message: str) -> str:
         headline = _ASIDE.sub("", headline)
     if "user" in headline or "User" in headline or ("for " in headline and " from " in headline):
         headline = _USER_NAME.sub(WILDCARD, headline)
+    if '="' in headline:
+        headline = _QUOTED_VALUE.sub(WILDCARD, headline)
     if "://" in headline:
         headline = _URL.sub(WILDCARD, headline)
     if _MONTH_LIKE.search(headline):
