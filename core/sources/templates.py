@@ -83,6 +83,7 @@ _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
 _PLAIN_WORD = re.compile(r"(?:[A-Za-z][A-Za-z]+|[A-Z][A-Z_]+|'[A-Za-z]+')[.,:;!?]?")
 # A qualified name (``com.example.Job``, ``host.domain``): often the variable part of a line.
 _QUALIFIED = re.compile(r"[A-Za-z]\.[A-Za-z]")
+_SHORT_MESSAGE = 3  # tokens: a message this short joins only templates equal on every constant
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
 _MAX_CACHE = 50_000  # masked messages remembered; cleared when full (memory stays bounded)
 # Messages remembered as written (a repeated message skips the masking): only short ones, so
@@ -289,7 +290,10 @@ class TemplateMiner:
             key = cluster.similarity(tokens)
             if key > best_key:
                 best, best_key = cluster, key
-        if best is not None and best_key[0] >= self._similarity * self._constant_share(best):
+        # A message of a few tokens names its event with each of them (``onReceive action: X``):
+        # it joins a template only where every constant is equal (the values apart).
+        required = self._similarity if len(tokens) > _SHORT_MESSAGE else 1.0
+        if best is not None and best_key[0] >= required * self._constant_share(best):
             return best
         return None
 
