@@ -78,9 +78,10 @@ def test_a_name_after_a_user_key_is_a_value() -> None:
     assert miner.add("session opened for user alice") != miner.add("session closed for user alice")
 
 
-def test_a_quantity_with_its_unit_is_one_value_and_a_value_aside_is_dropped() -> None:
-    assert masked("took 250 ms, then 1.5 s") == "took <*>, then <*>"
-    assert masked("3 bytes (1.16 KB) sent") == "<*> sent"
+def test_a_bounded_quantity_is_one_value_and_a_value_aside_is_dropped() -> None:
+    # a unit stays a word (``<*> GB of <*> GB``), but a bound and its unit are one value
+    assert masked("took <1 sec, then 250 ms") == "took <*>, then <*> ms"
+    assert masked("3 bytes (1.16 KB) sent") == "<*> bytes sent"
     assert masked("BIOS map 0x9f - 0xa0 (reserved)") == "BIOS map <*> - <*> (reserved)"  # a word aside stays
     assert _one_template("host.example:443 close, 0 bytes sent, 0 bytes received, lifetime 00:01",
                          "host.example:443 close, 403 bytes sent, 426 bytes received, lifetime <1 sec",

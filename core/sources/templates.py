@@ -9,8 +9,8 @@ How a message is read (Drain: He et al., ICWS 2017, with the usual preprocessing
 
 1. Only the first line of a multi-line entry counts (a stack trace varies, its headline not).
 2. Masking, by the shape of a value, never by a product's vocabulary: every segment holding a
-   digit (numbers, ids, IPs, ports, hex, versions) with its unit if one follows (``250 ms``,
-   ``18.4 KB``, ``0 bytes``: a quantity is one value), every absolute path and URL, a date
+   digit (numbers, ids, IPs, ports, hex, versions), a bounded quantity with its unit (``<1
+   sec``: one value, as ``00:01`` is), every absolute path and URL, a date
    written with words (``Sat Jul  9``), a name after a user key (``user alice``,
    ``user=bob``, ``for carol from``), a quoted value of a key (``tag="View Lock"``) becomes
    ``<*>``; an aside in parentheses that holds a value (``(1.16 KB)``, ``(host.isp.net)``,
@@ -60,12 +60,16 @@ _MASK = re.compile(
     rf"(?<![^{_DELIMITERS}])(?:"
     # absolute paths: the whole run up to a delimiter (":" allowed inside)
     r"/[^\s,;\"'()\[\]{}<>|]+"
-    # any other segment holding a digit, and its unit if one follows (``1 sec``, ``18.4 KB``,
-    # ``0 bytes``): a quantity is one value, so a line that writes a duration as ``00:01`` one
-    # time and ``1 sec`` the next is the same line (the units spelled as a trie: faster)
-    rf"|[^{_DELIMITERS}\d]*\d[^{_DELIMITERS}]*"
-    r"(?:[ \t](?:s(?:ec(?:ond)?s?)?|[mun]s|min(?:ute)?s?|h(?:(?:ou)?rs?)?|days?|[KMGTP]?i?B|bytes?|%)(?![A-Za-z]))?)"
+    # any other segment holding a digit
+    rf"|[^{_DELIMITERS}\d]*\d[^{_DELIMITERS}]*)"
 )
+# A bounded quantity with its unit (``<1 sec``, ``>5 ms``, ``~2 min``) is one value: a line that
+# writes a duration as ``00:01`` one time and ``<1 sec`` the next is the same line. (Other
+# quantities keep their unit as a word: ``<*> GB of <*> GB``.) The leading class lets the scan
+# skip to a ``<``, ``>`` or ``~`` at C speed.
+_BOUNDED_QUANTITY = re.compile(
+    r"[<>~](?<![^\s=:,;(\[{][<>~])\d[\d.,]*[ \t]?"
+    r"(?:s(?:ec(?:ond)?s?)?|[mun]s|min(?:ute)?s?|h(?:(?:ou)?rs?)?|days?|[KMGTP]?i?B|bytes?|%)(?![A-Za-z])")
 # URLs, tried only on a message holding ``://``: the whole run up to a delimiter.
 _URL = re.compile(rf"(?<![^{_DELIMITERS}])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s,;\"'()\[\]{{}}<>|]+")
 # A date written with words (``Sat Jul  9``, ``Jul 9``, ``9-Jul``): the words vary with the date.
@@ -109,6 +113,7 @@ def masked(message: str) -> str:
         headline = _USER_NAME.sub(WILDCARD, headline)
     if '="' in headline:
         headline = _QUOTED_VALUE.sub(WILDCARD, headline)
+    headline = _BOUNDED_QUANTITY.sub(WILDCARD, headline)
     if "://" in headline:
         headline = _URL.sub(WILDCARD, headline)
     if _MONTH_LIKE.search(headline):
