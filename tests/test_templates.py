@@ -67,7 +67,7 @@ def test_a_date_written_with_words_is_a_value() -> None:
 
 
 def test_a_name_after_a_user_key_is_a_value() -> None:
-    assert masked("session opened for user alice by (uid=0)") == "session opened for user <*> by"  # an aside
+    assert masked("session opened for user alice by (uid=0)") == "session opened for user <*> by (uid=<*>)"
     assert masked("Invalid user user from 10.0.0.1") == "Invalid user <*> from <*>"  # the name may be 'user'
     assert masked("superuser alice") == "superuser alice"  # only the key word itself
     assert _one_template("Failed password for root from 10.0.0.1 port 22 ssh2",
@@ -89,6 +89,15 @@ def test_a_bounded_quantity_is_one_value_and_a_value_aside_is_dropped() -> None:
                          "lifetime 00:02")
     assert _one_template("connection from 10.1.2.3 () at noon", "connection from 10.1.2.4 (a-10-1-2-4.isp.net) at noon",
                          "connection from 10.1.2.5 (dsl.isp.net) at noon")
+
+
+def test_the_key_of_a_key_value_is_a_constant() -> None:
+    miner = TemplateMiner()
+    by_uid = miner.add("session opened for user alice by (uid=0)")
+    assert miner.add("session opened for user bob by (uid=509)") == by_uid
+    assert miner.add("session opened for user root by LOGIN(uid=0)") != by_uid  # another key
+    assert masked("Redis timeout: cache-1:6379 (timeout=2000ms)") == "Redis timeout: <*>:<*> (timeout=<*>)"  # kept
+    assert _one_template("auth failure; tty=NODEVssh ruser= rhost=a.example", "auth failure; tty=:0 ruser= rhost=")
 
 
 def test_a_quoted_key_value_is_one_value_however_many_words() -> None:

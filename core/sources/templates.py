@@ -85,15 +85,19 @@ _USER_NAME = re.compile(
     r"(?:(?<=\b[Uu]ser[ =:])(?<![Uu]ser [Uu]ser )|(?<=\b[Uu]sername[ =:])|(?<=\bfor )(?=[A-Za-z_][\w.@-]*\s+from\s))"
     r"[A-Za-z_][\w.@-]*")
 # An aside in parentheses that starts with a value (``(1.16 KB)``, ``(10.0.0.1)``), or is one
-# name with a dot or digit (``(host.example.net)``), or empty, restates or qualifies a value:
-# some lines carry it and others not, so it is dropped, not masked.
-_ASIDE = re.compile(r"[ \t]+\((?:[<>~]?\d[^()]{0,60}|[^()\s/][^()\s]*(?:\d|[A-Za-z]\.[A-Za-z])[^()\s]*|)\)"
+# name with a dot or digit (``(host.example.net)``; not a ``key=value``: a key says what the
+# value is), or empty, restates or qualifies a value: some lines carry it and others not, so it
+# is dropped, not masked.
+_ASIDE = re.compile(r"[ \t]+\((?:[<>~]?\d[^()]{0,60}|[^()\s/=][^()\s=]*(?:\d|[A-Za-z]\.[A-Za-z])[^()\s=]*|)\)"
                     r"(?![^\s,;:.])")
 # A quoted value of a key (``tag="View Lock"``): one value, however many words it holds.
 _QUOTED_VALUE = re.compile(r'(?<==)"[^"]*"')
 # Several values in a row (a list of block ids) count as one: lists vary in length.
 _RUNS = re.compile(r"<\*>(?:[ \t]+<\*>)+")
 _PLAIN_WORD = re.compile(r"(?:[A-Za-z][A-Za-z]+|[A-Z][A-Z_]+|'[A-Za-z]+')[.,:;!?]?")
+# A key of a ``key=value`` token, and a value after its ``=`` (what ``_plain_words`` drops).
+_KEY = re.compile(r"[A-Za-z_]=")
+_KEY_VALUE = re.compile(r"(?<==)[^,;\s]+")
 # A qualified name (``com.example.Job``, ``host.domain``): often the variable part of a line.
 _QUALIFIED = re.compile(r"[A-Za-z]\.[A-Za-z]")
 _SHORT_MESSAGE = 3  # tokens: a message this short joins only templates equal on every constant
@@ -126,8 +130,16 @@ def _is_word(token: str) -> bool:
 
 
 def _plain_words(tokens: list[str]) -> dict[int, str]:
-    """The plain words of a token list, by position."""
-    return {index: token for index, token in enumerate(tokens) if _is_word(token)}
+    """The constants of a token list by position: its plain words, and the keys of its
+    ``key=value`` tokens (``(uid=<*>)`` -> ``(uid=)``: the key is constant, the value not, so
+    ``LOGIN(uid=0)`` is another message than ``(uid=0)`` while ``tty=pts`` and ``tty=:0`` are one)."""
+    constants: dict[int, str] = {}
+    for index, token in enumerate(tokens):
+        if _is_word(token):
+            constants[index] = token
+        elif "=" in token and _KEY.search(token):
+            constants[index] = _KEY_VALUE.sub("", token)
+    return constants
 
 
 @dataclass
@@ -158,11 +170,12 @@ class _Cluster:
         are the message's plain words by position."""
         return all(words.get(index, word) == word for index, word in self.words.items())
 
-    def absorb(self, tokens: list[str]) -> None:
-        """Join a message: positions that differ become wildcards."""
+    def absorb(self, tokens: list[str], words: dict[int, str]) -> None:
+        """Join a message (``words``: its constants by position): positions that differ become
+        wildcards; a constant stays where the message holds it too."""
         self.tokens = [mine if mine == theirs else WILDCARD
                        for mine, theirs in zip(self.tokens, tokens, strict=True)]
-        self.words = {index: word for index, word in self.words.items() if self.tokens[index] == word}
+        self.words = {index: word for index, word in self.words.items() if words.get(index) == word}
         self.size += 1
 
     @property
@@ -282,7 +295,7 @@ class TemplateMiner:
             best = max(leaf.clusters, key=lambda cluster: cluster.similarity(tokens))
         if best is not None:
             before = best.tokens
-            best.absorb(tokens)
+            best.absorb(tokens, words)
             if best.tokens != before:
                 self._changed.add(best.template_id)
             return best
