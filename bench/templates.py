@@ -154,11 +154,13 @@ def main() -> None:
             rows.append(scores)
             unparsed = "refused" if end_to_end is None else str(end_to_end[1])
             print(f"{pad(name, 12)} " + " ".join(_cell(score) for score in scores) + f"  {unparsed:>8}")
-    means = []
+    means, counts = [], []
     for column in range(len(columns)):
         values = [row[column] for row in rows if not math.isnan(row[column])]
         means.append(sum(values) / len(values) if values else math.nan)
-    print(f"{pad(f'mean ({len(rows)})', 12)} " + " ".join(_cell(mean) for mean in means))
+        counts.append(len(values))
+    print(f"{pad('mean', 12)} " + " ".join(_cell(mean) for mean in means))
+    print(f"{pad('  of', 12)} " + " ".join(f"{count:>14}" for count in counts) + "  datasets")
     ours_wins = sum(1 for row in rows if not math.isnan(row[4]) and row[0] >= row[4])
     with_paper = sum(1 for row in rows if not math.isnan(row[4]))
     print(f"ours >= Drain (paper) on {ours_wins} of {with_paper}; published means: Drain {DRAIN_PAPER_MEAN} "
