@@ -18,7 +18,8 @@ from core.cli.common import print_json
 _PROGRESS_AFTER_S = 1.0  # quiet for quick imports; a line every so often for long ones
 # ``--format``'s choices: core.sources.logformats.FORMATS, named here because building the
 # parser (every command does) must not compile the layouts' regexes (tests/test_logformats.py).
-FORMAT_NAMES = ("auto", "jsonl", "syslog", "openstack", "hdfs", "spark", "klog", "clf", "log4j", "logfmt", "regex")
+FORMAT_NAMES = ("auto", "jsonl", "syslog", "openstack", "hdfs", "spark", "klog", "clf", "log4j", "logfmt",
+                "text", "plain", "regex")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -27,6 +27,7 @@ import re
 import sqlite3
 import time
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,9 +37,10 @@ from typing import IO, cast
 from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
-from core.sources.logclock import Clock
+from core.sources.logclock import Clock, TimeParts
 from core.sources.logfile import check_store, connect, finish_indexes, for_bulk_write, upgrade_schema
-from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
+from core.sources.logformats import FORMATS, LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
+from core.sources.logshapes import has_level, learn, plain_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
 MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
@@ -47,6 +49,10 @@ MAX_SERVICE_CHARS = 200  # --service: longer is not a service name
 MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (and counted)
 DETECT_LINES = 200  # lines read to recognise a layout
 SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
+# More unparsed lines than this share of a file's non-blank lines: the layout was not understood,
+# the import is refused (``--max-unparsed`` changes it; ``--strict`` refuses any).
+MAX_UNPARSED_SHARE = 0.05
+FEW_UNPARSED = 2  # ... unless they are this few (a short file with a stray line is no wrong layout)
 ProgressFn = Callable[[str, int, int], None]  # (file, physical lines read, entries) every ~50k lines
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
 
@@ -65,6 +71,7 @@ class FileReport:
     unparsed_lines: list[tuple[int, str]] = field(default_factory=list)
     truncated_entries: int = 0
     replaced_characters: bool = False
+    notes: list[str] = field(default_factory=list)  # how times were read (a year, no timestamps)
 
 
 @dataclass
@@ -183,9 +190,16 @@ def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def detect_layout(path: Path) -> str:
-    """The layout most of the file's first lines have; ``LogImportError`` when none fits or
-    when two layouts share them (mixed layouts)."""
+@dataclass(frozen=True)
+class Plan:
+    """How a file is read: its layout's name (stored), its parser, what the report calls it."""
+
+    layout: str
+    parser: LineParser
+    label: str
+
+
+def _sample(path: Path) -> list[tuple[int, str]]:
     sample: list[tuple[int, str]] = []
     for number, line in _lines(path, FileReport(str(path), "")):
         if line.strip():
@@ -194,19 +208,48 @@ def detect_layout(path: Path) -> str:
             break
     if not sample:
         raise LogImportError(f"{path}: empty (no log lines)")
+    return sample
+
+
+def detect(path: Path) -> Plan:
+    """The layout most of the file's first lines have: a known one, else one learned from their
+    shapes (``logshapes``), else lines without timestamps when most start with a level;
+    ``LogImportError`` when none fits or when two known layouts share them (mixed layouts)."""
+    sample = _sample(path)
     matched = {name: [number for number, line in sample if parse(line)] for name, parse in LAYOUTS.items()}
     best = max(LAYOUTS, key=lambda name: len(matched[name]))  # the first of the best on a tie
+    shape = learn([line for _, line in sample])
+    if shape is not None:
+        shaped = sum(1 for _, line in sample if shape.parse(line) is not None)
+        if shaped > len(matched[best]):
+            return Plan("text", shape.parse, shape.describe())
     if not matched[best]:
+        if sum(1 for _, line in sample if has_level(line)) >= len(sample) / 2:
+            return _plain(path, detected=True)
         first = sample[0][1][:80]
         raise LogImportError(f"{path}: layout not recognised (line {sample[0][0]}: {first!r}); "
-                             "give --format, or --format regex --pattern with named groups")
+                             "give --format, or --format regex --pattern with named groups, or "
+                             "--no-timestamps for lines without timestamps")
     taken = set(matched[best])
     for name, numbers in matched.items():
         other = [number for number in numbers if number not in taken]
         if name != best and other:
             raise LogImportError(f"{path}: mixed layouts: line {matched[best][0]} is {best}, line "
                                  f"{other[0]} is {name}; import them separately or give --format")
-    return best
+    return Plan(best, LAYOUTS[best], best)
+
+
+def detect_layout(path: Path) -> str:
+    """The name of the layout ``detect`` finds."""
+    return detect(path).layout
+
+
+def _plain(path: Path, detected: bool) -> Plan:
+    written = _file_written(path)
+    how = "found no timestamps" if detected else "--no-timestamps"
+    return Plan("plain", plain_parser(TimeParts(epoch=written.timestamp())),
+                f"plain ({how}: every line stamped {written.isoformat(timespec='seconds')}, "
+                "the file's modification time, in file order)")
 
 
 # A date (and time) a rotated file's name ends with: app-2024-03-01, messages-20240301,
@@ -277,7 +320,7 @@ class _FileImport:
 
     def _unparsed(self, number: int, line: str, reason: str = "") -> None:
         for name, other in LAYOUTS.items():
-            if name != self.layout and self.layout != "regex" and other(line):
+            if name != self.layout and self.layout not in _LEARNED and other(line):
                 raise LogImportError(f"{self.path}: mixed layouts: line {number} is {name}, the file is "
                                      f"{self.layout}; import them separately or give --format")
         self.report.unparsed += 1
@@ -307,19 +350,51 @@ class _FileImport:
 # ---------------------------------------------------------------- the import
 
 
-def _parser_for(path: Path, layout: str, pattern: str | None) -> tuple[str, LineParser]:
+def _plan(path: Path, layout: str, pattern: str | None) -> Plan:
     if pattern is not None or layout == "regex":
         if pattern is None:
             raise LogImportError("--format regex needs --pattern")
         try:
-            return "regex", regex_parser(pattern)
+            return Plan("regex", regex_parser(pattern), "regex")
         except ValueError as error:
             raise LogImportError(str(error)) from None
     if layout == "auto":
-        layout = detect_layout(path)
+        return detect(path)
+    if layout == "plain":
+        return _plain(path, detected=False)
+    if layout == "text":
+        shape = learn([line for _, line in _sample(path)])
+        if shape is None:
+            raise LogImportError(f"{path}: --format text: no timestamp shape in most of the first lines")
+        return Plan("text", shape.parse, shape.describe())
     if layout not in LAYOUTS:
-        raise LogImportError(f"unknown --format {layout!r} (known: auto, {', '.join(LAYOUTS)}, regex)")
-    return layout, LAYOUTS[layout]
+        raise LogImportError(f"unknown --format {layout!r} (known: {', '.join(FORMATS)})")
+    return Plan(layout, LAYOUTS[layout], layout)
+
+
+_LEARNED = ("regex", "text", "plain")  # no line of another layout is "mixed" in these
+
+
+def _check_parsed(path: Path, report: FileReport, max_unparsed: float) -> None:
+    """Refuse a file whose layout was not understood: no entry, or too many unparsed lines;
+    with its first unparsed lines and the ``--format`` most of them read as."""
+    read = report.entries + report.continuation_lines + report.unparsed
+    if report.entries and (report.unparsed <= max_unparsed * read
+                           or (max_unparsed > 0 and report.unparsed <= FEW_UNPARSED)):
+        return
+    shown = "; ".join(f"line {number}: {text[:100]!r}" for number, text in report.unparsed_lines[:3])
+    fits = Counter(name for _, text in report.unparsed_lines for name, parse in LAYOUTS.items()
+                   if parse(text) is not None)
+    hint = (f"these lines read as --format {fits.most_common(1)[0][0]}" if fits else
+            "give --format (" + ", ".join(name for name in FORMATS if name != "auto") + "), or "
+            "--pattern '(?P<timestamp>...) (?P<message>.*)', or --no-timestamps")
+    if not report.entries:
+        what = "no entry"
+    else:
+        what = (f"{report.unparsed:,} of {read:,} lines unparsed (more than {max_unparsed:.0%}"
+                + ("; --strict" if max_unparsed == 0 else "; --max-unparsed changes it") + ")")
+    raise LogImportError(f"{path}: read as {report.layout}: {what}; nothing was imported. "
+                         f"{shown + '. ' if shown else ''}{hint}")
 
 
 def _file_written(path: Path) -> datetime:
@@ -343,9 +418,14 @@ def _check_service(service: str) -> None:
 
 def import_files(paths: list[Path], store: Path, *, layout: str = "auto", pattern: str | None = None,
                  service: str | None = None, timezone_name: str | None = None,
-                 progress: ProgressFn | None = None) -> ImportReport:
+                 progress: ProgressFn | None = None, year: int | None = None, no_timestamps: bool = False,
+                 strict: bool = False, max_unparsed: float = MAX_UNPARSED_SHARE) -> ImportReport:
     """Import ``paths`` into the store at ``store`` (created when missing). All or nothing:
-    any ``LogImportError`` / ``LogStoreError`` leaves the store as it was."""
+    any ``LogImportError`` / ``LogStoreError`` leaves the store as it was: a file that gives no
+    entry, or more than ``max_unparsed`` (a share of its non-blank lines; 0 with ``strict``)
+    unparsed lines, is refused. ``year``: the year of timestamps written without one (default:
+    the file's modification time's); ``no_timestamps``: every line is an entry, stamped with
+    the file's modification time."""
     started = time.perf_counter()
     if not paths:
         raise LogImportError("no files to import")
@@ -360,10 +440,16 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         if key in seen:
             raise LogImportError(f"{path}: given twice (as {seen[key]}); each file is imported once")
         seen[key] = path
+    if year is not None and not 1 <= year <= 9999:
+        raise LogImportError(f"--year {year}: not a year")
+    if no_timestamps:
+        if pattern is not None or layout not in ("auto", "plain"):
+            raise LogImportError("--no-timestamps reads every line as an entry: it takes no --format or --pattern")
+        layout = "plain"
     plans = []
     for path in paths:
         _check_text(path)
-        plans.append((path, *_parser_for(path, layout, pattern)))
+        plans.append((path, _plan(path, layout, pattern)))
     try:  # Path.exists raises when a folder above is not searchable by this user
         store.stat()
         creating = False
@@ -391,14 +477,17 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         else:
             store_zone = parse_zone(upgrade_schema(connection).get("timezone", "UTC"))
         connection.execute("BEGIN IMMEDIATE")
-        for path, name, parser in plans:
-            report = FileReport(str(path), name)
+        for path, plan in plans:
+            report = FileReport(str(path), plan.label)
             reports.append(report)
             zone = source_zone or store_zone
-            clock = Clock(zone, store_zone, _file_written(path))
-            with LogWriter(connection, path=str(path.resolve()), layout=name, zone=zone) as writer:
-                _FileImport(path, name, parser, writer, clock, service, report, progress).run()
+            clock = Clock(zone, store_zone, _file_written(path), year=year)
+            with LogWriter(connection, path=str(path.resolve()), layout=plan.label, zone=zone) as writer:
+                _FileImport(path, plan.layout, plan.parser, writer, clock, service, report, progress).run()
+                _check_parsed(path, report, 0.0 if strict else max_unparsed)
                 writer.finish(report.physical_lines, report.unparsed)
+            if clock.yearless:
+                report.notes.append(f"{clock.yearless:,} timestamps without a year: year {clock.year_note}")
         finish_indexes(connection)
         connection.execute("COMMIT")
     except BaseException as error:

@@ -21,7 +21,7 @@ from types import TracebackType
 from core.contracts import LogEntry
 from core.errors import LogStoreError
 from core.language.lexicon import tag_lines
-from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
+from core.logfields import canonical_level, coded_level, epoch_us, level_rank, parse_timestamp, zone_name
 from core.sources.logentities import COUNTED, EntityTally
 from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
 from core.sources.logtally import RunTally
@@ -233,8 +233,9 @@ class LogWriter:
 
 
 def normalised_level(raw: str | None) -> str:
-    """A level as a store writes it: the canonical name when known (``warning`` -> ``WARN``),
-    else the text as found, upper case (kept, but ranked nowhere)."""
+    """A level as a store writes it: the canonical name when known (``warning`` -> ``WARN``,
+    logcat's ``E`` -> ``ERROR``, ``<3>`` -> ``ERROR``, pino's ``50`` -> ``ERROR``), else the
+    text as found, upper case (kept, but ranked nowhere)."""
     if not raw:
         return ""
-    return canonical_level(raw) or raw.strip().upper()
+    return canonical_level(raw) or coded_level(raw) or raw.strip().upper()
