@@ -42,9 +42,10 @@ def test_import_reports_in_plain_text(tmp_path: Path, capsys: pytest.CaptureFixt
     log = tmp_path / "shop.log"
     log.write_text(LOG, encoding="utf-8")
     assert main(["logs", "import", str(log), "--store", str(tmp_path / "s.db")]) == 0
-    assert main(["logs", "import", str(log), "--store", str(tmp_path / "s.db")]) == 0
+    assert main(["logs", "import", str(log), "--store", str(tmp_path / "s.db")]) == 0  # the same file again
     out = capsys.readouterr().out
-    assert "created, 60 entries" in out and "appended to, 60 entries" in out
+    assert "created, 60 entries" in out and "unchanged, 0 entries" in out
+    assert f"{log}: skipped, already imported on" in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [

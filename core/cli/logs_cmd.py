@@ -34,7 +34,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "import", help="import log files into a store (created if missing, appended otherwise)",
         description="Recognises JSON lines, logfmt, syslog (RFC 3164/5424), log4j-style, HDFS, Spark, "
                     "OpenStack, Kubernetes (klog) and web access logs (Common/Combined Log Format) by "
-                    "itself; --format regex --pattern RE reads anything else. "
+                    "itself, and learns any other layout from where its timestamp, level and tag are "
+                    "(--format text); --no-timestamps reads lines without timestamps; --format regex "
+                    "--pattern RE reads anything else. A file that gives no entry, or more than "
+                    "--max-unparsed unparsed lines, is refused. "
                     "All or nothing: an error leaves the store as it was.")
     importing.add_argument("files", nargs="+", metavar="FILE", help="log files (plain or .gz)")
     importing.add_argument("--store", required=True, metavar="PATH", help="the store file")
@@ -48,6 +51,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     importing.add_argument("--timezone", metavar="TZ",
                            help="zone of timestamps written without one: an IANA name or +08:00 "
                                 "(default: UTC for a new store, else the store's)")
+    importing.add_argument("--year", type=int, metavar="YYYY",
+                           help="year of timestamps written without one (default: the file's "
+                                "modification time's; the report says which)")
+    importing.add_argument("--no-timestamps", action="store_true",
+                           help="the lines have no timestamps: each is an entry, stamped with the "
+                                "file's modification time, in file order")
+    importing.add_argument("--strict", action="store_true", help="refuse a file with any unparsed line")
+    importing.add_argument("--max-unparsed", type=float, default=5.0, metavar="PERCENT",
+                           help="refuse a file with more unparsed lines than this share of its "
+                                "lines (default 5; a file of 2 unparsed lines or fewer is kept)")
     importing.add_argument("--json", action="store_true", help="print JSON only")
     importing.set_defaults(handler=_import)
 
@@ -86,26 +99,35 @@ def _progress(path: str, lines: int, entries: int, started: float) -> None:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from core.errors import LogImportError
     from core.sources.logimport import import_files
 
     started = time.perf_counter()
     layout = "regex" if args.pattern is not None else args.layout
+    if not 0 <= args.max_unparsed <= 100:
+        raise LogImportError(f"--max-unparsed {args.max_unparsed}: a percentage, 0 to 100")
     report = import_files([Path(name) for name in args.files], Path(args.store), layout=layout,
                           pattern=args.pattern, service=args.service, timezone_name=args.timezone,
-                          progress=lambda path, lines, entries: _progress(path, lines, entries, started))
+                          progress=lambda path, lines, entries: _progress(path, lines, entries, started),
+                          year=args.year, no_timestamps=args.no_timestamps, strict=args.strict,
+                          max_unparsed=args.max_unparsed / 100)
     files = [{"path": f.path, "layout": f.layout, "physical_lines": f.physical_lines, "entries": f.entries,
               "continuation_lines": f.continuation_lines, "unparsed": f.unparsed,
               "unparsed_lines": [{"line": number, "text": text} for number, text in f.unparsed_lines],
-              "truncated_entries": f.truncated_entries, "invalid_utf8_replaced": f.replaced_characters}
+              "truncated_entries": f.truncated_entries, "invalid_utf8_replaced": f.replaced_characters,
+              "notes": f.notes, "skipped": f.skipped}
              for f in report.files]
     if args.json:
         print_json({"store": report.store, "created": report.created, "timezone": report.timezone,
                     "entries": report.entries, "seconds": round(report.seconds, 3), "files": files})
         return 0
-    verb = "created" if report.created else "appended to"
+    verb = "created" if report.created else "appended to" if report.entries else "unchanged"
     print(f"{report.store}: {verb}, {report.entries:,} entries in {report.seconds:.1f} s "
           f"(timestamps in {report.timezone})")
     for f in report.files:
+        if f.skipped:
+            print(f"  {f.path}: skipped, {'; '.join(f.notes)}")
+            continue
         extra = f", {f.continuation_lines:,} continuation lines attached" if f.continuation_lines else ""
         print(f"  {f.path}: {f.layout}, {f.physical_lines:,} lines, {f.entries:,} entries{extra}, "
               f"{f.unparsed:,} unparsed")
@@ -117,6 +139,8 @@ def _import(args: argparse.Namespace) -> int:
             print(f"    {f.truncated_entries:,} entries cut at 1 MiB of continuation lines")
         if f.replaced_characters:
             print("    invalid UTF-8 bytes were replaced by U+FFFD")
+        for note in f.notes:
+            print(f"    {note}")
     return 0
 
 
@@ -136,7 +160,13 @@ def _stats(args: argparse.Namespace) -> int:
     print(f"{stats['store']}: {stats['lines']:,} lines, {len(stats['services'])} services, "
           f"{stats['templates']:,} templates, timestamps in {stats['timezone']}")
     print(f"  time range: {stats['first_timestamp']} .. {stats['last_timestamp']}")
-    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}" for name, count in levels.items()))
+    written: dict[str, dict[str, int]] = stats.get("written_levels", {})
+
+    def as_written(name: str) -> str:
+        spellings = written.get(name)
+        return f" (written {', '.join(spellings)})" if spellings else ""
+    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}{as_written(name)}"
+                                     for name, count in levels.items()))
     print("  services: " + ", ".join(f"{name} {count:,}" for name, count in services.items()))
     for item in stats["files"]:
         print(f"  file {item['path']}: {item['layout']}, {item['entries']:,} entries, "

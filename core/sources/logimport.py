@@ -38,8 +38,16 @@ from core.errors import InputError, LogImportError, LogStoreError
 from core.inputs.files import open_regular
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock, TimeParts
-from core.sources.logfile import check_store, connect, finish_indexes, for_bulk_write, upgrade_schema
+from core.sources.logfile import (
+    add_import_columns,
+    check_store,
+    connect,
+    finish_indexes,
+    for_bulk_write,
+    upgrade_schema,
+)
 from core.sources.logformats import FORMATS, LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
+from core.sources.logmarks import known, record
 from core.sources.logshapes import has_level, learn, plain_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
@@ -71,7 +79,8 @@ class FileReport:
     unparsed_lines: list[tuple[int, str]] = field(default_factory=list)
     truncated_entries: int = 0
     replaced_characters: bool = False
-    notes: list[str] = field(default_factory=list)  # how times were read (a year, no timestamps)
+    notes: list[str] = field(default_factory=list)  # how times were read, what the store knew of it
+    skipped: bool = False  # already in the store (``core.sources.logmarks``)
 
 
 @dataclass
@@ -125,6 +134,11 @@ class _GzipOwningFile(gzip.GzipFile):
             self._raw.close()
 
 
+def _is_compressed(path: Path) -> bool:
+    with _open(path) as handle:
+        return isinstance(handle, gzip.GzipFile)
+
+
 def _check_text(path: Path) -> None:
     with _open(path) as handle:
         try:
@@ -142,13 +156,16 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 _CHUNK_BYTES = 1 << 16
 
 
-def _physical_lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
+def _physical_lines(handle: IO[bytes], path: Path, limit: int | None = None) -> Iterator[bytes]:
     """The file's lines without their ends, which may be LF, CRLF or a bare CR (old Mac files,
-    some appliances), mixed; a line longer than ``MAX_LINE_BYTES`` is refused."""
+    some appliances), mixed; a line longer than ``MAX_LINE_BYTES`` is refused. At most
+    ``limit`` bytes are read (what the file held when its content was marked)."""
     carry, number = b"", 0
     while True:
         try:
-            chunk = handle.read(_CHUNK_BYTES)
+            chunk = handle.read(_CHUNK_BYTES if limit is None else min(_CHUNK_BYTES, limit))
+            if limit is not None:
+                limit -= len(chunk)
         except (OSError, EOFError, zlib.error) as error:
             raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
         if not chunk:
@@ -174,10 +191,16 @@ def _too_long(path: Path, number: int) -> LogImportError:
                           "(not a log line; is this a log file?)")
 
 
-def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
-    """(line number, text without its line end), bounded in length, invalid UTF-8 replaced."""
+def _lines(path: Path, report: FileReport, span: tuple[int, int, int | None] = (0, 0, None),
+           ) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line end), bounded in length, invalid UTF-8 replaced;
+    ``span``: (bytes and lines to skip: what an earlier import read, bytes to read at most)."""
+    offset, skipped_lines, limit = span
     with _open(path) as handle:
-        for number, raw in enumerate(_physical_lines(handle, path), start=1):
+        if offset:
+            handle.seek(offset)
+        limit = None if limit is None else limit - offset
+        for number, raw in enumerate(_physical_lines(handle, path, limit), start=skipped_lines + 1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -291,11 +314,13 @@ class _FileImport:
         self.writer, self.clock, self.report, self.progress = writer, clock, report, progress
         self.service = service or service_of_file(path)
         self.service_given = service is not None
+        self.span: tuple[int, int, int | None] = (0, 0, None)
 
     def run(self) -> None:
         report, parse = self.report, self.parser
         pending: _Entry | None = None
-        for number, line in _lines(self.path, report):
+        report.physical_lines = self.span[1]
+        for number, line in _lines(self.path, report, self.span):
             report.physical_lines = number
             if number % 50_000 == 0 and self.progress is not None:
                 self.progress(str(self.path), number, self.writer.entries)
@@ -342,8 +367,10 @@ class _FileImport:
         if entry.truncated:
             self.report.truncated_entries += 1
         service = self.service if self.service_given else (parsed.service or self.service)
-        self.writer.add(LineRecord(instant, text, normalised_level(parsed.level), service, message,
-                                   parsed.source, parsed.host, entry.line_no))
+        level = normalised_level(parsed.level)
+        written = parsed.level.strip() if parsed.level else None
+        self.writer.add(LineRecord(instant, text, level, service, message, parsed.source, parsed.host,
+                                   entry.line_no, written if written and written.upper() != level else None))
         self.report.entries += 1
 
 
@@ -375,10 +402,12 @@ def _plan(path: Path, layout: str, pattern: str | None) -> Plan:
 _LEARNED = ("regex", "text", "plain")  # no line of another layout is "mixed" in these
 
 
-def _check_parsed(path: Path, report: FileReport, max_unparsed: float) -> None:
+def _check_parsed(path: Path, report: FileReport, max_unparsed: float, appended: bool = False) -> None:
     """Refuse a file whose layout was not understood: no entry, or too many unparsed lines;
     with its first unparsed lines and the ``--format`` most of them read as."""
     read = report.entries + report.continuation_lines + report.unparsed
+    if appended and not read:  # grown by blank lines only
+        return
     if report.entries and (report.unparsed <= max_unparsed * read
                            or (max_unparsed > 0 and report.unparsed <= FEW_UNPARSED)):
         return
@@ -477,15 +506,27 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         else:
             store_zone = parse_zone(upgrade_schema(connection).get("timezone", "UTC"))
         connection.execute("BEGIN IMMEDIATE")
+        add_import_columns(connection)
         for path, plan in plans:
             report = FileReport(str(path), plan.label)
             reports.append(report)
+            compressed = _is_compressed(path)
+            store_knows, mark = known(connection, path, compressed)
+            if store_knows.note:
+                report.notes.append(store_knows.note)
+            if store_knows.action == "skip":
+                report.skipped = True
+                continue
             zone = source_zone or store_zone
             clock = Clock(zone, store_zone, _file_written(path), year=year)
             with LogWriter(connection, path=str(path.resolve()), layout=plan.label, zone=zone) as writer:
-                _FileImport(path, plan.layout, plan.parser, writer, clock, service, report, progress).run()
-                _check_parsed(path, report, 0.0 if strict else max_unparsed)
+                reading = _FileImport(path, plan.layout, plan.parser, writer, clock, service, report, progress)
+                reading.span = (store_knows.offset, store_knows.lines, None if compressed else mark.size)
+                reading.run()
+                _check_parsed(path, report, 0.0 if strict else max_unparsed,
+                              appended=store_knows.action == "append")
                 writer.finish(report.physical_lines, report.unparsed)
+            record(connection, writer.file_id, mark)
             if clock.yearless:
                 report.notes.append(f"{clock.yearless:,} timestamps without a year: year {clock.year_note}")
         finish_indexes(connection)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from core.logfields import canonical_level, coded_level
 from core.sources.logclock import TimeParts
-from core.sources.logformats import LineParser, ParsedLine
+from core.sources.logformats import LineParser, ParsedLine, is_continuation
 
 _MONTH = r"(?P<b>(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))[a-z]*\.?"
 _MONTHS = {name: number for number, name in enumerate(
@@ -273,8 +273,11 @@ def _letter_fields(rests: Sequence[str], separator: str) -> bool:
 
 def plain_parser(stamp: TimeParts) -> LineParser:
     """A reader of lines without timestamps: each line is stamped ``stamp``; a level among its
-    first three words (``INFO``, ``[warn]``, ``level=error``; not a lone letter) is its level."""
-    def parse(line: str) -> ParsedLine:
+    first three words (``INFO``, ``[warn]``, ``level=error``; not a lone letter) is its level.
+    An indented line or a stack trace's continues the line above (None)."""
+    def parse(line: str) -> ParsedLine | None:
+        if is_continuation(line):  # a stack trace's frame continues the line above
+            return None
         for index, word in enumerate(_WORD.finditer(line)):
             if index >= 3:
                 break
@@ -286,6 +289,9 @@ def plain_parser(stamp: TimeParts) -> LineParser:
 
 
 def has_level(line: str) -> bool:
-    """Whether a line without a timestamp starts like a log line: a level among its first words."""
+    """Whether a line without a timestamp starts like a log line: a level among its first words
+    (or it continues the line above: a stack trace)."""
+    if is_continuation(line):
+        return True
     parsed = plain_parser(TimeParts())(line)
     return parsed is not None and parsed.level is not None
