@@ -22,6 +22,7 @@ file's), its level from its first words.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -47,14 +48,22 @@ _STAMPS: dict[str, tuple[str, int]] = {
     "month-name": (rf"(?:(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?{_MONTH}[\s-]+(?P<d>[0-3]?\d),?\s+"
                    rf"(?:(?P<Y>(?:19|20)\d\d)\s+)?{_HMS}(?:\s+(?P<Y2>(?:19|20)\d\d)(?!\d))?{_ZONE}", 1),
     "day-month-name": (rf"(?P<d>[0-3]?\d)[\s/-]{_MONTH}[\s/-](?P<Y>(?:19|20)\d\d)[\s:]{_HMS}{_ZONE}", 3),
+    "year/month/day": (rf"(?P<y>\d\d)/(?P<m>[01]\d)/(?P<d>[0-3]\d)[\s:]{_HMS}", 2),  # two digits: yy/mm/dd
+    "yymmdd hhmmss": (r"(?P<y>\d\d)(?P<m>[01]\d)(?P<d>[0-3]\d)[\sT-](?P<H>[0-2]\d)(?P<M>[0-5]\d)(?P<S>[0-6]\d)"
+                      r"(?!\d)", 2),
     "epoch": (r"(?P<e>1\d{9}|9\d{8}|1\d{12})(?:\.(?P<ef>\d{1,9}))?(?![\d.])", 2),
 }
 _COMPILED = {name: re.compile(pattern) for name, (pattern, _) in _STAMPS.items()}
 _FIELDS = 8  # a timestamp, a level or a tag is looked for in this many fields from the start
 _WORD = re.compile(r"\S+")
-_TAG = re.compile(r"[A-Za-z_$][\w.$/()@-]*(?:\[[^\]\s]*\])?:")
+_TAG = re.compile(r"[A-Za-z_$/][\w.$/()@-]*(?:\[[^\]\s]*\])?:")
+# A field the message starts with in nearly every line (``chrome.exe - ...``, a column padded
+# with spaces, a flag number): the line's source, not its message.
+_LEADS = {"dash": re.compile(r"(\S+(?: \S+){0,2}?) +- +(?=\S)"), "column": re.compile(r"(\S+) {2,}(?=\S)"),
+          "number": re.compile(r"(-?\d+)\s+(?=\S)")}
 _LEVEL_KEY = re.compile(r"(?i:level|lvl|severity|loglevel)=\"?([A-Za-z]+)\"?")
 _BRACKETS = "[](){}<>"
+_LEAD = re.compile(r"(?:(\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s+)?-\s+(?=\S)")
 
 
 def time_of(match: re.Match[str], precision: str = "") -> TimeParts | None:
@@ -67,6 +76,8 @@ def time_of(match: re.Match[str], precision: str = "") -> TimeParts | None:
     month_name = groups.get("b")
     month = _MONTHS[month_name[:3].lower()] if month_name else int(groups["m"])
     year_text = groups.get("Y") or groups.get("Y2")
+    if groups.get("y"):
+        year_text = "20" + groups["y"]
     if not 1 <= month <= 12:
         return None
     zone = groups.get("z")
@@ -125,6 +136,7 @@ class Shape:
     level_fields: tuple[int, ...]  # word positions (after the timestamp) a level is at
     letters: bool
     tag_fields: tuple[int, ...]
+    lead: str | None = None  # a key of _LEADS
 
     def describe(self) -> str:
         """What was learned, in a few words (the import report's layout)."""
@@ -136,6 +148,8 @@ class Shape:
             parts.append("level" + (" letters" if self.letters else ""))
         if self.tag_fields:
             parts.append("tag")
+        if self.lead:
+            parts.append(f"{self.lead} field")
         return "text (" + ", ".join(parts) + ")"
 
     def parse(self, line: str) -> ParsedLine | None:
@@ -177,11 +191,25 @@ class Shape:
                 tag, used = rest[words[index][0]:words[index][1] - 1], index
                 break
         if used < 0:
-            return ParsedLine(time, rest, source=" ".join(prefix) or None)
+            return self._lead(ParsedLine(time, rest, source=" ".join(prefix) or None))
         header = [rest[a:b] for index, (a, b) in enumerate(words[:used])
                   if index != level_index and rest[a:b] != "-"]
+        message = rest[words[used][1]:].lstrip()
+        lead = _LEAD.match(message)  # "[thread] - message", "- message": the context is no message
+        if lead:
+            header += [lead.group(1)] if lead.group(1) else []
+            message = message[lead.end():]
         source = " ".join(prefix + header + ([tag] if tag else [])) or None
-        return ParsedLine(time, rest[words[used][1]:].lstrip(), level, source=source)
+        return self._lead(ParsedLine(time, message, level, source=source))
+
+    def _lead(self, parsed: ParsedLine) -> ParsedLine:
+        if self.lead is None:
+            return parsed
+        lead = _LEADS[self.lead].match(parsed.message)
+        if lead is None:
+            return parsed
+        source = f"{parsed.source} {lead.group(1)}" if parsed.source else lead.group(1)
+        return parsed._replace(message=parsed.message[lead.end():], source=source)
 
 
 def _start_of_stamp(line: str, where: _Where) -> int:
@@ -247,7 +275,12 @@ def learn(lines: Sequence[str]) -> Shape | None:
     levels = letter_levels if letters else word_levels
     tags = _positions([next((i for i, w in enumerate(ws) if _TAG.fullmatch(w)), None) for ws in words],
                       share=0.1, total=0.6)
-    return Shape(where, None, 0, levels, letters, tags)
+    shape = Shape(where, None, 0, levels, letters, tags)
+    messages = [parsed.message for parsed in map(shape.parse, lines) if parsed is not None]
+    for name, lead in _LEADS.items():
+        if messages and sum(1 for message in messages if lead.match(message)) >= 0.9 * len(messages):
+            return dataclasses.replace(shape, lead=name)
+    return shape
 
 
 def _separator(rests: Sequence[str]) -> tuple[str | None, int]:
