@@ -315,6 +315,7 @@ class _FileImport:
         self.service = service or service_of_file(path)
         self.service_given = service is not None
         self.span: tuple[int, int, int | None] = (0, 0, None)
+        self.read_entry = False  # before any, another layout's line means a wrong --format: refused
 
     def run(self) -> None:
         report, parse = self.report, self.parser
@@ -328,6 +329,7 @@ class _FileImport:
                 continue
             parsed = parse(line)
             if parsed is not None:
+                self.read_entry = True
                 if pending is not None:
                     self._store(pending)
                 pending = _Entry(parsed, number, size=len(parsed.message))
@@ -345,7 +347,7 @@ class _FileImport:
 
     def _unparsed(self, number: int, line: str, reason: str = "") -> None:
         for name, other in LAYOUTS.items():
-            if name != self.layout and self.layout not in _LEARNED and other(line):
+            if self.read_entry and name != self.layout and self.layout not in _LEARNED and other(line):
                 raise LogImportError(f"{self.path}: mixed layouts: line {number} is {name}, the file is "
                                      f"{self.layout}; import them separately or give --format")
         self.report.unparsed += 1
