@@ -316,6 +316,7 @@ class _FileImport:
         self.service_given = service is not None
         self.span: tuple[int, int, int | None] = (0, 0, None)
         self.read_entry = False  # before any, another layout's line means a wrong --format: refused
+        self.levels: dict[str | None, tuple[str, str | None]] = {}  # as written -> (canonical, kept)
 
     def run(self) -> None:
         report, parse = self.report, self.parser
@@ -369,10 +370,13 @@ class _FileImport:
         if entry.truncated:
             self.report.truncated_entries += 1
         service = self.service if self.service_given else (parsed.service or self.service)
-        level = normalised_level(parsed.level)
-        written = parsed.level.strip() if parsed.level else None
-        self.writer.add(LineRecord(instant, text, level, service, message, parsed.source, parsed.host,
-                                   entry.line_no, written if written and written.upper() != level else None))
+        levels = self.levels.get(parsed.level)
+        if levels is None:
+            level = normalised_level(parsed.level)
+            written = parsed.level.strip() if parsed.level else None
+            levels = self.levels[parsed.level] = (level, written if written and written.upper() != level else None)
+        self.writer.add(LineRecord(instant, text, levels[0], service, message, parsed.source, parsed.host,
+                                   entry.line_no, levels[1]))
         self.report.entries += 1
 
 
