@@ -87,6 +87,10 @@ SHAPES = {
     "day/month-name/year with a zone": (
         "01/Mar/2024:10:00:00 +0100 INFO gateway: started\n01/Mar/2024:10:00:01 +0100 WARN gateway: slow\n",
         ("2024-03-01T09:00:00+00:00", "INFO", "started", "gateway")),
+    "a time of day alone (the file's date), [thread] LEVEL logger - message": (
+        "09:15:02.250 [worker-3] WARN  org.acme.Queue - backlog 512\n"
+        "09:15:04.001 [worker-3] INFO  org.acme.Queue - backlog 12\n",
+        ("2023-06-01T09:15:02.250+00:00", "WARN", "backlog 512", "[worker-3] org.acme.Queue")),
 }
 
 
@@ -133,6 +137,17 @@ def test_year_less_timestamps_say_where_their_year_came_from(tmp_path: Path) -> 
     result, _ = store.query_logs(QueryLogsArgs(level="ERROR"))
     assert [entry.message for entry in result.logs] == ["b"] and result.logs[0].timestamp.startswith("2017-03-17")
     assert store.stats()["written_levels"] == {"DEBUG": {"D": 1}, "ERROR": {"E": 1}}
+
+
+def test_one_letter_in_every_line_is_no_level_column(tmp_path: Path) -> None:
+    """Container runtime lines mark a full line with F: a column of one letter is no level."""
+    layout, rows = _import(tmp_path, "2024-03-01T10:00:00.5Z stdout F ready\n2024-03-01T10:00:01.5Z stderr F failed\n")
+    assert "letters" not in layout and [row[1] for row in rows] == ["", ""]
+
+
+def test_python_logging_without_time_is_plain_with_levels(tmp_path: Path) -> None:
+    layout, rows = _import(tmp_path, "WARNING:root:disk low\nERROR:app.db:connection lost\n")
+    assert layout.startswith("plain") and [row[1] for row in rows] == ["WARN", "ERROR"]
 
 
 @pytest.mark.parametrize(("code", "level"), [("E", "ERROR"), ("v", "TRACE"), ("<3>", "ERROR"), ("<14>", "INFO"),

@@ -29,7 +29,7 @@ class TimeParts(NamedTuple):
     number (``epoch``, in seconds) for JSON/logfmt values."""
 
     year: int | None = None
-    month: int = 1
+    month: int = 1  # 0: a time of day alone, on the day the file was written
     day: int = 1
     hour: int = 0
     minute: int = 0
@@ -58,6 +58,9 @@ class Clock:
         # A given year is taken as it is; the file's year steps back for a line after the file.
         self._latest_us = epoch_us(written + timedelta(days=1)) if year is None else None
         self.yearless = 0  # timestamps read without a year
+        self.dateless = 0  # ... without a date (a time of day: the file's date)
+        local = written.astimezone(source_zone)
+        self._file_day = (local.year, local.month, local.day)
         self._stepped_back = 0
         self._year_given = year is not None
         self._minutes: dict[tuple[int, int, int, int, int, str | None], tuple[int, str, str]] = {}
@@ -90,6 +93,9 @@ class Clock:
         if parts.epoch is not None:
             moment = datetime.fromtimestamp(parts.epoch, self._store_zone)
             return epoch_us(moment), moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
+        if parts.month == 0:  # a time of day alone: on the day the file was written
+            parts = parts._replace(year=self._file_day[0], month=self._file_day[1], day=self._file_day[2])
+            self.dateless += 1
         if not 0 <= parts.second <= 60:
             raise ValueError("second out of range")
         fraction = parts.fraction[:6]

@@ -533,6 +533,9 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
                               appended=store_knows.action == "append")
                 writer.finish(report.physical_lines, report.unparsed)
             record(connection, writer.file_id, mark)
+            if clock.dateless:
+                report.notes.append(f"{clock.dateless:,} timestamps without a date: the file's modification "
+                                    f"date, {_file_written(path).date().isoformat()}")
             if clock.yearless:
                 report.notes.append(f"{clock.yearless:,} timestamps without a year: year {clock.year_note}")
         finish_indexes(connection)

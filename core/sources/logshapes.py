@@ -51,6 +51,7 @@ _STAMPS: dict[str, tuple[str, int]] = {
     "year/month/day": (rf"(?P<y>\d\d)/(?P<m>[01]\d)/(?P<d>[0-3]\d)[\s:]{_HMS}", 2),  # two digits: yy/mm/dd
     "yymmdd hhmmss": (r"(?P<y>\d\d)(?P<m>[01]\d)(?P<d>[0-3]\d)[\sT-](?P<H>[0-2]\d)(?P<M>[0-5]\d)(?P<S>[0-6]\d)"
                       r"(?!\d)", 2),
+    "time of day": (rf"{_HMS}(?![\d:.])", 0),  # no date: the file's (logback's HH:mm:ss.SSS)
     "epoch": (r"(?P<e>1\d{9}|9\d{8}|1\d{12})(?:\.(?P<ef>\d{1,9}))?(?![\d.])", 2),
 }
 _COMPILED = {name: re.compile(pattern) for name, (pattern, _) in _STAMPS.items()}
@@ -73,6 +74,8 @@ def time_of(match: re.Match[str], precision: str = "") -> TimeParts | None:
     if epoch is not None:
         number = float(epoch + ("." + groups["ef"] if groups.get("ef") else ""))
         return TimeParts(epoch=number / 1000 if len(epoch) == 13 else number)
+    if groups.get("d") is None:  # a time of day: the date is the file's (the clock's)
+        return TimeParts(None, 0, 0, int(groups["H"]), int(groups["M"]), int(groups["S"]), groups.get("f") or "")
     month_name = groups.get("b")
     month = _MONTHS[month_name[:3].lower()] if month_name else int(groups["m"])
     year_text = groups.get("Y") or groups.get("Y2")
@@ -97,6 +100,8 @@ def level_of(token: str, letters: bool) -> str | None:
     if keyed:
         word = keyed.group(1)
     word = word.strip(_BRACKETS)
+    if ":" in word:  # Python's "WARNING:root:message"
+        word = word.partition(":")[0]
     if not word or not word.isalpha():
         return None
     if len(word) == 1:
@@ -271,7 +276,9 @@ def learn(lines: Sequence[str]) -> Shape | None:
     letter_levels = _positions([next((i for i, w in enumerate(ws) if len(w) == 1 and level_of(w, True)), None)
                                 for ws in words], share=0.5, total=0.5)
     word_levels = _positions([next((i for i, w in enumerate(ws) if level_of(w, False)), None) for ws in words])
-    letters = bool(letter_levels) and not word_levels
+    distinct = {w for ws in words for w in ws[:_FIELDS] if len(w) == 1 and level_of(w, True)}
+    # one letter everywhere is a column of something else (CRI's "F" for a full line)
+    letters = bool(letter_levels) and not word_levels and len(distinct) > 1
     levels = letter_levels if letters else word_levels
     tags = _positions([next((i for i, w in enumerate(ws) if _TAG.fullmatch(w)), None) for ws in words],
                       share=0.1, total=0.6)
