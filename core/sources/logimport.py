@@ -1,18 +1,22 @@
 """``superbiz logs import``: log files of any common layout into a log store, all or nothing.
 
 For each file: refuse what is not a readable text log (missing, a folder, binary, a line
-longer than ``MAX_LINE_BYTES``), recognise its layout from its first lines
-(``core.sources.logformats``; or take ``--format`` / ``--pattern``), then read it line by line:
+longer than ``MAX_LINE_BYTES``: ``core.sources.logread``), recognise its layout from its first
+lines (``core.sources.logformats``, else a layout learned from their shapes,
+``core.sources.logshapes``; or take ``--format`` / ``--pattern``); skip it when the store holds
+it already, or read only what was appended since (``core.sources.logmarks``); then read it line
+by line:
 
 - a line of the layout starts an entry; its timestamp is normalised (``logclock``), its level
   canonicalised, its service is ``--service``, else the layout's (syslog app, OpenStack log
   name, a JSON ``service``), else the file's name;
 - a line that is not one but continues the entry above (indented, a stack trace) is attached
   to that entry's message;
-- a line that is an entry of *another* layout stops the import (mixed layouts: import the
-  parts separately or give ``--format``);
+- once an entry was read, a line that is an entry of *another* known layout stops the import
+  (mixed layouts: import the parts separately or give ``--format``);
 - anything else is counted as unparsed and reported with its line number; it is not stored
-  (an entry without a time cannot be placed in time).
+  (an entry without a time cannot be placed in time). A file with no entry, or more unparsed
+  lines than ``MAX_UNPARSED_SHARE`` of its lines, is refused.
 
 A new store is written to a temporary file renamed into place at the end; an existing store
 takes the new lines in one transaction. Either way an error leaves the store as it was.
@@ -21,21 +25,17 @@ takes the new lines in one transaction. Either way an error leaves the store as 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
 import re
 import sqlite3
 import time
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, cast
 
-from core.errors import InputError, LogImportError, LogStoreError
-from core.inputs.files import open_regular
+from core.errors import LogImportError, LogStoreError
 from core.logfields import parse_zone, zone_name
 from core.sources.logclock import Clock, TimeParts
 from core.sources.logfile import (
@@ -48,11 +48,11 @@ from core.sources.logfile import (
 )
 from core.sources.logformats import FORMATS, LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
 from core.sources.logmarks import known, record
+from core.sources.logread import MAX_LINE_BYTES as MAX_LINE_BYTES  # the limit, where tests and docs look
+from core.sources.logread import check_text, is_compressed, open_log, physical_lines
 from core.sources.logshapes import has_level, learn, plain_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
-MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
-MAX_LOG_FILE_BYTES = 1 << 40  # files are streamed; this only refuses the absurd
 MAX_SERVICE_CHARS = 200  # --service: longer is not a service name
 MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (and counted)
 DETECT_LINES = 200  # lines read to recognise a layout
@@ -100,107 +100,16 @@ class ImportReport:
 
 # ---------------------------------------------------------------- reading a file
 
-
-def _open(path: Path) -> IO[bytes]:
-    """The file opened for reading, decompressed when it is gzip: a regular file only (never a
-    FIFO, a device or a folder: ``core.inputs.open_regular``)."""
-    try:
-        handle = open_regular(path, max_bytes=MAX_LOG_FILE_BYTES)
-    except InputError as error:
-        raise LogImportError(str(error)) from None
-    try:
-        head = handle.read(2)
-        handle.seek(0)
-    except OSError as error:
-        handle.close()
-        raise LogImportError(f"{path}: cannot read: {error.strerror or error}") from None
-    # The caller closes what is returned. Rotated logs are often compressed.
-    if head == b"\x1f\x8b":
-        return cast(IO[bytes], _GzipOwningFile(handle))
-    return handle
-
-
-class _GzipOwningFile(gzip.GzipFile):
-    """A gzip reader that closes the file it reads when it is closed."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        super().__init__(fileobj=raw, mode="rb")
-        self._raw = raw
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._raw.close()
-
-
-def _is_compressed(path: Path) -> bool:
-    with _open(path) as handle:
-        return isinstance(handle, gzip.GzipFile)
-
-
-def _check_text(path: Path) -> None:
-    with _open(path) as handle:
-        try:
-            head = handle.read(8192)
-        except (OSError, EOFError, zlib.error) as error:  # a damaged .gz among them
-            raise LogImportError(f"{path}: cannot read: {error}") from None
-    if b"\x00" in head:
-        raise LogImportError(f"{path}: a binary file, not a text log")
-    controls = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
-    if head and controls > len(head) // 10:
-        raise LogImportError(f"{path}: a binary file, not a text log")
-
-
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-_CHUNK_BYTES = 1 << 16
-
-
-def _physical_lines(handle: IO[bytes], path: Path, limit: int | None = None) -> Iterator[bytes]:
-    """The file's lines without their ends, which may be LF, CRLF or a bare CR (old Mac files,
-    some appliances), mixed; a line longer than ``MAX_LINE_BYTES`` is refused. At most
-    ``limit`` bytes are read (what the file held when its content was marked)."""
-    carry, number = b"", 0
-    while True:
-        try:
-            chunk = handle.read(_CHUNK_BYTES if limit is None else min(_CHUNK_BYTES, limit))
-            if limit is not None:
-                limit -= len(chunk)
-        except (OSError, EOFError, zlib.error) as error:
-            raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
-        if not chunk:
-            if carry:
-                yield carry.removesuffix(b"\r")
-            return
-        buffer, held = carry + chunk, b""
-        if buffer.endswith(b"\r"):  # its LF (a CRLF) may start the next chunk
-            buffer, held = buffer[:-1], b"\r"
-        parts = _LINE_END.split(buffer) if b"\r" in buffer else buffer.split(b"\n")
-        carry = parts.pop() + held  # the unfinished last line
-        for part in parts:
-            number += 1
-            if len(part) > MAX_LINE_BYTES:
-                raise _too_long(path, number)
-            yield part
-        if len(carry) > MAX_LINE_BYTES + 1:
-            raise _too_long(path, number + 1)
-
-
-def _too_long(path: Path, number: int) -> LogImportError:
-    return LogImportError(f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB "
-                          "(not a log line; is this a log file?)")
-
-
 def _lines(path: Path, report: FileReport, span: tuple[int, int, int | None] = (0, 0, None),
            ) -> Iterator[tuple[int, str]]:
     """(line number, text without its line end), bounded in length, invalid UTF-8 replaced;
     ``span``: (bytes and lines to skip: what an earlier import read, bytes to read at most)."""
     offset, skipped_lines, limit = span
-    with _open(path) as handle:
+    with open_log(path) as handle:
         if offset:
             handle.seek(offset)
         limit = None if limit is None else limit - offset
-        for number, raw in enumerate(_physical_lines(handle, path, limit), start=skipped_lines + 1):
+        for number, raw in enumerate(physical_lines(handle, path, limit), start=skipped_lines + 1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -483,7 +392,7 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         layout = "plain"
     plans = []
     for path in paths:
-        _check_text(path)
+        check_text(path)
         plans.append((path, _plan(path, layout, pattern)))
     try:  # Path.exists raises when a folder above is not searchable by this user
         store.stat()
@@ -516,7 +425,7 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         for path, plan in plans:
             report = FileReport(str(path), plan.label)
             reports.append(report)
-            compressed = _is_compressed(path)
+            compressed = is_compressed(path)
             store_knows, mark = known(connection, path, compressed)
             if store_knows.note:
                 report.notes.append(store_knows.note)
