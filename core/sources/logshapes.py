@@ -67,7 +67,7 @@ _BRACKETS = "[](){}<>"
 _LEAD = re.compile(r"(?:(\[(?:[^\[\]]|\[[^\[\]]*\])*\])\s+)?-\s+(?=\S)")
 
 
-def time_of(match: re.Match[str], precision: str = "") -> TimeParts | None:
+def time_of(match: re.Match[str]) -> TimeParts | None:
     """The parts of a ``_STAMPS`` match; None for an impossible month."""
     groups = match.groupdict()
     epoch = groups.get("e")
