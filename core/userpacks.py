@@ -98,17 +98,20 @@ def _store_of(folder: Path) -> Path | None:
 
 def add_logs(paths: list[Path], name: str, *, layout: str = "auto", pattern: str | None = None,
              service: str | None = None, timezone_name: str | None = None,
-             progress: ProgressFn | None = None) -> AddedLogs:
-    """Import ``paths`` into the pack ``name`` (made when missing) of the user packs folder.
-    Errors (``PackNameError``, ``LogImportError``, ``LogStoreError``) leave
-    nothing written."""
-    from core.sources.logimport import import_files
+             progress: ProgressFn | None = None, year: int | None = None, no_timestamps: bool = False,
+             strict: bool = False, max_unparsed: float | None = None) -> AddedLogs:
+    """Import ``paths`` into the pack ``name`` (made when missing) of the user packs folder,
+    with ``import_files``'s options. Errors (``PackNameError``, ``LogImportError``,
+    ``LogStoreError``) leave nothing written."""
+    from core.sources.logimport import MAX_UNPARSED_SHARE, import_files
 
     folder, exists = pack_folder(name)
 
     def run(store: Path) -> ImportReport:
         return import_files(paths, store, layout=layout, pattern=pattern, service=service,
-                            timezone_name=timezone_name, progress=progress)
+                            timezone_name=timezone_name, progress=progress, year=year,
+                            no_timestamps=no_timestamps, strict=strict,
+                            max_unparsed=MAX_UNPARSED_SHARE if max_unparsed is None else max_unparsed)
 
     if exists:
         store = _store_of(folder)

@@ -152,3 +152,16 @@ def test_a_failed_import_leaves_no_pack(tmp_path: Path, capsys: pytest.CaptureFi
     capsys.readouterr()
     stats = run_json(capsys, "logs", "stats", "--store", str(user_packs() / "shop" / "logs.db"), "--json")
     assert isinstance(stats, dict) and stats["lines"] == 60
+
+
+def test_add_takes_the_import_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``logs add`` reads files as ``logs import`` does: ``--strict`` refuses a stray line (and no
+    pack is made), ``--no-timestamps`` keeps lines without a time, in file order."""
+    log = write(tmp_path / "shop.log", [*LINES[:5], "a line of no layout at all", *LINES[5:10]])
+    assert main(["logs", "add", str(log), "--pack", "shop", "--strict"]) == 2
+    assert "unparsed" in capsys.readouterr().err
+    assert not (user_packs() / "shop").exists()
+
+    bare = write(tmp_path / "worker.log", ["ERROR lost the lease on job 7", "INFO took the lease on job 8"])
+    added = run_json(capsys, "logs", "add", str(bare), "--pack", "worker", "--no-timestamps", "--json")
+    assert isinstance(added, dict) and added["entries"] == 2
