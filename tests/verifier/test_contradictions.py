@@ -80,7 +80,7 @@ FORGED = [
     ("restart", "All pods of order-service restarted 3 times.", UNSUPPORTED),
     ("restart", "order-service 的所有 pod 都重启了 3 次。", UNSUPPORTED),
     ("restart", "order-service 的每个 pod 都重启了 3 次。", UNSUPPORTED),
-    ("pool_stats", "inventory has plenty of idle connections: active=20/20.", UNSUPPORTED),
+    ("pool_stats", "inventory has plenty of idle connections: active=20/20.", CONTRADICTS),  # idle=0
     ("pool_stats", "inventory 的连接池一半在用：active=20/20。", UNSUPPORTED),
     ("pool_stats", "The inventory pool is half used (active=20/20).", UNSUPPORTED),
 ]
