@@ -225,7 +225,7 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
         failures.add(finding.rule, finding.reason)
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
     known_states = set().union(*(facts.extract(text).states for text in texts))
-    _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
+    _judge_sentences(claim, texts, [item.text for item in runbooks], failures, refs=[item.text for item in current],
                      supported=[*(s.claim_span for s in alignment.supports),
                                 *held_directions(claim.claim_text, reading, current),
                                 *held_levels(claim.claim_text, current, evidence.known_subjects
@@ -312,7 +312,7 @@ def _negation_marker(word: str) -> str:
 
 
 def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
-                     failures: Failures, *, supported: list[tuple[int, int]]) -> None:
+                     failures: Failures, *, supported: list[tuple[int, int]], refs: Sequence[str] = ()) -> None:
     """Each sentence must say something its evidence says: its content words, or its topics.
 
     A sentence with a supported value -- or a direction word its numbers bear out, a level
@@ -324,13 +324,10 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     evidence_units = stems(with_state_words(set().union(*(content_units(fold(text)) for text in texts))))
     # A Chinese claim of English lines: the Chinese words the lines hold in translation.
     evidence_units |= rendered_units(evidence_units, _PAIR_RENDERINGS)
-    # An amount word its value bears out ("plenty" of idle=40 of 50) says what the value says.
-    # An amount word its value bears out ("plenty" of idle=40 of 50), and a negation a zero
-    # value does (没有空闲连接 of idle=0), say what the value says.
-    own_words = _outside_quotes(claim.claim_text)
-    borne = [amount.word for amount in quantifiers.amounts(own_words, texts) if amount.verdict == "held"]
-    borne += quantifiers.zero_negations(own_words, texts)
-    evidence_units |= stems(set().union(*(content_units(fold(word)) for word in borne)))
+    # Quantifiers the evidence bears out say what it says: "plenty" of idle=40 of 50, 没有 of
+    # idle=0, 全部四个 of four pods' lines.
+    evidence_units |= stems(set().union(*(content_units(fold(word)) for word in quantifiers.borne_out(
+        _outside_quotes(claim.claim_text), texts, refs))))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
     evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
     runbook_units = [stems(content_units(fold(text))) for text in runbook_texts]

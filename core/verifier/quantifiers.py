@@ -16,10 +16,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from core.language.clauses import content_units, stems
+from core.language.number_words import NUMBER_WORDS
 from core.language.numbers import en_value, zh_value
 from core.language.renderings import rendered_units
 from core.language.text import fold, normalize
@@ -45,11 +47,13 @@ class QuantifierWords(VocabularyFile):
 
     universal_en: tuple[str, ...]
     universal_zh: tuple[str, ...]
+    universal_after_zh: tuple[str, ...]
     count_fillers_en: tuple[str, ...]
     counters_zh: tuple[str, ...]
     not_members_after: tuple[str, ...]
     amounts: tuple[Amount, ...]
     field_words: dict[str, tuple[str, ...]]
+    whole_fields: frozenset[str]
     zero_words_en: tuple[str, ...]
     zero_words_zh: tuple[str, ...]
 
@@ -59,8 +63,6 @@ WORDS = load("quantifier_words", QuantifierWords)
 # A field and its value in a line: ``idle=0``, ``active=20/20``, ``pending: 17``, ``idle 40 of 50``.
 _FIELD = re.compile(r"(?P<name>[A-Za-z][\w.\-]*)\s*[=:]\s*(?P<value>\d+(?:\.\d+)?)"
                     r"(?:\s*(?:/|\bof\b)\s*(?P<whole>\d+(?:\.\d+)?))?")
-# Fields that give the whole the others are parts of.
-_WHOLE_FIELDS = frozenset({"total", "max", "maximum", "size", "capacity", "limit", "pool_size", "poolsize"})
 # What a line's member is not told by: its times and bare numbers.
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _BARE_NUMBER = re.compile(r"(?<![\w\-.])\d+(?:\.\d+)?%?(?![\w\-])")
@@ -69,14 +71,13 @@ _TOKEN = re.compile(r"[A-Za-z][\w\-.]*[\w]|[A-Za-z]")
 
 def universals(own_words: str) -> list[str]:
     """The universal quantifiers of a claim's own words."""
-    have = token_stems(own_words)
+    have = set(token_stems(own_words))
     normalized = normalize(own_words)
-    found = [word for word in WORDS.universal_en if token_stems(word) and
-             any(have[i:i + 1] == token_stems(word) for i in range(len(have)))]
+    found = [word for word in WORDS.universal_en if set(token_stems(word)) <= have]
     return found + [word for word in WORDS.universal_zh if word in normalized]
 
 
-def universal_held(own_words: str, refs: list[str]) -> bool:
+def universal_held(own_words: str, refs: Sequence[str]) -> bool:
     """Whether the claim counts or names its members and its cited lines are exactly those:
     ``refs``, the matched lines of its passed bindings."""
     members = _members(refs)
@@ -89,7 +90,18 @@ def universal_held(own_words: str, refs: list[str]) -> bool:
     return len(named) >= 2 and len(named) == len(members)
 
 
-def _members(refs: list[str]) -> set[str]:
+def borne_out(own_words: str, cited: list[str], refs: Sequence[str]) -> list[str]:
+    """The claim's quantifier words its evidence bears out: amounts its values reach, negations
+    a zero value says, universals and member counts its cited lines are."""
+    borne = [amount.word for amount in amounts(own_words, cited) if amount.verdict == "held"]
+    borne += zero_negations(own_words, cited)
+    borne += [own_words[start:end] for start, end in counted_members(own_words, refs)]
+    if refs and universal_held(own_words, refs):
+        borne += universals(own_words)
+    return borne
+
+
+def _members(refs: Sequence[str]) -> set[str]:
     """One key per member the lines are about: a line without its times and bare numbers."""
     keys = set()
     for ref in refs:
@@ -105,7 +117,9 @@ def _count_patterns() -> tuple[re.Pattern[str], ...]:
     universal_zh = "|".join(map(re.escape, WORDS.universal_zh))
     fillers = "|".join(map(re.escape, WORDS.count_fillers_en))
     counters = "".join(map(re.escape, WORDS.counters_zh))
-    number = r"(?P<n>\d+|[a-z]+|[零一二两三四五六七八九十]+)"
+    after_zh = "|".join(map(re.escape, WORDS.universal_after_zh))
+    numerals = "".join(map(re.escape, [*NUMBER_WORDS.zh_digits, *NUMBER_WORDS.zh_tens, *NUMBER_WORDS.zh_scales]))
+    number = rf"(?P<n>\d+|[a-z]+|[{numerals}]+)"
     return (
         # "all 3 pods", "each of the two alerts", "all of these 3"
         re.compile(rf"\b(?:{universal_en})\s+(?:(?:{fillers})\s+)*{number}\s*(?P<after>\S*)", re.IGNORECASE),
@@ -114,7 +128,7 @@ def _count_patterns() -> tuple[re.Pattern[str], ...]:
         # 所有 3 个 pod, 全部两条告警
         re.compile(rf"(?:{universal_zh})\s*(?:的\s*)?{number}\s*(?P<after>[{counters}]?)"),
         # 3 个 pod 全部, 两条告警都 … (所有/全部/每个 after what it counts)
-        re.compile(rf"{number}\s*(?P<after>[{counters}])[^，。,;；!?！？]{{1,16}}?(?:{universal_zh}|都|均)"),
+        re.compile(rf"{number}\s*(?P<after>[{counters}])[^，。,;；!?！？]{{1,16}}?(?:{universal_zh}|{after_zh})"),
     )
 
 
@@ -145,7 +159,7 @@ def _number(word: str) -> int | None:
     return int(value) if value is not None and value == int(value) else None
 
 
-def _named_members(own_words: str, refs: list[str]) -> set[str]:
+def _named_members(own_words: str, refs: Sequence[str]) -> set[str]:
     """The names of the claim that tell its cited lines apart: each in some of them, not all,
     and every line holding one ("HighCPUUsage and HighMemoryUsage are all firing")."""
     names = {match.group() for match in _TOKEN.finditer(own_words) if _name_shaped(match.group())}
@@ -163,7 +177,7 @@ def _name_shaped(token: str) -> bool:
             or any(char.isupper() for char in token[1:]))
 
 
-def counted_members(text: str, refs: list[str]) -> list[tuple[int, int]]:
+def counted_members(text: str, refs: Sequence[str]) -> list[tuple[int, int]]:
     """The spans of the claim's counts of its universals' members that are the number of its
     cited members ("all 3 pods" citing three pods' lines): held by its bindings themselves."""
     members = len(_members(refs))
@@ -223,7 +237,7 @@ def _judge_amount(clause: str, word: str, amount: Amount, cited: list[str]) -> A
     clause_units = stems(content_units(clause))
     for text in cited:
         fields = list(_FIELD.finditer(text))
-        wholes = [float(m.group("value")) for m in fields if m.group("name").lower() in _WHOLE_FIELDS]
+        wholes = [float(m.group("value")) for m in fields if m.group("name").lower() in WORDS.whole_fields]
         wholes += [float(m.group("whole")) for m in fields if m.group("whole")]
         for match in fields:
             name = match.group("name")

@@ -32,6 +32,9 @@ LINES = {
                               "idle=5, pending=0"),
     "idle_none": ("inventory", "[2026-04-01T08:00:00+00:00][WARN][inventory] DB pool stats: active=20/20, "
                                "idle=0, pending=17"),
+    "idle_of_total": ("inventory", "[2026-04-01T08:00:00+00:00][INFO][inventory] pool idle=40, total=50"),
+    "pod_d": ("order-service", "[2026-07-08T11:13:00+00:00][WARN][order-service] pod order-service-c5f0 "
+                               "restarted, restart count 1"),
     "half": ("inventory", "[2026-04-01T08:00:00+00:00][INFO][inventory] DB pool stats: active=25/50, "
                           "idle=25, pending=0"),
 }
@@ -58,10 +61,12 @@ HONEST = [
     ("cpu+latency", "payment-service 的两个告警全部在触发。"),
     # the claim names its members, and cites each
     ("pod_a+pod_b", "Pods order-service-7d9f and order-service-8a1c all restarted."),
+    ("pod_a+pod_b+pod_c+pod_d", "order-service 的全部四个 pod 均已重启。"),
     ("cpu+latency", "HighCPUUsage and HighLatency of payment-service are all firing."),
     # an amount its value bears out
     ("idle_many", "inventory has plenty of idle connections (idle=40, active=10/50)."),
     ("idle_many", "inventory 的连接池空闲连接充足（idle=40）。"),
+    ("idle_of_total", "inventory has ample idle connections: idle=40, total=50."),
     ("half", "The inventory pool is half used: active=25/50."),
     # a negation a zero value bears out
     ("idle_none", "inventory 的连接池没有空闲连接，17 个请求在等待。"),
