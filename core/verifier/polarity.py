@@ -31,7 +31,7 @@ from core.language.lexicon import expand_topics, topic_mentions, topics_in
 from core.language.text import normalize
 from core.language.vocabulary import VocabularyFile, load
 from core.language.wordforms import holds_any_form, holds_word, synonyms, token_stems
-from core.verifier import quantifiers
+from core.verifier import actions, quantifiers
 from core.verifier.rules import CONTRADICTS_EVIDENCE, UNSUPPORTED_FACT
 from core.verifier.support import Finding
 
@@ -115,6 +115,10 @@ def findings(own_words: str, cited: list[str], shown: list[str], refs: list[str]
             reported.add(said.pair)
             found.append(Finding(UNSUPPORTED_FACT, f"the state '{said.word}' is in no verified "
                                  "excerpt or ref, in any word form"))
+    done = actions.unheld_actions(written, shown, renderings())
+    if done:
+        found.append(Finding(UNSUPPORTED_FACT, "action '" + "', '".join(done) + "' is said done by no "
+                             "verified excerpt or ref, in any word form"))
     extra = _extra_negations(own_words)
     if extra and not any(_negations(text) for text in cited):
         found.append(Finding(UNSUPPORTED_FACT, "negation '" + "', '".join(extra)

@@ -163,7 +163,9 @@ _ALL: tuple[VerifierRule, ...] = (
             "unless the evidence says one or the claim counts or names its members and cites exactly "
             "those (\"all 3 pods\" citing three pods' lines), an amount its value does not reach "
             "(\"plenty of idle connections\" for idle=5 of 50, \"half used\" for 10/50) or that no "
-            "value judges, \"down in production\". — for a negative observation, any sentence besides the "
+            "value judges, \"down in production\"; an action said done that no evidence says in any form "
+            "(\"the pool was scaled up\", `已回滚`, `告警已被静默`: `action_words.yaml`). — for a "
+            "negative observation, any sentence besides the "
             "absence itself must be what its no-hit queries say (`未检索到 …；数据库慢查询或锁等待。` "
             "fails); a name or number in it that only names a topic the queries searched is what they "
             "say (`HTTP 5xx 错误` under `topic=http_error`; `HTTP 503` is not)."),
