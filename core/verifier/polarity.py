@@ -13,7 +13,8 @@ available", 未恢复, "lacks a firing alert") says the other side. Then, for a 
 - so is a negation the evidence has none of, written in words the verifier's other lists lack
   ("is free of alerts"), and a quantifier or scope it does not hold ("in production", 一直);
   universals and amounts ("every pod", "plenty", 所有) are held as far as the evidence's count
-  and values bear them out (``core/verifier/quantifiers.py``).
+  and values bear them out (``core/verifier/quantifiers.py``); an action said done ("was scaled
+  up", 已回滚) must be one the evidence says (``core/verifier/actions.py``).
 
 Only the claim's own words are read: its quotes are judged as quotes (``claims.py``).
 """
@@ -166,9 +167,10 @@ def _pair(name: str) -> AntonymPair:
     return next(pair for pair in _antonyms().pairs if pair.name == name)
 
 
+@cache
 def renderings() -> dict[str, tuple[str, ...]]:
     """Each Chinese word of a pair's side -> the English words of that side: 成功 is what
-    "accepted" says, 建立 what "opened" says (``core.language.renderings``)."""
+    "accepted" says, 建立 what "opened" says (``core.language.renderings``; callers do not change it)."""
     found: dict[str, list[str]] = {}
     for pair in _antonyms().pairs:
         for side in (pair.one, pair.other):
