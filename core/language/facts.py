@@ -149,7 +149,7 @@ def camel_case_identifiers(original: str) -> frozenset[str]:
     (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
     return frozenset(
         word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
-        if not word.isupper() and sum(1 for char in word if char.isupper()) >= 2)
+        if not word.isupper() and sum(map(str.isupper, word)) >= 2)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from typing import Literal, NamedTuple
 from core.language import byte_units, facts, signs
 from core.language.confusables import foreign_lookalikes, lookalike_forms
 from core.language.invisible import forged_invisible, hidden_in_numbers
-from core.language.marks import NEGATION_MARKS, canonical_mark, foreign_marks, word_marks
+from core.language.marks import NEGATION_MARKS, canonical_mark, foreign_marks, has_combining_marks, word_marks
 from core.language.quote_labels import spliced_label
 from core.language.quote_words import changed_words
 from core.language.text import NormalizedText, normalize_text, normalize_with_offsets
@@ -109,6 +109,9 @@ _PLAIN_RE = re.compile(
     "\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff5e]*")
 
 
+_NOT_PLAIN_RE = re.compile("[^" + _PLAIN_RE.pattern[1:-2] + "]")
+
+
 def plain_characters(excerpt: str) -> bool:
     """Whether every character of the excerpt is plain (``_PLAIN_RE``): then no character
     check can object, so they are skipped -- the common case, at C speed."""
@@ -118,20 +121,28 @@ def plain_characters(excerpt: str) -> bool:
 
 
 def _character_problem(excerpt: str, ref_text: str) -> ExcerptMatch | None:
-    """Look-alike, hidden or marked characters the ref text does not hold (None: none)."""
-    lookalikes = foreign_lookalikes(excerpt, ref_text)
+    """Look-alike, hidden or marked characters the ref text does not hold (None: none).
+
+    Only the excerpt's characters that are not plain are looked up one by one (a plain one is
+    none of these), once each; the checks that need a character's neighbours see the whole excerpt.
+    """
+    odd = "".join(dict.fromkeys(_NOT_PLAIN_RE.findall(excerpt)))
+    lookalikes = foreign_lookalikes(odd, ref_text)
     if lookalikes:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"look-alike characters: {' '.join(lookalikes)} (quote, do not retype)")
-    forms = lookalike_forms(excerpt, ref_text)
+    forms = lookalike_forms(odd, ref_text)
     if forms:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"look-alike digits or letters: {', '.join(forms)} (quote, do not retype)")
-    hidden = forged_invisible(excerpt, ref_text) or hidden_in_numbers(excerpt, ref_text)
+    # An ASCII excerpt is judged by its control characters, another one character by character:
+    # hand the check the same kind of text.
+    hidden = (forged_invisible(odd if odd.isascii() == excerpt.isascii() else excerpt, ref_text)
+              or hidden_in_numbers(excerpt, ref_text))
     if hidden:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"hidden characters the ref text does not hold: {', '.join(hidden)}")
-    marked = foreign_marks(excerpt, (ref_text,))
+    marked = foreign_marks(excerpt, (ref_text,)) if has_combining_marks(odd) else []
     if marked:
         # ``f̶i̶r̶i̶n̶g̶`` reads "firing" once the marks are skipped and shows it struck out.
         return ExcerptMatch(False, 0.0, "none",
@@ -151,7 +162,8 @@ def _match_normalized(excerpt: str, ref_text: str) -> ExcerptMatch:
     exact = _locate_exact(quote, ref, 0)
     if exact.found:
         span = ref.original_span(exact.start, exact.end)
-        if problem := byte_units.byte_unit_problem(excerpt, ref_text, ref_text[span[0]:span[1]]):
+        if byte_units.ref_byte_units(ref_text) and (
+                problem := byte_units.byte_unit_problem(excerpt, ref_text, ref_text[span[0]:span[1]])):
             return ExcerptMatch(False, 0.0, "none", (span,), problem)
         if too_short or facts.is_generic(quote):
             return ExcerptMatch(True, 1.0, "exact", (span,), "exact quote (too short or generic to check)", True)
@@ -273,8 +285,23 @@ def _compact(text: str) -> tuple[str, tuple[int, ...]]:
 def _skeleton(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` with only the characters that can be part of a token (letters, digits and the
     separators inside identifiers), and for each kept character its index in ``text``."""
-    kept = tuple(index for index, char in enumerate(text) if facts.token_class(char) is not None)
-    return ("".join(text[index] for index in kept), kept)
+    pieces: list[str] = []
+    kept: list[int] = []
+    for run in _SKELETON_RUN_RE.finditer(text):  # runs of token characters, at C speed
+        start, end = run.span()
+        if run.group().isascii() or run.group().isalpha():
+            pieces.append(run.group())
+            kept.extend(range(start, end))
+        else:  # a non-ASCII run: only its letters (``facts.token_class``)
+            kept_here = [index for index in range(start, end) if text[index].isalpha()]
+            pieces.extend(text[index] for index in kept_here)
+            kept.extend(kept_here)
+    return ("".join(pieces), tuple(kept))
+
+
+# Candidate token characters (``facts.token_class``): ASCII ones, and non-ASCII ones of which
+# the letters are kept.
+_SKELETON_RUN_RE = re.compile(r"[a-z0-9_\-./:%@#+]+|[^\x00-\x7f]+")
 
 
 def _match_fragments(fragments: list[str], original: str, ref: NormalizedText) -> ExcerptMatch:
