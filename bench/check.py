@@ -194,8 +194,12 @@ def check_startup(runs: int) -> tuple[Figures, Info]:
 
 
 def _git_commit() -> str:
-    completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=_common.REPO_ROOT,
-                               capture_output=True, text=True, check=False)
+    """The measured commit, for the README's rows ("unknown" outside a git checkout)."""
+    try:
+        completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=_common.REPO_ROOT,
+                                   capture_output=True, text=True, check=False)
+    except OSError:
+        return "unknown"
     return completed.stdout.strip() or "unknown"
 
 
