@@ -5,13 +5,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test check bench install db clean help
+.PHONY: run test check bench bench-check install db clean help
 
 help:
 	@echo "make run    install into $(VENV), create the audit database, start the console (demo pack, offline engine)"
 	@echo "make test   install into $(VENV) and run every test"
 	@echo "make check  lint (ruff) and type-check (mypy, strict for core/)"
 	@echo "make bench  run the benchmarks in bench/ (figures, not assertions)"
+	@echo "make bench-check  run the fast benchmarks; fail if a ratio worsened past bench/baseline.json's margin"
 
 # Says what it does before each slow step; pip shows what it downloads and installs.
 $(STAMP): pyproject.toml
@@ -44,9 +45,16 @@ check: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# bench/_*.py are helpers the benchmarks share, not benchmarks: the loop skips them.
+# bench/_*.py are helpers the benchmarks share, and check.py / report.py run benchmarks or
+# write their figures: the loop skips them.
 bench: $(STAMP)
-	@for bench in bench/[!_]*.py; do echo "== $$bench"; $(PY) $$bench || exit 1; done
+	@for bench in bench/[!_]*.py; do case $$bench in bench/check.py|bench/report.py) continue;; esac; \
+		echo "== $$bench"; $(PY) $$bench || exit 1; done
+
+# The fast benchmarks as ratios against same-run baselines, compared with bench/baseline.json
+# (bench/_regressions.py: the rule and the margin). Exit 1 on a regression.
+bench-check: $(STAMP)
+	$(PY) bench/check.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
