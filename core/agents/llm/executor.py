@@ -71,13 +71,15 @@ class LLMExecutor(LLMRole):
     def _converse(self, messages: list[wire.Message], recorder: Recorder) -> ExecutorRun:
         """The tool loop, then the structured answer; the conversation is kept for a repair."""
         tools = wire.tool_schemas()
+        notes: list[str] = []  # how the endpoint had to be asked (``capabilities``, ``budget``)
+        complete = self._noting(notes)
         # Backends that take both constrain the final answer already inside the loop.
         loop_format = (wire.response_format(ExecutorOutput, SCHEMA_NAME, self.profile)
                        if self.profile.tools_with_response_format else None)
         failed_steps: list[str] = []
         answer: ChatTurn | None = None
         for _ in range(self.max_tool_steps):
-            turn = self._complete(messages, tools=tools, response_format=loop_format)
+            turn = complete(messages, tools=tools, response_format=loop_format)
             if not turn.tool_calls:
                 answer = turn
                 break
@@ -93,14 +95,14 @@ class LLMExecutor(LLMRole):
                                 f"step(s); it was asked for its answer without tools")
             messages.append(wire.user_message(
                 "The tool budget is spent. " + output_instructions(ExecutorOutput, self.profile)))
-        output, status = request_structured(self._complete, messages, ExecutorOutput,
+        output, status = request_structured(complete, messages, ExecutorOutput,
                                             name=SCHEMA_NAME, profile=self.profile,
                                             first_turn=answer)
         if output is not None:  # the answer a repair turn follows, as the model gave it
             messages.append(wire.assistant_message(answer) if status.status == "valid" and answer
                             else wire.assistant_message(ChatTurn(content=output.model_dump_json())))
         self._conversations[recorder] = messages
-        return output, self._parse_status(status, failed_steps)
+        return output, self._parse_status(status, failed_steps, notes)
 
     def _rebuilt(self, plan: Plan, recorder: Recorder) -> list[wire.Message]:
         """A conversation that shows the recorded calls as if the model had made them."""
@@ -136,8 +138,11 @@ class LLMExecutor(LLMRole):
             problem = str(invocation.output.get("error") or "the tool call failed")
         return invocation, problem
 
-    def _parse_status(self, status: ParseStatus, failed_steps: list[str]) -> ParseStatus:
+    def _parse_status(self, status: ParseStatus, failed_steps: list[str],
+                      notes: list[str]) -> ParseStatus:
         detail = f"{self.prompt.prompt_id}: {status.detail}"
+        if notes:  # recorded with the output: the session says how its model was asked
+            detail += "; llm endpoint: " + "; ".join(notes)
         if not failed_steps:
             return ParseStatus(status=status.status, detail=detail)
         steps = "; ".join(failed_steps)
