@@ -180,3 +180,24 @@ def test_a_session_against_a_server_that_refuses_json_schema_completes_and_says_
     detail = outcome.document["executor_output_parse_status"]["detail"]
     assert "llm endpoint: asked with no response_format" in detail
     assert "tools and response_format in one request refused" in detail
+
+
+class LlamaCppPythonLike(StubServer):
+    """The stub signing its model list as llama-cpp-python's server does."""
+
+    def models(self) -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": "/models/smol.gguf", "object": "model",
+                                            "owned_by": "me", "permissions": []}]}
+
+
+def test_a_url_that_says_nothing_is_told_apart_by_its_model_list() -> None:
+    from core.agents.llm.executor import LLMExecutor
+
+    with LlamaCppPythonLike(ANSWER, port=0) as server:
+        settings = LLMSettings(base_url=server.base_url, timeout_s=None)
+        executor = LLMExecutor(settings=settings)
+    assert executor.profile.name == "llama-cpp-python"
+    assert executor.profile.context_tokens == 2048 and executor.profile.timeout_s == 600
+    # Told by a preset, nothing is asked.
+    assert LLMExecutor(settings=LLMSettings(base_url="http://127.0.0.1:9/v1",
+                                            backend="vllm")).profile.name == "vllm"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from core.agents.llm.profiles import ModelProfile
+from core.agents.llm.wire import schema_without_prose
 
 OutputMode = Literal["json_schema", "json_object", "prompt"]
 Refusal = Literal["format", "tools_with_format", "tools"]
@@ -157,7 +158,8 @@ def schema_in_prompt(messages: list[dict[str, Any]],
     if schema is None:
         return messages
     instruction = ("Answer with one JSON object, and nothing else, that matches this JSON "
-                   "schema:\n" + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+                   "schema:\n" + json.dumps(schema_without_prose(schema), ensure_ascii=False,
+                                             separators=(",", ":")))
     copied = list(messages)
     for index in [len(copied) - 1, 0]:
         message = copied[index] if copied else None

@@ -8,7 +8,7 @@ request the server would reject.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from core.agents.llm.settings import LLMSettings
@@ -87,12 +87,22 @@ def guess_backend(base_url: str | None) -> str:
     return _PORT_GUESSES.get(parts.port or 0, "vllm")
 
 
-def profile_for(settings: LLMSettings) -> ModelProfile:
-    """The profile named by ``SUPERBIZ_LLM_BACKEND``, else the one guessed from the base URL."""
+def profile_for(settings: LLMSettings, *, probe: bool = False) -> ModelProfile:
+    """The profile named by ``SUPERBIZ_LLM_BACKEND``, else the one guessed from the base URL;
+    with ``probe``, a URL that says nothing is told apart by the server's ``GET /models``
+    (``detect``), which may also name the context window."""
     name = (settings.backend or guess_backend(settings.base_url)).strip().lower()
     name = _ALIASES.get(name, name)
     try:
-        return PROFILES[name]
+        profile = PROFILES[name]
     except KeyError:
         raise EngineError(f"unknown llm backend {name!r}; presets are "
                           f"{', '.join(PROFILES)}") from None
+    if not probe or settings.backend or name != "vllm":
+        return profile
+    from core.agents.llm.detect import detect  # a network probe: only where it is asked for
+
+    found = detect(settings)
+    profile = PROFILES.get(found.backend or "", profile)
+    return replace(profile, context_tokens=found.context_tokens) if found.context_tokens \
+        else profile

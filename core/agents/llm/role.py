@@ -29,7 +29,7 @@ class LLMRole:
                  prompt_version: str = DEFAULT_PROMPT_VERSION) -> None:
         # The role's own model (SUPERBIZ_LLM_<ROLE>_MODEL) when one is set.
         self.settings = (settings or load_llm_settings()).for_role(self.role)
-        self.profile = profile or profile_for(self.settings)
+        self.profile = profile or profile_for(self.settings, probe=client is None)
         if client is None:
             require_endpoint(self.settings)
         self.client: ChatClient = client or shared_client(self.settings, self.profile)
