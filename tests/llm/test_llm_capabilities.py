@@ -201,3 +201,13 @@ def test_a_url_that_says_nothing_is_told_apart_by_its_model_list() -> None:
     # Told by a preset, nothing is asked.
     assert LLMExecutor(settings=LLMSettings(base_url="http://127.0.0.1:9/v1",
                                             backend="vllm")).profile.name == "vllm"
+
+
+def test_the_answer_is_bounded_when_the_window_is_known(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    messages = [SYSTEM, {"role": "user", "content": "q"}]
+    with StubServer(ANSWER, log_requests=log) as server:
+        client_for(server, context_tokens=4096).complete(messages)
+        client_for(server, context_tokens=4096, max_answer_tokens=300).complete(messages)
+        client_for(server).complete(messages)  # vllm, no window known: the server decides
+    assert [r.get("max_tokens") for r in requests_of(log)] == [1024, 300, None]

@@ -106,8 +106,12 @@ class OpenAIChatClient:
             if response_format is not None and response_format.get("type") == "json_schema" \
                     and (sent_format or {}).get("type") != "json_schema":
                 sent_messages = schema_in_prompt(sent_messages, response_format)
+            # With a known window the answer is bounded too: a small model may otherwise
+            # write until the window is full, which on a CPU takes many minutes.
+            max_tokens = self.settings.max_answer_tokens or (
+                budget.answer_room(self.context_tokens) if self.context_tokens else None)
             try:
-                turn = self._send(sent_messages, fitted.tools, sent_format)
+                turn = self._send(sent_messages, fitted.tools, sent_format, max_tokens)
             except openai.APIStatusError as exc:
                 if not self._learned(exc, tools=bool(tools), sent_format=sent_format):
                     raise self._failed(exc) from None
@@ -120,8 +124,10 @@ class OpenAIChatClient:
                                         f"{_MAX_STEP_DOWNS} step-downs")
 
     def _send(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-              response_format: dict[str, Any] | None) -> ChatTurn:
+              response_format: dict[str, Any] | None, max_tokens: int | None) -> ChatTurn:
         request: dict[str, Any] = {"model": self.model, "messages": messages}
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
         if tools:
             request["tools"] = tools
         if response_format is not None:

@@ -47,6 +47,10 @@ class LLMSettings(BaseSettings):
     # The model's context window in tokens; None: what the server reports, else the preset's.
     # Requests are kept inside it (``budget``), and a question that cannot fit fails clearly.
     context_tokens: int | None = Field(default=None, ge=256, validation_alias=_env("CONTEXT"))
+    # The longest answer asked for (``max_tokens``); None: the room the budget keeps for it
+    # when the window is known (a quarter, at most 1,536), else the server's default.
+    max_answer_tokens: int | None = Field(default=None, ge=16,
+                                          validation_alias=_env("MAX_ANSWER_TOKENS"))
     # 0 by default: a retried failure would leave no trace in the audit, so a failed model
     # call fails its step and is recorded. Raise it to let the openai package retry.
     max_retries: int = Field(default=0, ge=0, validation_alias=_env("MAX_RETRIES"))
