@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import REPO_ROOT
 
 from core.contracts import SessionDocument
-from tests.realmodel.realmodel_server import CONTEXT_TOKENS, running_model
+from tests.realmodel.realmodel_server import CONTEXT_TOKENS, model_env, running_model
 
 SEED_QUESTIONS = (
     "只确认 payment-service 当前是否存在 CPU 使用率过高告警。",
@@ -84,8 +84,8 @@ def main() -> None:
     parser.add_argument("--realdata", type=int, default=3, help="real-data questions to ask")
     args = parser.parse_args()
     with running_model(missing) as model, tempfile.TemporaryDirectory() as scratch:
-        os.environ.update({"SUPERBIZ_LLM_BASE_URL": model.base_url,
-                           "SUPERBIZ_LLM_CONTEXT": str(CONTEXT_TOKENS)})
+        os.environ.update({key: value for key, value in model_env(model, Path(scratch) / "a.db")
+                           .items() if key.startswith("SUPERBIZ_LLM_")})
         from core.agents.registry import build_engines
         from core.pipeline import ask
         from core.sources.pack import load_world

@@ -131,10 +131,14 @@ def running_model(missing: Callable[[str], None] = unavailable) -> Iterator[Real
 
 
 def model_env(model: RealModel, db: Path) -> dict[str, str]:
-    """The environment of a `superbiz` process pointed at ``model``: nothing but the URL and
-    the context window; the preset is found from the server's /models."""
+    """The environment of a `superbiz` process pointed at ``model``: the URL, the context
+    window and a bound on each answer (a claim or two with citations fits in 384 tokens; a
+    135M model on a CPU writes a few tokens a second); the preset is found from /models."""
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("SUPERBIZ_LLM_", "OPENAI_"))}
     return {**env, "SUPERBIZ_LLM_BASE_URL": model.base_url,
             "SUPERBIZ_LLM_CONTEXT": str(CONTEXT_TOKENS), "SUPERBIZ_DB": str(db),
+            "SUPERBIZ_LLM_MAX_ANSWER_TOKENS":
+                os.environ.get("SUPERBIZ_REALMODEL_MAX_ANSWER_TOKENS", "384"),
+            "SUPERBIZ_LLM_TIMEOUT_S": os.environ.get("SUPERBIZ_REALMODEL_TIMEOUT_S", "900"),
             "PYTHONPATH": str(REPO_ROOT)}
