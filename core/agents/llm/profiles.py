@@ -59,10 +59,13 @@ PROFILES: dict[str, ModelProfile] = {
     # llama.cpp's llama-server: tools with --jinja; json_schema becomes a grammar.
     "llamacpp": ModelProfile("llamacpp", timeout_s=_LOCAL_TIMEOUT_S, context_tokens=4096),
     # llama-cpp-python's server (python -m llama_cpp.server): response_format takes only
-    # "text" or "json_object" (a json_schema is refused with HTTP 500), and --n_ctx is 2048
+    # "text" or "json_object" (a json_schema is refused with HTTP 500); its chat handlers
+    # pass ``tools`` to the model's chat template, which mostly ignores them (the executor
+    # then makes the calls by code and puts the results in the prompt); --n_ctx is 2048
     # unless set.
-    "llama-cpp-python": ModelProfile("llama-cpp-python", json_schema_output=False,
-                                     timeout_s=_LOCAL_TIMEOUT_S, context_tokens=2048),
+    "llama-cpp-python": ModelProfile("llama-cpp-python", tool_calling=False,
+                                     json_schema_output=False, timeout_s=_LOCAL_TIMEOUT_S,
+                                     context_tokens=2048),
     # Our stub server (core.agents.llm.stub_server): accepts every option, replays a script.
     "stub": ModelProfile("stub", strict_mode=True, tools_with_response_format=True,
                          default_model="stub-model"),
