@@ -53,13 +53,15 @@ class Fitted:
 
 
 def fit(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-        context_tokens: int | None) -> Fitted:
-    """The request made to fit ``context_tokens`` (see the module); unchanged when it fits or
-    the window is unknown. Raises ``LLMCallError`` (``context``) when it cannot fit."""
+        context_tokens: int | None, answer_tokens: int | None = None) -> Fitted:
+    """The request made to fit ``context_tokens`` with ``answer_tokens`` left for the answer
+    (default: ``answer_room``); unchanged when it fits or the window is unknown. Raises
+    ``LLMCallError`` (``context``) when it cannot fit."""
     size = _size(messages, tools)
     if context_tokens is None:
         return Fitted(messages, tools, (), size)
-    limit = context_tokens - answer_room(context_tokens)
+    room = answer_tokens or answer_room(context_tokens)
+    limit = context_tokens - room
     if size <= limit:
         return Fitted(messages, tools, (), size)
     notes: list[str] = []
@@ -84,7 +86,8 @@ def fit(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
         notes.append(f"tool result(s) of invocation(s) {', '.join(cut_ids)} {CUT_MARK} of "
                      f"{context_tokens} tokens")
     if size > limit:
-        raise LLMCallError("context", _overflow_message(messages, tools, context_tokens, size))
+        raise LLMCallError("context", _overflow_message(messages, tools, context_tokens, size,
+                                                        room))
     return Fitted(messages, tools, tuple(notes), size)
 
 
@@ -146,7 +149,7 @@ def _compact(value: Any) -> str:
 
 
 def _overflow_message(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                      context_tokens: int, size: int) -> str:
+                      context_tokens: int, size: int, room: int) -> str:
     system = sum(_message_tokens(message) for message in messages
                  if message.get("role") == "system")
     results = sum(_message_tokens(message) for message in messages
@@ -157,6 +160,6 @@ def _overflow_message(messages: list[dict[str, Any]], tools: list[dict[str, Any]
             f"even with short tool descriptions and tool results cut to their evidence refs: "
             f"about {size} tokens (system prompt {system}, tool schemas {tool_schemas}, tool "
             f"results {results}, the rest of the conversation {rest}) plus "
-            f"{answer_room(context_tokens)} kept for the answer. Give the model a larger "
+            f"{room} kept for the answer. Give the model a larger "
             f"context (e.g. llama_cpp.server --n_ctx 8192) and say so with "
             f"SUPERBIZ_LLM_CONTEXT, or ask a narrower question")

@@ -98,18 +98,19 @@ class OpenAIChatClient:
         the request sent again without it (``capabilities``)."""
         import openai
 
+        context = self.context_tokens
+        # With a known window the answer is bounded too: a small model may otherwise write
+        # until the window is full, which on a CPU takes many minutes.
+        max_tokens = self.settings.max_answer_tokens or (
+            budget.answer_room(context) if context else None)
         for _ in range(_MAX_STEP_DOWNS + 1):
-            fitted = budget.fit(messages, tools, self.context_tokens)
+            fitted = budget.fit(messages, tools, self.context_tokens, max_tokens)
             sent_format = self.capabilities.request_format(response_format,
                                                            with_tools=bool(tools))
             sent_messages = fitted.messages
             if response_format is not None and response_format.get("type") == "json_schema" \
                     and (sent_format or {}).get("type") != "json_schema":
                 sent_messages = schema_in_prompt(sent_messages, response_format)
-            # With a known window the answer is bounded too: a small model may otherwise
-            # write until the window is full, which on a CPU takes many minutes.
-            max_tokens = self.settings.max_answer_tokens or (
-                budget.answer_room(self.context_tokens) if self.context_tokens else None)
             try:
                 turn = self._send(sent_messages, fitted.tools, sent_format, max_tokens)
             except openai.APIStatusError as exc:
