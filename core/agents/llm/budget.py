@@ -11,8 +11,8 @@ prompt), so before sending, ``fit`` makes room in this order, and says what it d
 3. if it still does not fit: ``LLMCallError`` kind ``context``, before anything is sent, with
    the sizes, so the session ends saying why and what to change.
 
-Tokens are estimated, not counted (no tokenizer is loaded): generously — three characters of
-ASCII text per token, one token per other character — so an estimate that errs, errs long.
+Tokens are estimated, not counted (no tokenizer is loaded), generously (``estimate_tokens``),
+so an estimate that errs, errs long.
 """
 
 from __future__ import annotations
@@ -32,9 +32,20 @@ CUT_MARK = "cut to its evidence refs to fit the model's context window"
 
 
 def estimate_tokens(text: str) -> int:
-    """A generous estimate of the tokens ``text`` takes."""
-    ascii_chars = sum(1 for char in text if char < "\x80")
-    return ascii_chars // 3 + (len(text) - ascii_chars) + 1
+    """A generous estimate of the tokens ``text`` takes: 3.5 ASCII letters a token, every
+    digit and punctuation mark one (small models' tokenizers split numbers digit by digit,
+    and JSON is mostly marks), every other character one and a half; spaces ride along.
+    Checked against SmolLM2's tokenizer on the executor's requests: 5,800 estimated for
+    5,200 real."""
+    letters = digits_and_marks = other = 0
+    for char in text:
+        if char >= "\x80":
+            other += 1
+        elif char.isalpha():
+            letters += 1
+        elif not char.isspace():
+            digits_and_marks += 1
+    return int(letters / 3.5 + digits_and_marks + other * 1.5) + 1
 
 
 def answer_room(context_tokens: int) -> int:
