@@ -35,7 +35,7 @@ SEED_QUESTIONS: tuple[str, ...] = (
     "确认 order-service 是否存在 HikariCP 连接池耗尽。",
 )
 # Each ask reads a few thousand tokens of prompt on a CPU, several times.
-_ASK_TIMEOUT_S = 1800
+_ASK_TIMEOUT_S = 3600
 
 
 @pytest.fixture(scope="module")
