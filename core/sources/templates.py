@@ -52,6 +52,7 @@ import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 WILDCARD = "<*>"
 _DELIMITERS = r"\s=:,;()\[\]{}<>\"'|"
@@ -81,11 +82,10 @@ _MONTH_LIKE = re.compile(r"Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec")
 # A name after a user key (``user alice``, ``user=bob``, ``for carol from``): a plain word, but a
 # value (the key word says so; logentities reads users the same way). Tried only on a message
 # holding ``user`` or ``for`` and ``from`` (substring tests in C, where most messages stop).
-_USER_NAME = re.compile(
-    r"(?:(?<=\b[Uu]ser[ =:])(?<![Uu]ser [Uu]ser )|(?<=\b[Uu]sername[ =:])|(?<=\bfor )(?=[A-Za-z_][\w.@-]*\s+from\s))"
-    r"[A-Za-z_][\w.@-]*")
-# The same in prose only (``user alice``, ``for carol from``): a field's value (``user=bob``) is
-# masked later, token-wise, so its frequency can still tell a constant (see ``add_batch``).
+# In prose it is masked with the masking that changes token counts; in a field (``user=bob``)
+# token-wise, after the values are read, so its frequency can still tell a constant (see
+# ``TemplateMiner.add_batch``).
+_USER_NAME_IN_FIELD = re.compile(r"(?:(?<=\b[Uu]ser=)|(?<=\b[Uu]sername=))[A-Za-z_][\w.@-]*")
 _USER_NAME_IN_PROSE = re.compile(
     r"(?:(?<=\b[Uu]ser[ :])(?<![Uu]ser [Uu]ser )|(?<=\b[Uu]sername[ :])|(?<=\bfor )(?=[A-Za-z_][\w.@-]*\s+from\s))"
     r"[A-Za-z_][\w.@-]*")
@@ -112,6 +112,9 @@ _SOFT_WORD = re.compile(r"(?:[A-Za-z_][\w-]*=)?[\[(]?[A-Za-z][A-Za-z_]+(?:\[[A-Z
 # ... but not a unit (``KB``, ``ms``: part of a quantity) nor hex digits (``ffffffff``).
 _NOT_SOFT = re.compile(r"(?:[A-Za-z_][\w-]*=)?(?:(?:[KMGTP]i?B|bytes?|[mun]?s|secs?|mins?|hours?|days?)[.,:;]?"
                        r"|[0-9A-Fa-f]{6,})")
+# Lines of a template whose values are counted: then its positions are decided for good (so
+# counting costs nothing on a long import, and a template's first lines make its events).
+_SETTLE_LINES = 256
 _MAX_SPLITS = 64  # templates one template splits into at most; past that, lines keep its id
 _SHORT_MESSAGE = 3  # tokens: a message this short joins only templates equal on every constant
 _MAX_MINED_CHARS = 4000  # a longer headline is mined by its start
@@ -147,8 +150,8 @@ def _unmasked_tokens(message: str) -> str:
 
 def _masked(headline: str) -> str:
     """The rest of the masking, token by token: user names, segments holding digits, runs."""
-    if "user" in headline or "User" in headline or ("for " in headline and " from " in headline):
-        headline = _USER_NAME.sub(WILDCARD, headline)
+    if "ser=" in headline or "sername=" in headline:
+        headline = _USER_NAME_IN_FIELD.sub(WILDCARD, headline)
     return _RUNS.sub(WILDCARD, _MASK.sub(WILDCARD, headline))
 
 
@@ -182,6 +185,7 @@ class _Cluster:
     # ``few_values`` + 1 values, then the position is a variable for good), the positions found
     # to be constants, and the templates their values split this one into.
     counts: dict[int, dict[str, int]] = field(default_factory=dict)
+    counted: int = 0
     variables: set[int] = field(default_factory=set)
     constants: tuple[int, ...] = ()
     splits: dict[tuple[str | None, ...], _Split] = field(default_factory=dict)
@@ -267,7 +271,7 @@ class TemplateMiner:
         self._clusters: dict[int, _Cluster] = {}
         self._splits: dict[int, _Split] = {}
         self._cache: dict[str, _Cluster] = {}
-        self._seen: dict[str, tuple[_Cluster, str]] = {}
+        self._seen: dict[str, tuple[_Cluster, list[str] | None]] = {}
         self._next_id = 1
         self._changed: set[int] = set()
 
@@ -277,10 +281,10 @@ class TemplateMiner:
         """The template id of ``message`` (a new one if no template fits). Alone, a message is
         split by its values only at positions earlier messages showed to be constants: read
         together (``add_batch``), they are all split once the batch has shown it."""
-        cluster, unmasked = self._read(message)
+        cluster, values = self._read(message)
         if cluster.counts:
             self._decide(cluster)
-        return self._resolve(cluster, unmasked) if cluster.constants else cluster.template_id
+        return self._resolve(cluster, values) if cluster.constants else cluster.template_id
 
     def add_batch(self, messages: Iterable[str]) -> list[int]:
         """The template ids of ``messages`` read in order, decided together: a template's variable
@@ -291,8 +295,8 @@ class TemplateMiner:
         read = [self._read(message) for message in messages]
         for cluster in {id(cluster): cluster for cluster, _ in read if cluster.counts}.values():
             self._decide(cluster)
-        return [self._resolve(cluster, unmasked) if cluster.constants else cluster.template_id
-                for cluster, unmasked in read]
+        return [self._resolve(cluster, values) if cluster.constants else cluster.template_id
+                for cluster, values in read]
 
     def template(self, template_id: int) -> str:
         """The current text of a template."""
@@ -330,12 +334,12 @@ class TemplateMiner:
 
     # ------------------------------------------------------------ values that name events
 
-    def _read(self, message: str) -> tuple[_Cluster, str]:
-        """The cluster ``message`` joins and its first line before token-wise masking (where its
-        values are read), its values counted."""
+    def _read(self, message: str) -> tuple[_Cluster, list[str] | None]:
+        """The cluster ``message`` joins and its tokens as written, one per token of the cluster
+        (None when the masking joined some: their values cannot be told apart), counted."""
         seen = self._seen.get(message)
         if seen is not None:
-            cluster, unmasked = seen
+            cluster, values = seen
             cluster.size += 1
         else:
             unmasked = _unmasked_tokens(message)
@@ -349,27 +353,34 @@ class TemplateMiner:
             else:
                 cluster = cached
                 cluster.size += 1
+            values = unmasked.split()
+            if len(values) != len(cluster.tokens):
+                values = None
             if len(message) <= _MAX_SEEN_CHARS:
                 if len(self._seen) >= _MAX_SEEN:
                     self._seen.clear()
-                self._seen[message] = (cluster, unmasked)
-        if cluster.counts:
-            self._count(cluster, unmasked)
-        return cluster, unmasked
+                self._seen[message] = (cluster, values)
+        if cluster.counts and values is not None:
+            self._count(cluster, values)
+        return cluster, values
 
-    def _count(self, cluster: _Cluster, unmasked: str) -> None:
-        values = _values(cluster, unmasked)
-        if values is None:
-            return
+    def _count(self, cluster: _Cluster, values: list[str]) -> None:
         limit = self._few_values
         counts = cluster.counts
-        for index in list(counts):
-            seen = counts[index]
+        many = None
+        for index, seen in counts.items():
             value = values[index]
             seen[value] = seen.get(value, 0) + 1
             if len(seen) > limit:  # many values: a variable
-                del counts[index]
-                cluster.variables.add(index)
+                many = [*(many or ()), index]
+        for index in many or ():
+            del counts[index]
+            cluster.variables.add(index)
+        cluster.counted += 1
+        if cluster.counted >= _SETTLE_LINES:
+            self._decide(cluster)
+            cluster.variables.update(counts)
+            counts.clear()
 
     def _track(self, cluster: _Cluster, before: list[str] | None) -> None:
         """Count the values of the cluster's variable positions from now on; a position that was
@@ -394,10 +405,9 @@ class TemplateMiner:
         if decided:
             cluster.constants = tuple(sorted((*cluster.constants, *decided)))
 
-    def _resolve(self, cluster: _Cluster, unmasked: str) -> int:
+    def _resolve(self, cluster: _Cluster, values: list[str] | None) -> int:
         """The id of the template of the message's word-like values at the cluster's constant
         positions (the cluster's own when it holds none there)."""
-        values = _values(cluster, unmasked)
         if values is None:
             return cluster.template_id
         key = tuple(value if _soft(value) else None
@@ -489,16 +499,10 @@ class TemplateMiner:
         return constants / len(cluster.tokens)
 
 
+@lru_cache(maxsize=4096)
 def _soft(value: str) -> bool:
     """A word-like value (``_SOFT_WORD``), not a unit nor hex."""
     return _SOFT_WORD.fullmatch(value) is not None and _NOT_SOFT.fullmatch(value) is None
-
-
-def _values(cluster: _Cluster, unmasked: str) -> list[str] | None:
-    """The message's tokens as written, one per token of the cluster (None when the masking
-    joined some: their values cannot be told apart)."""
-    values = unmasked.split()
-    return values if len(values) == len(cluster.tokens) else None
 
 
 def grouping_accuracy(predicted: Sequence[Hashable], truth: Sequence[Hashable]) -> float:
