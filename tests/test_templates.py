@@ -230,3 +230,13 @@ def test_thresholds_decide_how_much_evidence_a_constant_needs() -> None:
     assert len(set(_batch(lines, few_values=0)[1])) == 1  # off
     with pytest.raises(ValueError):
         TemplateMiner(lines_per_value=0.5)
+
+
+def test_a_split_keeps_its_id_when_a_store_appends_a_file() -> None:
+    lines = [f"link up on {name} after {n} ms" for n in range(20) for name in ("en0", "awdl0")]
+    first, ids = _batch(lines)
+    resumed = TemplateMiner()
+    resumed.load(sorted(first.templates().items()))
+    assert resumed.add_batch(lines) == ids
+    assert resumed.changed() == set()  # nothing new to store
+    assert sorted(resumed.templates().items()) == sorted(first.templates().items())

@@ -36,11 +36,27 @@ How a message is read (Drain: He et al., ICWS 2017, with the usual preprocessing
    structure), so an import costs linear time, not quadratic (each new message was compared
    with every template of its leaf: 20,000 lines naming as many users took 600 s).
 
+6. A few values on many lines name events (Brain: Yu et al., 2023, read as a streaming rule):
+   a variable position of a template whose values, counted over its first lines, are at most
+   ``few_values`` (3) distinct ones on at least ``lines_per_value`` (5) lines each on average,
+   one of them word-like (letters, perhaps a ``key=`` before and a digit or two after:
+   ``en0``/``awdl0``, ``IPV4``/``IPV6``, ``user=root``/``user=guest``, ``tty=NODEVssh``), is a
+   constant: each word-like value gets a template of its own (``link up on en0``), the other
+   values keep the template's id. Numbers, ids, hex, units, a user name in prose and positions
+   of many values stay variables. The import reads a batch of lines (``add_batch``) before
+   giving their ids, so a split covers every line of the batch; a template's positions are
+   decided for good after 256 of its lines, so counting costs nothing on a long import.
+   Values are read by position from the message with only the token-count-changing masking
+   done (``_unmasked_tokens``), so ``masked`` is unchanged.
+
 Messages seen as written, and identical masked messages, are cached (both bounded), so a
 million lines of a few hundred shapes cost a dictionary look-up or a few regex substitutions
 each. Template ids are stable: a cluster keeps its id as its template generalises, and a
 miner loaded with earlier templates (``load``) continues their numbering, which is how a log
-store appends files.
+store appends files. A split template is stored as a template; loaded, it is an ordinary one
+until a later file's lines of that value, joining the template it was split from, split it
+again: the split of the same text takes the loaded id back. (If the template it was split from
+generalised meanwhile, the text differs and the split gets a new id.)
 
 ``bench/templates.py`` measures the grouping against every labelled loghub dataset it is
 given, beside Drain3 run on the same lines and Drain's published figures.
@@ -270,6 +286,7 @@ class TemplateMiner:
         self._root = _Node()
         self._clusters: dict[int, _Cluster] = {}
         self._splits: dict[int, _Split] = {}
+        self._loaded: dict[str, _Cluster] = {}  # loaded templates by text: a split found again keeps its id
         self._cache: dict[str, _Cluster] = {}
         self._seen: dict[str, tuple[_Cluster, list[str] | None]] = {}
         self._next_id = 1
@@ -329,6 +346,8 @@ class TemplateMiner:
             self._clusters[template_id] = cluster
             self._leaf(cluster.tokens).clusters.append(cluster)
             self._next_id = max(self._next_id, template_id + 1)
+            self._loaded[cluster.text] = cluster
+            self._track(cluster, None)  # its values are counted afresh, on the new lines
         self._cache.clear()
         self._seen.clear()
 
@@ -421,9 +440,15 @@ class TemplateMiner:
             split = cluster.splits[key] = _Split(
                 self._next_id, cluster,
                 {index: value for index, value in zip(cluster.constants, key, strict=True) if value is not None})
-            self._next_id += 1
+            loaded = self._loaded.pop(split.text, None)
+            if loaded is not None and loaded is not cluster:  # split by an earlier import: its id again
+                split.template_id = loaded.template_id
+                del self._clusters[loaded.template_id]
+                self._leaf(loaded.tokens).clusters.remove(loaded)
+            else:
+                self._next_id += 1
+                self._changed.add(split.template_id)
             self._splits[split.template_id] = split
-            self._changed.add(split.template_id)
         split.size += 1
         return split.template_id
 
