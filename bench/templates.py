@@ -40,6 +40,7 @@ from _common import REPO_ROOT, pad
 
 from core.errors import LogImportError, LogStoreError
 from core.sources.logimport import import_files
+from core.sources.logwriter import BATCH
 from core.sources.templates import TemplateMiner, grouping_accuracy
 
 CORPUS = REPO_ROOT.parent / "shared" / "corpora" / "loghub"
@@ -69,8 +70,10 @@ def _labelled(folder: Path) -> tuple[list[int], list[str], list[str]]:
 
 
 def _ours(messages: list[str]) -> list[object]:
+    """Template ids as an import gives them: ``BATCH`` messages at a time."""
     miner = TemplateMiner()
-    return [miner.add(message) for message in messages]
+    return [template_id for start in range(0, len(messages), BATCH)
+            for template_id in miner.add_batch(messages[start:start + BATCH])]
 
 
 def _end_to_end(folder: Path, line_ids: list[int], scratch: Path) -> tuple[list[object], int] | None:

@@ -134,7 +134,7 @@ def test_grouping_accuracy_on_the_labelled_loghub_samples(corpora_dir: Path, dat
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     miner = TemplateMiner()
-    predicted = [miner.add(row["Content"]) for row in rows]
+    predicted = miner.add_batch(row["Content"] for row in rows)  # as an import reads them
     # Drain scores 0.92-1.0 on four of these and 0.73 on OpenStack; ours 0.99-1.0 (bench/templates.py)
     assert grouping_accuracy(predicted, [row["EventId"] for row in rows]) >= 0.98
 
@@ -178,3 +178,65 @@ def test_text_with_no_structure_keeps_each_leaf_bounded() -> None:
 
     walk(miner._root)
     assert max(leaves) <= 8 and len(miner.templates()) < 3000
+
+
+def _batch(lines: list[str], **settings: Any) -> tuple[TemplateMiner, list[int]]:
+    miner = TemplateMiner(**settings)
+    return miner, miner.add_batch(lines)
+
+
+def test_a_few_word_values_on_many_lines_are_constants() -> None:
+    """Brain's insight: a variable position holding a few word-like values, each on many lines,
+    names events (``en0``/``awdl0``, ``IPV4``/``IPV6``, a field ``user=root``/``user=guest``);
+    each value gets its template, for every line of the batch, the first ones included."""
+    lines = [f"link up on {name} after {n} ms" for n in range(40) for name in ("en0", "awdl0")]
+    miner, ids = _batch(lines)
+    assert ids[0] != ids[1] and set(ids[0::2]) == {ids[0]} and set(ids[1::2]) == {ids[1]}
+    assert miner.template(ids[0]) == "link up on en0 after <*> ms"
+    assert miner.template(ids[1]) == "link up on awdl0 after <*> ms"
+    fields = [f"auth failure; rhost=10.0.{n}.1 user={name}" for n in range(30) for name in ("root", "guest")]
+    _, ids = _batch(fields)
+    assert len(set(ids)) == 2 and ids[0] != ids[1]
+    # decided, the position stays a constant: a later message alone is split too
+    assert miner.add("link up on awdl0 after 3 ms") == ids_of(miner, "awdl0")
+
+
+def ids_of(miner: TemplateMiner, value: str) -> int:
+    return next(template_id for template_id, text in miner.templates().items() if f" {value} " in text)
+
+
+def test_numbers_ids_and_many_values_stay_variables() -> None:
+    """A position of numbers (``port 22``/``port 2222``), of ids or hex, of units, or of many
+    word values (user names), or seen on too few lines, is a variable: one template."""
+    cases = [
+        [f"listening on port {port} now" for _ in range(40) for port in ("22", "2222")],
+        [f"view {n} applied with mask={mask} now" for n in range(40) for mask in ("ffffffff", "deadbeef")],
+        [f"Block rdd_{n} stored (estimated size {n}.0 {unit} free 9.0 KB)"
+         for n in range(40) for unit in ("B,", "KB,")],
+        [f"session closed user={name} by admin" for name in
+         ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi") for _ in range(10)],
+        [f"session opened for user {name}" for _ in range(40) for name in ("cyrus", "news")],  # prose
+        [f"link up on {name} after {n} ms" for n, name in enumerate(("en0", "awdl0", "en0"))],
+    ]
+    for lines in cases:
+        _, ids = _batch(lines)
+        assert len(set(ids)) == 1, lines[:2]
+
+
+def test_thresholds_decide_how_much_evidence_a_constant_needs() -> None:
+    lines = [f"link up on {name} after {n} ms" for n in range(5) for name in ("en0", "awdl0")]  # 5 lines each
+    assert len(set(_batch(lines)[1])) == 2
+    assert len(set(_batch(lines, lines_per_value=10)[1])) == 1  # 5 lines a value: not enough
+    assert len(set(_batch(lines, few_values=0)[1])) == 1  # off
+    with pytest.raises(ValueError):
+        TemplateMiner(lines_per_value=0.5)
+
+
+def test_a_split_keeps_its_id_when_a_store_appends_a_file() -> None:
+    lines = [f"link up on {name} after {n} ms" for n in range(20) for name in ("en0", "awdl0")]
+    first, ids = _batch(lines)
+    resumed = TemplateMiner()
+    resumed.load(sorted(first.templates().items()))
+    assert resumed.add_batch(lines) == ids
+    assert resumed.changed() == set()  # nothing new to store
+    assert sorted(resumed.templates().items()) == sorted(first.templates().items())

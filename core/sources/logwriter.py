@@ -167,13 +167,15 @@ class LogWriter:
         if not self._batch:
             return
         lines, entries, fts, messages = [], [], [], []
-        add_template, group, rank, spans = self._miner.add, self._group, self._rank, self._spans
+        group, rank, spans = self._group, self._rank, self._spans
         tally, name_entities = self._tally.add, self._entities.add
         line_id = self._next_id
-        for record in self._batch:
+        # the batch's template ids are decided together: values that name events show over many lines
+        template_ids = self._miner.add_batch(record.message for record in self._batch)
+        for record, template_id in zip(self._batch, template_ids, strict=True):
             text = search_text(record.message, record.level, record.service, record.source, record.host)
             indexed = index_text(text)
-            group_id = group(add_template(record.message), record.service, record.level)
+            group_id = group(template_id, record.service, record.level)
             service_key = self._service_key(record.service)
             level_rank = rank(record.level)
             lines.append((line_id, record.ts_us, level_rank, service_key, group_id))
