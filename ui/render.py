@@ -12,19 +12,24 @@ import html
 import string
 from collections.abc import Hashable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pandas as pd
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from core.log import keep_logs_on_stderr
 from core.settings import get_settings
-from core.store import Store, open_store
 from core.views.badges import Badge, Tone
 from core.views.highlight import ALIGNED_CLASS, CITED_CLASS, DIFF_CLASS, TEXT_CLASS, text_html
 from core.views.outcomes import AnswerLead, cell_style
 from core.views.theme import theme_links
+
+# pandas (~45 MB with numpy and pyarrow) and SQLAlchemy load only on a page that shows a table
+# or reads the store: the first page renders without them (bench/console.py).
+if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.io.formats.style import Styler
+
+    from core.store import Store
 
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BadgeColour = Literal["green", "orange", "red", "gray", "blue"]
@@ -145,6 +150,8 @@ def theme_switch() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _store_at(url: str) -> Store:
+    from core.store import open_store
+
     return open_store(url)
 
 
