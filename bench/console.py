@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from _common import REPO_ROOT  # also puts the checkout on the path: tests.streamlit_server
+
 from tests.streamlit_server import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -141,7 +142,7 @@ def report(bare: list[Figures], console: list[Figures]) -> None:
     console_rss = statistics.median(item.rss_mb for item in console)
     bare_render = statistics.median(item.render_s for item in bare)
     console_render = statistics.median(item.render_s for item in console)
-    round_ratios = sorted(ours.render_s / base.render_s for base, ours in zip(bare, console))
+    round_ratios = sorted(ours.render_s / base.render_s for base, ours in zip(bare, console, strict=True))
     rss_ratio = console_rss / bare_rss
     render_ratio = statistics.median(round_ratios)
     print(f"RSS after one session: bare {bare_rss:.0f} MB, console {console_rss:.0f} MB: "

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import string
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import streamlit as st
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 
     from core.store import Store
 
-FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BadgeColour = Literal["green", "orange", "red", "gray", "blue"]
 _STREAMLIT_COLORS: dict[Tone, BadgeColour] = {
     "green": "green", "amber": "orange", "red": "red", "gray": "gray", "blue": "blue"}
@@ -116,13 +114,14 @@ NAV_LINKS: tuple[tuple[str, str, str], ...] = (
 
 
 def setup_page(title: str) -> None:
-    """Page config (wide layout, the local favicon), the stylesheet and the sidebar navigation;
-    call first."""
+    """Page config (wide layout, Streamlit's own favicon), the stylesheet and the sidebar
+    navigation; call first."""
     keep_logs_on_stderr()  # warnings (a crashed run thread, a failing store) on the server's stderr
-    # A file, served by this server: an emoji or a :material/...: page icon makes the browser
-    # fetch the favicon from a CDN, and the console makes no request off the machine.
-    st.set_page_config(page_title=f"{title} · Evidence Console",
-                       page_icon=str(FAVICON) if FAVICON.is_file() else None, layout="wide")
+    # No page icon: Streamlit's favicon, served by this server. An emoji or a :material/...:
+    # icon makes the browser fetch it from a CDN (the console makes no request off the
+    # machine), and an image file makes Streamlit import numpy and PIL to serve it (14 MB and
+    # ~0.4 s on the first page: bench/console.py).
+    st.set_page_config(page_title=f"{title} · Evidence Console", layout="wide")
     st.html(_CSS)
     with st.sidebar:
         st.markdown("### :material/verified: Evidence Console")
