@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+# A fresh server's first run of this page loads the engine's modules below (a second or more on
+# a slow machine): a note shows meanwhile instead of a blank page, removed once they are in.
+_loading = st.empty()
+_loading.caption("Loading the Evidence Console…")
+
 from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
 from core.errors import StoredRowError, SuperbizError
@@ -33,6 +38,7 @@ from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
+_loading.empty()
 POLL_SECONDS = 0.3  # how often a running session is redrawn
 # The audit store (SQLAlchemy) and ``core.views.stored`` load when a session is asked or shown,
 # not with the page: the first page of a fresh console renders without them (bench/console.py).
