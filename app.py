@@ -34,14 +34,14 @@ from core.views.choices import (
 from core.views.pace import DEFAULT_PACE, PACE_CHOICES, pace_seconds
 from core.views.sources import choice_label, configured_servers, open_choice, world_choices
 from core.views.timeline import load_view, parse_stored_events
-from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
 _loading.empty()
 POLL_SECONDS = 0.3  # how often a running session is redrawn
-# The audit store (SQLAlchemy) and ``core.views.stored`` load when a session is asked or shown,
-# not with the page: the first page of a fresh console renders without them (bench/console.py).
+# The audit store (SQLAlchemy), ``core.views.stored`` and ``ui.investigation`` load when a
+# session is asked or shown, not with the page: the first page of a fresh console renders
+# without them (bench/console.py, tests/console/test_console_first_page.py).
 
 setup_page("Investigate")
 pack_descriptions = dict(list_packs())
@@ -183,6 +183,8 @@ def _session_view() -> None:
         empty_state("Nothing asked yet. Type a question above (or pick an example) and press "
                     "Ask. Past investigations are on the Sessions page.")
         return
+    from ui.investigation import render_investigation
+
     if handle is not None and handle.events:  # this console's own run: its live stream
         events = handle.visible()
         view = load_view(events, None)

@@ -17,7 +17,7 @@ from pathlib import Path
 from tests.console.console_helpers import APP, REPO_ROOT
 
 HEAVY = ("pandas", "numpy", "pyarrow", "sqlalchemy", "sqlmodel", "openai", "core.pipeline",
-         "core.verifier", "core.agents.llm.composer")
+         "core.verifier", "core.agents.llm.composer", "ui.investigation")
 
 _RENDER = """
 import json, sys
