@@ -4,6 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BASE_STAMP := $(VENV)/.installed-base
 DEV_STAMP := $(VENV)/.installed-dev
+STAMP := $(DEV_STAMP)  # the former single stamp: a target that names it gets the dev tools
 PORT ?= 8501
 
 .PHONY: run test check bench install install-dev db clean help
