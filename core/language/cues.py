@@ -80,6 +80,7 @@ _CUES = load("role_cues", RoleCues)
 if missing := set(get_args(Role)) - set(_CUES.role_names):
     raise VocabularyError(f"vocabulary role_cues.yaml: role_names: no name for {', '.join(sorted(missing))}")
 ROLE_NAMES: dict[Role, str] = _CUES.role_names
+_FOR_WHOM = r"(?![^\d:：,;，；]*[:：])"
 # Words that are cues only in context: (not right after, not right before).
 _GUARDS: dict[str, tuple[str, str]] = {
     "现在": ("(?<!出)", ""),  # 出现在 is "appeared at"
@@ -88,6 +89,11 @@ _GUARDS: dict[str, tuple[str, str]] = {
     "共": ("(?<![一总])", "(?![享同用计])"),  # 一共 counts; 共享 共同 共用 共计 are other words
     "under": ("", "(?! the (?:last|past))"),  # "over the last hour" is a period, not a threshold
     "over": ("", "(?! the (?:last|past))"),
+    # "firing for user-service: P99 4.2s": a "for" whose words reach a colon before any number
+    # names whom the alert is for; the value after the colon is labelled by what precedes it.
+    "for": ("", _FOR_WHOM),
+    "firing for": ("", _FOR_WHOM),
+    "ongoing for": ("", _FOR_WHOM),
 }
 
 

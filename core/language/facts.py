@@ -149,7 +149,7 @@ def camel_case_identifiers(original: str) -> frozenset[str]:
     (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
     return frozenset(
         word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
-        if not word.isupper() and sum(1 for char in word if char.isupper()) >= 2)
+        if not word.isupper() and sum(map(str.isupper, word)) >= 2)
 
 
 @dataclass(frozen=True)
@@ -346,57 +346,3 @@ def is_generic(normalized: str) -> bool:
     if _HAS_DIGIT_RE.search(normalized):
         return False  # a number is a fact
     return all(token in GENERIC_WORDS or _SERVICE_RE.match(token) for token in tokens(normalized))
-
-
-# Byte and bit units keep their case: ``4194304kB`` (kilobytes) is not ``4194304Kb`` (kilobits).
-_BYTE_UNIT_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?((?:[kKmMgGtTpP]i?)?[bB])(?!\w)")
-
-
-_RECASINGS = (str.upper, str.lower, str.swapcase, str.title)
-
-
-def _recased_words(excerpt: str, ref_text: str) -> bool:
-    """Whether a word of the excerpt other than a unit is in the ref only in another case: the
-    quote was recased (title case after a cut, ``Jvm`` for ``JVM``), which is formatting, so the
-    case of its units says nothing either."""
-    words = re.findall(r"[A-Za-z]+", _BYTE_UNIT_RE.sub(" ", excerpt))
-    folded = ref_text.casefold()
-    return any(word not in ref_text and word.casefold() in folded for word in words)
-
-
-def _ascii_letters(text: str) -> str:
-    return "".join(char for char in text if char.isascii() and char.isalpha())
-
-
-def byte_unit_problem(excerpt: str, ref_text: str, region: str = "") -> str:
-    """A byte unit written as a bit unit or the reverse ('' when none): ``4194304Kb`` for
-    ``4194304kB``. Texts are as written (not case-folded); ``region`` is the part of the ref
-    the excerpt quotes. A quote recased as a whole (upper, lower, swapped or title case) is
-    formatting and says nothing about the case of its units; one whose letters keep the ref's
-    case but a unit's is a changed fact."""
-    from core.language.invisible import without_benign  # invisible does not import facts
-
-    words = re.findall(r"[A-Za-z]+", excerpt)
-    if words and all(word[0].isupper() and word[1:] == word[1:].lower() for word in words):
-        return ""  # title case (each word as ``str.title`` leaves it)
-    excerpt = without_benign(excerpt)  # copy-paste invisibles split no word here
-    if excerpt.isupper() or excerpt.islower():
-        return ""
-    if region:
-        letters = _ascii_letters(excerpt)
-        if any(letters == _ascii_letters(recase(region)) for recase in _RECASINGS):
-            return ""
-    if _recased_words(excerpt, ref_text):
-        return ""
-    written = _BYTE_UNIT_RE.findall(excerpt)
-    if not written:
-        return ""
-    in_ref: dict[tuple[float, str], list[str]] = {}
-    for value, unit in _BYTE_UNIT_RE.findall(ref_text):
-        in_ref.setdefault((float(value), unit[:-1].casefold()), []).append(unit)
-    for value, unit in written:
-        units = in_ref.get((float(value), unit[:-1].casefold()), [])
-        if units and all(other[-1] != unit[-1] for other in units):
-            meaning = "bits" if unit[-1] == "b" else "bytes"
-            return f"changed fact: {value}{unit} reads {meaning}, the ref has {value}{units[0]}"
-    return ""

@@ -78,10 +78,27 @@ _BENIGN_RE = re.compile(_BENIGN_CLASS)
 def without_benign(text: str) -> str:
     """``text`` without the benign copy-paste invisibles (see the module docstring)."""
     return _BENIGN_RE.sub("", text)
-# A run of benign invisible characters between two characters of one token, one of them a
-# digit or a decimal point next to a digit: inside a number (``9\u200d1%``).
-_INSIDE_NUMBER_RE = re.compile(
-    f"(?<=[0-9A-Za-z.%])({_BENIGN_CLASS}+)(?=[0-9A-Za-z.%])")
+# A run of benign invisible characters between two characters of one token (these), one of them
+# a digit: inside a number (``9\u200d1%``).
+_NUMBER_NEIGHBOURS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.%")
+
+
+def _benign_runs(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each run of benign invisibles in ``text``, found with ``str.find``
+    (a regex scan over the whole text costs several times more)."""
+    positions: list[int] = []
+    for char in BENIGN_INVISIBLE:
+        position = text.find(char)
+        while position != -1:
+            positions.append(position)
+            position = text.find(char, position + 1)
+    runs: list[tuple[int, int]] = []
+    for position in sorted(positions):
+        if runs and runs[-1][1] == position:
+            runs[-1] = (runs[-1][0], position + 1)
+        else:
+            runs.append((position, position + 1))
+    return runs
 
 
 def hidden_in_numbers(excerpt: str, ref_text: str) -> list[str]:
@@ -91,15 +108,18 @@ def hidden_in_numbers(excerpt: str, ref_text: str) -> list[str]:
     number; there they display the number the ref holds while a reader that does not strip
     them (a tokenizer, a model, a grep) reads two. The ref may hold the same sequence.
     """
-    if not _BENIGN_RE.search(excerpt):
+    if excerpt.isascii() or not any(char in excerpt for char in BENIGN_INVISIBLE):
         return []
     text = unicodedata.normalize("NFKC", excerpt)
     found: set[str] = set()
-    for match in _INSIDE_NUMBER_RE.finditer(text):
-        before, after = text[match.start() - 1], text[match.end()]
+    for start, end in _benign_runs(text):
+        if start == 0 or end == len(text) or text[start - 1] not in _NUMBER_NEIGHBOURS or (
+                text[end] not in _NUMBER_NEIGHBOURS):
+            continue
+        before, after = text[start - 1], text[end]
         if not (before.isdigit() or after.isdigit()):
             continue
-        if before + match.group(1) + after in ref_text:
+        if text[start - 1:end + 1] in ref_text:
             continue
-        found.update(match.group(1))
+        found.update(text[start:end])
     return [_describe(char) for char in sorted(found)]

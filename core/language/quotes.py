@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from core.language import facts, signs
+from core.language import byte_units, facts, signs
 from core.language.confusables import foreign_lookalikes, lookalike_forms
 from core.language.invisible import forged_invisible, hidden_in_numbers
-from core.language.marks import NEGATION_MARKS, canonical_mark, foreign_marks, word_marks
+from core.language.marks import NEGATION_MARKS, canonical_mark, foreign_marks, has_combining_marks, word_marks
 from core.language.quote_labels import spliced_label
 from core.language.quote_words import changed_words
 from core.language.text import NormalizedText, normalize_text, normalize_with_offsets
@@ -59,19 +58,19 @@ _NUMBER_RUN_RE = re.compile(r"\d+(?:\.\d+)?")
 _FACT_REGION_PAD = 3  # fuzzy alignments can be off by a character or two at either end
 
 
-@dataclass(frozen=True, slots=True)
-class ExcerptMatch:
+class ExcerptMatch(NamedTuple):
     """How (and whether) an excerpt is supported by a ref text.
 
     ``ok``: the excerpt is a faithful quote (nothing added or changed). ``too_short``: it is too
     short or too generic to count as a check even when ok. ``spans`` are ``[start, end)`` in the
     original ref text (one per fragment); on a failed match they show the closest alignment.
+    Immutable; a named tuple because one is built per binding (a frozen dataclass costs ~1 µs).
     """
 
     ok: bool
     score: float
     match_kind: MatchKind
-    spans: tuple[tuple[int, int], ...] = field(default_factory=tuple)
+    spans: tuple[tuple[int, int], ...] = ()
     reason: str = ""
     too_short: bool = False
 
@@ -92,23 +91,67 @@ class _Located(NamedTuple):
 
 def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
     """Match ``excerpt`` against ``ref_text``; deterministic, exact path first."""
-    lookalikes = foreign_lookalikes(excerpt, ref_text)
+    if not plain_characters(excerpt):
+        rejected = _character_problem(excerpt, ref_text)
+        if rejected is not None:
+            return rejected
+    return _match_normalized(excerpt, ref_text)
+
+
+# Characters none of the character checks judges, whatever the ref: printable ASCII and
+# whitespace, Latin-1 but the soft hyphen, the superscripts and fractions and ``×``, general
+# punctuation, CJK symbols but ``〇`` and the combining tone marks, CJK ideographs, full-width
+# ASCII. None is a look-alike, a look-alike form, hidden, a benign invisible, a bidi control or
+# a combining mark (tests/gatekeeper/test_plain_characters.py checks every one).
+_PLAIN_RE = re.compile(
+    "[\t\n\r\x20-\x7e\u00a0-\u00ac\u00ae-\u00b1\u00b4-\u00b8\u00bb\u00bf-\u00d6\u00d8-\u00ff"
+    "\u2010-\u2027\u2030-\u205e\u3000-\u3006\u3008-\u3029\u3030-\u303f"
+    "\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff5e]*")
+
+
+_NOT_PLAIN_RE = re.compile("[^" + _PLAIN_RE.pattern[1:-2] + "]")
+
+
+def plain_characters(excerpt: str) -> bool:
+    """Whether every character of the excerpt is plain (``_PLAIN_RE``): then no character
+    check can object, so they are skipped -- the common case, at C speed."""
+    if excerpt.isascii() and excerpt.isprintable():
+        return True
+    return _PLAIN_RE.fullmatch(excerpt) is not None
+
+
+def _character_problem(excerpt: str, ref_text: str) -> ExcerptMatch | None:
+    """Look-alike, hidden or marked characters the ref text does not hold (None: none).
+
+    Only the excerpt's characters that are not plain are looked up one by one (a plain one is
+    none of these), once each; the checks that need a character's neighbours see the whole excerpt.
+    """
+    odd = "".join(dict.fromkeys(_NOT_PLAIN_RE.findall(excerpt)))
+    lookalikes = foreign_lookalikes(odd, ref_text)
     if lookalikes:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"look-alike characters: {' '.join(lookalikes)} (quote, do not retype)")
-    forms = lookalike_forms(excerpt, ref_text)
+    forms = lookalike_forms(odd, ref_text)
     if forms:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"look-alike digits or letters: {', '.join(forms)} (quote, do not retype)")
-    hidden = forged_invisible(excerpt, ref_text) or hidden_in_numbers(excerpt, ref_text)
+    # An ASCII excerpt is judged by its control characters, another one character by character:
+    # hand the check the same kind of text.
+    hidden = (forged_invisible(odd if odd.isascii() == excerpt.isascii() else excerpt, ref_text)
+              or hidden_in_numbers(excerpt, ref_text))
     if hidden:
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"hidden characters the ref text does not hold: {', '.join(hidden)}")
-    marked = foreign_marks(excerpt, (ref_text,))
+    marked = foreign_marks(excerpt, (ref_text,)) if has_combining_marks(odd) else []
     if marked:
         # ``f̶i̶r̶i̶n̶g̶`` reads "firing" once the marks are skipped and shows it struck out.
         return ExcerptMatch(False, 0.0, "none",
                             reason=f"combining marks the ref text does not hold: {', '.join(marked)}")
+    return None
+
+
+def _match_normalized(excerpt: str, ref_text: str) -> ExcerptMatch:
+    """The excerpt's characters passed: find its normal form in the ref's (module docstring)."""
     quote = normalize_text(excerpt)
     ref = normalize_with_offsets(ref_text)
     if not facts.has_token(quote):
@@ -119,13 +162,12 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
     exact = _locate_exact(quote, ref, 0)
     if exact.found:
         span = ref.original_span(exact.start, exact.end)
-        if problem := facts.byte_unit_problem(excerpt, ref_text, ref_text[span[0]:span[1]]):
+        if byte_units.ref_byte_units(ref_text) and (
+                problem := byte_units.byte_unit_problem(excerpt, ref_text, ref_text[span[0]:span[1]])):
             return ExcerptMatch(False, 0.0, "none", (span,), problem)
-    if exact.found:
-        generic = too_short or facts.is_generic(quote)
-        return ExcerptMatch(True, 1.0, "exact", (ref.original_span(exact.start, exact.end),),
-                            "exact quote" + (" (too short or generic to check)" if generic else ""),
-                            too_short=generic)
+        if too_short or facts.is_generic(quote):
+            return ExcerptMatch(True, 1.0, "exact", (span,), "exact quote (too short or generic to check)", True)
+        return ExcerptMatch(True, 1.0, "exact", (span,), "exact quote")
     if exact.problem:
         return ExcerptMatch(False, 0.0, "none", reason=exact.problem, too_short=too_short)
     fragments = [part.strip() for part in _ELLIPSIS_RE.split(quote)]
@@ -137,7 +179,7 @@ def match_excerpt(excerpt: str, ref_text: str) -> ExcerptMatch:
                             too_short=True)
     else:
         result = _match_drifted(quote, excerpt, ref)
-    if result.ok and result.spans and (problem := facts.byte_unit_problem(
+    if result.ok and result.spans and (problem := byte_units.byte_unit_problem(
             excerpt, ref_text, ref_text[result.spans[0][0]:result.spans[-1][1]])):
         return ExcerptMatch(False, 0.0, "none", result.spans, problem)
     if result.ok and (too_short or facts.is_generic(content)):
@@ -150,6 +192,7 @@ def clear_caches() -> None:
     """Forget every cached ref normalisation (benchmarks of the cold path use it)."""
     normalize_with_offsets.cache_clear()
     facts.ref_fact_items.cache_clear()
+    byte_units.ref_byte_units.cache_clear()
     _compact.cache_clear()
     _skeleton.cache_clear()
 
@@ -242,8 +285,23 @@ def _compact(text: str) -> tuple[str, tuple[int, ...]]:
 def _skeleton(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` with only the characters that can be part of a token (letters, digits and the
     separators inside identifiers), and for each kept character its index in ``text``."""
-    kept = tuple(index for index, char in enumerate(text) if facts.token_class(char) is not None)
-    return ("".join(text[index] for index in kept), kept)
+    pieces: list[str] = []
+    kept: list[int] = []
+    for run in _SKELETON_RUN_RE.finditer(text):  # runs of token characters, at C speed
+        start, end = run.span()
+        if run.group().isascii() or run.group().isalpha():
+            pieces.append(run.group())
+            kept.extend(range(start, end))
+        else:  # a non-ASCII run: only its letters (``facts.token_class``)
+            kept_here = [index for index in range(start, end) if text[index].isalpha()]
+            pieces.extend(text[index] for index in kept_here)
+            kept.extend(kept_here)
+    return ("".join(pieces), tuple(kept))
+
+
+# Candidate token characters (``facts.token_class``): ASCII ones, and non-ASCII ones of which
+# the letters are kept.
+_SKELETON_RUN_RE = re.compile(r"[a-z0-9_\-./:%@#+]+|[^\x00-\x7f]+")
 
 
 def _match_fragments(fragments: list[str], original: str, ref: NormalizedText) -> ExcerptMatch:

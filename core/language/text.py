@@ -145,6 +145,11 @@ class NormalizedText:
             return (0, 0)
         start = max(0, min(start, len(self.text) - 1))
         end = max(start + 1, min(end, len(self.text)))
+        if self.char_starts is None:  # one run per word (``char_span``, inlined: once per quote)
+            first = bisect_right(self.run_starts, start) - 1
+            last = bisect_right(self.run_starts, end - 1) - 1
+            return (self.run_origins[first] + start - self.run_starts[first],
+                    self.run_origins[last] + end - self.run_starts[last])
         return (self.char_span(start)[0], self.char_span(end - 1)[1])
 
 

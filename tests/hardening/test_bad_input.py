@@ -211,6 +211,14 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
                                            "--service", SURROGATE], {}),
         ("logs-import/format", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
                                 "--format", "nope"], {}),
+        *((f"logs-add/{kind}", ["logs", "add", f"<{kind}>", "--pack", "mine"], {})
+          for kind in ("missing", "adir", "fifo", "dangling", "loop", "devzero", "zerolink", "huge",
+                       "gz_corrupt", "gz_bomb", "binary_log")),
+        *((f"logs-add/pack-{kind}", ["logs", "add", "<plain_log>", "--pack", name], {})
+          for kind, name in (("built-in", "demo"), ("path", "../mine"), ("hidden", ".mine"),
+                             ("empty", ""), ("surrogate", SURROGATE), ("long", "m" * 65))),
+        ("logs-add/timezone", ["logs", "add", "<plain_log>", "--pack", "mine", "--timezone",
+                               "Mars/Olympus"], {}),
         *((f"logs-stats/store-{kind}", ["logs", "stats", "--store", f"<{kind}>"], {})
           for kind in ("missing", "adir", "fifo", "devzero", "text_file", "dangling", "loop", "empty")),
         *((f"logs-query/store-{kind}", ["logs", "query", "x", "--store", f"<{kind}>"], {})

@@ -304,6 +304,8 @@ def _setting_cases(folder: Path) -> Iterator[tuple[str, str, str, str]]:
     yield "packs-loop", "SUPERBIZ_PACKS_DIR", str(folder / "loop"), "symbolic links"
     yield "packs-second-is-file", "SUPERBIZ_PACKS_DIR", f"{folder}{os.pathsep}/dev/zero", \
         "not a folder"
+    yield "user-packs-file", "SUPERBIZ_USER_PACKS_DIR", str(folder / "plain.txt"), "not a folder"
+    yield "user-packs-loop", "SUPERBIZ_USER_PACKS_DIR", str(folder / "loop"), "symbolic links"
 
 
 @pytest.mark.parametrize("command", ["ask", "sessions-list"])

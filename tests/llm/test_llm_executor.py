@@ -182,8 +182,36 @@ def test_transport_failure_raises_with_the_role_named(recorder: Recorder) -> Non
     assert str(caught.value).startswith("llm executor step failed (timeout)")
 
 
-def test_a_backend_without_tool_calling_is_refused_up_front() -> None:
-    no_tools = ModelProfile("completion-only", tool_calling=False)
-    with pytest.raises(LLMCallError) as caught:
-        LLMExecutor(ScriptedChatClient.from_turns([]), no_tools)
-    assert caught.value.kind == "config" and "no tool calling" in str(caught.value)
+class QuotesTheFirstRef:
+    """A model that cannot call tools: it quotes the first evidence ref in its prompt."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def complete(self, messages: list[dict[str, Any]], *, tools: Any = None,
+                 response_format: Any = None) -> Any:
+        from core.agents.llm.client import ChatTurn
+
+        self.requests.append({"messages": messages, "tools": tools})
+        prompt = messages[-1]["content"]
+        first = json.loads(next(line for line in prompt.splitlines()
+                                if line.startswith('{"invocation_id"')))
+        ref = first["retrieval_details"]["evidence_refs"][0]
+        return ChatTurn(content=json.dumps(final_claims(claim_type="observation",
+            claim_text=ref["text"], evidence_bindings=[{
+                "tool_name": first["tool_name"], "source_invocation_id": first["invocation_id"],
+                "raw_path": ref["raw_path"], "evidence_excerpt": ref["text"]}])["content"]))
+
+
+def test_a_backend_without_tool_calling_gets_the_results_in_its_prompt(
+        recorder: Recorder) -> None:
+    model = QuotesTheFirstRef()
+    no_tools = ModelProfile("completion-only", tool_calling=False, json_schema_output=False)
+    events, output, status = drive(LLMExecutor(model, no_tools).run(plan(), recorder))
+    assert recorder.invocations and len(events) == 2 * len(recorder.invocations)
+    assert all(request["tools"] is None for request in model.requests)
+    assert output is not None and status.status == "valid"
+    assert "the server does not call tools" in status.detail
+    gate = check_citations(session_id="s-llm-test", invocations=recorder.invocations,
+                           executor_output=output, parse_status=status)
+    assert not gate.failed_rules  # what it cited is what the code called

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import SecretStr
 
 from core.agents.llm.errors import LLMCallError, redact
 from core.agents.llm.profiles import PROFILES, guess_backend, profile_for
@@ -10,6 +11,7 @@ from core.agents.llm.settings import LLMSettings
 from core.errors import EngineError
 
 _VARS = ("SUPERBIZ_LLM_BASE_URL", "SUPERBIZ_LLM_API_KEY", "SUPERBIZ_LLM_MODEL",
+         "SUPERBIZ_LLM_PLANNER_MODEL", "SUPERBIZ_LLM_CONTEXT", "SUPERBIZ_LLM_TIMEOUT_S",
          "SUPERBIZ_LLM_BACKEND", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL")
 
 
@@ -112,3 +114,26 @@ def test_ask_with_an_unconfigured_llm_engine_fails_fast_and_writes_nothing(
     assert "llm engine not configured" in err and "SUPERBIZ_LLM_BASE_URL" in err
     assert main(["sessions", "list", "--json"]) == 0
     assert capsys.readouterr().out.strip() == "[]"
+
+
+def test_a_role_may_have_its_own_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SUPERBIZ_LLM_MODEL", "big")
+    monkeypatch.setenv("SUPERBIZ_LLM_PLANNER_MODEL", "small")
+    settings = LLMSettings()
+    assert settings.for_role("planner").model == "small"
+    assert settings.for_role("executor").model == "big"
+
+
+def test_the_timeout_and_context_default_to_the_presets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.agents.llm.client import OpenAIChatClient
+
+    local = OpenAIChatClient(LLMSettings(base_url="http://127.0.0.1:8000/v1",
+                                         backend="llama-cpp-python"))
+    assert local.timeout_s == 600 and local.context_tokens == 2048
+    hosted = OpenAIChatClient(LLMSettings(api_key=SecretStr("sk-test-abcdefgh")))
+    assert hosted.timeout_s == 60 and hosted.context_tokens is None
+    monkeypatch.setenv("SUPERBIZ_LLM_CONTEXT", "8192")
+    monkeypatch.setenv("SUPERBIZ_LLM_TIMEOUT_S", "900")
+    chosen = OpenAIChatClient(LLMSettings(base_url="http://127.0.0.1:8000/v1",
+                                          backend="llama_cpp"))
+    assert chosen.timeout_s == 900 and chosen.context_tokens == 8192

@@ -78,3 +78,21 @@ def absent() -> SessionDocument:
 def test_what_a_nothing_found_may_say(absent: SessionDocument, text: str, entailed: bool) -> None:
     result = judged(absent, 0, text)
     assert result.entailed is entailed, result.reasons
+
+
+@pytest.fixture(scope="module")
+def slow() -> SessionDocument:
+    return natural_session(SEED_QUESTIONS[2])
+
+
+@pytest.mark.parametrize(("text", "entailed"), [
+    # "for user-service:" says whom the alert is for; the value after the colon is its current.
+    ("The SlowResponse alert is firing for user-service: P99 4.2s against a threshold of 3s", True),
+    ("SlowResponse is ongoing for user-service: P99 4.2s, threshold 3s", True),
+    # A "for" right before the value still makes it a duration, which the alert does not say.
+    ("The SlowResponse alert on user-service is firing for 4.2s", False),
+])
+def test_for_whom_an_alert_fires_is_no_duration(slow: SessionDocument, text: str,
+                                                entailed: bool) -> None:
+    result = judged(slow, 0, text)
+    assert result.entailed is entailed, result.reasons

@@ -3,7 +3,10 @@
 Layout (each concern in its own module)::
 
     settings    LLMSettings: endpoint, key, model, timeouts (SUPERBIZ_LLM_* / OPENAI_*)
-    profiles    ModelProfile per backend (openai, vllm, ollama, llamacpp, stub)
+    profiles    ModelProfile per backend (openai, vllm, ollama, llamacpp, llama-cpp-python, stub)
+    detect      which server a URL that says nothing is, from its GET /models
+    capabilities  what an endpoint refused, stepped down from and remembered for the run
+    budget      requests kept inside the model's context window, or a clear failure
     client      ChatClient seam; OpenAIChatClient over the ``openai`` package
     completion  a response body -> ChatTurn, tolerant of every legitimate wire form
     errors      LLMCallError kinds; secrets redacted from every message

@@ -38,14 +38,17 @@ class ToolCallRequest:
 
 @dataclass(frozen=True)
 class ChatTurn:
-    """One assistant turn: text content and/or tool calls, why it stopped, token usage, and
-    the model's refusal text if it refused."""
+    """One assistant turn: text content and/or tool calls, why it stopped, token usage, the
+    model's refusal text if it refused, and ``notes``: how the client had to ask for it (a
+    ``response_format`` the server refused, tool results cut to fit the context), which the
+    role records with its output."""
 
     content: str | None
     tool_calls: tuple[ToolCallRequest, ...] = ()
     finish_reason: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     refusal: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:

@@ -53,8 +53,11 @@ class LLMComposer(LLMRole):
         steps = passed_steps(plan, verifier_input, verifier_result)
         messages = [wire.system_message(self.prompt.text),
                     wire.user_message(self._task(plan, verifier_result, passed, steps, kind))]
-        answer, status = request_structured(self._complete, messages, ComposerOutput,
-                                            name=SCHEMA_NAME, profile=self.profile)
+        endpoint_notes: list[str] = []
+        answer, status = request_structured(self._noting(endpoint_notes), messages,
+                                            ComposerOutput, name=SCHEMA_NAME,
+                                            profile=self.profile)
+        endpoint_notes = [f"llm endpoint: {note}" for note in endpoint_notes]
         leak = (f"its answer was not usable ({status.status}): {status.detail}"
                 if answer is None else
                 leaked_content(answer.user_facing_answer, passed, blocked, plan,
@@ -63,7 +66,8 @@ class LLMComposer(LLMRole):
         if answer is None or leak:
             fallback = RulesComposer().compose(plan, verifier_input, verifier_result)
             reason = f"the llm composer's answer was replaced by the rules composer's: {leak}"
-            return fallback.model_copy(update={"notes": [reason], "degraded": reason})
+            return fallback.model_copy(update={"notes": [reason, *endpoint_notes],
+                                               "degraded": reason})
         # The model may copy hidden characters or combining marks: none reaches the reader.
         text = visible(answer.user_facing_answer).strip()
         if kind is not None and not _leads_with(text, kind):
@@ -73,7 +77,7 @@ class LLMComposer(LLMRole):
         return ComposerOutput(
             status=status_now, user_facing_answer=text, language=plan.language,
             passed_claim_ids=[claim.claim_id for claim in passed], answer_kind=kind,
-            notes=[f"worded by the llm composer ({self.prompt.prompt_id})"])
+            notes=[f"worded by the llm composer ({self.prompt.prompt_id})", *endpoint_notes])
 
     def _task(self, plan: Plan, verifier_result: VerifierResult, passed: list[Claim],
               steps: list[str], kind: AnswerKind | None) -> str:

@@ -25,6 +25,7 @@ FaultKind = Literal[
     "invalid_output",     # the answer is not a chat completion, or not the contract's JSON
     "empty_answer",       # no content and no tool call
     "config",             # the engine is not usable as configured
+    "context",            # the request cannot fit the model's context window
 ]
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

@@ -22,9 +22,9 @@ from weakref import WeakKeyDictionary
 
 from core.agents.base import ExecutorRun
 from core.agents.llm import wire
+from core.agents.llm.budget import cut_tool_result
 from core.agents.llm.client import ChatTurn, ToolCallRequest
 from core.agents.llm.completion import repair_model_json
-from core.agents.llm.errors import LLMCallError
 from core.agents.llm.feedback import repair_message
 from core.agents.llm.role import LLMRole
 from core.agents.llm.structured import output_instructions, request_structured
@@ -50,15 +50,33 @@ class LLMExecutor(LLMRole):
         # The conversation of each session's last run, for its repair turn; held weakly, so a
         # finished session's conversation goes with its recorder (engines serve many sessions).
         self._conversations: WeakKeyDictionary[Recorder, list[wire.Message]] = WeakKeyDictionary()
-        if not self.profile.tool_calling:
-            raise LLMCallError("config", f"backend preset {self.profile.name!r} has no tool "
-                                         f"calling, which the llm executor needs", role=self.role)
         self.max_tool_steps = max_tool_steps or self.settings.max_tool_steps
 
     def run(self, plan: Plan, recorder: Recorder) -> ExecutorRun:
         """Yield ``ToolCalled`` / ``ToolReturned`` per call; return (output, parse status)."""
+        if not self.profile.tool_calling:
+            return (yield from self._with_results_in_prompt(plan, recorder))
         messages = [wire.system_message(self.prompt.text), wire.user_message(self._task(plan))]
         return (yield from self._converse(messages, recorder))
+
+    def _with_results_in_prompt(self, plan: Plan, recorder: Recorder) -> ExecutorRun:
+        """For a server that does not call tools (most chat templates of llama-cpp-python
+        ignore ``tools``): the calls the rules executor would make are made by code, through
+        the recorder, and their results — cut to what a citation needs — are in the prompt;
+        the model only answers. Everything it cites is checked as always."""
+        from core.agents.rules import RulesExecutor
+
+        yield from RulesExecutor().run(plan, recorder)  # its own claims are not used
+        results = [cut_tool_result(wire.invocation_json(invocation))[0]
+                   for invocation in recorder.invocations]
+        messages = [wire.system_message(self.prompt.text), wire.user_message(
+            self._task(plan, tools_called=True) + "\n\nTool results (already called for "
+            "you; cite their invocation_id, raw_path and a quote of text):\n"
+            + "\n".join(results))]
+        output, status = yield from self._converse(messages, recorder)
+        note = ("the server does not call tools: the rules executor's calls were made by code "
+                "and their evidence refs given in the prompt")
+        return output, status.model_copy(update={"detail": f"{status.detail}; {note}"})
 
     def repair(self, plan: Plan, recorder: Recorder, feedback: RetryContext) -> ExecutorRun:
         """The repair turn: the same conversation, continued with what failed (``feedback``);
@@ -70,14 +88,17 @@ class LLMExecutor(LLMRole):
 
     def _converse(self, messages: list[wire.Message], recorder: Recorder) -> ExecutorRun:
         """The tool loop, then the structured answer; the conversation is kept for a repair."""
-        tools = wire.tool_schemas()
+        # None where the server does not call tools: the results are in the prompt already.
+        tools = wire.tool_schemas() if self.profile.tool_calling else None
+        notes: list[str] = []  # how the endpoint had to be asked (``capabilities``, ``budget``)
+        complete = self._noting(notes)
         # Backends that take both constrain the final answer already inside the loop.
         loop_format = (wire.response_format(ExecutorOutput, SCHEMA_NAME, self.profile)
                        if self.profile.tools_with_response_format else None)
         failed_steps: list[str] = []
         answer: ChatTurn | None = None
         for _ in range(self.max_tool_steps):
-            turn = self._complete(messages, tools=tools, response_format=loop_format)
+            turn = complete(messages, tools=tools, response_format=loop_format)
             if not turn.tool_calls:
                 answer = turn
                 break
@@ -93,14 +114,14 @@ class LLMExecutor(LLMRole):
                                 f"step(s); it was asked for its answer without tools")
             messages.append(wire.user_message(
                 "The tool budget is spent. " + output_instructions(ExecutorOutput, self.profile)))
-        output, status = request_structured(self._complete, messages, ExecutorOutput,
+        output, status = request_structured(complete, messages, ExecutorOutput,
                                             name=SCHEMA_NAME, profile=self.profile,
                                             first_turn=answer)
         if output is not None:  # the answer a repair turn follows, as the model gave it
             messages.append(wire.assistant_message(answer) if status.status == "valid" and answer
                             else wire.assistant_message(ChatTurn(content=output.model_dump_json())))
         self._conversations[recorder] = messages
-        return output, self._parse_status(status, failed_steps)
+        return output, self._parse_status(status, failed_steps, notes)
 
     def _rebuilt(self, plan: Plan, recorder: Recorder) -> list[wire.Message]:
         """A conversation that shows the recorded calls as if the model had made them."""
@@ -113,13 +134,14 @@ class LLMExecutor(LLMRole):
             messages.append(wire.tool_message(call.id, invocation))
         return messages
 
-    def _task(self, plan: Plan) -> str:
+    def _task(self, plan: Plan, *, tools_called: bool = False) -> str:
         """The user message: the question, the plan, and how to answer."""
+        act = "Answer from the tool results below." if tools_called else \
+            "Call the tools you need, then answer."
         return (f"Question: {plan.question}\n\n"
                 f"Plan (what to look at; exclusions are forbidden subjects):\n"
                 f"{plan.model_dump_json(exclude={'question'})}\n\n"
-                f"Call the tools you need, then answer. "
-                f"{output_instructions(ExecutorOutput, self.profile)}")
+                f"{act} {output_instructions(ExecutorOutput, self.profile)}")
 
     def _call_tool(self, call: ToolCallRequest,
                    recorder: Recorder) -> Generator[ToolEvent, None, tuple[Invocation, str]]:
@@ -136,8 +158,11 @@ class LLMExecutor(LLMRole):
             problem = str(invocation.output.get("error") or "the tool call failed")
         return invocation, problem
 
-    def _parse_status(self, status: ParseStatus, failed_steps: list[str]) -> ParseStatus:
+    def _parse_status(self, status: ParseStatus, failed_steps: list[str],
+                      notes: list[str]) -> ParseStatus:
         detail = f"{self.prompt.prompt_id}: {status.detail}"
+        if notes:  # recorded with the output: the session says how its model was asked
+            detail += "; llm endpoint: " + "; ".join(notes)
         if not failed_steps:
             return ParseStatus(status=status.status, detail=detail)
         steps = "; ".join(failed_steps)

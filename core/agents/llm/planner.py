@@ -64,12 +64,17 @@ class LLMPlanner(LLMRole):
         def with_question(data: Any) -> Any:  # the plan is of this question, whatever it says
             return {**data, "question": question} if isinstance(data, dict) else data
 
-        planned, status = request_structured(self._complete, messages, PlannerAnswer, name=SCHEMA_NAME,
-                                             profile=self.profile, prepare=with_question)
+        notes: list[str] = []
+        planned, status = request_structured(self._noting(notes), messages, PlannerAnswer,
+                                             name=SCHEMA_NAME, profile=self.profile,
+                                             prepare=with_question)
         floor = RulesPlanner().plan(question, world)
-        if planned is None:
-            return fallback_plan(floor, unusable_answer(status, self.role))
-        return merge_with_rules(planned, floor, self.prompt.prompt_id)
+        plan = (fallback_plan(floor, unusable_answer(status, self.role)) if planned is None
+                else merge_with_rules(planned, floor, self.prompt.prompt_id))
+        if not notes:
+            return plan
+        return plan.model_copy(update={"notes": [*plan.notes, *(f"llm endpoint: {note}"
+                                                                 for note in notes)]})
 
     def _task(self, question: str, world: World) -> str:
         context = {

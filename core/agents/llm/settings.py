@@ -34,13 +34,33 @@ class LLMSettings(BaseSettings):
         description="model name; default: the backend preset's, else the server's first model")
     backend: str | None = Field(
         default=None, validation_alias=_env("BACKEND"),
-        description="capability preset: openai, vllm, ollama, llamacpp or stub (default: guessed)")
-    timeout_s: float = Field(default=60.0, gt=0, validation_alias=_env("TIMEOUT_S"))
+        description="capability preset: openai, vllm, ollama, llamacpp, llama-cpp-python or "
+                    "stub (default: guessed)")
+    # Per role: a small local model may plan while a larger one executes. Unset: ``model``.
+    planner_model: str | None = Field(default=None, validation_alias=_env("PLANNER_MODEL"))
+    executor_model: str | None = Field(default=None, validation_alias=_env("EXECUTOR_MODEL"))
+    verifier_model: str | None = Field(default=None, validation_alias=_env("VERIFIER_MODEL"))
+    composer_model: str | None = Field(default=None, validation_alias=_env("COMPOSER_MODEL"))
+    # None: the preset's (60 s for hosted APIs; 600 s for servers that usually run on a CPU,
+    # where reading a 4,000-token prompt alone can take a minute).
+    timeout_s: float | None = Field(default=None, gt=0, validation_alias=_env("TIMEOUT_S"))
+    # The model's context window in tokens; None: what the server reports, else the preset's.
+    # Requests are kept inside it (``budget``), and a question that cannot fit fails clearly.
+    context_tokens: int | None = Field(default=None, ge=256, validation_alias=_env("CONTEXT"))
+    # The longest answer asked for (``max_tokens``); None: the room the budget keeps for it
+    # when the window is known (a quarter, at most 1,536), else the server's default.
+    max_answer_tokens: int | None = Field(default=None, ge=16,
+                                          validation_alias=_env("MAX_ANSWER_TOKENS"))
     # 0 by default: a retried failure would leave no trace in the audit, so a failed model
     # call fails its step and is recorded. Raise it to let the openai package retry.
     max_retries: int = Field(default=0, ge=0, validation_alias=_env("MAX_RETRIES"))
     max_tool_steps: int = Field(default=8, ge=1, validation_alias=_env("MAX_TOOL_STEPS"))
     temperature: float | None = Field(default=0.0, validation_alias=_env("TEMPERATURE"))
+
+    def for_role(self, role: str) -> LLMSettings:
+        """These settings with ``model`` set to the role's own model, when one is configured."""
+        role_model = getattr(self, f"{role}_model", None)
+        return self.model_copy(update={"model": role_model}) if role_model else self
 
     def has_endpoint(self) -> bool:
         """Whether a base URL or an API key is configured (else the engine refuses to start)."""

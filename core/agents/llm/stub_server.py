@@ -74,7 +74,9 @@ class StubServer:
 
     def __init__(self, transcript: Transcript | None = None, *, double: ModelDouble | None = None,
                  port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
-                 log_requests: Path | None = None) -> None:
+                 log_requests: Path | None = None,
+                 response_formats: frozenset[str] | None = None,
+                 context_tokens: int | None = None) -> None:
         if (transcript is None) == (double is None):
             raise ValueError("a stub server serves a transcript or a model double, one of them")
         self.transcript = transcript or Transcript()
@@ -82,6 +84,10 @@ class StubServer:
         self.api_key = api_key
         self.model = model
         self.log_requests = log_requests
+        # To play a server with fewer options: the ``response_format`` types it takes (None:
+        # all) and its context window (None: unlimited), refused as llama-cpp-python refuses.
+        self.response_formats = response_formats
+        self.context_tokens = context_tokens
         self.stopping = threading.Event()
         self._log_lock = threading.Lock()
         self._counter = 0
@@ -137,6 +143,9 @@ class StubServer:
             return StubResponse(400, _error("the stub does not stream; send stream=false",
                                             "invalid_request_error"))
         self._log(body)
+        refused = self._refusal(body)
+        if refused is not None:
+            return refused
         with self._log_lock:
             arrival, self._arrivals = self._arrivals, self._arrivals + 1
         if self.double is not None:
@@ -153,6 +162,28 @@ class StubServer:
         except TranscriptError as exc:
             return StubResponse(400, _error(str(exc), "invalid_request_error"))
         return StubResponse(200, self._completion(body, message, turn))
+
+    def _refusal(self, body: dict[str, Any]) -> StubResponse | None:
+        """llama-cpp-python's answers to what it cannot do: a ``response_format`` type it does
+        not know (HTTP 500, its pydantic message) and a prompt longer than its context."""
+        response_format = body.get("response_format")
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if self.response_formats is not None and kind is not None and \
+                kind not in self.response_formats:
+            allowed = " or ".join(f"'{name}'" for name in
+                                sorted(self.response_formats, key=lambda n: (n != "text", n)))
+            return StubResponse(500, _error(f"response_format.type: Input should be {allowed}",
+                                            "internal_server_error"))
+        if self.context_tokens is not None:
+            # Four characters a token, like the usage below.
+            requested = len(json.dumps([body.get("messages"), body.get("tools")],
+                                       ensure_ascii=False)) // 4
+            if requested >= self.context_tokens:
+                return StubResponse(400, _error(
+                    f"This model's maximum context length is {self.context_tokens} tokens. "
+                    f"However, you requested {requested} tokens. Please reduce the length "
+                    f"of the messages or completion.", "invalid_request_error"))
+        return None
 
     def _fault(self, turn: ScriptedTurn) -> StubResponse:
         if turn.fault == "timeout":
@@ -284,11 +315,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", default=DEFAULT_MODEL, help="model id /v1/models lists")
     parser.add_argument("--log-requests", type=Path, default=None, metavar="FILE",
                         help="append every chat-completions request body to FILE (JSON lines)")
+    parser.add_argument("--response-formats", default=None, metavar="TYPES",
+                        help="comma-separated response_format types to accept, refusing "
+                             "others as llama-cpp-python does (e.g. text,json_object)")
+    parser.add_argument("--context", type=int, default=None, metavar="TOKENS",
+                        help="refuse prompts longer than TOKENS (4 characters a token)")
     args = parser.parse_args(argv)
+    formats = (frozenset(name.strip() for name in args.response_formats.split(",") if name.strip())
+               if args.response_formats else None)
     try:
         transcript = load_transcript(args.transcript)
         server = StubServer(transcript, port=args.port, api_key=args.api_key, model=args.model,
-                            log_requests=args.log_requests)
+                            log_requests=args.log_requests, response_formats=formats,
+                            context_tokens=args.context)
     except (TranscriptError, OSError) as exc:
         print(f"stub_server: error: {exc}", file=sys.stderr)
         return 2

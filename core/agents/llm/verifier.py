@@ -41,7 +41,8 @@ class LLMVerifier(LLMRole):
         unusable answer (after one re-ask) raises ``LLMCallError``."""
         messages = [wire.system_message(self.prompt.text),
                     wire.user_message(self._task(verifier_input))]
-        judged, status = request_structured(self._complete, messages, VerifierResult,
+        notes: list[str] = []
+        judged, status = request_structured(self._noting(notes), messages, VerifierResult,
                                             name=SCHEMA_NAME, profile=self.profile)
         if judged is None:
             raise unusable_answer(status, self.role)
@@ -50,7 +51,8 @@ class LLMVerifier(LLMRole):
         corrected = judged.model_copy(update={
             "claim_results": bound(policy_claims, judged.claim_results),
             "step_results": policy_steps,
-            "reasons": [*judged.reasons, f"judged by the llm verifier ({self.prompt.prompt_id})"]})
+            "reasons": [*judged.reasons, f"judged by the llm verifier ({self.prompt.prompt_id})",
+                        *(f"llm endpoint: {note}" for note in notes)]})
         return final_verdict(verifier_input.gatekeeper_result, corrected,
                              claim_ids=[claim.claim_id for claim in claims])
 

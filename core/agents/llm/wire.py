@@ -85,8 +85,25 @@ def response_format(contract: type[BaseModel], name: str,
 
 
 def contract_schema_text(contract: type[BaseModel]) -> str:
-    """The contract's JSON schema as compact text, for prompts on backends without schemas."""
-    return json.dumps(_inline_refs(contract.model_json_schema()), ensure_ascii=False)
+    """The contract's JSON schema as compact text, for prompts on backends without schemas:
+    without titles and descriptions (the role's prompt explains the fields), because on
+    such backends — small local models — the schema is read from the context window on
+    every request."""
+    return json.dumps(schema_without_prose(_inline_refs(contract.model_json_schema())),
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+def schema_without_prose(node: Any) -> Any:
+    if isinstance(node, list):
+        return [schema_without_prose(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    # "title" is prose only where it is a keyword, not where it names a property.
+    properties = node.get("properties")
+    return {key: ({name: schema_without_prose(value) for name, value in properties.items()}
+                  if key == "properties" and isinstance(properties, dict)
+                  else schema_without_prose(value))
+            for key, value in node.items() if key not in ("title", "description")}
 
 
 def strict_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
