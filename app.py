@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import streamlit as st
 
+# A fresh server's first run of this page loads the engine's modules below (a second or more on
+# a slow machine): a note shows meanwhile instead of a blank page, removed once they are in.
+_loading = st.empty()
+_loading.caption("Loading the Evidence Console…")
+
 from core.agents.base import ROLES
 from core.agents.registry import ENGINE_NAMES
 from core.errors import StoredRowError, SuperbizError
 from core.packs import list_packs
 from core.redact import redact_text
 from core.settings import get_settings
-from core.views import stored
 from core.views.choices import (
     default_pack_index,
     default_roles,
@@ -30,14 +34,16 @@ from core.views.choices import (
 from core.views.pace import DEFAULT_PACE, PACE_CHOICES, pace_seconds
 from core.views.sources import choice_label, configured_servers, open_choice, world_choices
 from core.views.timeline import load_view, parse_stored_events
-from ui.investigation import render_investigation
 from ui.render import empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.runs import get_run, start_run
 
+_loading.empty()
 POLL_SECONDS = 0.3  # how often a running session is redrawn
+# The audit store (SQLAlchemy), ``core.views.stored`` and ``ui.investigation`` load when a
+# session is asked or shown, not with the page: the first page of a fresh console renders
+# without them (bench/console.py, tests/console/test_console_first_page.py).
 
 setup_page("Investigate")
-store = get_store()
 pack_descriptions = dict(list_packs())
 world_names = world_choices(list(pack_descriptions), get_settings().sources_files())
 llm = llm_availability()
@@ -45,8 +51,10 @@ llm = llm_availability()
 
 def _restore(session_id: str) -> None:
     """Fill the inputs as ``session_id`` was asked (a link, or coming back to this page)."""
+    from core.views import stored
+
     try:
-        document = stored.load_session_document(store, session_id=session_id)
+        document = stored.load_session_document(get_store(), session_id=session_id)
     except StoredRowError:
         return  # the session view below says why it cannot be shown
     if document is not None:
@@ -91,7 +99,7 @@ def _ask() -> None:
         return
     roles = {role: st.session_state.get(f"engine_{role}") or "rules" for role in ROLES}
     try:
-        started = start_run(store, question=question, pack=open_choice(st.session_state["pack"]),
+        started = start_run(get_store(), question=question, pack=open_choice(st.session_state["pack"]),
                             roles=roles,
                             executor_fault=fault_or_none(st.session_state.get("fault")),
                             pace=pace_seconds(st.session_state.get("pace")))
@@ -175,10 +183,15 @@ def _session_view() -> None:
         empty_state("Nothing asked yet. Type a question above (or pick an example) and press "
                     "Ask. Past investigations are on the Sessions page.")
         return
+    from ui.investigation import render_investigation
+
     if handle is not None and handle.events:  # this console's own run: its live stream
         events = handle.visible()
         view = load_view(events, None)
     else:  # a session started elsewhere (or before a restart): read back from the store
+        from core.views import stored
+
+        store = get_store()
         events = parse_stored_events(stored.list_events(store, session_id=session_id))
         try:
             document = stored.load_session_document(store, session_id=session_id)

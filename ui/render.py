@@ -11,22 +11,25 @@ from __future__ import annotations
 import html
 import string
 from collections.abc import Hashable, Sequence
-from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pandas as pd
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from core.log import keep_logs_on_stderr
 from core.settings import get_settings
-from core.store import Store, open_store
 from core.views.badges import Badge, Tone
 from core.views.highlight import ALIGNED_CLASS, CITED_CLASS, DIFF_CLASS, TEXT_CLASS, text_html
 from core.views.outcomes import AnswerLead, cell_style
 from core.views.theme import theme_links
 
-FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
+# pandas (~45 MB with numpy and pyarrow) and SQLAlchemy load only on a page that shows a table
+# or reads the store: the first page renders without them (bench/console.py).
+if TYPE_CHECKING:
+    import pandas as pd
+    from pandas.io.formats.style import Styler
+
+    from core.store import Store
+
 BadgeColour = Literal["green", "orange", "red", "gray", "blue"]
 _STREAMLIT_COLORS: dict[Tone, BadgeColour] = {
     "green": "green", "amber": "orange", "red": "red", "gray": "gray", "blue": "blue"}
@@ -111,13 +114,14 @@ NAV_LINKS: tuple[tuple[str, str, str], ...] = (
 
 
 def setup_page(title: str) -> None:
-    """Page config (wide layout, the local favicon), the stylesheet and the sidebar navigation;
-    call first."""
+    """Page config (wide layout, Streamlit's own favicon), the stylesheet and the sidebar
+    navigation; call first."""
     keep_logs_on_stderr()  # warnings (a crashed run thread, a failing store) on the server's stderr
-    # A file, served by this server: an emoji or a :material/...: page icon makes the browser
-    # fetch the favicon from a CDN, and the console makes no request off the machine.
-    st.set_page_config(page_title=f"{title} · Evidence Console",
-                       page_icon=str(FAVICON) if FAVICON.is_file() else None, layout="wide")
+    # No page icon: Streamlit's favicon, served by this server. An emoji or a :material/...:
+    # icon makes the browser fetch it from a CDN (the console makes no request off the
+    # machine), and an image file makes Streamlit import numpy and PIL to serve it (14 MB and
+    # ~0.4 s on the first page: bench/console.py).
+    st.set_page_config(page_title=f"{title} · Evidence Console", layout="wide")
     st.html(_CSS)
     with st.sidebar:
         st.markdown("### :material/verified: Evidence Console")
@@ -145,6 +149,8 @@ def theme_switch() -> None:
 
 @st.cache_resource(show_spinner=False)
 def _store_at(url: str) -> Store:
+    from core.store import open_store
+
     return open_store(url)
 
 

@@ -14,15 +14,16 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from core.agents.registry import build_engines
 from core.events import PipelineEvent
-from core.pipeline import new_session_id, run_investigation
 from core.sources.base import World
-from core.store import Store
 from core.views.pace import released_count
+
+if TYPE_CHECKING:
+    from core.store import Store  # SQLAlchemy: loaded by whoever opens the store
 
 logger = logging.getLogger(__name__)
 # Finished runs whose events stay in memory (older ones are read back from the store).
@@ -90,6 +91,11 @@ def _forget_old_runs(registry: dict[str, RunHandle]) -> None:
 def start_run(store: Store, *, question: str, pack: str | World, roles: dict[str, str],
               executor_fault: str | None, pace: float = 0.0) -> RunHandle:
     """Validate the inputs here (errors raise at once), then drive the pipeline in a thread."""
+    # The engines and the pipeline (the verifier's vocabularies: ~1 s) load with the first run,
+    # not with the page that offers to start one.
+    from core.agents.registry import build_engines
+    from core.pipeline import new_session_id, run_investigation
+
     engines = build_engines(roles)
     session_id = new_session_id()
     events = run_investigation(question, pack=pack, engines=engines,

@@ -5,14 +5,16 @@ folded (``folded_text``) with the rest one click away."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from core.views.folding import FULL_CHARS, WRAP_CHARS, fold_text, longest_cell
 from ui.render import escape_markdown, literal_text, small_text, toned
+
+if TYPE_CHECKING:  # pandas loads with the first table shown (ui.render says why)
+    import pandas as pd
+    from pandas.io.formats.style import Styler
 
 # Streamlit wraps a text cell only in rows taller than 4rem; this fits three lines.
 WRAP_ROW_HEIGHT = 72
@@ -26,6 +28,8 @@ def text_table(rows: Sequence[Mapping[str, Any]], *, key: str, long_columns: Seq
     ``long_columns`` are wide and wrap when any of their cells is long; with
     ``select_to_read``, a selected row's long fields are shown whole below the table.
     """
+    import pandas as pd
+
     frame = pd.DataFrame(list(rows))
     present = [name for name in long_columns if name in frame.columns]
     config: dict[str, Any] = {name: st.column_config.TextColumn(width="large") for name in present}

@@ -21,21 +21,36 @@ Layout (each concern in its own module)::
 
 The gatekeeper stays code, and code has the last word after every model step.
 
-Importing this package loads the roles and the rules engine they build on, never ``openai``:
-the client imports it when it first talks to an endpoint. The registry imports this package
-only when a role is given the ``llm`` engine.
+Importing this package loads nothing: each name below loads its module on first use (the
+roles load the rules engine they build on, ~1 s; never ``openai``, which the client imports
+when it first talks to an endpoint). So ``core.agents.llm.settings`` (the console's first page
+asks whether a model is configured) comes without the roles. The registry loads the roles only
+when a role is given the ``llm`` engine.
 """
 
 from __future__ import annotations
 
-from core.agents.llm.client import ChatClient, ChatTurn, OpenAIChatClient, ToolCallRequest
-from core.agents.llm.composer import LLMComposer
-from core.agents.llm.errors import LLMCallError, redact
-from core.agents.llm.executor import LLMExecutor
-from core.agents.llm.planner import LLMPlanner
-from core.agents.llm.profiles import PROFILES, ModelProfile, profile_for
-from core.agents.llm.settings import LLMSettings
-from core.agents.llm.verifier import LLMVerifier
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.agents.llm.client import ChatClient, ChatTurn, OpenAIChatClient, ToolCallRequest
+    from core.agents.llm.composer import LLMComposer
+    from core.agents.llm.errors import LLMCallError, redact
+    from core.agents.llm.executor import LLMExecutor
+    from core.agents.llm.planner import LLMPlanner
+    from core.agents.llm.profiles import PROFILES, ModelProfile, profile_for
+    from core.agents.llm.settings import LLMSettings
+    from core.agents.llm.verifier import LLMVerifier
+
+# Each public name -> the module that defines it.
+_MODULES = {
+    "ChatClient": "client", "ChatTurn": "client", "OpenAIChatClient": "client",
+    "ToolCallRequest": "client", "LLMComposer": "composer", "LLMCallError": "errors",
+    "redact": "errors", "LLMExecutor": "executor", "LLMPlanner": "planner",
+    "PROFILES": "profiles", "ModelProfile": "profiles", "profile_for": "profiles",
+    "LLMSettings": "settings", "LLMVerifier": "verifier",
+}
 
 __all__ = [
     "PROFILES",
@@ -53,3 +68,9 @@ __all__ = [
     "profile_for",
     "redact",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
