@@ -45,20 +45,41 @@ QUESTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
+# Faults that move a value to another role (``core.agents.role_faults``) need an answer that
+# holds one: an alert's current value, threshold and trend (the alert questions), memory's used
+# and total (the memory ones), a positive claim to append a runbook sentence to (all but the
+# inventory-service question, whose answer is a negative observation). Asked anything else
+# they change nothing, and PASS is then the right verdict: the old pairing (question
+# ``index % 10`` at every 5th index, so only questions 4 and 9) gave 6 such faults x 11 cases =
+# the 66 "failures" of 1,000.
+_ALERTS = (0, 1, 2, 5, 6)
+FAULT_QUESTIONS: dict[str, tuple[int, ...]] = {
+    **dict.fromkeys(("swap_roles", "threshold_as_current", "old_sample_as_current",
+                     "duration_unit", "rounded_value"), _ALERTS),
+    "swap_used_total": (1, 6),
+    "runbook_appended": tuple(i for i in range(len(QUESTIONS)) if i != 4),
+}
+
+
 def generate_cases(count: int) -> list[dict[str, object]]:
-    """``count`` cases: every 5th carries a fault (cycling the modes) and must not PASS."""
+    """``count`` cases: every 5th carries a fault (cycling the modes, each asked of the questions
+    it can change, in turn) and must not PASS; the others cycle every question."""
     faults = list(FAULT_MODES)
+    every = tuple(range(len(QUESTIONS)))
     cases: list[dict[str, object]] = []
     for index in range(count):
-        question, verdict = QUESTIONS[index % len(QUESTIONS)]
-        case: dict[str, object] = {"id": f"gen-{index:04d}", "question": question,
-                                   "tags": ["generated"]}
+        case: dict[str, object] = {"id": f"gen-{index:04d}", "tags": ["generated"]}
         if index % 5 == 4:
-            fault = faults[(index // 5) % len(faults)]
+            turn = index // 5
+            fault = faults[turn % len(faults)]
+            candidates = FAULT_QUESTIONS.get(fault, every)
+            case["question"] = QUESTIONS[candidates[turn // len(faults) % len(candidates)]][0]
             case["executor_fault"] = fault
             case["tags"] = ["generated", "fault", fault]
             case["expect"] = {"verdict": ["LOW_CONFID", "REJECT"]}
         else:
+            question, verdict = QUESTIONS[(index - index // 5) % len(QUESTIONS)]
+            case["question"] = question
             case["expect"] = {"verdict": verdict, "max_claims": 2}
         cases.append(case)
     return cases
