@@ -70,7 +70,7 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
     started = time.perf_counter()
     try:
         session = ask(case.question, pack=world, engines=engines,
-                      executor_fault=case.executor_fault, store=store)
+                      executor_fault=case.executor_fault, store=store, write_at_close=True)
     except SuperbizError as exc:
         return CaseOutcome.for_case(case, outcome="error", error=str(exc),
                                     duration_ms=_ms_since(started))
