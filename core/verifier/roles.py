@@ -24,6 +24,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from core.contracts import AlertRefFields, GroupRefFields, LogRefFields, RefFields
@@ -298,6 +299,14 @@ def service_mentions(folded: str, known: Iterable[str]) -> tuple[tuple[int, str]
 
 def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: Iterable[str]) -> Reading:
     """The facts a claim states; a value belongs to the service named nearest before it."""
+    return _read_claim(text, tuple(known_subjects), tuple(default_subjects))
+
+
+# Pure in its arguments (given in their order) and a Reading is frozen: an eval states the same
+# claims session after session.
+@lru_cache(maxsize=2048)
+def _read_claim(text: str, known_subjects: tuple[str, ...],
+                default_subjects: tuple[str, ...]) -> Reading:
     folded = fold(text)
     mentions = service_mentions(folded, known_subjects)
     fallback = frozenset(fold(s) for s in default_subjects)
