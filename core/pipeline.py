@@ -107,8 +107,8 @@ def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo"
     ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
     ``store=None`` runs entirely in memory. ``on_stage`` is called with each stage's name
     (plan, execute, gatekeeper, verify, compose, finish; a repair's stages with a suffix) as
-    the stage begins. ``write_at_close``: store the session in two transactions (the first tool
-    call's id reservation, and the close) instead of one per stage (``core.store.journal``:
+    the stage begins. ``write_at_close``: store the session in two transactions (the plan with
+    its tool-call id reservation, and the close) instead of one per stage (``core.store.journal``:
     what a crash then leaves); an eval run, which reads sessions only once they are done, uses it.
     """
     question = check_question(question)  # empty, too long, not valid Unicode: refused here

@@ -207,7 +207,7 @@ def test_a_session_written_at_close_is_two_transactions_and_reads_back_the_same(
     ask(MEMORY, store=any_store)  # the first ask of a process warms caches; count the next
     begun = _count_transactions(any_store)
     events = list(run_investigation(MEMORY, store=any_store, write_at_close=True))
-    assert len(begun) == 2  # the first tool call's id reservation, and the close
+    assert len(begun) == 2  # the plan with its id reservation, and the close
     document = events[-1].document
     rows = repo.list_events(any_store, session_id=document.session_id)
     assert [parse_event(row.payload) for row in rows] == events

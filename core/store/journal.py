@@ -5,10 +5,10 @@ executor's calls and output with the gatekeeper's checks, the verifier's judgeme
 answer with the session's close. Within a stage, events and tool calls wait in memory; a crash
 (even ``kill -9``) leaves the session and every stage before the one that was running, and the
 lease check (``core.store.leases``) marks it ``incomplete``. Written at close
-(``write_at_close``, as eval runs do) a session is two transactions: the first tool call's id
-reservation (the session row, its plan and the events so far) and the close (everything else);
-a crash in between leaves the row and its plan, marked ``incomplete`` as above, and a crash
-before the reservation leaves nothing. Tool calls get their store-wide ids
+(``write_at_close``, as eval runs do) a session is two transactions: the plan with its tool-call
+id reservation (and the session row and events before it) and the close (everything else); a
+crash in between leaves the row and its plan, marked ``incomplete`` as above, and a crash before
+the plan is stored leaves nothing. Tool calls get their store-wide ids
 from a block reserved ahead (``core.store.invocations.reserve_invocation_ids``), so recording one costs no
 transaction.
 
@@ -208,11 +208,12 @@ class Journal:
 
     def flush(self, *, reserving: bool = False) -> None:
         """Write everything buffered in one transaction (nothing to write: no transaction).
-        Written at close, only the close (or ``reserving`` ids, which cannot wait) writes."""
+        Written at close, only the close and a flush that reserves ids (which cannot wait: the
+        plan's, or ``reserving`` more) write."""
         if self.store is None:
             self._events.clear()
             return
-        if self.write_at_close and not (self._finished or reserving):
+        if self.write_at_close and not (self._finished or reserving or self._reserve):
             return
         from core.store.batches import Batch, write_batch
 
