@@ -125,5 +125,6 @@ def test_results_are_stored_in_batches_and_an_interrupt_stores_those_waiting(
     rows = list_case_results(tmp_store, run_id=run_row.id)
     assert len(rows) == 3 and all(row.session_id for row in rows)  # the third one waited
     for row in rows:
+        assert row.session_id is not None
         document = load_session_document(tmp_store, session_id=row.session_id)
         assert document is not None and document.status == "completed"
