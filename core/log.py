@@ -15,8 +15,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# Our packages, plus openai's own retry messages ("Retrying request to ...").
-LOGGER_NAMES: tuple[str, ...] = ("core", "ui", "openai")
+# Our packages, plus openai's own retry messages ("Retrying request to ...") and the OTLP
+# exporter's ("Transient error ... retrying", core.otlp).
+LOGGER_NAMES: tuple[str, ...] = ("core", "ui", "openai", "opentelemetry")
 _FORMAT = "superbiz: %(levelname)s %(name)s: %(message)s"
 
 

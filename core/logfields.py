@@ -29,6 +29,8 @@ class LogLevels(VocabularyFile):
     ranks: dict[str, int]
     spellings: dict[str, str]
     syslog_severities: tuple[str, ...]
+    letters: dict[str, str]
+    numbers: dict[str, str]
 
 
 # Read once: the importer canonicalises the level of every line it reads.
@@ -47,6 +49,21 @@ def canonical_level(level: str) -> str | None:
     name = level.strip().upper()
     name = _LEVEL_SPELLINGS.get(name, name)
     return name if name in LEVEL_RANKS else None
+
+
+def coded_level(code: str) -> str | None:
+    """The canonical name of a level written as a code: a letter (``E``), a syslog priority
+    (``<3>``), a syslog severity (``3``) or a pino/bunyan number (``50``); None otherwise. Only
+    for a field known to hold a level: a lone ``I`` or ``3`` elsewhere is no level."""
+    text = code.strip()
+    if len(text) == 1 and text.isalpha():
+        return _LEVELS.letters.get(text.upper())
+    if text.startswith("<") and text.endswith(">"):
+        text = text[1:-1]
+        return SYSLOG_SEVERITIES[int(text) % 8] if text.isdigit() and len(text) <= 3 else None
+    if text.isdigit() and len(text) <= 2:
+        return _LEVELS.numbers.get(text) or (SYSLOG_SEVERITIES[int(text)] if int(text) < 8 else None)
+    return None
 
 
 def level_rank(level: str) -> int | None:

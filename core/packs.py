@@ -2,7 +2,9 @@
 
 A pack is named by path or by name; a name is looked up in ``SUPERBIZ_PACKS_DIR``'s folders,
 then among the packs that ship with superbiz (``mockdata/`` of the checkout, installed as
-``superbiz_mockdata``): ``pack_dirs``.
+``superbiz_mockdata``), then in the user packs folder ``superbiz logs add`` makes packs in
+(``core.userpacks``): ``pack_dirs``. The folders are read on every lookup, never cached, so a
+pack added while the console runs is found.
 
 A pack folder holds::
 

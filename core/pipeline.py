@@ -238,6 +238,17 @@ def _timed(timings: dict[str, float], stage: str, work: Callable[[], _T], *,
         timings[stage] = _ms_since(started)
 
 
+def _export_closed(document: SessionDocument) -> None:
+    """A closed session to the trace tool ``SUPERBIZ_OTLP_ENDPOINT`` names (``core.otlp``;
+    nothing to do, and nothing imported, when it is not set). Never raises."""
+    from core.settings import get_settings
+
+    if get_settings().otlp_endpoint.strip():
+        from core.otlp.send import export_finished
+
+        export_finished(document)
+
+
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
@@ -313,6 +324,7 @@ class _Investigation:
             self._close("completed")
             final = self._stored(*closing, SessionFinished(document=self._snapshot()))
             self.stage = "done"  # stored as completed: a consumer stopping now changes nothing
+            _export_closed(self.document)
             yield from final
         except (GeneratorExit, KeyboardInterrupt):
             # The consumer stopped: no more yields; leave an honest ``incomplete`` record.
@@ -492,6 +504,7 @@ class _Investigation:
         self._close("error", error=f"{stage}: {message}")
         events.append(self._emit(SessionFinished(document=self._snapshot())))
         self._flush_quietly()
+        _export_closed(self.document)
         yield from events
 
     def _withdraw_pass(self, stage: str, message: str) -> VerdictReached:

@@ -30,7 +30,9 @@ class Settings(BaseModel):
 
     ``SUPERBIZ_PACKS_DIR`` names more pack folders (several separated by ``os.pathsep``, ``:``
     on Linux), searched before the built-in packs: a pack there overrides a built-in pack of
-    the same name. ``SUPERBIZ_CACHE_DIR`` is where rebuildable files are kept (default: the
+    the same name. ``SUPERBIZ_USER_PACKS_DIR`` is the folder ``superbiz logs add`` makes packs
+    in (default: ``packs`` in the user's data directory), searched after the built-in packs,
+    whose names it never takes. ``SUPERBIZ_CACHE_DIR`` is where rebuildable files are kept (default: the
     user's cache directory).
     """
 
@@ -38,6 +40,7 @@ class Settings(BaseModel):
 
     db: str = ""
     packs_dir: str = ""
+    user_packs_dir: str = ""
     default_pack: str = "demo"
     engine: str = "rules"
     cache_dir: str = ""
@@ -50,6 +53,10 @@ class Settings(BaseModel):
     alertmanager_token: str = ""
     source_timeout: str = ""  # seconds per HTTP call (default 5); read by core.sources.config
     service_labels: str = ""  # comma-separated labels naming an alert's service, in order
+    # An OTLP/HTTP collector (Arize Phoenix: http://127.0.0.1:6006) each session is exported
+    # to as it closes, and its project (core.otlp; docs/otlp.md). Empty: no export.
+    otlp_endpoint: str = ""
+    otlp_project: str = ""
     # Seconds without a heartbeat after which another host's run counts as dead
     # (core.store.leases); at most 30 days, so the heartbeat's wait stays a valid timeout.
     lease_timeout: float = Field(default=300.0, gt=0, le=MAX_LEASE_TIMEOUT_S, allow_inf_nan=False)
@@ -67,16 +74,13 @@ class Settings(BaseModel):
         # mistake to say now, not a pack folder to skip silently. A missing one is looked in
         # and named when a pack is not found.
         for part in (part.strip() for part in value.split(os.pathsep)):
-            if not part:
-                continue
-            try:
-                mode = Path(part).expanduser().stat().st_mode  # Path.exists hides a loop
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                raise ValueError(f"{part!r} cannot be used: {exc.strerror or exc}") from None
-            if not stat.S_ISDIR(mode):
-                raise ValueError(f"{part!r} is not a folder")
+            _check_folder(part)
+        return value
+
+    @field_validator("user_packs_dir")
+    @classmethod
+    def _user_packs_dir_is_a_folder(cls, value: str) -> str:
+        _check_folder(value.strip())  # one folder: a ':' in it is part of its name
         return value
 
     def sources_files(self) -> list[Path]:
@@ -86,10 +90,16 @@ class Settings(BaseModel):
 
     def pack_dirs(self) -> list[Path]:
         """Every folder searched for a pack name, first match wins: ``SUPERBIZ_PACKS_DIR``'s
-        folders in order, then the built-in packs."""
+        folders in order, then the built-in packs, then the packs ``logs add`` made (read on
+        every call, so a pack added while the console runs is there on its next page)."""
         parts = (part.strip() for part in self.packs_dir.split(os.pathsep))
         extra = [Path(part).expanduser() for part in parts if part]
-        return [*extra, DEFAULT_PACKS_DIR]
+        return [*extra, DEFAULT_PACKS_DIR, self.user_packs_path()]
+
+    def user_packs_path(self) -> Path:
+        """The folder ``superbiz logs add`` makes packs in (created by the first one)."""
+        value = self.user_packs_dir.strip()
+        return Path(value).expanduser() if value else userdirs.default_packs_dir()
 
     def cache_path(self) -> Path:
         """The folder of rebuildable files (created by whoever writes there)."""
@@ -118,6 +128,20 @@ class Settings(BaseModel):
             if upper.startswith(ENV_PREFIX) and upper[len(ENV_PREFIX):] in names:
                 values[names[upper[len(ENV_PREFIX):]]] = value
         return cls.model_validate(values)
+
+
+def _check_folder(path: str) -> None:
+    """Refuse a path that exists and is not a folder; a missing one is made or searched later."""
+    if not path:
+        return
+    try:
+        mode = Path(path).expanduser().stat().st_mode  # Path.exists hides a loop
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ValueError(f"{path!r} cannot be used: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode):
+        raise ValueError(f"{path!r} is not a folder")
 
 
 @lru_cache(maxsize=1)

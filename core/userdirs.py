@@ -18,6 +18,12 @@ def default_data_dir() -> Path:
     return Path(base) / "superbiz"
 
 
+def default_packs_dir() -> Path:
+    """Where ``superbiz logs add`` makes packs (``SUPERBIZ_USER_PACKS_DIR`` moves it): inside
+    the user's data directory, since an imported log store is data, not a rebuildable file."""
+    return default_data_dir() / "packs"
+
+
 def default_cache_dir() -> Path:
     """The user's cache directory (XDG on Linux), where rebuildable files live (the log stores
     of packs' big log files, compiled patterns)."""

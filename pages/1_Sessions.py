@@ -9,6 +9,7 @@ import streamlit as st
 from core.errors import StoredRowError
 from core.views import stored
 from core.views.badges import session_status_badge, severity_badge
+from core.views.chain import store_chain_state
 from core.views.outcomes import answer_lead, meaning_of
 from core.views.sessions import (
     LINK_DISPLAY,
@@ -23,6 +24,7 @@ from core.views.sessions import (
     session_rows,
 )
 from ui.render import (
+    badge,
     badges,
     empty_state,
     escape_markdown,
@@ -74,6 +76,10 @@ if not summaries:
 
 shown = f"the newest {len(summaries)}" if total > len(summaries) else f"all {total}"
 st.caption(f"{total} session(s) match; showing {shown}.")
+chain = store_chain_state(store)  # tamper evidence: docs/store.md
+with st.container(horizontal=True, gap="small", key="audit_chain"):
+    badge(chain.badge)
+    small_text(chain.line)
 table = st.dataframe(
     toned(pd.DataFrame(session_rows(summaries)), TONED_COLUMNS, precision=2),
     key="sessions_table", on_select="rerun", row_height=WRAP_ROW_HEIGHT,

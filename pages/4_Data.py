@@ -1,4 +1,5 @@
-"""Data: the scenario pack the tools see — alerts, metric series, searchable logs, runbooks."""
+"""Data: the scenario pack the tools see — alerts, metric series, searchable logs, runbooks —
+and "Add log files": uploaded files into a pack of their own (as `superbiz logs add`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from core.views.data import (
     search_logs,
     series_figure,
 )
+from core.views.uploads import add_uploads
 from ui.render import empty_state, escape_markdown, literal_text, setup_page, small_text
 from ui.tables import text_table
 
@@ -24,14 +26,49 @@ st.title("Data", anchor=False)
 st.caption("The scenario pack: the only world the tools can see. Runbooks say what to look "
            "for; they are never evidence of the current state.")
 
-pack_descriptions = dict(list_packs())
+KEPT = "data_pack_kept"  # the picked pack, kept when the picker's own state is dropped
+
+
+def _keep_pick() -> None:
+    st.session_state[KEPT] = st.session_state["data_pack"]
+
+
+with st.sidebar:  # before the picker, so that a pack just made can be picked in this run
+    st.header("Add log files", anchor=False)
+    uploads = st.file_uploader("Log files (any common layout, plain or .gz)", accept_multiple_files=True,
+                               key="add_files")
+    target = st.text_input("Pack", key="add_pack", placeholder="a new or an added-to pack's name",
+                           help="The files go into this pack's log store (made when missing), "
+                                "as superbiz logs add FILE... --pack NAME does.")
+    if st.button("Import", key="add_button", icon=":material/upload_file:",
+                 disabled=not uploads or not (target or "").strip()):
+        bar = st.progress(0.0)
+        outcome = add_uploads([(upload.name, upload.getvalue()) for upload in uploads or []], target or "",
+                              lambda done, text: bar.progress(done, text=escape_markdown(text)))
+        if outcome.pack is None:
+            st.error(escape_markdown(outcome.message), icon=":material/error:")
+        else:
+            st.success(escape_markdown(outcome.message), icon=":material/check_circle:")
+            for line in outcome.files:
+                small_text(line)
+            st.session_state[KEPT] = st.session_state["data_pack"] = outcome.pack
+
+pack_descriptions = dict(list_packs())  # read on every run: a pack added meanwhile is listed
 if not pack_descriptions:
     folders = ", ".join(map(str, get_settings().pack_dirs()))
-    empty_state(f"No scenario pack in {folders}. Add a folder with a "
-                "pack.yaml (see the README), then reload.", icon=":material/folder_off:")
+    empty_state(f"No scenario pack in {folders}. Add log files (on the left), or a folder "
+                "with a pack.yaml (see the README), then reload.", icon=":material/folder_off:")
     st.stop()
 names = list(pack_descriptions)
-name = st.selectbox("Scenario pack", names, key="data_pack", index=default_pack_index(names))
+# The pack shown: the picker's while it is on screen; else the link's (?pack=), else the one
+# picked last in this browser tab (Streamlit drops a widget's state when its page is left).
+if st.session_state.get("data_pack") not in names:
+    linked, kept = st.query_params.get("pack"), st.session_state.get(KEPT)
+    st.session_state["data_pack"] = next((choice for choice in (linked, kept) if choice in names),
+                                         names[default_pack_index(names)])
+name = st.selectbox("Scenario pack", names, key="data_pack", on_change=_keep_pick)
+st.session_state[KEPT] = name
+st.query_params["pack"] = name  # a reload or a shared link shows the same pack
 try:
     pack = load_pack(name)
 except PackError as exc:

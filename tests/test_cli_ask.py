@@ -81,9 +81,13 @@ def test_a_session_that_ends_in_error_exits_one(capsys: pytest.CaptureFixture[st
                      composer=rules.composer)
     monkeypatch.setattr(registry, "build_engines", lambda roles: broken)  # what run_ask imports
     code = main(["ask", MEMORY_ZH])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
     assert code == 1
-    assert "stage execute failed: RuntimeError: endpoint down" in out
+    # Every error on stderr: the failed stage is one line there, not in the transcript.
+    errors = [line.split(maxsplit=1) for line in captured.err.splitlines()]
+    assert errors == [["error", "stage execute failed: RuntimeError: endpoint down"]], captured.err
+    assert "stage execute failed" not in captured.out
+    assert "session error" in captured.out
 
 
 def test_llm_engine_missing_is_one_line_error(capsys: pytest.CaptureFixture[str],

@@ -42,9 +42,10 @@ def test_import_reports_in_plain_text(tmp_path: Path, capsys: pytest.CaptureFixt
     log = tmp_path / "shop.log"
     log.write_text(LOG, encoding="utf-8")
     assert main(["logs", "import", str(log), "--store", str(tmp_path / "s.db")]) == 0
-    assert main(["logs", "import", str(log), "--store", str(tmp_path / "s.db")]) == 0
+    assert main(["logs", "import", str(log), "--store", str(tmp_path / "s.db")]) == 0  # the same file again
     out = capsys.readouterr().out
-    assert "created, 60 entries" in out and "appended to, 60 entries" in out
+    assert "created, 60 entries" in out and "unchanged, 0 entries" in out
+    assert f"{log}: skipped, already imported on" in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -53,6 +54,12 @@ def test_import_reports_in_plain_text(tmp_path: Path, capsys: pytest.CaptureFixt
      "--timezone: unknown time zone"),
     (["logs", "import", "{tmp}/shop.log", "--store", "{tmp}/s.db", "--format", "regex"],
      "--format regex needs --pattern"),
+    (["logs", "import", "{tmp}/shop.log", "--store", "{tmp}/s.db", "--format", "spark"],
+     "read as spark: no entry; nothing was imported"),
+    (["logs", "import", "{tmp}/shop.log", "--store", "{tmp}/s.db", "--max-unparsed", "101"],
+     "--max-unparsed 101.0: a percentage"),
+    (["logs", "import", "{tmp}/shop.log", "--store", "{tmp}/s.db", "--no-timestamps", "--format", "jsonl"],
+     "--no-timestamps reads every line as an entry"),
     (["logs", "stats", "--store", "{tmp}/none.db"], "none.db: log store not found"),
     (["logs", "query", "x", "--store", "{tmp}/none.db"], "none.db: log store not found"),
     (["logs", "query", "--store", "{tmp}/none.db", "--limit", "500"], "limit: must be <= 200"),
@@ -64,6 +71,15 @@ def test_errors_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     captured = capsys.readouterr()
     assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
     assert not (tmp_path / "s.db").exists()
+
+
+def test_strict_refuses_one_unparsed_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "shop.log").write_text(LOG + "not a log line\n", encoding="utf-8")
+    argv = ["logs", "import", str(tmp_path / "shop.log"), "--store", str(tmp_path / "s.db")]
+    assert main([*argv, "--strict"]) == 2
+    assert "1 of 61 lines unparsed (more than 0%; --strict)" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists()
+    assert main(argv) == 0
 
 
 def test_help(capsys: pytest.CaptureFixture[str]) -> None:

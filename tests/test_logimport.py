@@ -142,7 +142,7 @@ def test_json_lines_logfmt_syslog_and_regex(tmp_path: Path) -> None:
                  pattern=r"\[(?P<timestamp>[^\]]+)\] (?P<level>\w) (?P<service>\w+): (?P<message>.*)")
     rows = _rows(store, "SELECT level, service, message, host FROM entries ORDER BY id")
     assert rows == [("WARN", "x", "hot", None), ("ERROR", "y", "cold start", None),
-                    ("ERROR", "sshd", "Failed password", "host1"), ("E", "web", "boom", None)]
+                    ("ERROR", "sshd", "Failed password", "host1"), ("ERROR", "web", "boom", None)]
 
 
 def test_kubernetes_component_logs_and_web_access_logs(tmp_path: Path) -> None:

@@ -157,7 +157,7 @@ _SCHEMA_3_TALLIES = ("DROP TABLE group_spans", "DROP TABLE run_sets", "DROP TABL
 def _schema_1(tmp_path: Path) -> tuple[Path, Path]:
     """A store as version 1 wrote it: no service spans, topics not keyed by service, no tallies."""
     return _imported_then_changed(tmp_path, "DROP TABLE service_spans", *_SCHEMA_2_TOPICS, *_SCHEMA_3_TALLIES,
-                                  "UPDATE meta SET value = '1' WHERE key = 'schema'")
+                                  "DROP TABLE file_marks", "UPDATE meta SET value = '1' WHERE key = 'schema'")
 
 
 def test_a_store_of_schema_2_gets_its_topics_keyed_by_service(tmp_path: Path) -> None:
@@ -188,7 +188,10 @@ def test_a_store_of_schema_1_is_brought_up_to_date_when_opened(tmp_path: Path) -
 
 def test_a_store_of_schema_1_is_brought_up_to_date_before_an_append(tmp_path: Path) -> None:
     log, path = _schema_1(tmp_path)
-    import_files([log], path)
+    other = tmp_path / "other" / log.name  # the same service's lines, another file
+    other.parent.mkdir()
+    other.write_bytes(log.read_bytes())
+    import_files([other], path)
     store = LogStore.open(path)
     with store.connection() as connection:
         assert read_meta(connection)["schema"] == SCHEMA_VERSION

@@ -168,7 +168,7 @@ def test_packs_dir_adds_packs_and_overrides_built_in_ones(tmp_path: Path,
     monkeypatch.setenv("SUPERBIZ_PACKS_DIR", os.pathsep.join([str(first), "", str(second)]))
     get_settings.cache_clear()
 
-    assert get_settings().pack_dirs() == [first, second, DEFAULT_PACKS_DIR]
+    assert get_settings().pack_dirs() == [first, second, DEFAULT_PACKS_DIR, get_settings().user_packs_path()]
     assert resolve_pack("demo") == override.resolve()  # the earlier folder wins
     assert resolve_pack("mine") == mine.resolve()
     assert resolve_pack("extra") == extra.resolve()

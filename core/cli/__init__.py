@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 from core import regexcache, userdirs
 from core.cli import (
     ask_cmd,
+    audit_cmd,
     db_cmd,
     eval_cmd,
+    export_cmd,
     gatekeeper_cmd,
     logs_cmd,
     packs_cmd,
@@ -73,10 +75,12 @@ COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
     sources_cmd.register,
     packs_cmd.register,
     sessions_cmd.register,
+    export_cmd.register,
     eval_cmd.register,
     schema_cmd.register,
     serve_cmd.register,
     db_cmd.register,
+    audit_cmd.register,
     logs_cmd.register,
 )
 

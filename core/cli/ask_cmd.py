@@ -2,8 +2,9 @@
 
 Without ``--json`` every event is printed as one readable line (plan, each tool call with its
 arguments, evidence status and ref count, claims, each checked binding, each judged claim, the
-verdict, the answer). With ``--json`` only the final session document is printed. Exit code 0
-when the pipeline completed, whatever the verdict; 1 when the session ended in error.
+verdict, the answer). With ``--json`` only the final session document is printed. A stage that
+failed is its one ``error`` line on stderr, with or without ``--json``. Exit code 0 when the
+pipeline completed, whatever the verdict; 1 when the session ended in error.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
     from core.agents.registry import build_engines
-    from core.events import PlanMade, SessionFinished
+    from core.events import PipelineFailed, PlanMade, SessionFinished
     from core.inputs.text import check_question
     from core.pipeline import run_investigation
 
@@ -88,7 +89,11 @@ def run_ask(args: argparse.Namespace) -> int:
                                executor_fault=args.executor_fault, store=store)
     document: SessionDocument | None = None
     for event in events:
-        if not args.json:
+        if isinstance(event, PipelineFailed):
+            # Every error on stderr (issue 30), with or without --json: stdout keeps the
+            # transcript or the one JSON document, which records the failure too.
+            print_event(event, sys.stderr)
+        elif not args.json:
             print_event(event, sys.stdout)
             window = window_line(event.plan, world) if isinstance(event, PlanMade) else None
             if window is not None:

@@ -1,5 +1,6 @@
-"""``superbiz logs import|stats|query``: bring your own log files into a log store and search it.
+"""``superbiz logs add|import|stats|query``: bring your own log files into a log store and search it.
 
+``add`` imports into a pack of its own, askable at once (``core.cli.logsadd_cmd``).
 ``import`` reads files of any common layout (or a regex) into a SQLite+FTS5 store, all or
 nothing; ``stats`` says what a store holds; ``query`` runs ``query_logs`` on it. A pack points
 at a store with ``logs: {store: PATH}`` in its pack.yaml. See docs/logstore.md.
@@ -11,43 +12,44 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.cli.common import print_json
+
+if TYPE_CHECKING:
+    from core.sources.logimport import ImportReport
 
 _PROGRESS_AFTER_S = 1.0  # quiet for quick imports; a line every so often for long ones
 # ``--format``'s choices: core.sources.logformats.FORMATS, named here because building the
 # parser (every command does) must not compile the layouts' regexes (tests/test_logformats.py).
-FORMAT_NAMES = ("auto", "jsonl", "syslog", "openstack", "hdfs", "spark", "klog", "clf", "log4j", "logfmt", "regex")
+FORMAT_NAMES = ("auto", "jsonl", "syslog", "openstack", "hdfs", "spark", "klog", "clf", "log4j", "logfmt",
+                "text", "plain", "regex")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``logs`` and its subcommands."""
     logs = subparsers.add_parser("logs", help="import log files into a log store and search it",
                                  description="A log store is a SQLite file with a full-text index: "
-                                             "import log files of any common layout, then point a "
-                                             "pack at it (logs: {store: PATH}).")
+                                             "add log files of any common layout to a pack of their "
+                                             "own (logs add), or import them into a store a pack "
+                                             "points at (logs: {store: PATH}).")
     commands = logs.add_subparsers(dest="logs_command", metavar="SUBCOMMAND", required=True)
+    from core.cli.logsadd_cmd import register_add
+
+    register_add(commands)
 
     importing = commands.add_parser(
         "import", help="import log files into a store (created if missing, appended otherwise)",
         description="Recognises JSON lines, logfmt, syslog (RFC 3164/5424), log4j-style, HDFS, Spark, "
                     "OpenStack, Kubernetes (klog) and web access logs (Common/Combined Log Format) by "
-                    "itself; --format regex --pattern RE reads anything else. "
+                    "itself, and learns any other layout from where its timestamp, level and tag are "
+                    "(--format text); --no-timestamps reads lines without timestamps; --format regex "
+                    "--pattern RE reads anything else. A file that gives no entry, or more than "
+                    "--max-unparsed unparsed lines, is refused. "
                     "All or nothing: an error leaves the store as it was.")
     importing.add_argument("files", nargs="+", metavar="FILE", help="log files (plain or .gz)")
     importing.add_argument("--store", required=True, metavar="PATH", help="the store file")
-    importing.add_argument("--format", default="auto", choices=FORMAT_NAMES, dest="layout",
-                           help="the files' layout (default: recognised from the first lines)")
-    importing.add_argument("--pattern", metavar="RE",
-                           help="regex with named groups timestamp and message (required), level, "
-                                "service, source, host; implies --format regex")
-    importing.add_argument("--service", metavar="NAME",
-                           help="service of every line (default: the layout's, else the file name)")
-    importing.add_argument("--timezone", metavar="TZ",
-                           help="zone of timestamps written without one: an IANA name or +08:00 "
-                                "(default: UTC for a new store, else the store's)")
-    importing.add_argument("--json", action="store_true", help="print JSON only")
+    import_options(importing)
     importing.set_defaults(handler=_import)
 
     stats = commands.add_parser("stats", help="what a store holds",
@@ -76,6 +78,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     query.set_defaults(handler=_query)
 
 
+def import_options(parser: argparse.ArgumentParser) -> None:
+    """The options of an import (``logs import`` and ``logs add``), read by ``run_import``."""
+    parser.add_argument("--format", default="auto", choices=FORMAT_NAMES, dest="layout",
+                        help="the files' layout (default: recognised from the first lines)")
+    parser.add_argument("--pattern", metavar="RE",
+                        help="regex with named groups timestamp and message (required), level, "
+                             "service, source, host; implies --format regex")
+    parser.add_argument("--service", metavar="NAME",
+                        help="service of every line (default: the layout's, else the file name)")
+    parser.add_argument("--timezone", metavar="TZ",
+                        help="zone of timestamps written without one: an IANA name or +08:00 "
+                             "(default: UTC for a new store, else the store's)")
+    parser.add_argument("--year", type=int, metavar="YYYY",
+                        help="year of timestamps written without one (default: the file's "
+                             "modification time's; the report says which)")
+    parser.add_argument("--no-timestamps", action="store_true",
+                        help="the lines have no timestamps: each is an entry, stamped with the "
+                             "file's modification time, in file order")
+    parser.add_argument("--strict", action="store_true", help="refuse a file with any unparsed line")
+    parser.add_argument("--max-unparsed", type=float, default=5.0, metavar="PERCENT",
+                        help="refuse a file with more unparsed lines than this share of its "
+                             "lines (default 5; a file of 2 unparsed lines or fewer is kept)")
+    parser.add_argument("--json", action="store_true", help="print JSON only")
+
+
 def _progress(path: str, lines: int, entries: int, started: float) -> None:
     elapsed = time.perf_counter() - started
     if elapsed >= _PROGRESS_AFTER_S:
@@ -84,27 +111,48 @@ def _progress(path: str, lines: int, entries: int, started: float) -> None:
               f"({rate:,.0f} lines/s)", file=sys.stderr, flush=True)
 
 
+def import_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``import_files`` the options of ``import_options`` give
+    (the progress lines on stderr among them)."""
+    from core.errors import LogImportError
+
+    if not 0 <= args.max_unparsed <= 100:
+        raise LogImportError(f"--max-unparsed {args.max_unparsed}: a percentage, 0 to 100")
+    started = time.perf_counter()
+    layout = "regex" if args.pattern is not None else args.layout
+    return {"layout": layout, "pattern": args.pattern, "service": args.service,
+            "timezone_name": args.timezone, "year": args.year, "no_timestamps": args.no_timestamps,
+            "strict": args.strict, "max_unparsed": args.max_unparsed / 100,
+            "progress": lambda path, lines, entries: _progress(path, lines, entries, started)}
+
+
 def _import(args: argparse.Namespace) -> int:
     from core.sources.logimport import import_files
 
-    started = time.perf_counter()
-    layout = "regex" if args.pattern is not None else args.layout
-    report = import_files([Path(name) for name in args.files], Path(args.store), layout=layout,
-                          pattern=args.pattern, service=args.service, timezone_name=args.timezone,
-                          progress=lambda path, lines, entries: _progress(path, lines, entries, started))
+    report = import_files([Path(name) for name in args.files], Path(args.store), **import_settings(args))
+    return print_import(report, as_json=args.json)
+
+
+def print_import(report: ImportReport, *, as_json: bool, more: dict[str, Any] | None = None) -> int:
+    """Print an import's report (``more``: keys the JSON document starts with); exit code 0."""
     files = [{"path": f.path, "layout": f.layout, "physical_lines": f.physical_lines, "entries": f.entries,
               "continuation_lines": f.continuation_lines, "unparsed": f.unparsed,
               "unparsed_lines": [{"line": number, "text": text} for number, text in f.unparsed_lines],
-              "truncated_entries": f.truncated_entries, "invalid_utf8_replaced": f.replaced_characters}
+              "truncated_entries": f.truncated_entries, "invalid_utf8_replaced": f.replaced_characters,
+              "notes": f.notes, "skipped": f.skipped}
              for f in report.files]
-    if args.json:
-        print_json({"store": report.store, "created": report.created, "timezone": report.timezone,
-                    "entries": report.entries, "seconds": round(report.seconds, 3), "files": files})
+    if as_json:
+        print_json({**(more or {}), "store": report.store, "created": report.created,
+                    "timezone": report.timezone, "entries": report.entries,
+                    "seconds": round(report.seconds, 3), "files": files})
         return 0
-    verb = "created" if report.created else "appended to"
+    verb = "created" if report.created else "appended to" if report.entries else "unchanged"
     print(f"{report.store}: {verb}, {report.entries:,} entries in {report.seconds:.1f} s "
           f"(timestamps in {report.timezone})")
     for f in report.files:
+        if f.skipped:
+            print(f"  {f.path}: skipped, {'; '.join(f.notes)}")
+            continue
         extra = f", {f.continuation_lines:,} continuation lines attached" if f.continuation_lines else ""
         print(f"  {f.path}: {f.layout}, {f.physical_lines:,} lines, {f.entries:,} entries{extra}, "
               f"{f.unparsed:,} unparsed")
@@ -116,6 +164,8 @@ def _import(args: argparse.Namespace) -> int:
             print(f"    {f.truncated_entries:,} entries cut at 1 MiB of continuation lines")
         if f.replaced_characters:
             print("    invalid UTF-8 bytes were replaced by U+FFFD")
+        for note in f.notes:
+            print(f"    {note}")
     return 0
 
 
@@ -135,7 +185,13 @@ def _stats(args: argparse.Namespace) -> int:
     print(f"{stats['store']}: {stats['lines']:,} lines, {len(stats['services'])} services, "
           f"{stats['templates']:,} templates, timestamps in {stats['timezone']}")
     print(f"  time range: {stats['first_timestamp']} .. {stats['last_timestamp']}")
-    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}" for name, count in levels.items()))
+    written: dict[str, dict[str, int]] = stats.get("written_levels", {})
+
+    def as_written(name: str) -> str:
+        spellings = written.get(name)
+        return f" (written {', '.join(spellings)})" if spellings else ""
+    print("  levels:   " + ", ".join(f"{name or '(none)'} {count:,}{as_written(name)}"
+                                     for name, count in levels.items()))
     print("  services: " + ", ".join(f"{name} {count:,}" for name, count in services.items()))
     for item in stats["files"]:
         print(f"  file {item['path']}: {item['layout']}, {item['entries']:,} entries, "

@@ -11,7 +11,9 @@ from core.cli.common import one_line, print_json
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``packs`` and its subcommands."""
     packs = subparsers.add_parser("packs", help="list and validate scenario packs",
-                                  description="Scenario packs are folders of data under mockdata/.")
+                                  description="Scenario packs are folders of data: the built-in ones, "
+                                              "those in SUPERBIZ_PACKS_DIR, and those logs add makes "
+                                              "(SUPERBIZ_USER_PACKS_DIR).")
     commands = packs.add_subparsers(dest="packs_command", metavar="SUBCOMMAND", required=True)
 
     listing = commands.add_parser("list", help="list the available packs")

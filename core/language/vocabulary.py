@@ -92,8 +92,14 @@ def load(name: str, shape: type[_T]) -> _T:
     return cast(_T, _load(name, cast(Any, shape)))
 
 
+def read_later(name: str, shape: type[Any]) -> None:
+    """Say at import that a module reads ``vocab/<name>.yaml`` as ``shape`` on first use (it
+    is not needed by every command), so ``shapes()`` lists it before then."""
+    _SHAPES.setdefault(name, shape)
+
+
 def shapes() -> dict[str, type[Any]]:
-    """Each file read so far in this process, and the shape it was read as."""
+    """Each file read (or to be read, ``read_later``) in this process, and its shape."""
     return dict(_SHAPES)
 
 

@@ -18,7 +18,7 @@ import unicodedata
 from functools import cache
 
 from core.language.text import normalize
-from core.language.vocabulary import VocabularyFile, load
+from core.language.vocabulary import VocabularyFile, load, read_later
 from core.lazypattern import LazyPattern
 
 # Letters and digits; a camelCase boundary (a lower letter before an upper one, or an upper
@@ -37,6 +37,9 @@ class WordForms(VocabularyFile):
     i_endings: tuple[str, ...]
     irregular: dict[str, str]
     synonyms: tuple[tuple[str, ...], ...]
+
+
+read_later("word_forms", WordForms)
 
 
 @cache

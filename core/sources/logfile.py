@@ -32,6 +32,13 @@ TALLIES = ("""CREATE TABLE IF NOT EXISTS group_spans (
     run_set INTEGER NOT NULL, group_id INTEGER NOT NULL, lines INTEGER NOT NULL, first_us INTEGER NOT NULL,
     last_us INTEGER NOT NULL, PRIMARY KEY (run_set, group_id)) WITHOUT ROWID""")
 _TALLIES_SQL = ";\n".join(TALLIES)
+# What identifies an imported file's content (``core.sources.logimport``: a file imported again is
+# skipped, one grown since is read from where it ended): its size, modification time, the
+# SHA-256 of its first 64 KiB and of all of it. Added by the importer to a store written
+# before (no schema version: older code reads such a store as it did).
+FILE_MARKS = """CREATE TABLE IF NOT EXISTS file_marks (
+    file_id INTEGER PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    head_digest TEXT NOT NULL, digest TEXT NOT NULL)"""
 # ``lines`` is narrow (what filters, ranks and groups read: a million of them fit in memory);
 # ``entries`` holds what a result shows, read only for the lines returned or checked by regex.
 SCHEMA = f"""
@@ -60,7 +67,8 @@ CREATE TABLE IF NOT EXISTS entries (
     host TEXT,
     file_id INTEGER,
     line_no INTEGER,
-    folded TEXT);
+    folded TEXT,
+    written_level TEXT);
 CREATE TABLE IF NOT EXISTS line_topics (
     topic TEXT NOT NULL, service_key TEXT NOT NULL, line_id INTEGER NOT NULL,
     PRIMARY KEY (topic, service_key, line_id)) WITHOUT ROWID;
@@ -69,6 +77,7 @@ CREATE TABLE IF NOT EXISTS service_spans (
     service_key TEXT PRIMARY KEY, first_id INTEGER NOT NULL, last_id INTEGER NOT NULL) WITHOUT ROWID;
 {_TALLIES_SQL};
 {ENTITIES_TABLE};
+{FILE_MARKS};
 CREATE VIRTUAL TABLE IF NOT EXISTS lines_fts USING fts5(
     body, meta, parts, content='', tokenize='unicode61 remove_diacritics 0');
 """
@@ -215,6 +224,20 @@ def upgrade_schema(connection: sqlite3.Connection) -> dict[str, str]:
         raise LogStoreError(f"log store schema {meta.get('schema')!r} cannot be brought "
                             f"to {SCHEMA_VERSION!r} ({error}); import the files again") from None
     return {**meta, "schema": schema}
+
+
+def has_written_levels(connection: sqlite3.Connection) -> bool:
+    """Whether the store keeps levels as written (``entries.written_level``: a store written
+    before the importer canonicalised level codes has no such column)."""
+    return any(row[1] == "written_level" for row in connection.execute("PRAGMA table_info(entries)"))
+
+
+def add_import_columns(connection: sqlite3.Connection) -> None:
+    """Bring a store written before them up to the file marks and levels as written (a table
+    and a column older code does not read)."""
+    connection.execute(FILE_MARKS)
+    if not has_written_levels(connection):
+        connection.execute("ALTER TABLE entries ADD COLUMN written_level TEXT")
 
 
 def check_store(path: Path) -> str | None:

@@ -23,6 +23,8 @@ source, host, message) or says it is not a line of that layout. Layouts:
   ``10.0.0.2 - frank [01/Mar/2024:10:00:01 +0000] "POST /pay HTTP/1.1" 503 87 "-" "curl/8"``;
   the message is the line without its timestamp (and an empty ident and user); the level
   comes from the status (5xx ERROR, 4xx WARN, else INFO), so "errors" finds failed requests.
+- ``text``: any other layout with a timestamp, learned from the file's shapes
+  (``core.sources.logshapes``); ``plain``: lines without timestamps.
 - ``regex``: a user's pattern with named groups ``timestamp`` and ``message`` (required),
   ``level``, ``service``, ``source`` (or ``logger``/``component``), ``host``.
 
@@ -242,7 +244,9 @@ _SYSLOG_5424 = re.compile(
     r"(?P<sd>-|(?:\[(?:[^\]\\]|\\.)*\])+) ?(?P<msg>.*)")
 _SYSLOG_3164 = re.compile(
     rf"(?:<(?P<pri>\d{{1,3}})>)?(?P<b>{_MONTH_NAMES}) +(?P<d>\d{{1,2}}) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
-    r"(?:\.(?P<f>\d{1,6}))? (?P<host>\S+) (?P<tag>[^\s:\[]+)(?:\[(?P<pid>[^\]]*)\])?: ?(?P<msg>.*)")
+    r"(?:\.(?P<f>\d{1,6}))? (?P<host>\S+) +(?:-- )?(?P<tag>[^\s:\[]+(?:(?: [^\s:\[]+){1,2}(?=\[))?)"
+    r"(?:\[(?P<pid>[^\]]*)\])?(?: \([^()\s]*\)| v?\d[\w.-]*)?: ?(?P<msg>.*)")
+# After the tag, macOS writes "([pid])" or a version; a tag of words ("Microsoft Word[14463]:").
 _SEVERITIES = ("EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARN", "NOTICE", "INFO", "DEBUG")
 
 
@@ -369,7 +373,9 @@ LAYOUTS: dict[str, LineParser] = {
     "log4j": parse_log4j,
     "logfmt": parse_logfmt,
 }
-FORMATS: tuple[str, ...] = ("auto", *LAYOUTS, "regex")  # = core.cli.logs_cmd.FORMAT_NAMES (a test says so)
+# "text": a layout learned from the file's shapes; "plain": lines without timestamps
+# (core.sources.logshapes).
+FORMATS: tuple[str, ...] = ("auto", *LAYOUTS, "text", "plain", "regex")  # = logs_cmd.FORMAT_NAMES (tested)
 
 _SOURCE_GROUPS = ("source", "logger", "component")
 

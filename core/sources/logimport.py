@@ -1,18 +1,22 @@
 """``superbiz logs import``: log files of any common layout into a log store, all or nothing.
 
 For each file: refuse what is not a readable text log (missing, a folder, binary, a line
-longer than ``MAX_LINE_BYTES``), recognise its layout from its first lines
-(``core.sources.logformats``; or take ``--format`` / ``--pattern``), then read it line by line:
+longer than ``MAX_LINE_BYTES``: ``core.sources.logread``), recognise its layout from its first
+lines (``core.sources.logformats``, else a layout learned from their shapes,
+``core.sources.logshapes``; or take ``--format`` / ``--pattern``); skip it when the store holds
+it already, or read only what was appended since (``core.sources.logmarks``); then read it line
+by line:
 
 - a line of the layout starts an entry; its timestamp is normalised (``logclock``), its level
   canonicalised, its service is ``--service``, else the layout's (syslog app, OpenStack log
   name, a JSON ``service``), else the file's name;
 - a line that is not one but continues the entry above (indented, a stack trace) is attached
   to that entry's message;
-- a line that is an entry of *another* layout stops the import (mixed layouts: import the
-  parts separately or give ``--format``);
+- once an entry was read, a line that is an entry of *another* known layout stops the import
+  (mixed layouts: import the parts separately or give ``--format``);
 - anything else is counted as unparsed and reported with its line number; it is not stored
-  (an entry without a time cannot be placed in time).
+  (an entry without a time cannot be placed in time). A file with no entry, or more unparsed
+  lines than ``MAX_UNPARSED_SHARE`` of its lines, is refused.
 
 A new store is written to a temporary file renamed into place at the end; an existing store
 takes the new lines in one transaction. Either way an error leaves the store as it was.
@@ -21,32 +25,42 @@ takes the new lines in one transaction. Either way an error leaves the store as 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
 import re
 import sqlite3
 import time
-import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, cast
 
-from core.errors import InputError, LogImportError, LogStoreError
-from core.inputs.files import open_regular
+from core.errors import LogImportError, LogStoreError
 from core.logfields import parse_zone, zone_name
-from core.sources.logclock import Clock
-from core.sources.logfile import check_store, connect, finish_indexes, for_bulk_write, upgrade_schema
-from core.sources.logformats import LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
+from core.sources.logclock import Clock, TimeParts
+from core.sources.logfile import (
+    add_import_columns,
+    check_store,
+    connect,
+    finish_indexes,
+    for_bulk_write,
+    upgrade_schema,
+)
+from core.sources.logformats import FORMATS, LAYOUTS, LineParser, ParsedLine, is_continuation, regex_parser
+from core.sources.logmarks import known, record
+from core.sources.logread import MAX_LINE_BYTES as MAX_LINE_BYTES  # the limit, where tests and docs look
+from core.sources.logread import check_text, is_compressed, open_log, physical_lines
+from core.sources.logshapes import has_level, learn, plain_parser
 from core.sources.logwriter import LineRecord, LogWriter, create_schema, normalised_level
 
-MAX_LINE_BYTES = 1 << 20  # a longer physical line is refused: nobody writes such log lines
-MAX_LOG_FILE_BYTES = 1 << 40  # files are streamed; this only refuses the absurd
 MAX_SERVICE_CHARS = 200  # --service: longer is not a service name
 MAX_ENTRY_CHARS = 1 << 20  # an entry's continuation lines beyond this are cut (and counted)
 DETECT_LINES = 200  # lines read to recognise a layout
 SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
+# More unparsed lines than this share of a file's non-blank lines: the layout was not understood,
+# the import is refused (``--max-unparsed`` changes it; ``--strict`` refuses any).
+MAX_UNPARSED_SHARE = 0.05
+FEW_UNPARSED = 2  # ... unless they are this few (a short file with a stray line is no wrong layout)
 ProgressFn = Callable[[str, int, int], None]  # (file, physical lines read, entries) every ~50k lines
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
 
@@ -65,6 +79,8 @@ class FileReport:
     unparsed_lines: list[tuple[int, str]] = field(default_factory=list)
     truncated_entries: int = 0
     replaced_characters: bool = False
+    notes: list[str] = field(default_factory=list)  # how times were read, what the store knew of it
+    skipped: bool = False  # already in the store (``core.sources.logmarks``)
 
 
 @dataclass
@@ -84,93 +100,16 @@ class ImportReport:
 
 # ---------------------------------------------------------------- reading a file
 
-
-def _open(path: Path) -> IO[bytes]:
-    """The file opened for reading, decompressed when it is gzip: a regular file only (never a
-    FIFO, a device or a folder: ``core.inputs.open_regular``)."""
-    try:
-        handle = open_regular(path, max_bytes=MAX_LOG_FILE_BYTES)
-    except InputError as error:
-        raise LogImportError(str(error)) from None
-    try:
-        head = handle.read(2)
-        handle.seek(0)
-    except OSError as error:
-        handle.close()
-        raise LogImportError(f"{path}: cannot read: {error.strerror or error}") from None
-    # The caller closes what is returned. Rotated logs are often compressed.
-    if head == b"\x1f\x8b":
-        return cast(IO[bytes], _GzipOwningFile(handle))
-    return handle
-
-
-class _GzipOwningFile(gzip.GzipFile):
-    """A gzip reader that closes the file it reads when it is closed."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        super().__init__(fileobj=raw, mode="rb")
-        self._raw = raw
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._raw.close()
-
-
-def _check_text(path: Path) -> None:
-    with _open(path) as handle:
-        try:
-            head = handle.read(8192)
-        except (OSError, EOFError, zlib.error) as error:  # a damaged .gz among them
-            raise LogImportError(f"{path}: cannot read: {error}") from None
-    if b"\x00" in head:
-        raise LogImportError(f"{path}: a binary file, not a text log")
-    controls = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
-    if head and controls > len(head) // 10:
-        raise LogImportError(f"{path}: a binary file, not a text log")
-
-
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-_CHUNK_BYTES = 1 << 16
-
-
-def _physical_lines(handle: IO[bytes], path: Path) -> Iterator[bytes]:
-    """The file's lines without their ends, which may be LF, CRLF or a bare CR (old Mac files,
-    some appliances), mixed; a line longer than ``MAX_LINE_BYTES`` is refused."""
-    carry, number = b"", 0
-    while True:
-        try:
-            chunk = handle.read(_CHUNK_BYTES)
-        except (OSError, EOFError, zlib.error) as error:
-            raise LogImportError(f"{path}: cannot read after line {number}: {error}") from None
-        if not chunk:
-            if carry:
-                yield carry.removesuffix(b"\r")
-            return
-        buffer, held = carry + chunk, b""
-        if buffer.endswith(b"\r"):  # its LF (a CRLF) may start the next chunk
-            buffer, held = buffer[:-1], b"\r"
-        parts = _LINE_END.split(buffer) if b"\r" in buffer else buffer.split(b"\n")
-        carry = parts.pop() + held  # the unfinished last line
-        for part in parts:
-            number += 1
-            if len(part) > MAX_LINE_BYTES:
-                raise _too_long(path, number)
-            yield part
-        if len(carry) > MAX_LINE_BYTES + 1:
-            raise _too_long(path, number + 1)
-
-
-def _too_long(path: Path, number: int) -> LogImportError:
-    return LogImportError(f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB "
-                          "(not a log line; is this a log file?)")
-
-
-def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
-    """(line number, text without its line end), bounded in length, invalid UTF-8 replaced."""
-    with _open(path) as handle:
-        for number, raw in enumerate(_physical_lines(handle, path), start=1):
+def _lines(path: Path, report: FileReport, span: tuple[int, int, int | None] = (0, 0, None),
+           ) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line end), bounded in length, invalid UTF-8 replaced;
+    ``span``: (bytes and lines to skip: what an earlier import read, bytes to read at most)."""
+    offset, skipped_lines, limit = span
+    with open_log(path) as handle:
+        if offset:
+            handle.seek(offset)
+        limit = None if limit is None else limit - offset
+        for number, raw in enumerate(physical_lines(handle, path, limit), start=skipped_lines + 1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -183,9 +122,16 @@ def _lines(path: Path, report: FileReport) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def detect_layout(path: Path) -> str:
-    """The layout most of the file's first lines have; ``LogImportError`` when none fits or
-    when two layouts share them (mixed layouts)."""
+@dataclass(frozen=True)
+class Plan:
+    """How a file is read: its layout's name (stored), its parser, what the report calls it."""
+
+    layout: str
+    parser: LineParser
+    label: str
+
+
+def _sample(path: Path) -> list[tuple[int, str]]:
     sample: list[tuple[int, str]] = []
     for number, line in _lines(path, FileReport(str(path), "")):
         if line.strip():
@@ -194,19 +140,48 @@ def detect_layout(path: Path) -> str:
             break
     if not sample:
         raise LogImportError(f"{path}: empty (no log lines)")
+    return sample
+
+
+def detect(path: Path) -> Plan:
+    """The layout most of the file's first lines have: a known one, else one learned from their
+    shapes (``logshapes``), else lines without timestamps when most start with a level;
+    ``LogImportError`` when none fits or when two known layouts share them (mixed layouts)."""
+    sample = _sample(path)
     matched = {name: [number for number, line in sample if parse(line)] for name, parse in LAYOUTS.items()}
     best = max(LAYOUTS, key=lambda name: len(matched[name]))  # the first of the best on a tie
+    shape = learn([line for _, line in sample])
+    if shape is not None:
+        shaped = sum(1 for _, line in sample if shape.parse(line) is not None)
+        if shaped > len(matched[best]):
+            return Plan("text", shape.parse, shape.describe())
     if not matched[best]:
+        if sum(1 for _, line in sample if has_level(line)) >= len(sample) / 2:
+            return _plain(path, detected=True)
         first = sample[0][1][:80]
         raise LogImportError(f"{path}: layout not recognised (line {sample[0][0]}: {first!r}); "
-                             "give --format, or --format regex --pattern with named groups")
+                             "give --format, or --format regex --pattern with named groups, or "
+                             "--no-timestamps for lines without timestamps")
     taken = set(matched[best])
     for name, numbers in matched.items():
         other = [number for number in numbers if number not in taken]
         if name != best and other:
             raise LogImportError(f"{path}: mixed layouts: line {matched[best][0]} is {best}, line "
                                  f"{other[0]} is {name}; import them separately or give --format")
-    return best
+    return Plan(best, LAYOUTS[best], best)
+
+
+def detect_layout(path: Path) -> str:
+    """The name of the layout ``detect`` finds."""
+    return detect(path).layout
+
+
+def _plain(path: Path, detected: bool) -> Plan:
+    written = _file_written(path)
+    how = "found no timestamps" if detected else "--no-timestamps"
+    return Plan("plain", plain_parser(TimeParts(epoch=written.timestamp())),
+                f"plain ({how}: every line stamped {written.isoformat(timespec='seconds')}, "
+                "the file's modification time, in file order)")
 
 
 # A date (and time) a rotated file's name ends with: app-2024-03-01, messages-20240301,
@@ -248,11 +223,15 @@ class _FileImport:
         self.writer, self.clock, self.report, self.progress = writer, clock, report, progress
         self.service = service or service_of_file(path)
         self.service_given = service is not None
+        self.span: tuple[int, int, int | None] = (0, 0, None)
+        self.read_entry = False  # before any, another layout's line means a wrong --format: refused
+        self.levels: dict[str | None, tuple[str, str | None]] = {}  # as written -> (canonical, kept)
 
     def run(self) -> None:
         report, parse = self.report, self.parser
         pending: _Entry | None = None
-        for number, line in _lines(self.path, report):
+        report.physical_lines = self.span[1]
+        for number, line in _lines(self.path, report, self.span):
             report.physical_lines = number
             if number % 50_000 == 0 and self.progress is not None:
                 self.progress(str(self.path), number, self.writer.entries)
@@ -260,6 +239,7 @@ class _FileImport:
                 continue
             parsed = parse(line)
             if parsed is not None:
+                self.read_entry = True
                 if pending is not None:
                     self._store(pending)
                 pending = _Entry(parsed, number, size=len(parsed.message))
@@ -277,7 +257,7 @@ class _FileImport:
 
     def _unparsed(self, number: int, line: str, reason: str = "") -> None:
         for name, other in LAYOUTS.items():
-            if name != self.layout and self.layout != "regex" and other(line):
+            if self.read_entry and name != self.layout and self.layout not in _LEARNED and other(line):
                 raise LogImportError(f"{self.path}: mixed layouts: line {number} is {name}, the file is "
                                      f"{self.layout}; import them separately or give --format")
         self.report.unparsed += 1
@@ -299,27 +279,66 @@ class _FileImport:
         if entry.truncated:
             self.report.truncated_entries += 1
         service = self.service if self.service_given else (parsed.service or self.service)
-        self.writer.add(LineRecord(instant, text, normalised_level(parsed.level), service, message,
-                                   parsed.source, parsed.host, entry.line_no))
+        levels = self.levels.get(parsed.level)
+        if levels is None:
+            level = normalised_level(parsed.level)
+            written = parsed.level.strip() if parsed.level else None
+            levels = self.levels[parsed.level] = (level, written if written and written.upper() != level else None)
+        self.writer.add(LineRecord(instant, text, levels[0], service, message, parsed.source, parsed.host,
+                                   entry.line_no, levels[1]))
         self.report.entries += 1
 
 
 # ---------------------------------------------------------------- the import
 
 
-def _parser_for(path: Path, layout: str, pattern: str | None) -> tuple[str, LineParser]:
+def _plan(path: Path, layout: str, pattern: str | None) -> Plan:
     if pattern is not None or layout == "regex":
         if pattern is None:
             raise LogImportError("--format regex needs --pattern")
         try:
-            return "regex", regex_parser(pattern)
+            return Plan("regex", regex_parser(pattern), "regex")
         except ValueError as error:
             raise LogImportError(str(error)) from None
     if layout == "auto":
-        layout = detect_layout(path)
+        return detect(path)
+    if layout == "plain":
+        return _plain(path, detected=False)
+    if layout == "text":
+        shape = learn([line for _, line in _sample(path)])
+        if shape is None:
+            raise LogImportError(f"{path}: --format text: no timestamp shape in most of the first lines")
+        return Plan("text", shape.parse, shape.describe())
     if layout not in LAYOUTS:
-        raise LogImportError(f"unknown --format {layout!r} (known: auto, {', '.join(LAYOUTS)}, regex)")
-    return layout, LAYOUTS[layout]
+        raise LogImportError(f"unknown --format {layout!r} (known: {', '.join(FORMATS)})")
+    return Plan(layout, LAYOUTS[layout], layout)
+
+
+_LEARNED = ("regex", "text", "plain")  # no line of another layout is "mixed" in these
+
+
+def _check_parsed(path: Path, report: FileReport, max_unparsed: float, appended: bool = False) -> None:
+    """Refuse a file whose layout was not understood: no entry, or too many unparsed lines;
+    with its first unparsed lines and the ``--format`` most of them read as."""
+    read = report.entries + report.continuation_lines + report.unparsed
+    if appended and not read:  # grown by blank lines only
+        return
+    if report.entries and (report.unparsed <= max_unparsed * read
+                           or (max_unparsed > 0 and report.unparsed <= FEW_UNPARSED)):
+        return
+    shown = "; ".join(f"line {number}: {text[:100]!r}" for number, text in report.unparsed_lines[:3])
+    fits = Counter(name for _, text in report.unparsed_lines for name, parse in LAYOUTS.items()
+                   if parse(text) is not None)
+    hint = (f"these lines read as --format {fits.most_common(1)[0][0]}" if fits else
+            "give --format (" + ", ".join(name for name in FORMATS if name != "auto") + "), or "
+            "--pattern '(?P<timestamp>...) (?P<message>.*)', or --no-timestamps")
+    if not report.entries:
+        what = "no entry"
+    else:
+        what = (f"{report.unparsed:,} of {read:,} lines unparsed (more than {max_unparsed:.0%}"
+                + ("; --strict" if max_unparsed == 0 else "; --max-unparsed changes it") + ")")
+    raise LogImportError(f"{path}: read as {report.layout}: {what}; nothing was imported. "
+                         f"{shown + '. ' if shown else ''}{hint}")
 
 
 def _file_written(path: Path) -> datetime:
@@ -343,9 +362,14 @@ def _check_service(service: str) -> None:
 
 def import_files(paths: list[Path], store: Path, *, layout: str = "auto", pattern: str | None = None,
                  service: str | None = None, timezone_name: str | None = None,
-                 progress: ProgressFn | None = None) -> ImportReport:
+                 progress: ProgressFn | None = None, year: int | None = None, no_timestamps: bool = False,
+                 strict: bool = False, max_unparsed: float = MAX_UNPARSED_SHARE) -> ImportReport:
     """Import ``paths`` into the store at ``store`` (created when missing). All or nothing:
-    any ``LogImportError`` / ``LogStoreError`` leaves the store as it was."""
+    any ``LogImportError`` / ``LogStoreError`` leaves the store as it was: a file that gives no
+    entry, or more than ``max_unparsed`` (a share of its non-blank lines; 0 with ``strict``)
+    unparsed lines, is refused. ``year``: the year of timestamps written without one (default:
+    the file's modification time's); ``no_timestamps``: every line is an entry, stamped with
+    the file's modification time."""
     started = time.perf_counter()
     if not paths:
         raise LogImportError("no files to import")
@@ -360,10 +384,16 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         if key in seen:
             raise LogImportError(f"{path}: given twice (as {seen[key]}); each file is imported once")
         seen[key] = path
+    if year is not None and not 1 <= year <= 9999:
+        raise LogImportError(f"--year {year}: not a year")
+    if no_timestamps:
+        if pattern is not None or layout not in ("auto", "plain"):
+            raise LogImportError("--no-timestamps reads every line as an entry: it takes no --format or --pattern")
+        layout = "plain"
     plans = []
     for path in paths:
-        _check_text(path)
-        plans.append((path, *_parser_for(path, layout, pattern)))
+        check_text(path)
+        plans.append((path, _plan(path, layout, pattern)))
     try:  # Path.exists raises when a folder above is not searchable by this user
         store.stat()
         creating = False
@@ -391,14 +421,32 @@ def import_files(paths: list[Path], store: Path, *, layout: str = "auto", patter
         else:
             store_zone = parse_zone(upgrade_schema(connection).get("timezone", "UTC"))
         connection.execute("BEGIN IMMEDIATE")
-        for path, name, parser in plans:
-            report = FileReport(str(path), name)
+        add_import_columns(connection)
+        for path, plan in plans:
+            report = FileReport(str(path), plan.label)
             reports.append(report)
+            compressed = is_compressed(path)
+            store_knows, mark = known(connection, path, compressed)
+            if store_knows.note:
+                report.notes.append(store_knows.note)
+            if store_knows.action == "skip":
+                report.skipped = True
+                continue
             zone = source_zone or store_zone
-            clock = Clock(zone, store_zone, _file_written(path))
-            with LogWriter(connection, path=str(path.resolve()), layout=name, zone=zone) as writer:
-                _FileImport(path, name, parser, writer, clock, service, report, progress).run()
+            clock = Clock(zone, store_zone, _file_written(path), year=year)
+            with LogWriter(connection, path=str(path.resolve()), layout=plan.label, zone=zone) as writer:
+                reading = _FileImport(path, plan.layout, plan.parser, writer, clock, service, report, progress)
+                reading.span = (store_knows.offset, store_knows.lines, None if compressed else mark.size)
+                reading.run()
+                _check_parsed(path, report, 0.0 if strict else max_unparsed,
+                              appended=store_knows.action == "append")
                 writer.finish(report.physical_lines, report.unparsed)
+            record(connection, writer.file_id, mark)
+            if clock.dateless:
+                report.notes.append(f"{clock.dateless:,} timestamps without a date: the file's modification "
+                                    f"date, {_file_written(path).date().isoformat()}")
+            if clock.yearless:
+                report.notes.append(f"{clock.yearless:,} timestamps without a year: year {clock.year_note}")
         finish_indexes(connection)
         connection.execute("COMMIT")
     except BaseException as error:

@@ -29,7 +29,14 @@ from core.errors import LogStoreError
 from core.logfields import level_rank, parse_timestamp, parse_zone, zone_name
 from core.sources.base import ENTITY_KINDS, DataEntity, SourceDescription, Vocabulary, served_request
 from core.sources.logentities import store_entities
-from core.sources.logfile import check_store, connect, finish_indexes, lexicon_fingerprint, upgrade_schema
+from core.sources.logfile import (
+    check_store,
+    connect,
+    finish_indexes,
+    has_written_levels,
+    lexicon_fingerprint,
+    upgrade_schema,
+)
 from core.sources.logsql import QueryPlan, build_plan
 from core.sources.logtext import CANDIDATE_TERMS
 from core.tools.args import QueryLogsArgs
@@ -315,7 +322,8 @@ class LogStore:
         return found
 
     def stats(self) -> dict[str, Any]:
-        """What the store holds: lines, services, levels, time range, templates, files."""
+        """What the store holds: lines, services, levels (and how lines wrote them, when not by
+        their canonical names: logcat's ``E`` for ERROR), time range, templates, files."""
         with self._lock:
             run = self._connection.execute
             per_group = run("SELECT g.service, g.level, g.template_id, s.lines FROM group_spans s "
@@ -326,6 +334,12 @@ class LogStore:
             templates = run("SELECT count(*) FROM templates").fetchone()[0]
             files = run("SELECT path, layout, timezone, imported_at, physical_lines, entries, unparsed "
                         "FROM files ORDER BY id").fetchall()
+            written: dict[str, dict[str, int]] = {}
+            if has_written_levels(self._connection):  # a store written before has none
+                for level, as_written, count in run(
+                        "SELECT level, written_level, count(*) FROM entries WHERE written_level IS NOT NULL "
+                        "GROUP BY level, written_level ORDER BY level, written_level"):
+                    written.setdefault(level, {})[as_written] = count
         services: dict[str, int] = {}
         levels: dict[str, int] = {}
         for service, level, _, count in per_group:
@@ -337,6 +351,7 @@ class LogStore:
             "lines": sum(row[3] for row in per_group),
             "services": dict(sorted(services.items(), key=lambda item: (-item[1], item[0]))),
             "levels": dict(sorted(levels.items(), key=lambda item: (-(rank[item[0]] or -1), item[0]))),
+            "written_levels": written,
             "first_timestamp": first[0] if first else None,
             "last_timestamp": last[0] if last else None,
             "templates": templates,

@@ -21,9 +21,9 @@ from types import TracebackType
 from core.contracts import LogEntry
 from core.errors import LogStoreError
 from core.language.lexicon import tag_lines
-from core.logfields import canonical_level, epoch_us, level_rank, parse_timestamp, zone_name
+from core.logfields import canonical_level, coded_level, epoch_us, level_rank, parse_timestamp, zone_name
 from core.sources.logentities import COUNTED, EntityTally
-from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, lexicon_fingerprint
+from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, add_import_columns, lexicon_fingerprint
 from core.sources.logtally import RunTally
 from core.sources.logtext import VOCABULARY_SQL, index_text
 from core.sources.templates import TemplateMiner
@@ -46,6 +46,7 @@ class LineRecord:
     source: str | None
     host: str | None
     line_no: int
+    written_level: str | None = None  # the level as the line wrote it, when not its canonical name
 
 
 def create_schema(connection: sqlite3.Connection, zone: tzinfo) -> None:
@@ -94,6 +95,7 @@ class LogWriter:
 
     def __init__(self, connection: sqlite3.Connection, *, path: str, layout: str, zone: tzinfo) -> None:
         self._connection = connection
+        add_import_columns(connection)
         self._miner = TemplateMiner()
         self._miner.load(connection.execute("SELECT id, template FROM templates ORDER BY id").fetchall())
         self._next_id = (connection.execute("SELECT max(id) FROM lines").fetchone()[0] or 0) + 1
@@ -113,7 +115,8 @@ class LogWriter:
             "INSERT INTO files (path, layout, timezone, imported_at, physical_lines, entries, unparsed) "
             "VALUES (?, ?, ?, ?, 0, 0, 0)",
             (path, layout, zone_name(zone), datetime.now(UTC).isoformat(timespec="seconds")))
-        self._file_id = cursor.lastrowid
+        self.file_id: int = cursor.lastrowid or 0
+        self._file_id = self.file_id
         self.entries = 0
         self._finished = False
 
@@ -182,14 +185,15 @@ class LogWriter:
             else:
                 span[1] = line_id
             entries.append((line_id, record.ts, record.level, record.service, record.message,
-                            record.source, record.host, self._file_id, record.line_no, indexed.folded))
+                            record.source, record.host, self._file_id, record.line_no, indexed.folded,
+                            record.written_level))
             fts.append((line_id, indexed.body, indexed.meta, indexed.parts))
             messages.append(text[:text.rfind(META_MARK)])
             line_id += 1
         run = self._connection.executemany
         run("INSERT INTO lines (id, ts_us, level_rank, service_key, group_id) VALUES (?, ?, ?, ?, ?)", lines)
-        run("INSERT INTO entries (id, ts, level, service, message, source, host, file_id, line_no, folded) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
+        run("INSERT INTO entries (id, ts, level, service, message, source, host, file_id, line_no, folded, "
+            "written_level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
         run("INSERT INTO lines_fts (rowid, body, meta, parts) VALUES (?, ?, ?, ?)", fts)
         first = self._next_id
         run("INSERT INTO line_topics (topic, service_key, line_id) VALUES (?, ?, ?)",
@@ -233,8 +237,9 @@ class LogWriter:
 
 
 def normalised_level(raw: str | None) -> str:
-    """A level as a store writes it: the canonical name when known (``warning`` -> ``WARN``),
-    else the text as found, upper case (kept, but ranked nowhere)."""
+    """A level as a store writes it: the canonical name when known (``warning`` -> ``WARN``,
+    logcat's ``E`` -> ``ERROR``, ``<3>`` -> ``ERROR``, pino's ``50`` -> ``ERROR``), else the
+    text as found, upper case (kept, but ranked nowhere)."""
     if not raw:
         return ""
-    return canonical_level(raw) or raw.strip().upper()
+    return canonical_level(raw) or coded_level(raw) or raw.strip().upper()

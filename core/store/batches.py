@@ -10,6 +10,7 @@ from sqlalchemy import insert, update
 from sqlmodel import col
 
 from core.contracts import Invocation
+from core.store.chain import seal
 from core.store.db import Store
 from core.store.invocations import invocation_values, reserve_invocation_ids
 from core.store.leases import heartbeat
@@ -64,6 +65,8 @@ def write_batch(store: Store, *, session_id: str, batch: Batch) -> list[int]:
             connection.execute(update(SessionEventRow)
                                .where(col(SessionEventRow.session_id) == session_id)
                                .where(col(SessionEventRow.seq) == seq).values(payload=payload))
+        if batch.closing:  # sealed as it closes, in the same transaction (core.store.chain)
+            seal(connection, "session", session_id)
     if batch.create is not None:
         heartbeat.hold(store, "sessions", session_id)
     if batch.closing:

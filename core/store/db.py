@@ -22,7 +22,7 @@ from core.store import models  # noqa: F401  (registers the tables)
 from core.store.dialects import configure_text_escape, default_postgres_driver, json_dumps
 from core.store.identity import BUSY_TIMEOUT_S, access_problem, check_engine, check_sqlite_file, refusal, stamp_version
 from core.store.location import store_url
-from core.store.migrate import add_missing_columns
+from core.store.migrate import add_missing_columns, seal_existing_records
 
 
 class Store:
@@ -142,6 +142,7 @@ def open_store(target: str | None = None, *, create_folders: bool = False) -> St
         SQLModel.metadata.create_all(engine)
         add_missing_columns(engine)  # before the indexes: an index may name a new column
         _create_missing_indexes(engine)
+        seal_existing_records(engine)  # before the stamp: a store stamped 2 has its chain
         stamp_version(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
         raise StoreError(f"cannot open audit store {redact_url(url)}: database driver missing "

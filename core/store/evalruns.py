@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, update
 from sqlmodel import col, select
 
+from core.store.chain import seal
 from core.store.db import Store
 from core.store.leases import current_owner, heartbeat
 from core.store.models import CaseResultRow, EvalRunRow, utcnow
@@ -45,13 +46,13 @@ def add_case_results(store: Store, *, run_id: str, results: list[dict[str, Any]]
 
 def finish_eval_run(store: Store, *, run_id: str, passed: int, duration_ms: float,
                     metrics: dict[str, Any], status: str = "completed") -> None:
-    """Close an eval run with its metrics."""
-    with store.session() as db:
-        row = db.get(EvalRunRow, run_id)
-        if row is None:
+    """Close an eval run with its metrics, sealed in the same transaction (``core.store.chain``)."""
+    with store.begin() as connection:
+        closed = connection.execute(update(EvalRunRow).where(col(EvalRunRow.id) == run_id).values(
+            passed=passed, duration_ms=duration_ms, metrics=metrics, status=status))
+        if closed.rowcount == 0:
             raise KeyError(run_id)
-        row.passed, row.duration_ms, row.metrics, row.status = passed, duration_ms, metrics, status
-        db.add(row)
+        seal(connection, "eval_run", run_id)
     heartbeat.release(store, "eval_runs", run_id)
 
 

@@ -6,7 +6,7 @@ session whose process is gone is marked ``incomplete`` as it is read (``core.sto
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypedDict, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
@@ -200,3 +200,15 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
         detail = first_error(exc) if isinstance(exc, ValidationError) else str(exc)
         raise StoredRowError(f"session {session_id}: the stored row cannot be read back "
                              f"({detail})") from None
+
+
+def closed_session_ids(store: Store, *, since: datetime | None = None,
+                       limit: int = 1000) -> list[str]:
+    """Ids of the sessions that have closed (any status but ``running``), created at or after
+    ``since`` (UTC), oldest first (``export otlp``)."""
+    query = select_columns(col(SessionRow.id)).where(col(SessionRow.status) != "running")
+    if since is not None:  # stored as UTC (``models.utcnow``)
+        query = query.where(col(SessionRow.created_at) >= as_utc(since).astimezone(UTC))
+    query = query.order_by(col(SessionRow.created_at), col(SessionRow.id)).limit(limit)
+    with store.begin() as connection:
+        return [str(row[0]) for row in connection.execute(query).all()]

@@ -227,6 +227,7 @@ class Journal:
             return
         self._ids += write_batch(self.store, session_id=self.session_id, batch=batch)
         self._create, self._reserve = None, 0
+        self._finished = False  # closed and sealed: a later flush only adds what waits
         self._values.clear()
         self._invocations.clear()
         self._bindings.clear()

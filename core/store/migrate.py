@@ -6,6 +6,9 @@ older store and every write naming it would fail. ``add_missing_columns`` adds e
 column the database lacks with ``ALTER TABLE ... ADD COLUMN``, always as NULL-able (rows
 already there have no value for it) and without a default. Nothing is ever dropped, renamed or
 retyped: a column the database has and this version does not declare is left alone.
+
+``seal_existing_records`` starts the audit chain (``core.store.chain``) of a store made before
+it: every session and eval run already closed is sealed, oldest first, in one transaction.
 """
 
 from __future__ import annotations
@@ -59,3 +62,11 @@ def add_missing_columns(engine: Engine) -> list[str]:
             added.append(f"{table_name}.{name}")
     log.info("audit store upgraded: added columns %s", ", ".join(added))
     return added
+
+
+def seal_existing_records(engine: Engine) -> int:
+    """Start the audit chain and seal the records closed before it existed (once; see
+    ``core.store.chain.seal_existing``); returns how many were sealed."""
+    from core.store.chain import seal_existing
+
+    return seal_existing(engine)

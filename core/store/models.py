@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Table, Text
+from sqlalchemy import JSON, Column, Index, Table, Text, UniqueConstraint
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.ddl import BaseDDLElement
 from sqlalchemy.sql.schema import SchemaItem
@@ -187,3 +187,22 @@ class StoreMetaRow(SQLModel, table=True):
     __tablename__ = "store_meta"
     key: str = Field(primary_key=True)
     value: str
+
+
+class AuditRecordRow(SQLModel, table=True):
+    """One link of the store's hash chain (``core.store.chain``): a closed session or eval run
+    sealed with the SHA-256 of its content and of the record before it."""
+
+    __tablename__ = "audit_chain"
+    # One record per session or run, and no two records after the same one: a fork would need
+    # two rows with one ``prev_sha256``.
+    __table_args__ = (UniqueConstraint("kind", "record_id", name="uq_audit_chain_record"),
+                      UniqueConstraint("prev_sha256", name="uq_audit_chain_prev"))
+
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    kind: str  # "session" or "eval_run"
+    record_id: str
+    created_at: datetime = Field(default_factory=utcnow)
+    content_sha256: str
+    prev_sha256: str
+    sha256: str

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import and_, update
 from sqlmodel import col, select
 
+from core.store.chain import seal
 from core.store.db import Store
 from core.store.leases import INCOMPLETE_REASON, lease_timeout_s, owner_is_gone
 from core.store.models import EvalRunRow, SessionRow, utcnow
@@ -57,6 +58,8 @@ def _mark_incomplete(store: Store, table: type[SessionRow] | type[EvalRunRow],
                 _equal_or_null(table.lease_token, lease.token),
                 _equal_or_null(table.heartbeat_at, lease.heartbeat_at))
             if connection.execute(update(table).where(same_lease).values(**values)).rowcount:
+                # Closed now: sealed in the same transaction (core.store.chain).
+                seal(connection, "session" if table is SessionRow else "eval_run", lease.row_id)
                 marked.append(lease.row_id)
     return marked
 

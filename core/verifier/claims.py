@@ -36,10 +36,11 @@ from core.language.facts import EN_NEGATIONS, FACT_WORDS
 from core.language.lexicon import declared_topics, expand_topics, topic_mentions, topics_in
 from core.language.marks import canonical_mark, negation_marks
 from core.language.quotes import match_excerpt
+from core.language.renderings import rendered_units
 from core.language.subjects import excluded_mentions, services_mentioned, subjects_excluded, topics_in_scope
 from core.language.text import fold, normalize, normalize_text
 from core.tools.args import TOPIC_ARGS, UNIT_ARGS, argument_values
-from core.verifier import facts, polarity
+from core.verifier import facts, polarity, quantifiers
 from core.verifier.attribution import held_levels, misattributed
 from core.verifier.evidence import Evidence, Item, passed_items
 from core.verifier.marks import marked_text
@@ -75,6 +76,7 @@ def _zh_negation(word: str) -> str:
 # "unreachable" is one, as 不可达 is).
 _NEGATION_RE = re.compile("|".join(map(_zh_negation, sorted(FACT_WORDS.zh_negations, key=len, reverse=True)))
                           + "|n't|" + whole([*EN_NEGATIONS, *CLAIM_RELATIONS.negative_adjectives]))
+_PAIR_RENDERINGS = polarity.renderings()
 # A sentence is grounded when at least this share of its content units is in the evidence.
 _GROUNDED_SHARE = 0.5
 
@@ -219,11 +221,11 @@ def _judge_positive(claim: Claim, items: list[Item], evidence: Evidence,
     texts = [text for item in current for text in item.texts()]
     for finding in polarity.findings(_outside_quotes(claim.claim_text),
                                      [text for item in current for text in (item.excerpt, item.text) if text],
-                                     texts):
+                                     texts, [item.text for item in current]):
         failures.add(finding.rule, finding.reason)
     _judge_named_facts(claim, texts, [text for item in runbooks for text in item.texts()], failures)
     known_states = set().union(*(facts.extract(text).states for text in texts))
-    _judge_sentences(claim, texts, [item.text for item in runbooks], failures,
+    _judge_sentences(claim, texts, [item.text for item in runbooks], failures, refs=[item.text for item in current],
                      supported=[*(s.claim_span for s in alignment.supports),
                                 *held_directions(claim.claim_text, reading, current),
                                 *held_levels(claim.claim_text, current, evidence.known_subjects
@@ -263,8 +265,10 @@ def _judge_named_facts(claim: Claim, texts: list[str], runbook_texts: list[str],
     evidence_negations = {_negation_marker(match) for text in texts for match in _NEGATION_RE.findall(fold(text))}
     evidence_negations.update(mark for text in texts for mark in _marks_of(fold(text)))
     # One that says a state the evidence says in other words (尚未恢复 of a firing alert) is held.
-    borne_out = {_negation_marker(word) for word in polarity.borne_out_negations(
-        _outside_quotes(claim.claim_text), texts)}
+    # So is one a zero value says (没有空闲连接 of idle=0).
+    written = _outside_quotes(claim.claim_text)
+    borne_out = {_negation_marker(word) for word in [*polarity.borne_out_negations(written, texts),
+                                                     *quantifiers.zero_negations(written, texts)]}
     unsupported = [word for word in negated if word not in evidence_negations | borne_out]
     if unsupported:
         failures.add(UNSUPPORTED_FACT, "negation '" + "', '".join(unsupported)
@@ -308,7 +312,7 @@ def _negation_marker(word: str) -> str:
 
 
 def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
-                     failures: Failures, *, supported: list[tuple[int, int]]) -> None:
+                     failures: Failures, *, supported: list[tuple[int, int]], refs: Sequence[str] = ()) -> None:
     """Each sentence must say something its evidence says: its content words, or its topics.
 
     A sentence with a supported value -- or a direction word its numbers bear out, a level
@@ -318,6 +322,12 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     """
     folded = fold(claim.claim_text)
     evidence_units = stems(with_state_words(set().union(*(content_units(fold(text)) for text in texts))))
+    # A Chinese claim of English lines: the Chinese words the lines hold in translation.
+    evidence_units |= rendered_units(evidence_units, _PAIR_RENDERINGS)
+    # Quantifiers the evidence bears out say what it says: "plenty" of idle=40 of 50, 没有 of
+    # idle=0, 全部四个 of four pods' lines.
+    evidence_units |= stems(set().union(*(content_units(fold(word)) for word in quantifiers.borne_out(
+        _outside_quotes(claim.claim_text), texts, refs))))
     evidence_topics = set(expand_topics(topic for text in texts for topic in topics_in(text)))
     evidence_concepts = set().union(*(concepts_held(text) for text in texts)) if texts else set()
     runbook_units = [stems(content_units(fold(text))) for text in runbook_texts]

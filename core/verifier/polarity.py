@@ -11,8 +11,10 @@ available", 未恢复, "lacks a firing alert") says the other side. Then, for a 
 - a pair the evidence holds neither side of (in no word form or synonym) is a state the
   evidence does not say ("backlog cleared" citing a backlog line): ``verifier.unsupported_fact``;
 - so is a negation the evidence has none of, written in words the verifier's other lists lack
-  ("is free of alerts"), and a quantifier or scope it does not hold ("every pod", "plenty",
-  "half", "in production", 所有).
+  ("is free of alerts"), and a quantifier or scope it does not hold ("in production", 一直);
+  universals and amounts ("every pod", "plenty", 所有) are held as far as the evidence's count
+  and values bear them out (``core/verifier/quantifiers.py``); an action said done ("was scaled
+  up", 已回滚) must be one the evidence says (``core/verifier/actions.py``).
 
 Only the claim's own words are read: its quotes are judged as quotes (``claims.py``).
 """
@@ -30,6 +32,7 @@ from core.language.lexicon import expand_topics, topic_mentions, topics_in
 from core.language.text import normalize
 from core.language.vocabulary import VocabularyFile, load
 from core.language.wordforms import holds_any_form, holds_word, synonyms, token_stems
+from core.verifier import actions, quantifiers
 from core.verifier.rules import CONTRADICTS_EVIDENCE, UNSUPPORTED_FACT
 from core.verifier.support import Finding
 
@@ -86,11 +89,13 @@ class _Said:
         return f"{self.word}' (negated)" if self.negated else f"{self.word}'"
 
 
-def findings(own_words: str, cited: list[str], shown: list[str]) -> list[Finding]:
+def findings(own_words: str, cited: list[str], shown: list[str], refs: list[str]) -> list[Finding]:
     """What the claim's own words (its text without quotes) say that its evidence does not.
     ``cited``: the verified excerpts and matched refs (what the data says); ``shown``: those
-    and the query arguments (what a claim may also repeat: "searched all levels")."""
+    and the query arguments (what a claim may also repeat: "searched all levels"); ``refs``:
+    the matched lines, one per binding (the members a universal may count)."""
     found: list[Finding] = []
+    written = own_words  # names of its members stay, topics or not ("HighCPUUsage and HighLatency")
     own_words = _without_evidence_topics(_no_state_phrases().sub(" ", own_words), cited)
     held: dict[str, set[int]] = {}
     for text in cited:
@@ -111,11 +116,29 @@ def findings(own_words: str, cited: list[str], shown: list[str]) -> list[Finding
             reported.add(said.pair)
             found.append(Finding(UNSUPPORTED_FACT, f"the state '{said.word}' is in no verified "
                                  "excerpt or ref, in any word form"))
+    done = actions.unheld_actions(written, shown, renderings())
+    if done:
+        found.append(Finding(UNSUPPORTED_FACT, "action '" + "', '".join(done) + "' is said done by no "
+                             "verified excerpt or ref, in any word form"))
     extra = _extra_negations(own_words)
     if extra and not any(_negations(text) for text in cited):
         found.append(Finding(UNSUPPORTED_FACT, "negation '" + "', '".join(extra)
                              + "' is in no verified excerpt or ref"))
     unheld = [word for word in _quantifiers(own_words) if not any(_holds(text, word) for text in shown)]
+    if not quantifiers.universal_held(written, refs):
+        unheld += [word for word in quantifiers.universals(own_words)
+                   if not any(_holds(text, word) for text in shown)]
+    for amount in quantifiers.amounts(own_words, cited):
+        if any(_holds(text, amount.word) for text in shown):
+            continue
+        if amount.verdict == "contradicted":
+            found.append(Finding(CONTRADICTS_EVIDENCE, f"'{amount.word}' says the opposite of what its "
+                                 f"verified evidence says (the evidence says {amount.shown})"))
+        elif amount.verdict == "overstated":
+            found.append(Finding(UNSUPPORTED_FACT, f"'{amount.word}' is more than its verified "
+                                 f"evidence says (the evidence says {amount.shown})"))
+        elif amount.verdict == "unjudged":
+            unheld.append(amount.word)
     if unheld:
         found.append(Finding(UNSUPPORTED_FACT, "'" + "', '".join(unheld) + "' is more than any verified "
                              "excerpt or ref says"))
@@ -142,6 +165,20 @@ def _without_evidence_topics(own_words: str, cited: list[str]) -> str:
 @cache
 def _pair(name: str) -> AntonymPair:
     return next(pair for pair in _antonyms().pairs if pair.name == name)
+
+
+@cache
+def renderings() -> dict[str, tuple[str, ...]]:
+    """Each Chinese word of a pair's side -> the English words of that side: 成功 is what
+    "accepted" says, 建立 what "opened" says (``core.language.renderings``; callers do not change it)."""
+    found: dict[str, list[str]] = {}
+    for pair in _antonyms().pairs:
+        for side in (pair.one, pair.other):
+            english = [word for word in side if not _HAN.search(word)]
+            for word in side:
+                if _HAN.search(word):
+                    found.setdefault(word, []).extend(english)
+    return {word: tuple(english) for word, english in found.items()}
 
 
 def _side_words(name: str, side: int) -> str:

@@ -117,7 +117,9 @@ _ALL: tuple[VerifierRule, ...] = (
             "citing `Connection is not available`, \"lacks a firing alert\" citing a firing one). The "
             "pairs (succeed/fail, open/close, start/stop, fire/resolve, available/unavailable, up/down, "
             "kill/evict, connect/disconnect, enable/disable, grant/deny …, 成功/失败, 触发/恢复, "
-            "可用/不可用 …) are `core/language/vocab/antonyms.yaml`."),
+            "可用/不可用 …) are `core/language/vocab/antonyms.yaml`. Also an amount word the value "
+            "it quantifies contradicts: \"plenty of idle connections\" / `空闲连接充足` for `idle=0` "
+            "(`core/language/vocab/quantifier_words.yaml`)."),
     ),
     VerifierRule(
         name="verifier.missing_field", grade="LOW_CONFID", target="claim", repairable=True,
@@ -156,9 +158,14 @@ _ALL: tuple[VerifierRule, ...] = (
             "`告警已恢复` of a firing alert); or a sentence of it says nothing its evidence says (neither "
             "its content words nor its topics); a state word of a pair (`antonyms.yaml`) its evidence "
             "says neither side of (\"backlog cleared\" citing a backlog line), a negation the evidence "
-            "has none of (\"is free of alerts\"), a quantifier or scope it does not hold (\"every pod\", "
-            "\"all pods\", \"plenty of idle connections\", \"half used\", \"down in production\", "
-            "`所有`). — for a negative observation, any sentence besides the "
+            "has none of (\"is free of alerts\"; a zero value bears one out: `没有空闲连接` of `idle=0`), a "
+            "quantifier or scope it does not hold: a universal (\"every pod\", \"all pods\", `所有`) "
+            "unless the evidence says one or the claim counts or names its members and cites exactly "
+            "those (\"all 3 pods\" citing three pods' lines), an amount its value does not reach "
+            "(\"plenty of idle connections\" for idle=5 of 50, \"half used\" for 10/50) or that no "
+            "value judges, \"down in production\"; an action said done that no evidence says in any form "
+            "(\"the pool was scaled up\", `已回滚`, `告警已被静默`: `action_words.yaml`). — for a "
+            "negative observation, any sentence besides the "
             "absence itself must be what its no-hit queries say (`未检索到 …；数据库慢查询或锁等待。` "
             "fails); a name or number in it that only names a topic the queries searched is what they "
             "say (`HTTP 5xx 错误` under `topic=http_error`; `HTTP 503` is not)."),

@@ -36,6 +36,7 @@ from core.language.cues import counted_kinds
 from core.language.mentions import fits, overlap, quotes
 from core.language.quantities import Quantity
 from core.language.text import fold
+from core.verifier import quantifiers
 from core.verifier.evidence import Evidence, Item
 from core.verifier.roles import ROLE_NAMES, Reading, Role, RoleFact, service_mentions, topics_compatible
 from core.verifier.rules import RUNBOOK_AS_FACT, UNSUPPORTED_FACT, WRONG_ROLE, VerifierRuleName
@@ -222,7 +223,11 @@ def align(text: str, reading: Reading, items: Sequence[Item], runbooks: Sequence
     chosen: dict[int, list[tuple[RoleFact, list[RoleFact]]]] = {}
     lines = Lines(items, set(reading.subjects))
     searched = _searched_terms(text, items)
+    # "all 3 pods" citing three pods' lines: the count is held by the bindings themselves.
+    counted = quantifiers.counted_members(text, [item.text for item in items])
     for fact in reading.facts:
+        if any(start <= fact.start < end for start, end in counted):
+            continue
         term = next((pair for span, pair in searched.items() if span[0] <= fact.start < span[1]), None)
         if term is not None:  # 'lines with "10.251"': the search's own term, not a measured value
             item, rendered = term

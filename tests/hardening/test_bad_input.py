@@ -68,6 +68,8 @@ DB_COMMANDS = {
     "replay": ["replay", "<good_doc>"],
     "eval": ["eval", "<good_cases>"],
     "db-init": ["db", "init"],
+    "audit-verify": ["audit", "verify"],
+    "export-otlp": ["export", "otlp", "--endpoint", "http://127.0.0.1:9"],
     "serve": ["serve"],
 }
 FILE_KINDS = ("missing", "adir", "fifo", "dangling", "loop", "devzero", "zerolink", "notutf8",
@@ -172,6 +174,14 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
            {"seed": "1"}) for kind in OUTPUT_TARGETS),
         ("sessions-export/-o-surrogate", ["sessions", "export", "-o", f"<tmp>/{SURROGATE}"],
          {"seed": "1"}),
+        # audit verify, export otlp
+        ("audit-verify/head-short", ["audit", "verify", "--head", "abc123"], {}),
+        ("audit-verify/head-surrogate", ["audit", "verify", "--head", SURROGATE * 12], {}),
+        ("export-otlp/endpoint-ftp", ["export", "otlp", "--endpoint", "ftp://x"], {"seed": "1"}),
+        ("export-otlp/since-text", ["export", "otlp", "--endpoint", "http://127.0.0.1:9",
+                                    "--since", "yesterday"], {}),
+        ("export-otlp/limit-huge", ["export", "otlp", "--endpoint", "http://127.0.0.1:9",
+                                    "--limit", str(2**70)], {}),
         # eval
         *((f"eval/{kind}", ["eval", f"<{kind}>"], {}) for kind in FILE_KINDS + YAML_KINDS),
         ("eval/tag-surrogate", ["eval", "<good_cases>", "--tag", SURROGATE], {}),
@@ -201,6 +211,14 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
                                            "--service", SURROGATE], {}),
         ("logs-import/format", ["logs", "import", "<plain_log>", "--store", "<tmp>/l.db",
                                 "--format", "nope"], {}),
+        *((f"logs-add/{kind}", ["logs", "add", f"<{kind}>", "--pack", "mine"], {})
+          for kind in ("missing", "adir", "fifo", "dangling", "loop", "devzero", "zerolink", "huge",
+                       "gz_corrupt", "gz_bomb", "binary_log")),
+        *((f"logs-add/pack-{kind}", ["logs", "add", "<plain_log>", "--pack", name], {})
+          for kind, name in (("built-in", "demo"), ("path", "../mine"), ("hidden", ".mine"),
+                             ("empty", ""), ("surrogate", SURROGATE), ("long", "m" * 65))),
+        ("logs-add/timezone", ["logs", "add", "<plain_log>", "--pack", "mine", "--timezone",
+                               "Mars/Olympus"], {}),
         *((f"logs-stats/store-{kind}", ["logs", "stats", "--store", f"<{kind}>"], {})
           for kind in ("missing", "adir", "fifo", "devzero", "text_file", "dangling", "loop", "empty")),
         *((f"logs-query/store-{kind}", ["logs", "query", "x", "--store", f"<{kind}>"], {})

@@ -161,7 +161,7 @@ def test_a_store_made_before_the_version_stamp_is_opened_and_stamped(
     assert QUESTION in done.stdout
     connection = sqlite3.connect(db)
     assert connection.execute("select value from store_meta where key = 'schema_version'"
-                              ).fetchall() == [("1",)]
+                              ).fetchall() == [("2",)]
     connection.close()
 
 
@@ -304,6 +304,8 @@ def _setting_cases(folder: Path) -> Iterator[tuple[str, str, str, str]]:
     yield "packs-loop", "SUPERBIZ_PACKS_DIR", str(folder / "loop"), "symbolic links"
     yield "packs-second-is-file", "SUPERBIZ_PACKS_DIR", f"{folder}{os.pathsep}/dev/zero", \
         "not a folder"
+    yield "user-packs-file", "SUPERBIZ_USER_PACKS_DIR", str(folder / "plain.txt"), "not a folder"
+    yield "user-packs-loop", "SUPERBIZ_USER_PACKS_DIR", str(folder / "loop"), "symbolic links"
 
 
 @pytest.mark.parametrize("command", ["ask", "sessions-list"])

@@ -80,7 +80,14 @@ FORGED = [
     ("restart", "All pods of order-service restarted 3 times.", UNSUPPORTED),
     ("restart", "order-service 的所有 pod 都重启了 3 次。", UNSUPPORTED),
     ("restart", "order-service 的每个 pod 都重启了 3 次。", UNSUPPORTED),
-    ("pool_stats", "inventory has plenty of idle connections: active=20/20.", UNSUPPORTED),
+    ("pool_stats", "inventory has plenty of idle connections: active=20/20.", CONTRADICTS),  # idle=0
+    # an action said done that no line says: the line's nouns, and a predicate of the claim's own
+    ("pool", "The order-service HikariPool-1 connection pool was scaled up.", UNSUPPORTED),
+    ("pool", "order-service 的数据库连接池已扩容。", UNSUPPORTED),
+    ("pool", "order-service's HikariPool-1 connection pool was restarted.", UNSUPPORTED),
+    ("oom", "The order-service container was rolled back (exit code 137).", UNSUPPORTED),
+    ("alert", "payment-service 的 HighCPUUsage 告警已被静默。", UNSUPPORTED),
+    ("alert", "The HighCPUUsage alert of payment-service was silenced at 92%.", UNSUPPORTED),
     ("pool_stats", "inventory 的连接池一半在用：active=20/20。", UNSUPPORTED),
     ("pool_stats", "The inventory pool is half used (active=20/20).", UNSUPPORTED),
 ]
@@ -104,6 +111,8 @@ HONEST = [
     ("oom", "order-service 的 container 被 OOM 杀死（OOMKilled, exit code 137），重启次数 3。"),
     ("backlog", "The billing-worker queue backlog is at 12000 messages and consumer lag is growing."),
     ("restart", "Pod order-service-7d9f of order-service restarted, restart count 3."),
+    ("restart", "Pod order-service-7d9f of order-service was restarted (restart count 3)."),
+    ("restart", "order-service 的 pod order-service-7d9f 已重启，重启次数 3。"),
 ]
 
 
