@@ -97,7 +97,8 @@ def new_session_id(now: datetime | None = None) -> str:
 def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo",
                       engines: Engines | None = None, executor_fault: str | None = None,
                       store: Store | None = None, session_id: str | None = None,
-                      on_stage: StageHook | None = None) -> Generator[PipelineEvent, None, None]:
+                      on_stage: StageHook | None = None,
+                      write_at_close: bool = False) -> Generator[PipelineEvent, None, None]:
     """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
     ``World``), yielding each event as it happens.
 
@@ -106,13 +107,16 @@ def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo"
     ``PipelineFailed`` and then ``SessionFinished`` with status ``error``; it never raises.
     ``store=None`` runs entirely in memory. ``on_stage`` is called with each stage's name
     (plan, execute, gatekeeper, verify, compose, finish; a repair's stages with a suffix) as
-    the stage begins.
+    the stage begins. ``write_at_close``: store the session in two transactions (the plan with
+    its tool-call id reservation, and the close) instead of one per stage (``core.store.journal``:
+    what a crash then leaves); an eval run, which reads sessions only once they are done, uses it.
     """
     question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
     investigation = _Investigation(
         question=question, world=load_world(pack), engines=engines or build_engines(),
-        fault=fault, store=store, session_id=session_id or new_session_id(), on_stage=on_stage)
+        fault=fault, store=store, session_id=session_id or new_session_id(), on_stage=on_stage,
+        write_at_close=write_at_close)
     return investigation.events()
 
 
@@ -254,7 +258,8 @@ class _Investigation:
     journal: one transaction per stage boundary, ``core.store.journal``)."""
 
     def __init__(self, *, question: str, world: World, engines: Engines, fault: FaultMode | None,
-                 store: Store | None, session_id: str, on_stage: StageHook | None = None) -> None:
+                 store: Store | None, session_id: str, on_stage: StageHook | None = None,
+                 write_at_close: bool = False) -> None:
         self.world = world
         self.on_stage = on_stage
         self.engines = engines
@@ -266,7 +271,7 @@ class _Investigation:
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
         self.stage_starts: dict[str, float] = {}  # ms since ``started``, per stage
-        self.journal = Journal(store, session_id)
+        self.journal = Journal(store, session_id, write_at_close=write_at_close)
         self.recorder = Recorder(world=world, session_id=session_id, store=store,
                                  journal=self.journal, clock_origin=self.started)
         build_validators()  # before the session document: see there

@@ -200,3 +200,39 @@ def test_a_postgresql_url_without_driver_means_psycopg(url: str) -> None:
 
     assert default_postgres_driver(url).startswith("postgresql+psycopg://")
     assert default_postgres_driver("sqlite:////tmp/x.db") == "sqlite:////tmp/x.db"
+
+
+def test_a_session_written_at_close_is_two_transactions_and_reads_back_the_same(
+        any_store: Store) -> None:
+    ask(MEMORY, store=any_store)  # the first ask of a process warms caches; count the next
+    begun = _count_transactions(any_store)
+    events = list(run_investigation(MEMORY, store=any_store, write_at_close=True))
+    assert len(begun) == 2  # the plan with its id reservation, and the close
+    document = events[-1].document
+    rows = repo.list_events(any_store, session_id=document.session_id)
+    assert [parse_event(row.payload) for row in rows] == events
+    stored = repo.load_session_document(any_store, session_id=document.session_id)
+    assert stored is not None and stored.status == "completed"
+    assert stored.verifier_result == document.verifier_result
+    assert stored.invocations == document.invocations
+
+
+def test_a_crash_before_the_close_of_a_session_written_at_close_leaves_its_plan(
+        any_store: Store) -> None:
+    """What ``kill -9`` leaves: the generator is stopped where it is and never runs again."""
+    running = run_investigation(MEMORY, store=any_store, write_at_close=True)
+    seen = []
+    for stamped in running:
+        seen.append(stamped)
+        if isinstance(stamped, VerdictReached):
+            break
+    session_id = seen[0].session_id
+    stored = repo.load_session_document(any_store, session_id=session_id)
+    assert stored is not None and stored.status == "running"  # the lease check's to close
+    assert stored.plan is not None and stored.verifier_result is None
+    kinds = [row.kind for row in repo.list_events(any_store, session_id=session_id)]
+    assert kinds and "verdict_reached" not in kinds
+    assert kinds == [event.kind for event in seen[:len(kinds)]]
+    running.close()  # stopped (not killed): the session is closed as incomplete, whole
+    stored = repo.load_session_document(any_store, session_id=session_id)
+    assert stored is not None and stored.status == "incomplete"

@@ -1,9 +1,15 @@
 """Running eval cases through the real pipeline, in parallel, and storing the run.
 
-Each case is one ``core.pipeline.ask`` with the run's store, so its session is written like any
-other and the case result points at it. Cases are independent, so they run on a small thread
-pool; results are stored from the calling thread as they complete (one writer for eval rows,
-short transactions for the sessions, which SQLite in WAL mode serialises without trouble).
+Each case is one ``core.pipeline.ask`` with the run's store, so its session is stored like any
+other (written at its close: ``core.store.journal``) and the case result points at it. Cases are
+independent, so they run on a small thread pool; results are stored from the calling thread as
+they complete, ``RESULT_BATCH`` to a transaction (one writer for eval rows, short transactions
+for the sessions, which SQLite in WAL mode serialises without trouble).
+
+What a crash leaves: every session whose case finished, and the results of all but the last
+``RESULT_BATCH - 1`` or fewer of those cases (a result is written after its session, so it never
+points at a missing one); the run row stays ``running`` until the lease check marks it
+``incomplete``. An interruption (Ctrl-C, a failing store) writes the waiting results first.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.errors import EvalCaseError, PackError, SuperbizError
 from core.evals import DEFAULT_WORKERS
@@ -31,6 +37,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int, CaseOutcome], None]
+# Case results stored per transaction: one per case was a third of a stored case's writes.
+RESULT_BATCH = 50
 
 
 def new_run_id() -> str:
@@ -70,7 +78,7 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
     started = time.perf_counter()
     try:
         session = ask(case.question, pack=world, engines=engines,
-                      executor_fault=case.executor_fault, store=store)
+                      executor_fault=case.executor_fault, store=store, write_at_close=True)
     except SuperbizError as exc:
         return CaseOutcome.for_case(case, outcome="error", error=str(exc),
                                     duration_ms=_ms_since(started))
@@ -143,6 +151,7 @@ def _run_pool(cases: Sequence[EvalCase], worlds: dict[str, World], engines: Engi
               store: Store | None, run_id: str, workers: int, outcomes: list[CaseOutcome | None],
               on_result: ProgressCallback | None) -> None:
     """Run every case on the pool, filling ``outcomes`` by case index and storing each result."""
+    waiting: list[dict[str, Any]] = []  # case results not stored yet
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="eval") as pool:
         futures = {pool.submit(run_case, case, world=worlds[case.pack or DEFAULT_PACK],
                                engines=engines, store=store): index
@@ -152,17 +161,32 @@ def _run_pool(cases: Sequence[EvalCase], worlds: dict[str, World], engines: Engi
                 outcome = future.result()
                 outcomes[futures[future]] = outcome
                 if store is not None:
-                    repository.add_case_result(
-                        store, run_id=run_id, case_id=outcome.case_id,
-                        session_id=outcome.session_id, passed=outcome.passed,
-                        duration_ms=outcome.duration_ms, tags=outcome.tags,
-                        detail=outcome.to_json())
+                    waiting.append({
+                        "case_id": outcome.case_id, "session_id": outcome.session_id,
+                        "passed": outcome.passed, "duration_ms": outcome.duration_ms,
+                        "tags": outcome.tags, "detail": outcome.to_json()})
+                    if len(waiting) >= RESULT_BATCH:
+                        _store_results(store, run_id, waiting)
                 if on_result is not None:
                     on_result(done, len(cases), outcome)
         except BaseException:
             # Do not make Ctrl-C wait for every queued case: drop those not started yet.
             pool.shutdown(wait=False, cancel_futures=True)
+            if store is not None:
+                try:
+                    _store_results(store, run_id, waiting)
+                except Exception:  # the original error matters more: it is raised
+                    logger.warning("eval run %s: %d case results could not be stored", run_id,
+                                   len(waiting), exc_info=True)
             raise
+    if store is not None:
+        _store_results(store, run_id, waiting)
+
+
+def _store_results(store: Store, run_id: str, waiting: list[dict[str, Any]]) -> None:
+    """Write the waiting case results in one transaction, and forget them."""
+    repository.add_case_results(store, run_id=run_id, results=waiting)
+    waiting.clear()
 
 
 def _ms_since(started: float) -> float:

@@ -194,6 +194,13 @@ def concepts_in(text: str) -> list[str]:
 def concepts_held(text: str) -> set[str]:
     """Concepts a text (a log line, an excerpt) is about: it names one (its asks) or holds one of
     its log phrases or stems ("Connection broken for id 3" is about connection)."""
+    return set(_concepts_held(text))
+
+
+# The verifier asks this of every cited text of every claim, and an eval asks the same lines
+# session after session: a pure function of the text (the vocabulary is fixed at import).
+@lru_cache(maxsize=8192)
+def _concepts_held(text: str) -> frozenset[str]:
     normalized = normalize(text)
     held = {mention.concept for mention in concept_mentions(normalized)}
     for name, stems, terms in _held_probes():
@@ -201,7 +208,7 @@ def concepts_held(text: str) -> set[str]:
                                  or any(rarest in normalized and _term_regex(term).search(normalized)
                                         for rarest, term in terms)):
             held.add(name)
-    return held
+    return frozenset(held)
 
 
 @lru_cache(maxsize=1)

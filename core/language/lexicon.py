@@ -308,6 +308,13 @@ def topic_mentions(normalized_text: str, *, in_logs: bool = False) -> list[Topic
 
     ``in_logs``: the text is a log line, so only synonyms and shapes count (not a topic's ``asks``).
     """
+    return list(_topic_mentions(normalized_text, in_logs))
+
+
+# Asked of the same claim and cited texts many times per claim (polarity, support, accounting),
+# and of the same log lines session after session: a pure function of the text.
+@lru_cache(maxsize=8192)
+def _topic_mentions(normalized_text: str, in_logs: bool) -> tuple[TopicMention, ...]:
     matcher = (_in_logs() if in_logs else _asked()).short
     mentions = [
         TopicMention(m.start(), m.end(), topic_of_synonym(m.group()), m.group())
@@ -317,7 +324,7 @@ def topic_mentions(normalized_text: str, *, in_logs: bool = False) -> list[Topic
     # where the line has no word for it).
     shaped = [m for m in _shape_mentions(normalized_text)
               if not any(m.start < other.end and other.start < m.end for other in mentions)]
-    return sorted([*mentions, *shaped], key=lambda m: m.start) if shaped else mentions
+    return tuple(sorted([*mentions, *shaped], key=lambda m: m.start) if shaped else mentions)
 
 
 def topics_in(text: str, *, in_logs: bool = False) -> list[str]:

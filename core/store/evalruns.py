@@ -32,6 +32,18 @@ def add_case_result(store: Store, *, run_id: str, case_id: str, session_id: str 
                              duration_ms=duration_ms, tags=list(tags), detail=detail))
 
 
+def add_case_results(store: Store, *, run_id: str, results: list[dict[str, Any]]) -> None:
+    """Store several cases' outcomes in one transaction (each a dict of ``add_case_result``'s
+    keyword arguments but ``run_id``), in their order."""
+    if not results:
+        return
+    with store.begin() as connection:
+        connection.execute(insert(CaseResultRow), [
+            {"run_id": run_id, "case_id": result["case_id"], "session_id": result["session_id"],
+             "passed": result["passed"], "duration_ms": result["duration_ms"],
+             "tags": list(result["tags"]), "detail": result["detail"]} for result in results])
+
+
 def finish_eval_run(store: Store, *, run_id: str, passed: int, duration_ms: float,
                     metrics: dict[str, Any], status: str = "completed") -> None:
     """Close an eval run with its metrics, sealed in the same transaction (``core.store.chain``)."""

@@ -4,7 +4,11 @@ One ``ask`` is five transactions: the session row (before anything runs), the pl
 executor's calls and output with the gatekeeper's checks, the verifier's judgement, and the
 answer with the session's close. Within a stage, events and tool calls wait in memory; a crash
 (even ``kill -9``) leaves the session and every stage before the one that was running, and the
-lease check (``core.store.leases``) marks it ``incomplete``. Tool calls get their store-wide ids
+lease check (``core.store.leases``) marks it ``incomplete``. Written at close
+(``write_at_close``, as eval runs do) a session is two transactions: the plan with its tool-call
+id reservation (and the session row and events before it) and the close (everything else); a
+crash in between leaves the row and its plan, marked ``incomplete`` as above, and a crash before
+the plan is stored leaves nothing. Tool calls get their store-wide ids
 from a block reserved ahead (``core.store.invocations.reserve_invocation_ids``), so recording one costs no
 transaction.
 
@@ -69,9 +73,11 @@ class Journal:
     store's SQL modules) and ``next_invocation_id`` returns None.
     """
 
-    def __init__(self, store: Store | None, session_id: str) -> None:
+    def __init__(self, store: Store | None, session_id: str, *,
+                 write_at_close: bool = False) -> None:
         self.store = store
         self.session_id = session_id
+        self.write_at_close = write_at_close
         self._create: dict[str, Any] | None = None
         self._values: dict[str, Any] = {}
         self._evaluation: dict[str, Any] = {}
@@ -195,15 +201,19 @@ class Journal:
             return None
         if not self._ids:
             self.reserve_ids(ID_BLOCK)
-            self.flush()  # one transaction that also writes what waits
+            self.flush(reserving=True)  # one transaction that also writes what waits
             if not self._ids:
                 return None
         return self._ids.pop(0)
 
-    def flush(self) -> None:
-        """Write everything buffered in one transaction (nothing to write: no transaction)."""
+    def flush(self, *, reserving: bool = False) -> None:
+        """Write everything buffered in one transaction (nothing to write: no transaction).
+        Written at close, only the close and a flush that reserves ids (which cannot wait: the
+        plan's, or ``reserving`` more) write."""
         if self.store is None:
             self._events.clear()
+            return
+        if self.write_at_close and not (self._finished or reserving or self._reserve):
             return
         from core.store.batches import Batch, write_batch
 

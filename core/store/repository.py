@@ -12,7 +12,7 @@ short transaction and lives in a private module of ``core.store`` by what it rea
 - ``invocations``: tool calls (``record_invocation``, ``get_invocation``, ``list_invocations``)
   and checked bindings for QA (``list_checked_bindings``).
 - ``eventlog``: a session's pipeline events (``append_event``, ``list_events``).
-- ``evalruns``: eval runs and case results (``create_eval_run``, ``add_case_result``,
+- ``evalruns``: eval runs and case results (``create_eval_run``, ``add_case_result``, ``add_case_results``,
   ``finish_eval_run``, ``list_eval_runs``, ``list_case_results``).
 - ``recovery``: leases of running rows (``recover_abandoned``, ``refresh_heartbeats``).
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from core.store.evalruns import (
     add_case_result,
+    add_case_results,
     create_eval_run,
     finish_eval_run,
     list_case_results,
@@ -65,6 +66,7 @@ __all__ = [
     "SessionQuery",
     "SessionSummary",
     "add_case_result",
+    "add_case_results",
     "append_event",
     "count_sessions",
     "create_eval_run",

@@ -24,6 +24,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from core.contracts import AlertRefFields, GroupRefFields, LogRefFields, RefFields
@@ -298,6 +299,14 @@ def service_mentions(folded: str, known: Iterable[str]) -> tuple[tuple[int, str]
 
 def read_claim(text: str, *, known_subjects: Iterable[str], default_subjects: Iterable[str]) -> Reading:
     """The facts a claim states; a value belongs to the service named nearest before it."""
+    return _read_claim(text, tuple(known_subjects), tuple(default_subjects))
+
+
+# Pure in its arguments (given in their order) and a Reading is frozen: an eval states the same
+# claims session after session.
+@lru_cache(maxsize=2048)
+def _read_claim(text: str, known_subjects: tuple[str, ...],
+                default_subjects: tuple[str, ...]) -> Reading:
     folded = fold(text)
     mentions = service_mentions(folded, known_subjects)
     fallback = frozenset(fold(s) for s in default_subjects)
@@ -418,8 +427,31 @@ def _stated_now(folded: str, facts: list[RoleFact]) -> list[RoleFact]:
             for fact, key in zip(facts, keys, strict=True)]
 
 
+# Readings of refs, by everything ``read_ref`` reads: an eval (and a repaired session) reads the
+# same refs session after session. Bounded by dropping all at once: the entries are cheap to
+# redo, and a dict is safe to share between the eval's worker threads.
+_READINGS: dict[tuple[object, ...], Reading] = {}
+_READINGS_HELD = 4096
+
+
 def read_ref(text: str, fields: RefFields | None = None, *, argument_subjects: Iterable[str] = (),
              known_subjects: Iterable[str] = ()) -> Reading:
+    """The facts of a ref the gatekeeper matched (``_read_ref``), read once per distinct ref."""
+    arguments, known = tuple(argument_subjects), tuple(known_subjects)
+    # A contract is not hashable; its fields are plain values, and its type tells kinds apart.
+    shape = None if fields is None else (type(fields), *vars(fields).values())
+    key = (text, shape, arguments, known)
+    reading = _READINGS.get(key)
+    if reading is None:
+        if len(_READINGS) >= _READINGS_HELD:
+            _READINGS.clear()
+        reading = _READINGS[key] = _read_ref(text, fields, argument_subjects=arguments,
+                                             known_subjects=known)
+    return reading
+
+
+def _read_ref(text: str, fields: RefFields | None = None, *, argument_subjects: Iterable[str] = (),
+              known_subjects: Iterable[str] = ()) -> Reading:
     """The facts of a ref the gatekeeper matched: an alert, a log line, a log group, or other text.
 
     What the ref is (its kind, time, level, service, message or template, alert name and state)

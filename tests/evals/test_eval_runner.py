@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from core.agents.base import ExecutorRun
@@ -94,3 +95,36 @@ def test_a_crashed_session_is_an_error_outcome_linked_to_its_session(tmp_path: P
     assert outcome.session_id is not None
     document = load_session_document(tmp_store, session_id=outcome.session_id)
     assert document is not None and document.status == "error"
+
+
+def test_results_are_stored_in_batches_and_an_interrupt_stores_those_waiting(
+        tmp_path: Path, tmp_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.evals import runner
+
+    monkeypatch.setattr(runner, "RESULT_BATCH", 2)
+    (tmp_path / "cases.yaml").write_text("".join(f"""\
+- id: cpu-{index}
+  question: 只确认 payment-service 当前是否存在 CPU 使用率过高告警
+  expect: {{verdict: PASS}}
+""" for index in range(5)), encoding="utf-8")
+    cases = with_default_pack(load_case_file(tmp_path / "cases.yaml"), None)
+    stored_when_told: list[int] = []
+
+    def interrupt_after_three(done: int, total: int, outcome: object) -> None:
+        [run_row] = list_eval_runs(tmp_store)
+        stored_when_told.append(len(list_case_results(tmp_store, run_id=run_row.id)))
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_cases(cases, store=tmp_store, suite="batched", workers=1,
+                  on_result=interrupt_after_three)
+    assert stored_when_told == [0, 2, 2]  # written two at a time
+    [run_row] = list_eval_runs(tmp_store)
+    assert run_row.status == "interrupted"
+    rows = list_case_results(tmp_store, run_id=run_row.id)
+    assert len(rows) == 3 and all(row.session_id for row in rows)  # the third one waited
+    for row in rows:
+        assert row.session_id is not None
+        document = load_session_document(tmp_store, session_id=row.session_id)
+        assert document is not None and document.status == "completed"

@@ -517,3 +517,17 @@ def test_health_and_alert_state_words_are_read_from_the_question_vocabulary() ->
     assert read("有没有 TargetDown 告警在触发，还是已恢复？").alert_states == ["firing", "resolved"]
     assert read("Is TargetDown pending?").alert_states == ["pending"]
     assert read("Is the firewall muted?").alert_states == []  # not about alerts
+
+
+def test_lowered_keeps_every_position_and_lowers_each_character_alone() -> None:
+    from core.language.question_words import QuestionText
+
+    def one_by_one(text: str) -> str:
+        return "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+
+    every_char = "".join(chr(code) for code in range(0x20, 0x30000) if not 0xD800 <= code < 0xE000)
+    for text in (every_char, "İstanbul ABC", "ΣΑΣ ΟΔΟΣ", "CPU ΣΑΣ 只确认", "ǅ Ⅻ K"):
+        question = QuestionText(text)
+        question.chars = list(text)  # as given, not NFKC: every character is tried
+        assert question.lowered == one_by_one(text)
+        assert len(question.lowered) == len(text)
