@@ -208,3 +208,24 @@ def test_a_failing_write_is_a_store_error(any_store: Store) -> None:
     repo.create_session(any_store, session_id="s-dup", question="q", pack="demo", engines={})
     with pytest.raises(StoreError, match="IntegrityError"):  # Core path, same error as the ORM's
         repo.create_session(any_store, session_id="s-dup", question="q", pack="demo", engines={})
+
+
+def test_processes_opening_one_new_store_at_once_all_get_it(tmp_path: Path) -> None:
+    """An eval's workers, the console and the CLI may create a store together: each finds the
+    tables missing and creates them; the ones told a table already exists check again."""
+    import subprocess
+    import sys
+
+    database = tmp_path / "audit.db"
+    opener = ("import sys\nfrom core.store import open_store\n"
+              "store = open_store(sys.argv[1])\nprint(store.engine.url.database)\n")
+    processes = [subprocess.Popen([sys.executable, "-c", opener, str(database)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(6)]
+    results = [process.communicate(timeout=120) for process in processes]
+    assert [(process.returncode, err) for process, (_, err) in zip(processes, results, strict=True)] \
+        == [(0, "")] * 6
+    with open_store(str(database)).engine.connect() as connection:
+        tables = {row[0] for row in connection.execute(text("SELECT name FROM sqlite_master WHERE type='table'"))}
+    from sqlmodel import SQLModel
+
+    assert set(SQLModel.metadata.tables) <= tables

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import event, inspect, make_url
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -112,6 +112,26 @@ def _create_missing_indexes(engine: Engine) -> None:
                     index.create(connection, checkfirst=True)
 
 
+# Two processes opening a new store at once (an eval's workers, the console and the CLI) may
+# both find a table missing and both create it: the second is told it exists. That is the
+# schema this process wanted, so it checks again instead of failing.
+_SCHEMA_ATTEMPTS = 3
+
+
+def _create_schema(engine: Engine) -> None:
+    """Create the tables, columns and indexes this version declares that the store lacks."""
+    for attempt in range(_SCHEMA_ATTEMPTS):
+        try:
+            SQLModel.metadata.create_all(engine)
+            add_missing_columns(engine)  # before the indexes: an index may name a new column
+            _create_missing_indexes(engine)
+            return
+        except (OperationalError, ProgrammingError) as exc:
+            text = str(exc.orig).casefold()
+            if attempt == _SCHEMA_ATTEMPTS - 1 or not ("already exists" in text or "duplicate column" in text):
+                raise
+
+
 def open_store(target: str | None = None, *, create_folders: bool = False) -> Store:
     """Open (creating tables if needed) the store at ``target``, or the one settings name.
     A database that is not a usable audit store is refused first (``core.store.identity``).
@@ -139,9 +159,7 @@ def open_store(target: str | None = None, *, create_folders: bool = False) -> St
         configure_text_escape(engine)
         if not url.startswith("sqlite"):
             check_engine(url, engine)
-        SQLModel.metadata.create_all(engine)
-        add_missing_columns(engine)  # before the indexes: an index may name a new column
-        _create_missing_indexes(engine)
+        _create_schema(engine)
         seal_existing_records(engine)  # before the stamp: a store stamped 2 has its chain
         stamp_version(engine)
     except ImportError as exc:  # e.g. a postgresql:// URL without its driver installed
