@@ -11,6 +11,7 @@ from core.agents.llm.composer import LLMComposer
 from core.agents.llm.errors import LLMCallError
 from core.agents.llm.planner import LLMPlanner
 from core.agents.llm.verifier import LLMVerifier
+from core.agents.rules.verifier import RulesVerifier
 from core.contracts import (
     ClaimResult,
     Exclusions,
@@ -89,13 +90,25 @@ def test_an_excluded_subject_fails_scope_even_if_the_model_approves(demo_world: 
     assert result.claim_results[0].rule == "verifier.scope" and result.verdict == "REJECT"
 
 
-def test_unusable_verifier_answers_raise_after_one_re_ask(demo_world: Any) -> None:
+def test_an_unusable_verifier_answer_is_judged_by_the_rules_verifier_and_never_pass(demo_world: Any) -> None:
     verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
     client = ScriptedChatClient.from_turns([{"content": "PASS!"}, {"content": '{"verdict": 1}'}])
+    result = LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
+    assert len(client.requests) == 2  # one re-ask
+    rules = RulesVerifier().verify(verifier_input, hikari_plan())
+    assert rules.verdict == "PASS" and result.verdict == "LOW_CONFID"  # the honest claims, not vouched for
+    assert [r.entailed for r in result.claim_results] == [r.entailed for r in rules.claim_results]
+    assert any(reason.startswith("the llm verifier's answer was not used, the rules verifier judged: "
+                                 "llm verifier step failed (invalid_output)") for reason in result.reasons)
+    assert "PASS withdrawn: the llm verifier gave no usable judgement" in result.reasons
+
+
+def test_verifier_transport_failures_are_not_forgiven(demo_world: Any) -> None:
+    verifier_input = executor_stage("honest_hikaricp", demo_world, hikari_plan())
+    client = ScriptedChatClient.from_turns([{"fault": "http_503"}])
     with pytest.raises(LLMCallError) as caught:
         LLMVerifier(client, VLLM).verify(verifier_input, hikari_plan())
-    assert caught.value.kind == "invalid_output" and len(client.requests) == 2
-    assert str(caught.value).startswith("llm verifier step failed (invalid_output)")
+    assert str(caught.value).startswith("llm verifier step failed (http_error)")
 
 
 # ---------------------------------------------------------------- composer

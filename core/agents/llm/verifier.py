@@ -24,8 +24,9 @@ from core.agents.llm.structured import (
     request_structured,
     unusable_answer,
 )
+from core.agents.rules.verifier import RulesVerifier
 from core.contracts import Plan, VerifierInput, VerifierResult
-from core.verdict import final_verdict
+from core.verdict import final_verdict, withdraw_pass
 from core.verifier import bound, judge
 
 SCHEMA_NAME = "verifier_result"
@@ -38,14 +39,15 @@ class LLMVerifier(LLMRole):
 
     def verify(self, verifier_input: VerifierInput, plan: Plan) -> VerifierResult:
         """The model's per-claim judgements, bounded by the policy and the verdict rule. An
-        unusable answer (after one re-ask) raises ``LLMCallError``."""
+        unusable answer (after one re-ask) gives the rules verifier's judgement, never PASS
+        (``_fallback``); a transport failure raises ``LLMCallError``."""
         messages = [wire.system_message(self.prompt.text),
                     wire.user_message(self._task(verifier_input))]
         notes: list[str] = []
         judged, status = request_structured(self._noting(notes), messages, VerifierResult,
                                             name=SCHEMA_NAME, profile=self.profile)
         if judged is None:
-            raise unusable_answer(status, self.role)
+            return _fallback(verifier_input, plan, str(unusable_answer(status, self.role)), notes)
         claims = verifier_input.executor_structured_output.claims
         policy_claims, policy_steps = judge(verifier_input, plan)
         corrected = judged.model_copy(update={
@@ -60,3 +62,14 @@ class LLMVerifier(LLMRole):
         return (f"Verifier input:\n{verifier_input.model_dump_json()}\n\n"
                 f"{output_instructions(VerifierResult, self.profile)}")
 
+
+def _fallback(verifier_input: VerifierInput, plan: Plan, failure: str, notes: list[str]) -> VerifierResult:
+    """The rules verifier's judgement when the model's answer is there but unusable (a small
+    model may answer with the schema itself): the session completes, saying why, and is never
+    PASS -- the verifier the user chose did not judge it (as ``planner.fallback_plan`` and the
+    composer's replacement). A transport failure is not forgiven: it fails the session."""
+    judged = RulesVerifier().verify(verifier_input, plan)
+    reason = f"the llm verifier's answer was not used, the rules verifier judged: {failure}"
+    noted = judged.model_copy(update={"reasons": [*judged.reasons, reason,
+                                                  *(f"llm endpoint: {note}" for note in notes)]})
+    return withdraw_pass(noted, "the llm verifier gave no usable judgement")
