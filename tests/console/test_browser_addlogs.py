@@ -83,12 +83,18 @@ def test_packs_added_while_the_console_runs(console_url: str, tmp_path: Path) ->
             # The Data page: an uploaded file into a new pack, with a progress bar.
             page.goto(f"{console_url}/Data")
             settle(page, 0)
-            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(log))
             pack_box = page.get_by_label("Pack", exact=True)
             pack_box.fill("web")
             pack_box.press("Enter")
             settle(page, 0)
-            page.get_by_role("button", name="Import").click()
+            # The upload goes on after set_input_files returns; the run its end starts has the
+            # pack's name too, and enables Import.
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(log))
+            expect(page.locator('[data-testid="stSidebar"]').get_by_text(log.name)).to_be_visible()
+            settle(page, 0)
+            import_button = page.get_by_role("button", name="Import")
+            expect(import_button).to_be_enabled()
+            import_button.click()
             expect(page.get_by_text("60 log entries made pack web")).to_be_visible()
             expect(page.locator('[data-testid="stProgress"]')).to_be_visible()
             data_picker = page.get_by_role("combobox", name="Scenario pack")
