@@ -104,6 +104,8 @@ def main() -> None:
             print(f"  {seconds[-1]:6.1f} s  {document.status:<9} {verdict:<10} "
                   f"{citations(document, first=True)} citation(s), "
                   f"{len(failed_bindings(document, first=True))} failed  {question[:60]}")
+            if document.error:
+                print(f"           error: {document.error[:200]}")
         report(documents, seconds, model.gguf.name)
 
 
@@ -124,6 +126,10 @@ def report(documents: list[SessionDocument], seconds: list[float], weights: str)
     print(f"model      {weights} on llama-cpp-python, context {CONTEXT_TOKENS}; "
           f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"completed  {completed}/{total} sessions; PASS {passed}/{total}")
+    errors = Counter((document.error or "").split(":")[0] for document in documents
+                     if document.status == "error")
+    if errors:
+        print("errors     " + ", ".join(f"{reason} {count}" for reason, count in errors.most_common()))
     print(f"citations  {cited / max(total, 1):.1f} per answer (first attempts: {cited})")
     share = sum(failed.values()) / cited if cited else 0.0
     rules = ", ".join(f"{rule} {count}" for rule, count in failed.most_common()) or "none"
