@@ -5,6 +5,7 @@ the SQL), and both say how many rows the engine read, which an absence reports."
 
 from __future__ import annotations
 
+import atexit
 import json
 import threading
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ class ChdbClient:
 
         self._path = path
         with self._guard:
+            if not self._sessions:
+                atexit.register(_close_sessions)
             if path not in self._sessions:
                 self._sessions[path] = session.Session(path)  # type: ignore[no-untyped-call]
             self._session = self._sessions[path]
@@ -98,6 +101,15 @@ def _epoch_text(value: object) -> str:
         raise TypeError(f"not JSON: {type(value).__name__}")
     delta = value - _EPOCH
     return f"{delta.days * 86400 + delta.seconds}.{delta.microseconds:06d}"
+
+
+def _close_sessions() -> None:
+    """Close every chdb session before the interpreter goes: left to the engine's own shutdown
+    at exit, it crashes the process (a segmentation fault after the work is done)."""
+    with ChdbClient._guard:
+        for opened in ChdbClient._sessions.values():
+            opened.close()
+        ChdbClient._sessions.clear()
 
 
 class ConnectClient:
