@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
+from core.errors import SourceError
 from core.redact import public_url
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -37,8 +38,9 @@ class Client(Protocol):
 
 
 class ChdbClient:
-    """An embedded engine on a folder (``chdb.session.Session``). One session per folder and
-    process (chdb allows one), shared and used under a lock."""
+    """An embedded engine on a folder (``chdb.session.Session``). chdb runs one engine per
+    process, on one folder: clients of that folder share its session (under a lock); another
+    folder is refused until ``close_all``."""
 
     _sessions: ClassVar[dict[str, Any]] = {}
     _guard: ClassVar[threading.Lock] = threading.Lock()
@@ -51,6 +53,9 @@ class ChdbClient:
             if not self._sessions:
                 atexit.register(_close_sessions)
             if path not in self._sessions:
+                if self._sessions:
+                    raise SourceError(f"chdb:{path}: this process already runs chdb on {next(iter(self._sessions))} "
+                                      "(one embedded engine per process)")
                 self._sessions[path] = session.Session(path)  # type: ignore[no-untyped-call]
             self._session = self._sessions[path]
         self._lock = threading.Lock()
@@ -80,7 +85,12 @@ class ChdbClient:
             self._session.query(f"INSERT INTO {table} ({', '.join(columns)}) FORMAT JSONEachRow\n{body}", "CSV")
 
     def close(self) -> None:
-        """Sessions stay open for the process (chdb keeps one per process)."""
+        """Sessions stay open for the process (``close_all`` ends them)."""
+
+    @classmethod
+    def close_all(cls) -> None:
+        """End the process's chdb session (tests and benchmarks opening another folder)."""
+        _close_sessions()
 
 
 def _quoted(text: str) -> str:

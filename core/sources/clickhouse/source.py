@@ -88,7 +88,8 @@ class ClickHouseLogs:
         self._hosts = sorted(hosts.items(), key=lambda item: -item[1])[:200]
         lacking = self._ask(f"SELECT 1 FROM {self._qualified} WHERE NOT mapContains(LogAttributes, "
                             f"'{TOPICS_KEY}') LIMIT 1", {}).rows
-        return TableFacts(table=self._qualified, time_column="TimestampTime" in names,
+        other = self._ask(f"SELECT 1 FROM {self._qualified} WHERE NOT isValidASCII(Body) LIMIT 1", {}).rows
+        return TableFacts(table=self._qualified, time_column="TimestampTime" in names, ascii_bodies=not other,
                           services=tuple(services), meta_names=tuple(meta),
                           topics_stored=bool(rows) and not lacking)
 

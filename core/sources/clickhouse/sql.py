@@ -15,10 +15,12 @@ What a line is, in the table's columns (the Collector's, plus attributes our imp
 
 Filters use the primary key: ``ServiceName IN (...)`` (the spellings of the service the table
 holds) and the time bounds on ``TimestampTime`` (or ``toDateTime(Timestamp)``) as well as
-``Timestamp``. An identifier's or phrase's digit runs are also asked of the ``tokenbf_v1``
-index on ``Body`` with ``hasToken`` (digits have no case, so the token is spelled as the body
-spells it), unless a service, host or source name holds the run (the line might name it there,
-not in ``Body``). Units are then decided exactly: a word by ``position`` in the search text, an
+``Timestamp``. An identifier's or phrase's tokens made of digits alone are also asked of the
+``tokenbf_v1`` index on ``Body`` with ``hasToken`` (digits have no case, so the token is spelled
+as the body spells it) when every body is ASCII -- ClickHouse counts non-ASCII bytes as token
+characters and NFKC folds full-width digits, so in ``订单123`` the identifier ``123`` is no token
+-- and no service, host or source name holds the token (a line may name it there, not in
+``Body``). Units are then decided exactly: a word by ``position`` in the search text, an
 identifier or phrase by its regex (RE2: word edges as ``(^|[^a-z0-9])``, no look-around).
 """
 
@@ -43,31 +45,33 @@ def _strings(values: list[str]) -> str:
     return "[" + ", ".join("'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'" for value in values) + "]"
 
 
-def _level_expression() -> str:
+def _level_expressions() -> tuple[str, str]:
+    """The level as ``core.logfields`` spells it: (the spelling read, the level)."""
     by_number = "multiIf(" + ", ".join(
         f"SeverityNumber >= {low}, '{name}'" for low, name in reversed(_NUMBER_LEVELS)) + ", '')"
     spelled = (f"transform(upper(trimBoth(SeverityText)), {_strings(list(_SPELLINGS))}, "
                f"{_strings(list(_SPELLINGS.values()))}, '')")
-    return f"if({spelled} != '', {spelled}, if(SeverityText != '', SeverityText, {by_number}))"
+    return spelled, f"if(spelled_level != '', spelled_level, if(SeverityText != '', SeverityText, {by_number}))"
 
 
-LEVEL = _level_expression()
+SPELLED_LEVEL, LEVEL = _level_expressions()
 RANK = (f"transform(level, {_strings(list(LEVEL_RANKS))}, "
         f"CAST([{', '.join(str(r) for r in LEVEL_RANKS.values())}] AS Array(Int64)), toInt64(-1))")
-_RAW_TEXT = f"concat(Body, '\\x1F', level, ' ', ServiceName, ' ', {SOURCE}, ' ', {HOST})"
-SEARCH_TEXT = f"if(isValidASCII({_RAW_TEXT}), lower({_RAW_TEXT}), lowerUTF8(normalizeUTF8NFKC({_RAW_TEXT})))"
+RAW_TEXT = f"concat(Body, '\\x1F', level, ' ', ServiceName, ' ', {SOURCE}, ' ', {HOST})"
+SEARCH_TEXT = "if(isValidASCII(raw_text), lower(raw_text), lowerUTF8(normalizeUTF8NFKC(raw_text)))"
 # A segment: a run between whitespace and ``= : , ; ( ) [ ] { } < > " ' |`` (``templates``).
 _SEGMENT = "[^\\\\s=:,;()\\\\[\\\\]{}<>\"\\'|]"
 MASKED = (f"replaceRegexpAll(replaceRegexpAll(splitByChar('\\n', Body)[1], '{_SEGMENT}*[0-9]{_SEGMENT}*', "
           "'<*>'), '<\\\\*>(\\\\s*<\\\\*>)+', '<*>')")
 TEMPLATE = f"if(LogAttributes['{TEMPLATE_KEY}'] != '', LogAttributes['{TEMPLATE_KEY}'], {MASKED})"
 TIME_US = "toUnixTimestamp64Micro(Timestamp)"
-WITH = f"WITH {LEVEL} AS level, {RANK} AS level_rank, {SEARCH_TEXT} AS search_text"
+WITH = (f"WITH {SPELLED_LEVEL} AS spelled_level, {LEVEL} AS level, {RANK} AS level_rank, {RAW_TEXT} AS raw_text, "
+        f"{SEARCH_TEXT} AS search_text")
 LINE_COLUMNS = (f"{TIME_US}, LogAttributes['{TIMESTAMP_KEY}'], level, ServiceName, Body, {SOURCE}, {HOST}, "
                 f"{TEMPLATE}, toInt64OrZero(LogAttributes['{LINE_KEY}'])")
 _ORDER = f"Timestamp DESC, toInt64OrZero(LogAttributes['{LINE_KEY}']) DESC, Body"
 _RE2_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
-_DIGITS = re.compile(r"[0-9]+")
+_ASCII_TOKENS = re.compile(r"[a-z0-9]+")
 
 
 def re2_escape(text: str) -> str:
@@ -118,14 +122,15 @@ class Plan:
 
     def groups_sql(self, most: int) -> str:
         """Each group (template, service, level): count, first/last µs and the timestamp text
-        at each edge, largest first then latest, at most ``most``; each row also holds every
-        group's lines summed and how many groups there are (window functions)."""
+        at each edge, largest first, then latest, then first seen (as a store's group ids), at
+        most ``most``; each row also holds every group's lines summed and how many groups there
+        are (window functions)."""
         return (f"{WITH} SELECT {TEMPLATE} AS template, ServiceName, level, count() AS lines, "
                 f"min({TIME_US}), max({TIME_US}), argMin(LogAttributes['{TIMESTAMP_KEY}'], Timestamp), "
                 f"argMax(LogAttributes['{TIMESTAMP_KEY}'], Timestamp), sum(count()) OVER () AS total, "
                 f"count() OVER () AS group_count FROM {self.table} WHERE {self.where} "
                 f"GROUP BY template, ServiceName, level ORDER BY lines DESC, max({TIME_US}) DESC, "
-                f"template LIMIT {int(most)}")
+                f"min(toInt64OrZero(LogAttributes['{LINE_KEY}'])), template LIMIT {int(most)}")
 
     def candidates_sql(self, limit: int) -> str:
         """The rows a Python topic check reads (every column it needs), newest first."""
@@ -142,6 +147,7 @@ class TableFacts:
     services: tuple[str, ...]  # every ServiceName spelling
     meta_names: tuple[str, ...]  # services, hosts and sources, lower case (digit runs in them skip the index)
     topics_stored: bool  # our importer wrote ``superbiz.topics``
+    ascii_bodies: bool  # no Body holds a non-ASCII character (the token index is exact then)
 
 
 def _time(query: CompiledQuery, facts: TableFacts, where: Where) -> None:
@@ -165,8 +171,8 @@ def _unit(unit: SearchUnit, facts: TableFacts, where: Where, *, index: bool) -> 
     if unit.kind == "word":
         return f"position(search_text, {where.param(unit.text, 'String')}) > 0"
     exact = f"match(search_text, {where.param(unit_regex(unit), 'String')})"
-    runs = [run for run in dict.fromkeys(_DIGITS.findall(unit.text))
-            if index and not any(run in name for name in facts.meta_names)]
+    runs = [token for token in dict.fromkeys(_ASCII_TOKENS.findall(unit.text)) if token.isdigit()
+            and index and facts.ascii_bodies and not any(token in name for name in facts.meta_names)]
     tokens = [f"hasToken(Body, {where.param(run, 'String')})" for run in runs]
     return "(" + " AND ".join([*tokens, exact]) + ")"
 
