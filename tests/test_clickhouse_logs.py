@@ -200,7 +200,7 @@ def test_a_table_the_collector_wrote_is_asked_through_a_sources_file(
     assert world.now.isoformat().startswith("2015-08-25")  # the data's clock, as a store's
     table = world.logs
     assert isinstance(table, ClickHouseLogs)
-    queries = [{"service": "HDFS_2k", "level": "WARN"}, {"query": "PacketResponder terminating"},
+    queries: list[dict[str, Any]] = [{"service": "HDFS_2k", "level": "WARN"}, {"query": "PacketResponder terminating"},
                {"topic": "memory"}, {"query": "connection timeout", "match": "any"}, {"query": "zookeeper"},
                {"service": "Zookeeper_2k", "since": "2015-07-29T19:00", "until": "2015-07-29T20:00"},
                {"terms": ["Received block"], "exclude": ["INFO"]}, {"query": "10.250.19.102"}]
