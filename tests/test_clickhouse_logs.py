@@ -317,3 +317,59 @@ def test_a_server_answers_as_the_store(corpora_dir: Path, tmp_path: Path) -> Non
     store = LogStore.open(tmp_path / "loghub.db")
     table = ClickHouseLogs(client, "superbiz_test", "otel_logs")
     assert _agree(store, table, HAND_WRITTEN, store.services()) >= len(HAND_WRITTEN) // 3
+
+
+ONE_TABLE = "logs.clickhouse: Value error, name a url or a path (exactly one)"
+
+
+@pytest.mark.parametrize(("logs", "message"), [
+    ("{clickhouse: {url: 'http://a:8123', path: /x}}", ONE_TABLE), ("{clickhouse: {}}", ONE_TABLE),
+    ("{clickhouse: {path: /x}, store: /y.db}",
+     "logs: Value error, name a pack, a store or a clickhouse table (exactly one)"),
+    ("{clickhouse: {url: 'ftp://a'}}", "must be an http(s) URL"),
+    ("{clickhouse: {url: 'http://a:8123', tabel: x}}", "logs.clickhouse.tabel: unknown key"),
+])
+def test_a_sources_file_names_one_clickhouse_table(tmp_path: Path, logs: str, message: str) -> None:
+    from core.errors import SourcesConfigError
+    from core.sources.config import world_from_file
+
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(f"logs: {logs}\n")
+    with pytest.raises(SourcesConfigError, match=re.escape(message)):
+        world_from_file(sources)
+
+
+def test_the_environment_names_a_server_whose_password_is_never_shown() -> None:
+    from core.errors import SourcesConfigError
+    from core.settings import Settings
+    from core.sources.config import env_clickhouse, open_world
+
+    config = env_clickhouse("clickhouse://reader:s3cret@127.0.0.1:1/logs/app_logs")
+    assert (config.url, config.database, config.table) == ("http://reader:s3cret@127.0.0.1:1", "logs", "app_logs")
+    assert (env_clickhouse("https://h:8443").database, env_clickhouse("https://h:8443").table) == ("otel", "otel_logs")
+    with pytest.raises(SourcesConfigError) as refused:
+        open_world("demo", settings=Settings(clickhouse_url="http://reader:s3cret@127.0.0.1:1/otel"))
+    assert str(refused.value).startswith("SUPERBIZ_CLICKHOUSE_URL: logs.clickhouse: clickhouse:http://127.0.0.1:1/")
+    assert "s3cret" not in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_the_cli_imports_into_chdb_and_asks_it_through_a_sources_file(corpora_dir: Path, tmp_path: Path) -> None:
+    """Each command its own process, as a user runs them (chdb: one engine per process)."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "SUPERBIZ_DB": str(tmp_path / "s.db")}
+    log = corpora_dir / "loghub" / "HDFS" / "HDFS_2k.log"
+    done = subprocess.run([sys.executable, "-m", "core", "logs", "import", str(log), "--to-chdb",
+                           str(tmp_path / "chdb"), "--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["rows_written"] == 2000 and report["store"] == f"{tmp_path / 'chdb'}/otel.otel_logs"
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(f"name: hdfs\nlogs: {{clickhouse: {{path: {tmp_path / 'chdb'}}}}}\n")
+    asked = subprocess.run([sys.executable, "-m", "core", "ask", "hdfs 有哪些 WARN 日志?", "--sources", str(sources)],
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert asked.returncode == 0, asked.stderr
+    assert "verdict  PASS" in asked.stdout and "80 条 WARN 日志" in asked.stdout

@@ -130,10 +130,14 @@ class ConnectClient:
 
         parts = urlsplit(url)
         self._where = public_url(url)
-        self._client = clickhouse_connect.get_client(
-            host=parts.hostname or "localhost", port=parts.port or 8123, username=parts.username or "default",
-            password=parts.password or "", database=database, secure=parts.scheme == "https",
-            connect_timeout=timeout, send_receive_timeout=timeout)
+        try:  # the client asks the server at once: a refusal is one line, without credentials
+            self._client = clickhouse_connect.get_client(
+                host=parts.hostname or "localhost", port=parts.port or 8123, username=parts.username or "default",
+                password=parts.password or "", database=database, secure=parts.scheme == "https",
+                connect_timeout=timeout, send_receive_timeout=timeout)
+        except Exception as error:
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+            raise SourceError(f"clickhouse:{self._where}/{database}: {reason}") from None
         self._lock = threading.Lock()
 
     @property
