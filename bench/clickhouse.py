@@ -26,7 +26,9 @@ import argparse
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 # _common first: it puts the repository root on sys.path for ``core``.
 from _common import interleaved, ratio, timed
@@ -40,7 +42,7 @@ from core.sources.logimport import import_files
 from core.sources.logstore import LogStore
 from core.tools.args import QueryLogsArgs
 
-QUERIES = [
+QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("rare id", {"query": RARE_ID}),
     ("common word", {"query": "container"}),
     ("service + level", {"service": "hadoop-b", "level": "ERROR"}),
@@ -75,8 +77,8 @@ def main() -> None:
         print(f"{'query':<16} {'store ms (p95)':>16} {'chdb ms (p95)':>16}  chdb vs store      rows read")
         for label, arguments in QUERIES:
             args = QueryLogsArgs(**arguments)
-            on_store, on_chdb = interleaved([lambda a=args: store.query_logs(a, services),
-                                             lambda a=args: table.query_logs(a, services)], options.runs)
+            on_store, on_chdb = interleaved([partial(store.query_logs, args, services),
+                                             partial(table.query_logs, args, services)], options.runs)
             result, request = table.query_logs(args, services)
             read = sum(s.get("rows_read", 0) for s in request["search"]["statements"])
             print(f"{label:<16} {on_store.median:>8.1f} ({on_store.p95:>5.1f}) {on_chdb.median:>8.1f} "
@@ -88,7 +90,7 @@ def main() -> None:
             sources.write_text(f"name: bench-{label}\nlogs: {logs}\n", encoding="utf-8")
             world = world_from_file(sources)
             ask(QUESTION, pack=world)  # warm: vocabulary, caches
-            samples = [timed(lambda w=world: ask(QUESTION, pack=w))[0] for _ in range(options.runs)]
+            samples = [timed(partial(ask, QUESTION, pack=world))[0] for _ in range(options.runs)]
             print(f"warm ask on the {label}: median {statistics.median(samples):.0f} ms, max {max(samples):.0f} ms")
         store.close()
         ChdbClient.close_all()
