@@ -58,8 +58,8 @@ SETTINGS index_granularity = 8192"""
 
 COLUMNS = ["Timestamp", "SeverityText", "SeverityNumber", "ServiceName", "Body", "ResourceAttributes",
            "LogAttributes"]
-_ROWS = ("SELECT l.id, l.ts_us, l.level_rank, e.ts, e.level, e.service, e.message, e.source, e.host, t.template, "
-         "(SELECT group_concat(topic, ' ') FROM line_topics p WHERE p.line_id = l.id) FROM lines l "
+_ROWS = ("SELECT l.id, l.ts_us, l.level_rank, e.ts, e.level, e.service, e.message, e.source, e.host, t.template "
+         "FROM lines l "
          "JOIN entries e ON e.id = l.id JOIN groups g ON g.id = l.group_id "
          "LEFT JOIN templates t ON t.id = g.template_id "
          "WHERE l.id > ? ORDER BY l.id LIMIT ?")
@@ -72,12 +72,17 @@ def store_rows(connection: sqlite3.Connection, start: int = 0) -> Iterator[list[
         batch = connection.execute(_ROWS, (last, _BATCH)).fetchall()
         if not batch:
             return
+        # A batch's topics in one read (``line_topics`` is keyed by topic: a look-up per line would scan it)
+        topics = dict(connection.execute(
+            "SELECT line_id, group_concat(topic, ' ') FROM line_topics WHERE line_id BETWEEN ? AND ? GROUP BY line_id",
+            (batch[0][0], batch[-1][0])).fetchall())
         last = batch[-1][0]
         yield [[_EPOCH + timedelta(microseconds=ts_us), level, _SEVERITY.get(rank, 0) if rank is not None else 0,
                 service, message, {"host.name": host} if host else {},
-                {TEMPLATE_KEY: template or "", TOPICS_KEY: topics or "", TIMESTAMP_KEY: ts, LINE_KEY: str(line_id),
+                {TEMPLATE_KEY: template or "", TOPICS_KEY: topics.get(line_id, ""), TIMESTAMP_KEY: ts,
+                 LINE_KEY: str(line_id),
                  **({"log.file.name": source} if source else {})}]
-               for line_id, ts_us, rank, ts, level, service, message, source, host, template, topics in batch]
+               for line_id, ts_us, rank, ts, level, service, message, source, host, template in batch]
 
 
 def write_store(connection: sqlite3.Connection, client: Client, database: str, table: str) -> int:
