@@ -373,3 +373,29 @@ def test_the_cli_imports_into_chdb_and_asks_it_through_a_sources_file(corpora_di
                            capture_output=True, text=True, env=env, timeout=300)
     assert asked.returncode == 0, asked.stderr
     assert "verdict  PASS" in asked.stdout and "80 条 WARN 日志" in asked.stdout
+
+
+def test_the_query_logs_contract_of_the_small_pack(chdb: ChdbClient) -> None:
+    """tests/test_logquery.py's arguments (levels, exclusions, words, terms, identifiers, topics,
+    match any, windows; a window's times with their zone: naive times read in UTC here). Levels
+    as ``logs import`` writes them, canonical: the table reads ``SeverityText`` so (``WARNING``
+    is WARN), where a pack's in-memory store keeps a level as the pack spells it."""
+    from datetime import timedelta, timezone
+
+    from core.contracts import LogEntry
+    from core.logfields import canonical_level
+    from tests.test_logquery import LINES
+
+    entries = [LogEntry(timestamp=ts, level=canonical_level(level) or level, service=service, message=message)
+               for ts, level, service, message in LINES]
+    store = LogStore.from_entries(entries, timezone(timedelta(hours=8)))
+    queries: list[dict[str, Any]] = [
+        {"level": "ERROR"}, {"level": "fatal"}, {"level": "warning"}, {"level": "ERROR", "exclude": ["error"]},
+        {"service": "worker", "exclude": ["heartbeat"]}, {"query": "connection", "exclude": ["connection reset"]},
+        {"query": "connect"}, {"terms": ["connection"]}, {"terms": ["Connection  Refused"]}, {"query": '"refused by"'},
+        {"terms": ["refused db"]}, {"query": "db-1:5432"}, {"query": "543"}, {"query": "/orders"},
+        {"query": "broker reset"}, {"query": "broker reset", "match": "any"}, {"query": "oom disk"},
+        {"terms": ["heartbeat", "broker"], "match": "any"}, {"topic": "memory"}, {"service": "API"},
+        {"since": "2026-07-08T10:07+08:00", "until": "2026-07-08T10:08+08:00"},
+        {"until": "2026-07-08T02:00:00Z"}, {"since": "2026-07-08T00:00Z"}]
+    assert _agree(store, _table(chdb, "small", store), queries, ["api", "worker"]) >= 15
