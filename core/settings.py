@@ -49,6 +49,7 @@ class Settings(BaseModel):
     sources: str = ""
     prometheus_url: str = ""
     alertmanager_url: str = ""
+    clickhouse_url: str = ""  # an otel_logs table replacing the pack's logs (docs/clickhouse.md)
     prometheus_token: str = ""  # sent as "Authorization: Bearer ..."; never stored or shown
     alertmanager_token: str = ""
     source_timeout: str = ""  # seconds per HTTP call (default 5); read by core.sources.config

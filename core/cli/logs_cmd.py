@@ -48,7 +48,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "--max-unparsed unparsed lines, is refused. "
                     "All or nothing: an error leaves the store as it was.")
     importing.add_argument("files", nargs="+", metavar="FILE", help="log files (plain or .gz)")
-    importing.add_argument("--store", required=True, metavar="PATH", help="the store file")
+    target = importing.add_mutually_exclusive_group(required=True)
+    target.add_argument("--store", metavar="PATH", help="the store file")
+    target.add_argument("--to", metavar="URL", dest="to_clickhouse",
+                        help="a ClickHouse server's otel_logs table instead: clickhouse://host:8123/DATABASE"
+                             "[/TABLE] (default otel/otel_logs; http(s):// too; docs/clickhouse.md)")
+    target.add_argument("--to-chdb", metavar="DIR", help="an embedded ClickHouse (chdb) folder's otel.otel_logs")
     import_options(importing)
     importing.set_defaults(handler=_import)
 
@@ -129,8 +134,41 @@ def import_settings(args: argparse.Namespace) -> dict[str, Any]:
 def _import(args: argparse.Namespace) -> int:
     from core.sources.logimport import import_files
 
+    if args.store is None:
+        return _import_clickhouse(args)
     report = import_files([Path(name) for name in args.files], Path(args.store), **import_settings(args))
     return print_import(report, as_json=args.json)
+
+
+def _import_clickhouse(args: argparse.Namespace) -> int:
+    """``--to`` / ``--to-chdb``: the files read as for a store, written as otel_logs rows."""
+    from core.errors import LogImportError, SuperbizError
+    from core.redact import public_url
+    from core.sources.clickhouse import ChdbClient, Client, ConnectClient
+    from core.sources.clickhouse.writer import import_into
+    from core.sources.config import env_clickhouse
+
+    if args.to_chdb is not None:
+        where, database, table = args.to_chdb, "otel", "otel_logs"
+    else:
+        config = env_clickhouse(args.to_clickhouse)
+        assert config.url is not None
+        where, database, table = public_url(config.url), config.database, config.table
+    client: Client | None = None
+    try:
+        client = ChdbClient(where) if args.to_chdb is not None else ConnectClient(config.url or "", database, 30.0)
+        report, written = import_into([Path(name) for name in args.files], client, database, table,
+                                      **import_settings(args))
+    except SuperbizError:
+        raise
+    except Exception as error:  # the server's or the network's, in one line
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+        raise LogImportError(f"{where}/{database}.{table}: {reason}") from None
+    finally:
+        if client is not None:
+            client.close()
+    report.store = f"{where}/{database}.{table}"  # the table, not the temporary store read through
+    return print_import(report, as_json=args.json, more={"rows_written": written})
 
 
 def print_import(report: ImportReport, *, as_json: bool, more: dict[str, Any] | None = None) -> int:

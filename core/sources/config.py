@@ -21,7 +21,9 @@ A sources file (YAML; relative paths are relative to the file)::
                    bearer_token_env: PROM_TOKEN, service_labels: [service, job],
                    series_window_minutes: 30}
       alertmanager: {url: http://127.0.0.1:9093}
-    logs: {pack: demo}              # or {store: /data/app.db} (a log store)
+    logs: {pack: demo}              # or {store: /data/app.db} (a log store), or an otel_logs
+                                    # table: {clickhouse: {url: http://host:8123, database: otel,
+                                    # table: otel_logs}} or {clickhouse: {path: DIR}} (chdb)
     knowledge:                      # a pack's runbooks and rules, and/or folders and files
       pack: demo
       runbooks: [./runbooks]
@@ -119,16 +121,39 @@ class MetricsConfig(_Strict):
         return self
 
 
+class ClickHouseConfig(_Strict):
+    """An ``otel_logs`` table: on a server (``url``) or in a chdb folder (``path``)."""
+
+    url: str | None = None
+    path: str | None = None
+    database: str = "otel"
+    table: str = "otel_logs"
+    timeout_seconds: float = Field(10.0, gt=0, le=300)
+    max_rows_to_read: int = Field(100_000_000, gt=0)
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, value: str | None) -> str | None:
+        return None if value is None else ServerConfig(url=value).url
+
+    @model_validator(mode="after")
+    def _one(self) -> ClickHouseConfig:
+        if (self.url is None) == (self.path is None):
+            raise ValueError("name a url or a path (exactly one)")
+        return self
+
+
 class LogsConfig(_Strict):
-    """Where log lines come from: a pack or a log store file."""
+    """Where log lines come from: a pack, a log store file or a ClickHouse table."""
 
     pack: str | None = None
     store: str | None = None
+    clickhouse: ClickHouseConfig | None = None
 
     @model_validator(mode="after")
     def _one(self) -> LogsConfig:
-        if (self.pack is None) == (self.store is None):
-            raise ValueError("name a pack or a store (exactly one)")
+        if sum(value is not None for value in (self.pack, self.store, self.clickhouse)) != 1:
+            raise ValueError("name a pack, a store or a clickhouse table (exactly one)")
         return self
 
 
@@ -329,8 +354,8 @@ def world_clock(config: SourcesFile, where: str, sources: list[LogSource | Metri
     for source in sources:
         if isinstance(source, PackMetrics | PackLogs):
             own, end = dict(source.pack.clocks), source.pack.now
-        elif isinstance(source, LogStore):
-            own = source.newest_by_service()
+        elif isinstance(source, LogStore) or _has_clocks(source):
+            own = source.newest_by_service()  # type: ignore[union-attr]
             end = max(own.values(), default=None)
         else:
             continue
@@ -342,6 +367,13 @@ def world_clock(config: SourcesFile, where: str, sources: list[LogSource | Metri
     return max(ends), clocks, "the data's clock: its newest data"
 
 
+def _has_clocks(source: object) -> bool:
+    """A log source that tells each service's newest line (a ClickHouse table)."""
+    from core.sources.clickhouse import ClickHouseLogs
+
+    return isinstance(source, ClickHouseLogs)
+
+
 def _log_store(path: Path, where: str) -> LogSource:
     """A log store file (``superbiz logs import``) as the world's log source."""
     from core.sources.logstore import LogStore
@@ -350,6 +382,38 @@ def _log_store(path: Path, where: str) -> LogSource:
         return LogStore.open(path)
     except LogStoreError as exc:
         raise SourcesConfigError(f"{where}: logs.store: {exc}") from None
+
+
+def clickhouse_logs(config: ClickHouseConfig, base: Path, where: str) -> LogSource:
+    """The ClickHouse table a sources file names (``core.sources.clickhouse``), its names read
+    now: a server that does not answer is a configuration error, said once."""
+    from core.errors import SourceError
+    from core.sources.clickhouse import open_clickhouse
+
+    try:
+        source = open_clickhouse(url=config.url, path=str(_local(base, config.path)) if config.path else None,
+                                 database=config.database, table=config.table,
+                                 timeout=config.timeout_seconds, max_rows=config.max_rows_to_read)
+        source.facts()
+    except (SourceError, ImportError) as exc:
+        raise SourcesConfigError(f"{where}: logs.clickhouse: {exc}") from None
+    return source
+
+
+def env_clickhouse(url: str) -> ClickHouseConfig:
+    """``SUPERBIZ_CLICKHOUSE_URL``: ``http(s)://host:8123[/database[/table]]`` (``clickhouse://``
+    reads as ``http://``); the database and table default to the Collector's ``otel.otel_logs``."""
+    text = url.strip()
+    if text.lower().startswith("clickhouse://"):
+        text = "http://" + text[len("clickhouse://"):]
+    parts = urlsplit(text)
+    names = [name for name in parts.path.split("/") if name]
+    server = parts._replace(path="", query="", fragment="").geturl()
+    try:
+        return ClickHouseConfig(url=server, database=names[0] if names else "otel",
+                                table=names[1] if len(names) > 1 else "otel_logs")
+    except ValidationError as exc:
+        raise SourcesConfigError(f"SUPERBIZ_CLICKHOUSE_URL: {_reason(exc)}") from None
 
 
 def world_from_file(path: str | Path, *, settings: Settings | None = None,
@@ -384,8 +448,11 @@ def world_from_file(path: str | Path, *, settings: Settings | None = None,
             metrics = live_metrics(config.metrics.prometheus, config.metrics.alertmanager,
                                    settings=settings, environ=environ, where=where)
     if config.logs is not None:
-        logs = (PackLogs(pack(config.logs.pack)) if config.logs.pack
-                else _log_store(_local(base, config.logs.store or ""), where))
+        if config.logs.clickhouse is not None:
+            logs = clickhouse_logs(config.logs.clickhouse, base, where)
+        else:
+            logs = (PackLogs(pack(config.logs.pack)) if config.logs.pack
+                    else _log_store(_local(base, config.logs.store or ""), where))
     if config.knowledge is not None:
         known = config.knowledge
         knowledge_pack = pack(known.pack) if known.pack else None
@@ -406,6 +473,17 @@ def world_from_file(path: str | Path, *, settings: Settings | None = None,
 # ---------------------------------------------------------------- what the CLI and console open
 
 
+def _with_clickhouse(world: World, config: ClickHouseConfig) -> World:
+    """The world with the ClickHouse table as its logs, on the table's clock (its newest lines)."""
+    logs = clickhouse_logs(config, Path.cwd(), "SUPERBIZ_CLICKHOUSE_URL")
+    clocks = logs.newest_by_service()  # type: ignore[attr-defined]
+    now = max(clocks.values(), default=world.now)
+    return World(name=f"{world.name}+clickhouse", now=now, metrics=world.metrics, logs=logs,
+                 knowledge=world.knowledge, description=world.description,
+                 example_questions=world.example_questions, clocks=clocks,
+                 clock_basis="the data's clock: the ClickHouse table's newest lines")
+
+
 def open_world(pack: str | Path | Pack | World | None = None, *, sources: str | Path | None = None,
                settings: Settings | None = None,
                environ: Mapping[str, str] | None = None) -> World:
@@ -420,6 +498,8 @@ def open_world(pack: str | Path | Pack | World | None = None, *, sources: str | 
     world = load_world(pack if pack is not None else settings.default_pack)
     if isinstance(pack, World):
         return world
+    if settings.clickhouse_url.strip():
+        world = _with_clickhouse(world, env_clickhouse(settings.clickhouse_url))
     live = env_metrics(settings, environ)
     if live is None:
         return world

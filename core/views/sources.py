@@ -144,6 +144,7 @@ def configured_servers(settings: Settings) -> list[str]:
 
     found = [f"{name} {public_url(url)}" for name, url in (
         ("SUPERBIZ_PROMETHEUS_URL", settings.prometheus_url),
-        ("SUPERBIZ_ALERTMANAGER_URL", settings.alertmanager_url)) if url.strip()]
+        ("SUPERBIZ_ALERTMANAGER_URL", settings.alertmanager_url),
+        ("SUPERBIZ_CLICKHOUSE_URL", settings.clickhouse_url)) if url.strip()]
     found += [f"SUPERBIZ_SOURCES {path}" for path in settings.sources_files()]
     return found
