@@ -149,7 +149,7 @@ def camel_case_identifiers(original: str) -> frozenset[str]:
     (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
     return frozenset(
         word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
-        if not word.isupper() and sum(map(str.isupper, word)) >= 2)
+        if not word.islower() and not word.isupper() and sum(map(str.isupper, word)) >= 2)
 
 
 @dataclass(frozen=True)
@@ -184,26 +184,27 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
             skip_next = False
             continue
         end = start + len(token)
-        if is_number_token(token):
+        if token[0].isdigit():  # ``is_number_token``, inlined: once per token of every excerpt
             parsed = parse_number_token(token)
             if parsed is None:  # a digit-led name (``2026-07-08t11:17:00+08:00``) keeps its marks too
-                items.append((start, end, "identifier", qualifier(normalized, start)[1] + token))
+                items.append((start, end, "identifier", _marks_before(normalized, start) + token))
                 continue
             values, is_ratio = parsed
             next_start, following = found[index + 1] if index + 1 < len(found) else (end, "")
             if not values[-1][1] and following in UNIT_WORDS:
                 values[-1] = (values[-1][0], following)
                 end, skip_next = next_start + len(following), True
-            marks = qualifier(normalized, start)[1]
-            if after := trailer(normalized, end):
+            marks = _marks_before(normalized, start)
+            if end < len(normalized) and normalized[end] not in _NO_TRAILER and (
+                    after := trailer(normalized, end)):
                 marks += TRAILER_SEPARATOR + after
             items.append((start, end, "ratio" if is_ratio else "number", (marks, tuple(values))))
         elif token in STATE_WORDS:
             items.append((start, end, "state", token))
         elif token in EN_NEGATIONS:
             items.append((start, end, "negation", token))
-        elif is_identifier_token(token):
-            items.append((start, end, "identifier", token))
+        elif not _LETTERS.isdisjoint(token) and not _IDENTIFIER_MARKS.isdisjoint(token):
+            items.append((start, end, "identifier", token))  # ``is_identifier_token``, inlined
     position = normalized.find(_CONTRACTED_NEGATION)
     while position != -1:
         items.append((position, position + 3, "negation", _CONTRACTED_NEGATION))
@@ -211,6 +212,22 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
     items += [(m.start(), m.end(), "negation", m.group()) for m in _ZH_NEGATION_RE.finditer(normalized)]
     items.sort(key=lambda item: item[0])
     return tuple(items)
+
+
+# Characters that are no operator, no bracket or quote and no sign (``signs``): a number
+# touching one on its left is unqualified, one touching one on its right has no trailer.
+_NO_TRAILER = frozenset(" ,;:)]}")
+
+
+def _marks_before(normalized: str, start: int) -> str:
+    """``signs.qualifier``'s marks, skipped where nothing can qualify the number (it starts the
+    text or follows a letter, a digit or a separator such as ``,`` or ``:``)."""
+    if start == 0:
+        return ""
+    before = normalized[start - 1]
+    if before.isalnum() or (before in _NO_TRAILER and before != " "):
+        return ""
+    return qualifier(normalized, start)[1]
 
 
 @lru_cache(maxsize=4096)

@@ -88,6 +88,12 @@ _NEEDS_TRANSLATION = re.compile("[" + re.escape("".join(map(chr, _TRANSLATION)))
 _INVISIBLE_RE = re.compile("[" + re.escape("".join(sorted(INVISIBLE_CHARS))) + "]")
 
 
+# Full-width punctuation Chinese text is written with. NFKC maps each to its ASCII twin, a
+# starter like any ASCII character, so replacing them first leaves NFKC's result unchanged --
+# and lets its quick check pass on CJK text, which it otherwise recomposes in full (~8 µs).
+_COMMON_FULL_WIDTH = tuple((char, chr(ord(char) - 0xFEE0)) for char in "，：；（）！？％")
+
+
 def _fold(text: str) -> str:
     """NFKC, case-fold, punctuation to ASCII, invisible characters removed (no spacing)."""
     folded = unicodedata.normalize("NFKC", text).casefold()
@@ -111,6 +117,11 @@ def _half_width(match: re.Match[str]) -> str:
 
 def normalize_text(text: str) -> str:
     """The canonical normal form of ``text`` (fast path, no offsets)."""
+    if text.isascii():  # already NFKC, nothing to map or strip; case-fold is lower case
+        return " ".join(text.lower().split())
+    for full_width, ascii_twin in _COMMON_FULL_WIDTH:
+        if full_width in text:
+            text = text.replace(full_width, ascii_twin)
     return " ".join(_fold(text).split())
 
 
