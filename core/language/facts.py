@@ -128,7 +128,14 @@ def is_identifier_token(token: str) -> bool:
 
 def parse_number_token(token: str) -> tuple[list[Number], bool] | None:
     """The numbers of a number token and whether it is a ratio; None if it is not one
-    (``5c7d8e9f1`` is an identifier, not a number)."""
+    (``5c7d8e9f1`` is an identifier, not a number). The list is the caller's to change."""
+    parsed = _parsed_number_token(token)
+    return None if parsed is None else (list(parsed[0]), parsed[1])
+
+
+@lru_cache(maxsize=8192)
+def _parsed_number_token(token: str) -> tuple[tuple[Number, ...], bool] | None:
+    """``parse_number_token``, cached: the same numbers recur in every excerpt of a ref."""
     values: list[Number] = []
     ratio_parts = token.split("/")
     for ratio_part in ratio_parts:
@@ -137,7 +144,7 @@ def parse_number_token(token: str) -> tuple[list[Number], bool] | None:
             if match is None:
                 return None
             values.append((float(match.group(1)), match.group(2)))
-    return values, len(ratio_parts) > 1 and len(values) == len(ratio_parts)
+    return tuple(values), len(ratio_parts) > 1 and len(values) == len(ratio_parts)
 
 
 _CAMEL_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -185,20 +192,20 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
             continue
         end = start + len(token)
         if token[0].isdigit():  # ``is_number_token``, inlined: once per token of every excerpt
-            parsed = parse_number_token(token)
+            parsed = _parsed_number_token(token)
             if parsed is None:  # a digit-led name (``2026-07-08t11:17:00+08:00``) keeps its marks too
                 items.append((start, end, "identifier", _marks_before(normalized, start) + token))
                 continue
             values, is_ratio = parsed
             next_start, following = found[index + 1] if index + 1 < len(found) else (end, "")
             if not values[-1][1] and following in UNIT_WORDS:
-                values[-1] = (values[-1][0], following)
+                values = (*values[:-1], (values[-1][0], following))
                 end, skip_next = next_start + len(following), True
             marks = _marks_before(normalized, start)
             if end < len(normalized) and normalized[end] not in _NO_TRAILER and (
                     after := trailer(normalized, end)):
                 marks += TRAILER_SEPARATOR + after
-            items.append((start, end, "ratio" if is_ratio else "number", (marks, tuple(values))))
+            items.append((start, end, "ratio" if is_ratio else "number", (marks, values)))
         elif token in STATE_WORDS:
             items.append((start, end, "state", token))
         elif token in EN_NEGATIONS:
@@ -251,6 +258,8 @@ def facts_in(items: tuple[FactItem, ...], start: int, end: int, original: str | 
     negation_counts: Counter[str] = Counter()
     for item_start, item_end, kind, value in items:
         if item_start < start or item_end > end:
+            if item_start >= end:
+                break  # items are in order of their start: none further lies inside
             continue
         if kind == "number" or kind == "ratio":
             marks, values = value
@@ -362,4 +371,9 @@ def is_generic(normalized: str) -> bool:
     """True when every token is a stop-word, level/state word or bare service name."""
     if _HAS_DIGIT_RE.search(normalized):
         return False  # a number is a fact
-    return all(token in GENERIC_WORDS or _SERVICE_RE.match(token) for token in tokens(normalized))
+    # Token by token, so the first word that says something ends the scan (``tokens``, lazily).
+    for match in _TOKEN_RE.finditer(normalized):
+        token = match.group().rstrip(_TOKEN_TRAILING)
+        if token and token not in GENERIC_WORDS and not _SERVICE_RE.match(token):
+            return False
+    return True

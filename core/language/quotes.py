@@ -192,7 +192,7 @@ def clear_caches() -> None:
     """Forget every cached ref normalisation (benchmarks of the cold path use it)."""
     normalize_with_offsets.cache_clear()
     facts.ref_fact_items.cache_clear()
-    byte_units.ref_byte_units.cache_clear()
+    byte_units.clear_caches()
     _compact.cache_clear()
     _skeleton.cache_clear()
     _number_trailers.cache_clear()
@@ -266,8 +266,8 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
         start, end = _snap_to_tokens(ref.text, start, end)
     else:
         loose_start, loose_end = _loose_region(ref.text, start, end)
-        problem = (_facts_problem(fragment, original, ref.text, start, end)
-                   or _marks_problem(fragment, ref.text, start, end)
+        problem = (_facts_problem(fragment, original, ref.text, start, end, loose_start, loose_end)
+                   or _marks_problem(fragment, ref.text, start, end, loose_start, loose_end)
                    or _names_cut(fragment, ref.text[loose_start:loose_end]))
         problem = problem or changed_words(fragment, ref.text[loose_start:loose_end])
         start, end = _snap_to_tokens(ref.text, start, end)
@@ -533,10 +533,9 @@ _ZH_NEGATION_RE = re.compile(f"[{_ZH_NEGATION_CHARS}]")
 _NEGATION_WORD_RE = re.compile(_NEGATION_BEFORE_RE.pattern.removeprefix(r"(?:^|[^\w'])").removesuffix("$"))
 
 
-def _marks_problem(fragment: str, ref_text: str, start: int, end: int) -> str:
+def _marks_problem(fragment: str, ref_text: str, start: int, end: int, loose_start: int, loose_end: int) -> str:
     """Negation and comparison marks before words (``!firing``, ``service≠x``, ``ns<>prod``) are
-    facts, not formatting: the fragment's must be the aligned region's, none dropped."""
-    loose_start, loose_end = _loose_region(ref_text, start, end)
+    facts, not formatting: the fragment's must be the aligned region's (``_loose_region``), none dropped."""
     quoted = _word_marks(fragment)
     added = sorted(quoted - _word_marks(ref_text[loose_start:loose_end]))
     if added:
@@ -574,9 +573,9 @@ def _loose_region(ref_text: str, start: int, end: int) -> tuple[int, int]:
                            min(len(ref_text), end + _FACT_REGION_PAD))
 
 
-def _facts_problem(fragment: str, original: str, ref_text: str, start: int, end: int) -> str:
+def _facts_problem(fragment: str, original: str, ref_text: str, start: int, end: int,
+                   loose_start: int, loose_end: int) -> str:
     """Every fact of the fragment in the aligned region; no negation added or dropped."""
-    loose_start, loose_end = _loose_region(ref_text, start, end)
     ref_items = facts.ref_fact_items(ref_text)
     region_facts = facts.facts_in(ref_items, loose_start, loose_end)
     fragment_facts = facts.extract_facts(fragment, original)

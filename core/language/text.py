@@ -152,10 +152,11 @@ class NormalizedText:
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Map a normalised span ``[start, end)`` (non-empty) to original offsets."""
-        if not self.text or end <= start:
-            return (0, 0)
-        start = max(0, min(start, len(self.text) - 1))
-        end = max(start + 1, min(end, len(self.text)))
+        if not 0 <= start < end <= len(self.text):  # a span outside the text: clamp it
+            if not self.text or end <= start:
+                return (0, 0)
+            start = max(0, min(start, len(self.text) - 1))
+            end = max(start + 1, min(end, len(self.text)))
         if self.char_starts is None:  # one run per word (``char_span``, inlined: once per quote)
             first = bisect_right(self.run_starts, start) - 1
             last = bisect_right(self.run_starts, end - 1) - 1
