@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.language.invisible import BENIGN_INVISIBLE
+from core.language.nfkc import nfkc
 
 
 def normalize(text: str) -> str:
@@ -88,15 +89,9 @@ _NEEDS_TRANSLATION = re.compile("[" + re.escape("".join(map(chr, _TRANSLATION)))
 _INVISIBLE_RE = re.compile("[" + re.escape("".join(sorted(INVISIBLE_CHARS))) + "]")
 
 
-# Full-width punctuation Chinese text is written with. NFKC maps each to its ASCII twin, a
-# starter like any ASCII character, so replacing them first leaves NFKC's result unchanged --
-# and lets its quick check pass on CJK text, which it otherwise recomposes in full (~8 µs).
-_COMMON_FULL_WIDTH = tuple((char, chr(ord(char) - 0xFEE0)) for char in "，：；（）！？％")
-
-
 def _fold(text: str) -> str:
     """NFKC, case-fold, punctuation to ASCII, invisible characters removed (no spacing)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = nfkc(text).casefold()
     if not folded.isascii():
         folded = _NEEDS_TRANSLATION.sub(_translate_match, folded)
     return folded
@@ -119,9 +114,6 @@ def normalize_text(text: str) -> str:
     """The canonical normal form of ``text`` (fast path, no offsets)."""
     if text.isascii():  # already NFKC, nothing to map or strip; case-fold is lower case
         return " ".join(text.lower().split())
-    for full_width, ascii_twin in _COMMON_FULL_WIDTH:
-        if full_width in text:
-            text = text.replace(full_width, ascii_twin)
     return " ".join(_fold(text).split())
 
 
