@@ -264,8 +264,11 @@ def facts_in(items: tuple[FactItem, ...], start: int, end: int, original: str | 
         if kind == "number" or kind == "ratio":
             marks, values = value
             numbers.extend(values)
-            qualified.extend((marks if index == 0 else "", number, unit)
-                             for index, (number, unit) in enumerate(values))
+            if len(values) == 1:  # most numbers: no generator for one
+                qualified.append((marks, values[0][0], values[0][1]))
+            else:
+                qualified.extend((marks if index == 0 else "", number, unit)
+                                 for index, (number, unit) in enumerate(values))
             if kind == "ratio":
                 ratios.add(values)
         elif kind == "identifier":

@@ -210,13 +210,14 @@ def _locate_exact(fragment: str, ref: NormalizedText, cursor: int) -> _Located:
     while position != -1:
         end = position + len(fragment)
         # Most quotes start and end at a separator, before a word: no edge or qualifier check
-        # can object there, and the negation and trailer checks look up the ref's positions.
+        # can object there, and the negation and trailer checks can only where the ref has a
+        # negation or a trailing mark (its positions, looked up).
         quiet_edges = ((position == 0 or text[position - 1] in _SEPARATORS)
                        and (end == len(text) or text[end] in _SEPARATORS))
         problem = ((not quiet_edges and _edge_problem(ref, position, end))
-                   or _negation_before(text, position, fragment)
+                   or (position in _negation_starts(text) and _negation_before(text, position, fragment))
                    or (not text[position].isalpha() and _qualifier_cut(text, position))
-                   or _trailer_cut(text, end))
+                   or (_number_trailers(text).get(end, "") and _trailer_cut(text, end)))
         if not problem:
             return _Located(position, end, 1.0, "exact")
         position = text.find(fragment, position + 1)
