@@ -156,7 +156,8 @@ def camel_case_identifiers(original: str) -> frozenset[str]:
     (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
     return frozenset(
         word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
-        if not word.islower() and not word.isupper() and sum(map(str.isupper, word)) >= 2)
+        # A capital after the first letter first (title-case and lower-case words have none).
+        if not word[1:].islower() and not word.isupper() and sum(map(str.isupper, word)) >= 2)
 
 
 @dataclass(frozen=True)

@@ -217,7 +217,7 @@ def _locate_exact(fragment: str, ref: NormalizedText, cursor: int) -> _Located:
         problem = ((not quiet_edges and _edge_problem(ref, position, end))
                    or (position in _negation_starts(text) and _negation_before(text, position, fragment))
                    or (not text[position].isalpha() and _qualifier_cut(text, position))
-                   or (_number_trailers(text).get(end, "") and _trailer_cut(text, end)))
+                   or _trailer_cut(text, end))
         if not problem:
             return _Located(position, end, 1.0, "exact")
         position = text.find(fragment, position + 1)
@@ -359,11 +359,22 @@ def _token_bounds(text: str, index: int) -> tuple[int, int]:
     start, end = index, index + 1
     if kind is None:
         return start, end
+    if kind == "ascii":  # the run's end at C speed, its start by set look-ups
+        run = _ASCII_TOKEN_RUN_RE.match(text, index)
+        end = run.end() if run else end
+        while start > 0 and text[start - 1] in _ASCII_TOKEN_CHARS:
+            start -= 1
+        return start, end
     while start > 0 and facts.token_class(text[start - 1]) == kind:
         start -= 1
     while end < len(text) and facts.token_class(text[end]) == kind:
         end += 1
     return start, end
+
+
+# ``facts.token_class`` "ascii": one character of these, or a run of them.
+_ASCII_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./:%@#+")
+_ASCII_TOKEN_RUN_RE = re.compile(r"[a-z0-9_\-./:%@#+]+")
 
 
 def _snap_to_tokens(text: str, start: int, end: int) -> tuple[int, int]:
