@@ -184,12 +184,18 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
 
     A number token followed by a unit word takes it as its unit (``4200 ms`` = ``4200ms``).
     """
-    found = [(m.start(), m.group().rstrip(_TOKEN_TRAILING)) for m in _TOKEN_RE.finditer(normalized)]
     items: list[FactItem] = []
-    skip_next = False
-    for index, (start, token) in enumerate(found):
-        if skip_next or not token:
-            skip_next = False
+    unit_at = -1  # where the unit word a number took starts: that token is read
+    for match in _TOKEN_RE.finditer(normalized):
+        token = match.group().rstrip(_TOKEN_TRAILING)
+        start = match.start()
+        if not token or start == unit_at:
+            continue
+        if token.isalpha():  # a word (most tokens): a state, a negation or nothing checkable
+            if token in STATE_WORDS:
+                items.append((start, start + len(token), "state", token))
+            elif token in EN_NEGATIONS:
+                items.append((start, start + len(token), "negation", token))
             continue
         end = start + len(token)
         if token[0].isdigit():  # ``is_number_token``, inlined: once per token of every excerpt
@@ -198,10 +204,11 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
                 items.append((start, end, "identifier", _marks_before(normalized, start) + token))
                 continue
             values, is_ratio = parsed
-            next_start, following = found[index + 1] if index + 1 < len(found) else (end, "")
-            if not values[-1][1] and following in UNIT_WORDS:
-                values = (*values[:-1], (values[-1][0], following))
-                end, skip_next = next_start + len(following), True
+            if not values[-1][1] and (following := _TOKEN_RE.search(normalized, match.end())) and (
+                    unit := following.group().rstrip(_TOKEN_TRAILING)) in UNIT_WORDS:
+                values = (*values[:-1], (values[-1][0], unit))
+                unit_at = following.start()
+                end = unit_at + len(unit)
             marks = _marks_before(normalized, start)
             if end < len(normalized) and normalized[end] not in _NO_TRAILER and (
                     after := trailer(normalized, end)):
