@@ -148,12 +148,15 @@ def _parsed_number_token(token: str) -> tuple[tuple[Number, ...], bool] | None:
 
 
 _CAMEL_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_INNER_CAPITAL_RE = re.compile(r"[A-Za-z0-9_][A-Z]")
 
 
 def camel_case_identifiers(original: str) -> frozenset[str]:
     """CamelCase names (alert names such as ``HighMemoryUsage``: two capitals and a lower-case
     letter in one word), case-folded. The name is the whole token, underscores included
     (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
+    if not _INNER_CAPITAL_RE.search(original):
+        return frozenset()  # every such name has a capital right after a letter, digit or _
     return frozenset(
         word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
         # A capital after the first letter first (title-case and lower-case words have none).
