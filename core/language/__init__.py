@@ -4,7 +4,8 @@ The one home of text handling. The stages (rules engine, verifier, gatekeeper, t
 their text utilities from here and never from one another:
 
 - ``text``: the normalisers (``normalize``, ``casefold``, ``fold`` keeping offsets, the
-  gatekeeper's ``normalize_text``); ``chars``: character classes (Han, kana, Hangul);
+  gatekeeper's ``normalize_text``; ``nfkc``: NFKC, quick on Chinese text); ``chars``:
+  character classes (Han, kana, Hangul);
   ``invisible`` and ``confusables``: characters that hide or imitate others;
 - ``numbers`` (numerals in both languages), ``quantities`` (values with units and their roles),
   ``signs`` (signs and comparisons before a number), ``facts`` (numbers, identifiers,

@@ -30,6 +30,24 @@ def ref_byte_units(ref_text: str) -> ByteUnits:
     return in_ref
 
 
+@lru_cache(maxsize=4096)
+def _conflicting_cases(ref_text: str) -> str:
+    """The last letters (``b``, ``B``) a unit of a quote must end in to read as the other of
+    byte and bit than a unit of the ref with its value and prefix (``_unit_conflict``)."""
+    cases = ""
+    for units in ref_byte_units(ref_text).values():
+        endings = {unit[-1] for unit in units}
+        if len(endings) == 1:
+            cases += "b" if endings == {"B"} else "B"
+    return "".join(sorted(set(cases)))
+
+
+def clear_caches() -> None:
+    """Forget every ref text's units (benchmarks of the cold path)."""
+    ref_byte_units.cache_clear()
+    _conflicting_cases.cache_clear()
+
+
 def _unit_conflict(excerpt: str, ref_text: str) -> str:
     """The first unit of ``excerpt`` whose value and prefix the ref holds only as the other of
     byte and bit, described ('' when none)."""
@@ -80,8 +98,11 @@ def byte_unit_problem(excerpt: str, ref_text: str, region: str = "") -> str:
     the excerpt quotes. A quote recased as a whole (upper, lower, swapped or title case) is
     formatting and says nothing about the case of its units; one whose letters keep the ref's
     case but a unit's is a changed fact."""
-    if not ref_byte_units(ref_text):
+    in_ref = ref_byte_units(ref_text)
+    if not in_ref:
         return ""  # a ref without byte or bit units: no unit of the quote can read as another
+    if not any(case in excerpt for case in _conflicting_cases(ref_text)):
+        return ""  # no ``b`` (or ``B``) that could read as the other of a unit the ref holds
     stripped = excerpt if excerpt.isascii() else without_benign(excerpt)  # invisibles split no unit
     problem = _unit_conflict(stripped, ref_text)
     if not problem or _recased(excerpt, stripped, ref_text, region):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import string
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -62,9 +62,11 @@ def foreign_lookalikes(excerpt: str, ref_text: str) -> list[str]:
     absent = {char for char in set(excerpt) if not char.isascii() and char not in ref_text}
     if not absent:
         return []
+    absent &= latin_lookalikes()  # before case-folding the ref: most absent characters are none
+    if not absent:
+        return []
     ref_folded = ref_text.casefold()
-    absent = {char for char in absent if char.casefold() not in ref_folded}
-    return sorted(absent & latin_lookalikes()) if absent else []
+    return sorted(char for char in absent if char.casefold() not in ref_folded)
 
 
 # Compatibility forms whose look says something else than their NFKC folding: superscripts and
@@ -86,6 +88,7 @@ def _is_lookalike_form(char: str) -> bool:
     return tag in _LOOKALIKE_TAGS or unicodedata.category(char) in ("Nd", "No", "Nl")
 
 
+@lru_cache(maxsize=4096)
 def _is_suspect_form(char: str) -> bool:
     """A look-alike form of the blocks above, or a decimal digit of another script (``٩``).
     Tested on an excerpt's distinct characters: a class of every such code point took

@@ -128,7 +128,14 @@ def is_identifier_token(token: str) -> bool:
 
 def parse_number_token(token: str) -> tuple[list[Number], bool] | None:
     """The numbers of a number token and whether it is a ratio; None if it is not one
-    (``5c7d8e9f1`` is an identifier, not a number)."""
+    (``5c7d8e9f1`` is an identifier, not a number). The list is the caller's to change."""
+    parsed = _parsed_number_token(token)
+    return None if parsed is None else (list(parsed[0]), parsed[1])
+
+
+@lru_cache(maxsize=8192)
+def _parsed_number_token(token: str) -> tuple[tuple[Number, ...], bool] | None:
+    """``parse_number_token``, cached: the same numbers recur in every excerpt of a ref."""
     values: list[Number] = []
     ratio_parts = token.split("/")
     for ratio_part in ratio_parts:
@@ -137,19 +144,23 @@ def parse_number_token(token: str) -> tuple[list[Number], bool] | None:
             if match is None:
                 return None
             values.append((float(match.group(1)), match.group(2)))
-    return values, len(ratio_parts) > 1 and len(values) == len(ratio_parts)
+    return tuple(values), len(ratio_parts) > 1 and len(values) == len(ratio_parts)
 
 
 _CAMEL_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_INNER_CAPITAL_RE = re.compile(r"[A-Za-z0-9_][A-Z]")
 
 
 def camel_case_identifiers(original: str) -> frozenset[str]:
     """CamelCase names (alert names such as ``HighMemoryUsage``: two capitals and a lower-case
     letter in one word), case-folded. The name is the whole token, underscores included
     (``DFSClient_NONMAPREDUCE_1537864556_1``): a part of it is not found as a whole word."""
+    if not _INNER_CAPITAL_RE.search(original):
+        return frozenset()  # every such name has a capital right after a letter, digit or _
     return frozenset(
         word.casefold() for word in _CAMEL_TOKEN_RE.findall(original)
-        if not word.isupper() and sum(map(str.isupper, word)) >= 2)
+        # A capital after the first letter first (title-case and lower-case words have none).
+        if not word[1:].islower() and not word.isupper() and sum(map(str.isupper, word)) >= 2)
 
 
 @dataclass(frozen=True)
@@ -176,34 +187,42 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
 
     A number token followed by a unit word takes it as its unit (``4200 ms`` = ``4200ms``).
     """
-    found = [(m.start(), m.group().rstrip(_TOKEN_TRAILING)) for m in _TOKEN_RE.finditer(normalized)]
     items: list[FactItem] = []
-    skip_next = False
-    for index, (start, token) in enumerate(found):
-        if skip_next or not token:
-            skip_next = False
+    unit_at = -1  # where the unit word a number took starts: that token is read
+    for match in _TOKEN_RE.finditer(normalized):
+        token = match.group().rstrip(_TOKEN_TRAILING)
+        start = match.start()
+        if not token or start == unit_at:
+            continue
+        if token.isalpha():  # a word (most tokens): a state, a negation or nothing checkable
+            if token in STATE_WORDS:
+                items.append((start, start + len(token), "state", token))
+            elif token in EN_NEGATIONS:
+                items.append((start, start + len(token), "negation", token))
             continue
         end = start + len(token)
-        if is_number_token(token):
-            parsed = parse_number_token(token)
+        if token[0].isdigit():  # ``is_number_token``, inlined: once per token of every excerpt
+            parsed = _parsed_number_token(token)
             if parsed is None:  # a digit-led name (``2026-07-08t11:17:00+08:00``) keeps its marks too
-                items.append((start, end, "identifier", qualifier(normalized, start)[1] + token))
+                items.append((start, end, "identifier", _marks_before(normalized, start) + token))
                 continue
             values, is_ratio = parsed
-            next_start, following = found[index + 1] if index + 1 < len(found) else (end, "")
-            if not values[-1][1] and following in UNIT_WORDS:
-                values[-1] = (values[-1][0], following)
-                end, skip_next = next_start + len(following), True
-            marks = qualifier(normalized, start)[1]
-            if after := trailer(normalized, end):
+            if not values[-1][1] and (following := _TOKEN_RE.search(normalized, match.end())) and (
+                    unit := following.group().rstrip(_TOKEN_TRAILING)) in UNIT_WORDS:
+                values = (*values[:-1], (values[-1][0], unit))
+                unit_at = following.start()
+                end = unit_at + len(unit)
+            marks = _marks_before(normalized, start)
+            if end < len(normalized) and normalized[end] not in _NO_TRAILER and (
+                    after := trailer(normalized, end)):
                 marks += TRAILER_SEPARATOR + after
-            items.append((start, end, "ratio" if is_ratio else "number", (marks, tuple(values))))
+            items.append((start, end, "ratio" if is_ratio else "number", (marks, values)))
         elif token in STATE_WORDS:
             items.append((start, end, "state", token))
         elif token in EN_NEGATIONS:
             items.append((start, end, "negation", token))
-        elif is_identifier_token(token):
-            items.append((start, end, "identifier", token))
+        elif not _LETTERS.isdisjoint(token) and not _IDENTIFIER_MARKS.isdisjoint(token):
+            items.append((start, end, "identifier", token))  # ``is_identifier_token``, inlined
     position = normalized.find(_CONTRACTED_NEGATION)
     while position != -1:
         items.append((position, position + 3, "negation", _CONTRACTED_NEGATION))
@@ -211,6 +230,22 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
     items += [(m.start(), m.end(), "negation", m.group()) for m in _ZH_NEGATION_RE.finditer(normalized)]
     items.sort(key=lambda item: item[0])
     return tuple(items)
+
+
+# Characters that are no operator, no bracket or quote and no sign (``signs``): a number
+# touching one on its left is unqualified, one touching one on its right has no trailer.
+_NO_TRAILER = frozenset(" ,;:)]}")
+
+
+def _marks_before(normalized: str, start: int) -> str:
+    """``signs.qualifier``'s marks, skipped where nothing can qualify the number (it starts the
+    text or follows a letter, a digit or a separator such as ``,`` or ``:``)."""
+    if start == 0:
+        return ""
+    before = normalized[start - 1]
+    if before.isalnum() or (before in _NO_TRAILER and before != " "):
+        return ""
+    return qualifier(normalized, start)[1]
 
 
 @lru_cache(maxsize=4096)
@@ -234,12 +269,17 @@ def facts_in(items: tuple[FactItem, ...], start: int, end: int, original: str | 
     negation_counts: Counter[str] = Counter()
     for item_start, item_end, kind, value in items:
         if item_start < start or item_end > end:
+            if item_start >= end:
+                break  # items are in order of their start: none further lies inside
             continue
         if kind == "number" or kind == "ratio":
             marks, values = value
             numbers.extend(values)
-            qualified.extend((marks if index == 0 else "", number, unit)
-                             for index, (number, unit) in enumerate(values))
+            if len(values) == 1:  # most numbers: no generator for one
+                qualified.append((marks, values[0][0], values[0][1]))
+            else:
+                qualified.extend((marks if index == 0 else "", number, unit)
+                                 for index, (number, unit) in enumerate(values))
             if kind == "ratio":
                 ratios.add(values)
         elif kind == "identifier":
@@ -345,4 +385,9 @@ def is_generic(normalized: str) -> bool:
     """True when every token is a stop-word, level/state word or bare service name."""
     if _HAS_DIGIT_RE.search(normalized):
         return False  # a number is a fact
-    return all(token in GENERIC_WORDS or _SERVICE_RE.match(token) for token in tokens(normalized))
+    # Token by token, so the first word that says something ends the scan (``tokens``, lazily).
+    for match in _TOKEN_RE.finditer(normalized):
+        token = match.group().rstrip(_TOKEN_TRAILING)
+        if token and token not in GENERIC_WORDS and not _SERVICE_RE.match(token):
+            return False
+    return True

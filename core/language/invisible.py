@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from core.language.nfkc import nfkc
+
 # Stripped by the normaliser (excerpt and ref alike): copy-paste noise that renders as nothing.
 BENIGN_INVISIBLE: frozenset[str] = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
 # Explicit bidi formatting: embeddings, overrides, pop, isolates. Never in a passing quote.
@@ -110,7 +112,7 @@ def hidden_in_numbers(excerpt: str, ref_text: str) -> list[str]:
     """
     if excerpt.isascii() or not any(char in excerpt for char in BENIGN_INVISIBLE):
         return []
-    text = unicodedata.normalize("NFKC", excerpt)
+    text = nfkc(excerpt)
     found: set[str] = set()
     for start, end in _benign_runs(text):
         if start == 0 or end == len(text) or text[start - 1] not in _NUMBER_NEIGHBOURS or (

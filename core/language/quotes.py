@@ -192,9 +192,11 @@ def clear_caches() -> None:
     """Forget every cached ref normalisation (benchmarks of the cold path use it)."""
     normalize_with_offsets.cache_clear()
     facts.ref_fact_items.cache_clear()
-    byte_units.ref_byte_units.cache_clear()
+    byte_units.clear_caches()
     _compact.cache_clear()
     _skeleton.cache_clear()
+    _number_trailers.cache_clear()
+    _negation_starts.cache_clear()
 
 
 # ---------------------------------------------------------------- locating fragments
@@ -203,15 +205,28 @@ def clear_caches() -> None:
 def _locate_exact(fragment: str, ref: NormalizedText, cursor: int) -> _Located:
     """First occurrence at or after ``cursor`` that cuts no fact and drops no negation."""
     problem = ""
-    position = ref.text.find(fragment, cursor)
+    text = ref.text
+    position = text.find(fragment, cursor)
     while position != -1:
         end = position + len(fragment)
-        problem = (_edge_problem(ref, position, end) or _negation_before(ref.text, position, fragment)
-                   or _qualifier_cut(ref.text, position) or _trailer_cut(ref.text, end))
+        # Most quotes start and end at a separator, before a word: no edge or qualifier check
+        # can object there, and the negation and trailer checks can only where the ref has a
+        # negation or a trailing mark (its positions, looked up).
+        quiet_edges = ((position == 0 or text[position - 1] in _SEPARATORS)
+                       and (end == len(text) or text[end] in _SEPARATORS))
+        problem = ((not quiet_edges and _edge_problem(ref, position, end))
+                   or (position in _negation_starts(text) and _negation_before(text, position, fragment))
+                   or (not text[position].isalpha() and _qualifier_cut(text, position))
+                   or _trailer_cut(text, end))
         if not problem:
             return _Located(position, end, 1.0, "exact")
-        position = ref.text.find(fragment, position + 1)
+        position = text.find(fragment, position + 1)
     return _Located(problem=problem) if problem else _NOT_FOUND
+
+
+# Characters that are in no token (``facts.token_class`` is None): a quote edge next to one
+# cuts nothing.
+_SEPARATORS = frozenset(" ,;()[]{}<>=\"'|!?*&^$~`")
 
 
 _NOT_FOUND = _Located()
@@ -252,8 +267,8 @@ def _locate_drifted(fragment: str, original: str, ref: NormalizedText, cursor: i
         start, end = _snap_to_tokens(ref.text, start, end)
     else:
         loose_start, loose_end = _loose_region(ref.text, start, end)
-        problem = (_facts_problem(fragment, original, ref.text, start, end)
-                   or _marks_problem(fragment, ref.text, start, end)
+        problem = (_facts_problem(fragment, original, ref.text, start, end, loose_start, loose_end)
+                   or _marks_problem(fragment, ref.text, start, end, loose_start, loose_end)
                    or _names_cut(fragment, ref.text[loose_start:loose_end]))
         problem = problem or changed_words(fragment, ref.text[loose_start:loose_end])
         start, end = _snap_to_tokens(ref.text, start, end)
@@ -344,11 +359,22 @@ def _token_bounds(text: str, index: int) -> tuple[int, int]:
     start, end = index, index + 1
     if kind is None:
         return start, end
+    if kind == "ascii":  # the run's end at C speed, its start by set look-ups
+        run = _ASCII_TOKEN_RUN_RE.match(text, index)
+        end = run.end() if run else end
+        while start > 0 and text[start - 1] in _ASCII_TOKEN_CHARS:
+            start -= 1
+        return start, end
     while start > 0 and facts.token_class(text[start - 1]) == kind:
         start -= 1
     while end < len(text) and facts.token_class(text[end]) == kind:
         end += 1
     return start, end
+
+
+# ``facts.token_class`` "ascii": one character of these, or a run of them.
+_ASCII_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-./:%@#+")
+_ASCII_TOKEN_RUN_RE = re.compile(r"[a-z0-9_\-./:%@#+]+")
 
 
 def _snap_to_tokens(text: str, start: int, end: int) -> tuple[int, int]:
@@ -462,19 +488,24 @@ def _trailer_cut(text: str, end: int) -> str:
     ref: ``current=91%`` of ``current=91%+`` drops the "or more"."""
     if end <= 0 or end >= len(text) or not (text[end - 1].isalnum() or text[end - 1] == "%"):
         return ""
-    for item_start, item_end, kind, value in facts.ref_fact_items(text):
-        if item_end == end and kind in ("number", "ratio"):
-            after = value[0].partition(facts.TRAILER_SEPARATOR)[2]
-            return f"quote drops the '{after}' after a number it quotes" if after else ""
-        if item_start >= end:
-            break
-    return ""
+    after = _number_trailers(text).get(end, "")
+    return f"quote drops the '{after}' after a number it quotes" if after else ""
+
+
+@lru_cache(maxsize=4096)
+def _number_trailers(text: str) -> dict[int, str]:
+    """Where each number or ratio of a ref text ends -> the marks trailing it ('' for none)."""
+    trailers: dict[int, str] = {}
+    for _, item_end, kind, value in facts.ref_fact_items(text):
+        if kind in ("number", "ratio"):
+            trailers.setdefault(item_end, value[0].partition(facts.TRAILER_SEPARATOR)[2])
+    return trailers
 
 
 def _negation_before(text: str, start: int, fragment: str) -> str:
     """A negation right before the quoted words, left out of the quote, reverses it (a word, or
     a mark: ``firing`` of ``!firing``, ``order-service`` of ``service≠order-service``)."""
-    if start <= 0:
+    if start <= 0 or start not in _negation_starts(text):
         return ""
     window_start = max(0, start - 4)
     window = text[window_start:start + 1]
@@ -496,10 +527,27 @@ def _negation_before(text: str, start: int, fragment: str) -> str:
     return ""
 
 
-def _marks_problem(fragment: str, ref_text: str, start: int, end: int) -> str:
+@lru_cache(maxsize=4096)
+def _negation_starts(text: str) -> frozenset[int]:
+    """Every position of a ref text that a negation could be "just before" (``_negation_before``
+    reads nothing elsewhere): up to four characters after a mark character, one or two after
+    a Chinese negation, right after an English negation word and its space."""
+    starts: set[int] = set()
+    for mark in _MARK_CHARS_RE.finditer(text):
+        starts.update(range(mark.start(), mark.start() + 5))
+    for negation in _ZH_NEGATION_RE.finditer(text):
+        starts.update((negation.start() + 1, negation.start() + 2))
+    starts.update(word.end() for word in _NEGATION_WORD_RE.finditer(text))
+    return frozenset(starts)
+
+
+_ZH_NEGATION_RE = re.compile(f"[{_ZH_NEGATION_CHARS}]")
+_NEGATION_WORD_RE = re.compile(_NEGATION_BEFORE_RE.pattern.removeprefix(r"(?:^|[^\w'])").removesuffix("$"))
+
+
+def _marks_problem(fragment: str, ref_text: str, start: int, end: int, loose_start: int, loose_end: int) -> str:
     """Negation and comparison marks before words (``!firing``, ``service≠x``, ``ns<>prod``) are
-    facts, not formatting: the fragment's must be the aligned region's, none dropped."""
-    loose_start, loose_end = _loose_region(ref_text, start, end)
+    facts, not formatting: the fragment's must be the aligned region's (``_loose_region``), none dropped."""
     quoted = _word_marks(fragment)
     added = sorted(quoted - _word_marks(ref_text[loose_start:loose_end]))
     if added:
@@ -537,9 +585,9 @@ def _loose_region(ref_text: str, start: int, end: int) -> tuple[int, int]:
                            min(len(ref_text), end + _FACT_REGION_PAD))
 
 
-def _facts_problem(fragment: str, original: str, ref_text: str, start: int, end: int) -> str:
+def _facts_problem(fragment: str, original: str, ref_text: str, start: int, end: int,
+                   loose_start: int, loose_end: int) -> str:
     """Every fact of the fragment in the aligned region; no negation added or dropped."""
-    loose_start, loose_end = _loose_region(ref_text, start, end)
     ref_items = facts.ref_fact_items(ref_text)
     region_facts = facts.facts_in(ref_items, loose_start, loose_end)
     fragment_facts = facts.extract_facts(fragment, original)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.language.invisible import BENIGN_INVISIBLE
+from core.language.nfkc import nfkc
 
 
 def normalize(text: str) -> str:
@@ -90,7 +91,7 @@ _INVISIBLE_RE = re.compile("[" + re.escape("".join(sorted(INVISIBLE_CHARS))) + "
 
 def _fold(text: str) -> str:
     """NFKC, case-fold, punctuation to ASCII, invisible characters removed (no spacing)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = nfkc(text).casefold()
     if not folded.isascii():
         folded = _NEEDS_TRANSLATION.sub(_translate_match, folded)
     return folded
@@ -111,6 +112,8 @@ def _half_width(match: re.Match[str]) -> str:
 
 def normalize_text(text: str) -> str:
     """The canonical normal form of ``text`` (fast path, no offsets)."""
+    if text.isascii():  # already NFKC, nothing to map or strip; case-fold is lower case
+        return " ".join(text.lower().split())
     return " ".join(_fold(text).split())
 
 
@@ -141,10 +144,11 @@ class NormalizedText:
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """Map a normalised span ``[start, end)`` (non-empty) to original offsets."""
-        if not self.text or end <= start:
-            return (0, 0)
-        start = max(0, min(start, len(self.text) - 1))
-        end = max(start + 1, min(end, len(self.text)))
+        if not 0 <= start < end <= len(self.text):  # a span outside the text: clamp it
+            if not self.text or end <= start:
+                return (0, 0)
+            start = max(0, min(start, len(self.text) - 1))
+            end = max(start + 1, min(end, len(self.text)))
         if self.char_starts is None:  # one run per word (``char_span``, inlined: once per quote)
             first = bisect_right(self.run_starts, start) - 1
             last = bisect_right(self.run_starts, end - 1) - 1
