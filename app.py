@@ -199,9 +199,9 @@ def _session_view() -> None:
             st.error(escape_markdown(str(exc)), icon=":material/error:")
             return
         if document is None and not events:
-            empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one "
-                                        "on the Sessions page, or ask a new question."),
-                        icon=":material/search_off:")
+            st.error(escape_markdown(f"No session {session_id} in this audit store. Pick one "
+                                     "on the Sessions page, or ask a new question."),
+                     icon=":material/search_off:")
             return
         view = load_view(events, document)
     if handle is not None and handle.error:

@@ -20,9 +20,11 @@ from core.views.badges import (
     binding_badge,
     claim_badge,
     evidence_status_badge,
+    fault_badge,
     session_status_badge,
     severity_badge,
 )
+from core.views.inspector import binding_link, binding_positions
 from core.views.outcomes import answer_lead
 from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
@@ -61,9 +63,12 @@ def render_header(view: InvestigationView) -> None:
     and timing at a glance."""
     st.subheader("Verdict", anchor=False)
     verdict = view.verdict  # final only once the session completed
-    badges([view.meaning.badge(), severity_badge(view.gatekeeper.severity
-                                                 if view.gatekeeper else None),
-            session_status_badge(view.status)])
+    gatekeeper = view.gatekeeper
+    injected = fault_badge(view.executor_fault)
+    badges([view.meaning.badge(),
+            severity_badge(gatekeeper.severity if gatekeeper else None,
+                           citations=len(gatekeeper.checked_bindings) if gatekeeper else None),
+            session_status_badge(view.status), *([injected] if injected else [])])
     passed = sum(1 for result in view.claim_results if result.entailed)
     groundedness = view.verifier.groundedness_score if view.verifier else None
     total = view.timings_ms.get("total")
@@ -212,10 +217,14 @@ def render_tool_calls(view: InvestigationView) -> None:
 
 def _binding_rows(view: InvestigationView, claim: Claim) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
+    positions = binding_positions(view.executor_output)
     for row in view.binding_rows(claim):
         checked = row.checked
+        position = positions.get((claim.claim_id, row.index))
         rows.append({
             "#": row.index,
+            "inspect": (binding_link(view.session_id, position) if position is not None
+                        and view.finished else None),
             "gatekeeper": binding_badge(checked).label,
             "rule": (checked.rule or "") if checked else "",
             "score": round(checked.score, 3) if checked and checked.score is not None else None,
@@ -237,7 +246,10 @@ def _render_claim(view: InvestigationView, claim: Claim, claim_key: int) -> None
         literal_text(claim.claim_text, prose=True)
         if claim.evidence_bindings:
             text_table(_binding_rows(view, claim), key=f"bindings_{view.session_id}_{claim_key}",
-                       long_columns=["excerpt"], toned_columns=["gatekeeper"])
+                       long_columns=["excerpt"], toned_columns=["gatekeeper"],
+                       column_config={"inspect": st.column_config.LinkColumn(
+                           "inspect", display_text="open", width="small",
+                           help="Opens this binding in the Binding inspector (in a new tab)")})
         else:
             st.caption("No evidence bindings: a claim without a citation cannot pass.")
         if result is not None and result.reasons:
@@ -270,7 +282,7 @@ def render_gatekeeper_summary(view: InvestigationView) -> None:
     gatekeeper = view.gatekeeper
     if gatekeeper is None:
         return
-    badge(severity_badge(gatekeeper.severity))
+    badge(severity_badge(gatekeeper.severity, citations=len(gatekeeper.checked_bindings)))
     small_text(f"gatekeeper {gatekeeper.version or '?'} · failed rules: "
                f"{', '.join(gatekeeper.failed_rules) or 'none'}")
     issues = [{"level": level, "rule": issue.rule,

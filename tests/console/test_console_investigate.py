@@ -117,7 +117,7 @@ def test_a_session_link_reads_the_stored_session_back(
 def test_unknown_session_link_says_what_to_do(open_app: Callable[..., AppTest]) -> None:
     app = open_app(query={"session": "s-nope"})
     assert not app.exception
-    assert any("No session s-nope" in as_read(info.value) for info in app.info)
+    assert any("No session s-nope" in as_read(info.value) for info in app.error)
 
 
 def test_empty_question_is_refused_without_a_session(
