@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -30,7 +31,7 @@ from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
 from core.views.terms import term_rows
 from core.views.timeline import InvestigationView, ToolCallView, event_rows
-from core.views.waterfall import build_waterfall, waterfall_figure
+from core.views.waterfall import Span, build_waterfall, waterfall_figure
 from ui.render import badge, badges, escape_markdown, lead_box, literal_text, small_text
 from ui.tables import folded_text, text_table
 
@@ -328,9 +329,43 @@ def render_timeline(view: InvestigationView, events: Sequence[PipelineEvent]) ->
         if not waterfall.spans:
             st.caption("Nothing timed yet.")
             return
-        st.plotly_chart(waterfall_figure(waterfall), key=f"waterfall_{view.session_id}",
-                        width="stretch", config={"displayModeBar": False})
-        small_text(f"{waterfall.note} Total {waterfall.total_ms:,.1f} ms.")
+        figure = waterfall_figure(waterfall)
+        if not view.finished:  # redrawn every poll: a selection would not survive it
+            st.plotly_chart(figure, key=f"waterfall_{view.session_id}_live", width="stretch",
+                            config={"displayModeBar": False})
+            small_text(f"{waterfall.note} Total {waterfall.total_ms:,.1f} ms.")
+            return
+        chart = st.plotly_chart(figure, key=f"waterfall_{view.session_id}", width="stretch",
+                                config={"displayModeBar": False}, on_select="rerun",
+                                selection_mode="points")
+        small_text(f"{waterfall.note} Gray: waiting between stages. Red: the stage that "
+                   f"failed or rejected the session. Click a bar for its event. Total "
+                   f"{waterfall.total_ms:,.1f} ms.")
+        # Item access: the state is a dict when a test sets it, an attribute dict in a browser.
+        state: dict[str, Any] = dict(chart or {})
+        points = list((state.get("selection") or {}).get("points") or [])
+        if points:
+            index = points[0].get("point_index", points[0].get("point_number"))
+            span = waterfall.spans[index] if isinstance(index, int) and index < len(
+                waterfall.spans) else None
+            if span is not None:
+                _render_span_event(span, events)
+
+
+def _render_span_event(span: Span, events: Sequence[PipelineEvent]) -> None:
+    """What a clicked bar stands for: its timing, and the event it ended with."""
+    with st.container(border=True, key="waterfall_event"):
+        st.markdown(f"**{escape_markdown(span.label)}** · {span.kind} · start "
+                    f"{span.start_ms:,.1f} ms · {span.duration_ms:,.1f} ms · {span.state}")
+        if span.detail:
+            small_text(span.detail)
+        rows = [row for row in event_rows(events) if row["seq"] == span.event_seq]
+        if rows:
+            row = rows[0]
+            small_text(f"Event #{row['seq']} {row['event']} at {row['at (ms)']} ms: "
+                       f"{row['what happened']}")
+        elif span.kind != "wait":
+            small_text("No stored event for this bar.")
 
 
 def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent] = ()) -> None:
