@@ -143,9 +143,15 @@ try:
 except SuperbizError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()
-st.text_area("Question", key="question", height=90, disabled=running,
-             placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
-                         "only confirm whether order-service has a HighMemoryUsage alert")
+# A form: Ctrl+Enter in the box submits it (Ask), and the box keeps the question asked.
+with st.form("ask_form", border=False, enter_to_submit=False):
+    st.text_area("Question", key="question", height=90, disabled=running,
+                 placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
+                             "only confirm whether order-service has a HighMemoryUsage alert")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.form_submit_button("Ask", type="primary", icon=":material/send:", on_click=_ask,
+                              disabled=running, key="ask")
+        small_text("or Ctrl+Enter in the box. The fault and pace below apply to the next ask.")
 if world.example_questions:
     # Open while nothing has been asked; afterwards the session below matters more.
     with st.expander(f"Example questions ({len(world.example_questions)})",
@@ -167,8 +173,6 @@ controls[1].selectbox(
 description = fault_description(st.session_state.get("fault") or "")
 if description:
     small_text(description)
-st.button("Ask", type="primary", icon=":material/send:", on_click=_ask, disabled=running,
-          key="ask")
 if st.session_state.get("ask_error"):
     st.error(escape_markdown(st.session_state["ask_error"]), icon=":material/error:")
 
