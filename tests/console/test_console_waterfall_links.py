@@ -83,7 +83,9 @@ def test_a_clicked_bar_shows_its_event(tmp_store: Store) -> None:
     app.query_params["session"] = session_id
     app.run()
     assert not app.exception
-    waterfall = build_waterfall(load_view(events, events[-1].document), events)  # type: ignore[attr-defined]
+    finished = events[-1]
+    assert isinstance(finished, SessionFinished)
+    waterfall = build_waterfall(load_view(events, finished.document), events)
     tool = next(n for n, span in enumerate(waterfall.spans) if span.kind == "tool")
     app.session_state[f"waterfall_{session_id}"] = {
         "selection": {"points": [{"point_index": tool}], "point_indices": [tool], "box": [],
