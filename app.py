@@ -92,6 +92,9 @@ def _use_example() -> None:
 
 def _ask() -> None:
     """Button callback: start the run before the page renders, so inputs render disabled."""
+    current = get_run(st.session_state.get("session_id"))
+    if current is not None and current.showing():
+        return  # Ctrl+Enter in the box while a run goes: the Ask button is disabled, so is this
     question = (st.session_state.get("question") or "").strip()
     st.session_state["ask_error"] = None
     if not question:
@@ -143,9 +146,10 @@ try:
 except SuperbizError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()
-# A form: Ctrl+Enter in the box submits it (Ask), and the box keeps the question asked.
-with st.form("ask_form", border=False, enter_to_submit=False):
-    st.text_area("Question", key="question", height=90, disabled=running,
+# A form: Ctrl+Enter in the box submits it (Ask), and the box keeps the question asked. Never
+# disabled while a run goes: a text area turned disabled is redrawn empty in the browser.
+with st.form("ask_form", border=False):  # enter_to_submit: Ctrl+Enter in the box
+    st.text_area("Question", key="question", height=90,
                  placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
                              "only confirm whether order-service has a HighMemoryUsage alert")
     with st.container(horizontal=True, vertical_alignment="center"):
