@@ -143,8 +143,11 @@ if judgement:
     small_text(judgement)
     supports = support_rows(document, item.key)
     if supports:
+        # Widths that keep the evidence on a laptop's screen (two "large" columns do not).
         text_table(supports, key=f"supports_{session_id}_{index}",
-                   long_columns=["fact", "evidence"])
+                   long_columns=["fact", "evidence"],
+                   column_config={"fact": st.column_config.TextColumn(width=240),
+                                  "evidence": st.column_config.TextColumn(width=340)})
     else:
         small_text("No fact of this claim was aligned with its evidence.")
 

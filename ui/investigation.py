@@ -227,12 +227,14 @@ def _binding_rows(view: InvestigationView, claim: Claim) -> list[dict[str, objec
             "inspect": (binding_link(view.session_id, position) if position is not None
                         and view.finished else None),
             "gatekeeper": binding_badge(checked).label,
+            # The excerpt before the locator columns: on a laptop it is on screen, not past
+            # the table's right edge.
+            "excerpt": row.binding.evidence_excerpt,
             "rule": (checked.rule or "") if checked else "",
             "score": round(checked.score, 3) if checked and checked.score is not None else None,
             "tool": row.binding.tool_name or "",
             "invocation": row.binding.source_invocation_id,
             "raw_path": row.binding.raw_path or "",
-            "excerpt": row.binding.evidence_excerpt,
         })
     return rows
 
