@@ -83,3 +83,21 @@ def test_investigate_links_each_binding_to_its_own(ask_session: Callable[..., Se
                 for position in binding_positions(document.executor_output).values()]
     assert links == expected and len(set(links)) == len(links) >= 2
     assert load_view([], document).finished
+
+
+def test_fault_and_no_citation_badges(ask_session: Callable[..., SessionDocument],
+                                      open_app: Callable[..., AppTest]) -> None:
+    from core.views.badges import fault_badge, severity_badge
+
+    assert severity_badge("none", citations=0).tone == "gray"
+    assert severity_badge("none", citations=0).label == "gatekeeper: no citations"
+    assert severity_badge("none", citations=2).tone == "green"
+    assert fault_badge(None) is None
+    faulty = ask_session(executor_fault="tamper_number")
+    badge = fault_badge("tamper_number")
+    assert badge is not None and badge.label == "fault injected: tamper_number"
+    app = open_app(query={"session": faulty.session_id})
+    assert not app.exception
+    assert any("fault injected: tamper\\_number" in markdown.value
+               or "fault injected: tamper_number" in as_read(markdown.value)
+               for markdown in app.markdown)

@@ -72,3 +72,10 @@ def test_sessions_filtered_by_url(open_app: Callable[..., AppTest],
     assert "outcome" not in app.query_params and "fault" not in app.query_params
     table = next(frame.value for frame in app.dataframe if "session" in frame.value.columns)
     assert set(table["session"]) == {passed.session_id, faulty.session_id}
+
+
+def test_pack_fault_and_origin_come_before_the_question() -> None:
+    from core.views.sessions import SESSION_COLUMNS
+
+    question = SESSION_COLUMNS.index("question")
+    assert all(SESSION_COLUMNS.index(name) < question for name in ("origin", "pack", "fault"))
