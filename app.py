@@ -92,6 +92,9 @@ def _use_example() -> None:
 
 def _ask() -> None:
     """Button callback: start the run before the page renders, so inputs render disabled."""
+    current = get_run(st.session_state.get("session_id"))
+    if current is not None and current.showing():
+        return  # Ctrl+Enter in the box while a run goes: the Ask button is disabled, so is this
     question = (st.session_state.get("question") or "").strip()
     st.session_state["ask_error"] = None
     if not question:
@@ -143,9 +146,16 @@ try:
 except SuperbizError as exc:
     st.error(escape_markdown(str(exc)), icon=":material/error:")
     st.stop()
-st.text_area("Question", key="question", height=90, disabled=running,
-             placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
-                         "only confirm whether order-service has a HighMemoryUsage alert")
+# A form: Ctrl+Enter in the box submits it (Ask), and the box keeps the question asked. Never
+# disabled while a run goes: a text area turned disabled is redrawn empty in the browser.
+with st.form("ask_form", border=False):  # enter_to_submit: Ctrl+Enter in the box
+    st.text_area("Question", key="question", height=90,
+                 placeholder="只确认 payment-service 当前是否存在 CPU 使用率过高告警 · "
+                             "only confirm whether order-service has a HighMemoryUsage alert")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.form_submit_button("Ask", type="primary", icon=":material/send:", on_click=_ask,
+                              disabled=running, key="ask")
+        small_text("or Ctrl+Enter in the box. The fault and pace below apply to the next ask.")
 if world.example_questions:
     # Open while nothing has been asked; afterwards the session below matters more.
     with st.expander(f"Example questions ({len(world.example_questions)})",
@@ -167,8 +177,6 @@ controls[1].selectbox(
 description = fault_description(st.session_state.get("fault") or "")
 if description:
     small_text(description)
-st.button("Ask", type="primary", icon=":material/send:", on_click=_ask, disabled=running,
-          key="ask")
 if st.session_state.get("ask_error"):
     st.error(escape_markdown(st.session_state["ask_error"]), icon=":material/error:")
 
@@ -199,9 +207,9 @@ def _session_view() -> None:
             st.error(escape_markdown(str(exc)), icon=":material/error:")
             return
         if document is None and not events:
-            empty_state(escape_markdown(f"No session {session_id} in this audit store. Pick one "
-                                        "on the Sessions page, or ask a new question."),
-                        icon=":material/search_off:")
+            st.error(escape_markdown(f"No session {session_id} in this audit store. Pick one "
+                                     "on the Sessions page, or ask a new question."),
+                     icon=":material/search_off:")
             return
         view = load_view(events, document)
     if handle is not None and handle.error:

@@ -31,8 +31,9 @@ GateSeverity = Literal["none", "low_confid", "reject"]
 Language = Literal["zh", "en"]
 # What an answer found, as a person reads it (docs/design.md §12): verified evidence answers the
 # question; a query that covered the question's terms returned nothing; the service or alert is
-# not in the data; the question names nothing searchable. Only found and absent can PASS.
-Outcome = Literal["found", "absent", "unknown_subject", "not_understood"]
+# not in the data; the question names nothing searchable; a citation was rejected; the run
+# failed. Only found and absent can PASS.
+Outcome = Literal["found", "absent", "unknown_subject", "not_understood", "rejected", "error"]
 AnswerKind = Literal["yes", "no", "partly", "unknown"]
 
 

@@ -11,9 +11,15 @@ Computed in one place, after the verifier (and again whenever the verdict change
   claimed about anything else;
 - ``not_understood``: nothing in the question could be searched (no service, alert, symptom or
   search term), so nothing was;
-- ``None``: no grounded answer (a verdict other than PASS for another reason, an error).
+- ``rejected``: the verdict is REJECT (a citation was fabricated or does not say what was
+  claimed) and neither of the two above explains it;
+- ``error``: the run failed (``closing_outcome``: the session's status is ``error``);
+- ``None``: no grounded answer for another reason (LOW_CONFID evidence, a killed run).
 
-Only ``found`` and ``absent`` go with PASS; a PASS can never carry another outcome.
+Only ``found`` and ``absent`` go with PASS; a PASS can never carry another outcome. Before
+``rejected`` and ``error`` existed a rejected or failed session had no outcome at all, so the
+Sessions list and ``sessions list`` showed nothing for exactly the sessions a reviewer looks
+for; ``stored_outcome`` gives rows stored then theirs as they are read.
 """
 
 from __future__ import annotations
@@ -49,10 +55,32 @@ def session_outcome(plan: Plan | None, output: ExecutorOutput | None,
             return "found"
         if absences or findings:
             return "absent" if absences else "found"
+    rejected: Outcome | None = ("rejected" if verifier_result is not None
+                                and verifier_result.verdict == "REJECT" else None)
     if plan is None or claims:
-        return None
+        return rejected
     if plan.reading.unknown_subjects:
         return "unknown_subject"
     if not plan.reading.searchable:
         return "not_understood"
-    return None
+    return rejected
+
+
+def closing_outcome(status: str, outcome: Outcome | None) -> Outcome | None:
+    """The outcome stored when a session closes with ``status``: the computed one for a
+    completed session, ``error`` for a failed run, none for any other end (killed, running)."""
+    if status == "completed":
+        return outcome
+    return "error" if status == "error" else None
+
+
+def stored_outcome(*, status: str, verdict: str | None, outcome: Outcome | None) -> Outcome | None:
+    """The outcome of a stored row: its own, or, for a row stored before ``rejected`` and
+    ``error`` existed, the one its status and verdict imply."""
+    if status == "error":
+        return "error"
+    if status != "completed":
+        return None
+    if outcome is None and verdict == "REJECT":
+        return "rejected"
+    return outcome

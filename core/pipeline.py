@@ -62,7 +62,7 @@ from core.events import (
 )
 from core.gatekeeper import StoredInvocations, check_citations
 from core.inputs.text import check_question
-from core.outcome import session_outcome
+from core.outcome import closing_outcome, session_outcome
 from core.recorder import Recorder
 from core.redact import redact_text
 from core.repair import retry_context
@@ -479,6 +479,7 @@ class _Investigation:
         self.timings["total"] = _ms_since(self.started)
         self.document.status = status
         self.document.error = error
+        self.document.outcome = closing_outcome(status, self.document.outcome)
         self.document.timings_ms = dict(self.timings)
         self.document.stage_starts_ms = dict(self.stage_starts)
         self.journal.finish(self.document)

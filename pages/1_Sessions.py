@@ -1,27 +1,33 @@
-"""Sessions: the investigation history, filterable; each session id opens it on Investigate, a
-selected row shows it here; JSON Lines export."""
+"""Sessions: the investigation history, filterable (the filters kept in the URL); each session
+id opens it on Investigate, a selected row shows it here; JSON Lines export."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from core.errors import StoredRowError
+from core.packs import list_packs
 from core.views import stored
-from core.views.badges import session_status_badge, severity_badge
+from core.views.badges import fault_badge, session_status_badge, severity_badge
 from core.views.chain import store_chain_state
+from core.views.choices import fault_choices
 from core.views.outcomes import answer_lead, meaning_of
 from core.views.sessions import (
     LINK_DISPLAY,
-    SEVERITY_CHOICES,
+    PERIOD_LABELS,
     TONED_COLUMNS,
-    VERDICT_CHOICES,
     SessionFilters,
     document_json,
     documents_jsonl,
     export_file_name,
+    rule_choice_label,
     rule_choices,
     session_rows,
+    session_url_filters,
 )
 from ui.render import (
     badge,
@@ -36,30 +42,50 @@ from ui.render import (
     toned,
 )
 from ui.tables import WRAP_ROW_HEIGHT, folded_text
+from ui.urlfilters import keep_url_filters, restore_url_filters
 
 PAGE_SIZE = 200
 TIME_WIDTH = 150  # px: a whole timestamp; the session link right after it
 EXPORT_LIMIT = 1000
-ANY = "any"
 
 setup_page("Sessions")
 store = get_store()
 
 st.title("Sessions", anchor=False)
-st.caption("Every investigation, stored stage by stage as it ran. Filter; a session id opens "
-           "it on Investigate, selecting a row shows it below; export one document or the "
-           "filtered set.")
+st.caption("Every investigation, stored stage by stage as it ran. Filter (the filters are kept "
+           "in the address: reload or share it); a session id opens it on Investigate, "
+           "selecting a row shows it below; export one document or the filtered set.")
 
-columns = st.columns([1, 1, 1.3, 2])
-verdict = columns[0].selectbox("Verdict", [ANY, *VERDICT_CHOICES], key="filter_verdict")
-severity = columns[1].selectbox("Gatekeeper severity", [ANY, *SEVERITY_CHOICES],
-                                key="filter_severity")
-rule = columns[2].selectbox("Failed rule", [ANY, *rule_choices()], key="filter_rule")
-text = columns[3].text_input("Search", key="filter_text",
-                             placeholder="words of the question, or a session id")
-filters = SessionFilters(verdict=None if verdict == ANY else verdict,
-                         severity=None if severity == ANY else severity,
-                         rule=None if rule == ANY else rule, text=text)
+rule_counts = stored.failed_rule_counts(store)  # over every session: the rule picker's counts
+url_filters = session_url_filters(packs=[name for name, _ in list_packs()],
+                                  faults=fault_choices()[1:], rules=rule_choices(rule_counts))
+choices = {item.param: list(item.choices or ()) for item in url_filters}
+restore_url_filters(url_filters)
+
+
+def _pick(column: DeltaGenerator, label: str, name: str, **options: Any) -> None:
+    column.selectbox(label, choices[name], key=f"filter_{name}", **options)
+
+
+first = st.columns([1, 1, 1.6, 1, 1])
+_pick(first[0], "Verdict", "verdict")
+_pick(first[1], "Gatekeeper severity", "severity")
+_pick(first[2], "Failed rule (sessions)", "rule",
+      format_func=lambda rule: rule_choice_label(rule, rule_counts))
+_pick(first[3], "Outcome", "outcome")
+_pick(first[4], "Origin", "origin", help="manual: asked by a person (Investigate, the CLI); "
+                                          "eval: made by an eval run")
+second = st.columns([1, 1, 1, 2])
+_pick(second[0], "Pack", "pack")
+_pick(second[1], "Injected fault", "fault",
+      help="none: sessions run without a fault; a mode: sessions run with it")
+_pick(second[2], "Time range", "period",
+      format_func=lambda period: PERIOD_LABELS.get(period, period))
+second[3].text_input("Search", key="filter_text",
+                     placeholder="words of the question, or a session id")
+filters = SessionFilters.from_values(
+    {item.param: st.session_state.get(item.key) for item in url_filters})
+keep_url_filters(url_filters)
 
 total = stored.count_sessions(store, **filters.as_query())
 summaries = stored.list_sessions(store, **filters.as_query(), limit=PAGE_SIZE)
@@ -90,6 +116,10 @@ table = st.dataframe(
             "session", display_text=LINK_DISPLAY, width="medium",
             help="Opens the session on Investigate (in a new tab)"),
         "result": st.column_config.TextColumn(width="medium"),
+        "origin": st.column_config.TextColumn(width="small"),
+        "pack": st.column_config.TextColumn(width=110),
+        "fault": st.column_config.TextColumn(width=120,
+                                             help="The fault injected into the executor"),
         "question": st.column_config.TextColumn(width="large"),
         "groundedness": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0,
                                                         format="%.2f"),
@@ -126,9 +156,12 @@ if document is None:
 st.divider()
 st.subheader(escape_markdown(f"Session {document.session_id}"), anchor=False)
 meaning = meaning_of(verdict=summary.verdict, outcome=summary.outcome, status=summary.status)
+gatekeeper = document.gatekeeper_result
+injected = fault_badge(document.executor_fault)
 badges([meaning.badge(repair_turns=len(document.attempts)),
-        severity_badge(summary.gatekeeper_severity),
-        session_status_badge(summary.status)])
+        severity_badge(summary.gatekeeper_severity,
+                       citations=len(gatekeeper.checked_bindings) if gatekeeper else None),
+        session_status_badge(summary.status), *([injected] if injected else [])])
 folded_text(document.question, key_hint=" of the question")
 composer = document.composer_output
 if composer is not None:

@@ -13,10 +13,11 @@ from core.errors import StoredRowError
 from core.gatekeeper import GATEKEEPER_VERSION
 from core.store.lookup import StoreInvocations
 from core.views import stored
-from core.views.badges import severity_badge
+from core.views.badges import fault_badge, severity_badge
 from core.views.inspector import (
     claim_judgement,
     default_binding_index,
+    linked_binding_index,
     recheck_binding,
     recheck_session,
     session_bindings,
@@ -46,7 +47,14 @@ if not recent:
 questions = {summary.session_id: summary for summary in recent}
 session_ids = list(questions)
 linked = st.query_params.get("session") or st.session_state.get("session_id")
-if linked and linked not in questions and stored.session_exists(store, session_id=linked):
+if linked and linked not in questions:
+    if not stored.session_exists(store, session_id=linked):
+        # Never another session in its place: the person asked about this one.
+        st.error(escape_markdown(f"No session {linked} in this audit store. Pick one on the "
+                                 "Sessions page, or open this page without a session id."),
+                 icon=":material/search_off:")
+        st.page_link("pages/1_Sessions.py", label="Go to Sessions", icon=":material/history:")
+        st.stop()
     session_ids.insert(0, linked)
 
 
@@ -55,9 +63,13 @@ def _session_label(session_id: str) -> str:
     return session_pick_label(summary) if summary is not None else session_id
 
 
+def _picked_session() -> None:  # another session: its own bindings, no binding link
+    st.query_params.pop("binding", None)
+
+
 session_id = st.selectbox("Session (newest first)", session_ids, format_func=_session_label,
                           index=session_ids.index(linked) if linked in session_ids else 0,
-                          key="inspect_session")
+                          key="inspect_session", on_change=_picked_session)
 if st.query_params.get("session") != session_id:
     st.query_params["session"] = session_id
 try:
@@ -72,9 +84,12 @@ if document is None:
 gatekeeper = document.gatekeeper_result
 verdict = document.verifier_result.verdict if document.verifier_result else None
 meaning = meaning_of(verdict=verdict, outcome=document.outcome, status=document.status)
+injected = fault_badge(document.executor_fault)
 with st.container(horizontal=True, vertical_alignment="center"):
     badges([meaning.badge(repair_turns=len(document.attempts)),
-            severity_badge(gatekeeper.severity if gatekeeper else None)])
+            severity_badge(gatekeeper.severity if gatekeeper else None,
+                           citations=len(gatekeeper.checked_bindings) if gatekeeper else None),
+            *([injected] if injected else [])])
     st.page_link("app.py", label=escape_markdown(f"Open {document.session_id} in Investigate"),
                  icon=":material/travel_explore:", query_params={"session": document.session_id})
 folded_text(document.question, key_hint=" of the question")
@@ -86,10 +101,31 @@ if not items:
                 icon=":material/link_off:")
     st.stop()
 
-index = st.selectbox("Binding", range(len(items)), index=default_binding_index(items),
-                     format_func=lambda n: items[n].label, key=f"binding_{session_id}",
+linked_binding = st.query_params.get("binding")
+linked_index = linked_binding_index(items, linked_binding)
+if linked_binding is not None and linked_index is None:
+    st.error(escape_markdown(f"This session has no binding {linked_binding} (it has "
+                             f"{len(items)}: 0 to {len(items) - 1}). Showing the first failing "
+                             "one instead."), icon=":material/link_off:")
+picker_key = f"binding_{session_id}"
+if linked_index is not None and st.session_state.get(f"{picker_key}_linked") != linked_binding:
+    st.session_state[picker_key] = linked_index  # a new link: it picks the binding
+    st.session_state[f"{picker_key}_linked"] = linked_binding
+# Set through the state, never index=: a widget given both warns on the page.
+st.session_state.setdefault(picker_key, default_binding_index(items))
+
+
+def _picked_binding() -> None:  # the URL names the binding shown: reload or share it
+    st.query_params["binding"] = str(st.session_state[picker_key])
+    st.session_state[f"{picker_key}_linked"] = st.query_params["binding"]
+
+
+index = st.selectbox("Binding", range(len(items)),
+                     format_func=lambda n: items[n].label, key=picker_key,
+                     on_change=_picked_binding,
                      help="Failing bindings are listed with their severity and rule; the first "
-                          "failing one is picked by default.")
+                          "failing one is picked by default. The address names the one shown "
+                          "(binding=K).")
 item = items[index]
 
 st.subheader(escape_markdown(f"{item.key.owner_id} · binding #{item.key.index}"), anchor=False)
@@ -107,8 +143,11 @@ if judgement:
     small_text(judgement)
     supports = support_rows(document, item.key)
     if supports:
+        # Widths that keep the evidence on a laptop's screen (two "large" columns do not).
         text_table(supports, key=f"supports_{session_id}_{index}",
-                   long_columns=["fact", "evidence"])
+                   long_columns=["fact", "evidence"],
+                   column_config={"fact": st.column_config.TextColumn(width=240),
+                                  "evidence": st.column_config.TextColumn(width=340)})
     else:
         small_text("No fact of this claim was aligned with its evidence.")
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from core.errors import SuperbizError
 from core.evals.cases import DEFAULT_SUITE_DIR, EvalCase, load_suite, select_by_tags
@@ -13,20 +17,25 @@ from core.views.evals import (
     TONED_COLUMNS,
     case_matrix_rows,
     cases_from_upload,
+    chart_notes,
     confusion_figure,
     failed_rules_figure,
     fault_catch_figure,
     headline,
     pass_rate_figure,
     run_label,
+    trend_note,
     wrong_pass_badge,
 )
 from core.views.sessions import LINK_DISPLAY
 from ui.render import badge, empty_state, escape_markdown, get_store, setup_page
 from ui.tables import text_table
 
+if TYPE_CHECKING:
+    from plotly.graph_objects import Figure
+
 DEFAULT_SOURCE, UPLOAD_SOURCE = "Default suite", "Upload a case file"
-CASE_WIDTH = 260  # px: a case id; its session link right after it
+CASE_WIDTH = 220  # px: a case id; what failed right after it
 
 setup_page("Evals")
 store = get_store()
@@ -70,7 +79,7 @@ if cases:
         except SuperbizError as exc:
             st.error(escape_markdown(str(exc)), icon=":material/error:")
         else:
-            st.session_state["eval_run_id"] = run.run_id
+            st.session_state["eval_run_pick"] = run.run_id  # the run just finished is shown
             message = f"{run.passed}/{run.total} case(s) passed in {run.duration_ms / 1000:.1f} s"
             (st.success if run.all_passed else st.warning)(message)
 
@@ -84,9 +93,12 @@ if not runs:
 newest_first = list(reversed(runs))
 run_ids = [run.id for run in newest_first]
 by_id = {run.id: run for run in runs}
-wanted = st.session_state.get("eval_run_id")
+# Picked through the state (a run just finished sets it above), never index=: the widget would
+# keep showing the previous pick.
+if st.session_state.get("eval_run_pick") not in run_ids:
+    st.session_state["eval_run_pick"] = run_ids[0]
 run_id = st.selectbox("Run", run_ids, format_func=lambda i: run_label(by_id[i]),
-                      index=run_ids.index(wanted) if wanted in run_ids else 0, key="eval_run_pick")
+                      key="eval_run_pick")
 current = by_id[run_id]
 metrics = current.metrics or {}
 
@@ -113,16 +125,28 @@ else:
     st.caption("Every case of this run passed." if only_failures else "This run has no cases.")
 
 st.subheader("Charts", anchor=False)
+notes = chart_notes(metrics)
+
+
+def _chart(column: DeltaGenerator, name: str, title: str, figure: Callable[[], Figure]) -> None:
+    """The chart, or, with nothing to draw, a note saying so (never bare axes)."""
+    if name in notes:
+        with column.container(border=True):
+            st.markdown(f"**{title}**")
+            st.caption(notes[name])
+    else:
+        column.plotly_chart(figure(), key=f"chart_{name}", width="stretch")
+
+
 left, right = st.columns(2)
-if len(runs) > 1:
-    left.plotly_chart(pass_rate_figure(runs), key="chart_pass_rate", width="stretch")
-else:  # a trend needs two runs: one point on a line chart says nothing
-    with left.container(border=True):
-        st.markdown("**Pass rate and citation precision over runs**")
-        st.caption("One run so far: run the suite again to see the trend. This run: "
-                   + " · ".join(f"{label} {value}" for label, value in headline(metrics).items()
-                                if label in ("pass rate", "citation precision")))
-right.plotly_chart(confusion_figure(metrics), key="chart_confusion", width="stretch")
+if trend_note(runs, current.suite) is not None:
+    notes["pass_rate"] = (f"{trend_note(runs, current.suite)} This run: "
+                          + " · ".join(f"{label} {value}" for label, value in numbers.items()
+                                       if label in ("pass rate", "citation precision")))
+_chart(left, "pass_rate", escape_markdown(f"Pass rate and citation precision over runs of "
+                                          f"{current.suite or 'cases'}"),
+       lambda: pass_rate_figure(runs, current.suite))
+_chart(right, "confusion", "Verdict confusion", lambda: confusion_figure(metrics))
 left, right = st.columns(2)
-left.plotly_chart(failed_rules_figure(metrics), key="chart_rules", width="stretch")
-right.plotly_chart(fault_catch_figure(metrics), key="chart_faults", width="stretch")
+_chart(left, "rules", "Gatekeeper failed rules by count", lambda: failed_rules_figure(metrics))
+_chart(right, "faults", "Fault-catch rate by mode", lambda: fault_catch_figure(metrics))

@@ -37,7 +37,7 @@ def test_found_and_absent_only_with_pass() -> None:
                            _verdict("PASS", [True, True])) == "found"
     assert session_outcome(plan, _claims("negative_observation"), _verdict("PASS", [True])) == "absent"
     assert session_outcome(plan, _claims("observation"), _verdict("LOW_CONFID", [False])) is None
-    assert session_outcome(plan, _claims("observation"), _verdict("REJECT", [True])) is None
+    assert session_outcome(plan, _claims("observation"), _verdict("REJECT", [True])) == "rejected"
     assert session_outcome(plan, _claims(), _verdict("LOW_CONFID", [])) is None
 
 

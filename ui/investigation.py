@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -20,15 +21,17 @@ from core.views.badges import (
     binding_badge,
     claim_badge,
     evidence_status_badge,
+    fault_badge,
     session_status_badge,
     severity_badge,
 )
+from core.views.inspector import binding_link, binding_positions
 from core.views.outcomes import answer_lead
 from core.views.repair import repair_summary
 from core.views.sources import failure_text, request_lines
 from core.views.terms import term_rows
 from core.views.timeline import InvestigationView, ToolCallView, event_rows
-from core.views.waterfall import build_waterfall, waterfall_figure
+from core.views.waterfall import Span, build_waterfall, waterfall_figure
 from ui.render import badge, badges, escape_markdown, lead_box, literal_text, small_text
 from ui.tables import folded_text, text_table
 
@@ -61,9 +64,12 @@ def render_header(view: InvestigationView) -> None:
     and timing at a glance."""
     st.subheader("Verdict", anchor=False)
     verdict = view.verdict  # final only once the session completed
-    badges([view.meaning.badge(), severity_badge(view.gatekeeper.severity
-                                                 if view.gatekeeper else None),
-            session_status_badge(view.status)])
+    gatekeeper = view.gatekeeper
+    injected = fault_badge(view.executor_fault)
+    badges([view.meaning.badge(),
+            severity_badge(gatekeeper.severity if gatekeeper else None,
+                           citations=len(gatekeeper.checked_bindings) if gatekeeper else None),
+            session_status_badge(view.status), *([injected] if injected else [])])
     passed = sum(1 for result in view.claim_results if result.entailed)
     groundedness = view.verifier.groundedness_score if view.verifier else None
     total = view.timings_ms.get("total")
@@ -212,17 +218,23 @@ def render_tool_calls(view: InvestigationView) -> None:
 
 def _binding_rows(view: InvestigationView, claim: Claim) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
+    positions = binding_positions(view.executor_output)
     for row in view.binding_rows(claim):
         checked = row.checked
+        position = positions.get((claim.claim_id, row.index))
         rows.append({
             "#": row.index,
+            "inspect": (binding_link(view.session_id, position) if position is not None
+                        and view.finished else None),
             "gatekeeper": binding_badge(checked).label,
+            # The excerpt before the locator columns: on a laptop it is on screen, not past
+            # the table's right edge.
+            "excerpt": row.binding.evidence_excerpt,
             "rule": (checked.rule or "") if checked else "",
             "score": round(checked.score, 3) if checked and checked.score is not None else None,
             "tool": row.binding.tool_name or "",
             "invocation": row.binding.source_invocation_id,
             "raw_path": row.binding.raw_path or "",
-            "excerpt": row.binding.evidence_excerpt,
         })
     return rows
 
@@ -237,7 +249,10 @@ def _render_claim(view: InvestigationView, claim: Claim, claim_key: int) -> None
         literal_text(claim.claim_text, prose=True)
         if claim.evidence_bindings:
             text_table(_binding_rows(view, claim), key=f"bindings_{view.session_id}_{claim_key}",
-                       long_columns=["excerpt"], toned_columns=["gatekeeper"])
+                       long_columns=["excerpt"], toned_columns=["gatekeeper"],
+                       column_config={"inspect": st.column_config.LinkColumn(
+                           "inspect", display_text="open", width="small",
+                           help="Opens this binding in the Binding inspector (in a new tab)")})
         else:
             st.caption("No evidence bindings: a claim without a citation cannot pass.")
         if result is not None and result.reasons:
@@ -270,7 +285,7 @@ def render_gatekeeper_summary(view: InvestigationView) -> None:
     gatekeeper = view.gatekeeper
     if gatekeeper is None:
         return
-    badge(severity_badge(gatekeeper.severity))
+    badge(severity_badge(gatekeeper.severity, citations=len(gatekeeper.checked_bindings)))
     small_text(f"gatekeeper {gatekeeper.version or '?'} · failed rules: "
                f"{', '.join(gatekeeper.failed_rules) or 'none'}")
     issues = [{"level": level, "rule": issue.rule,
@@ -316,9 +331,43 @@ def render_timeline(view: InvestigationView, events: Sequence[PipelineEvent]) ->
         if not waterfall.spans:
             st.caption("Nothing timed yet.")
             return
-        st.plotly_chart(waterfall_figure(waterfall), key=f"waterfall_{view.session_id}",
-                        width="stretch", config={"displayModeBar": False})
-        small_text(f"{waterfall.note} Total {waterfall.total_ms:,.1f} ms.")
+        figure = waterfall_figure(waterfall)
+        if not view.finished:  # redrawn every poll: a selection would not survive it
+            st.plotly_chart(figure, key=f"waterfall_{view.session_id}_live", width="stretch",
+                            config={"displayModeBar": False})
+            small_text(f"{waterfall.note} Total {waterfall.total_ms:,.1f} ms.")
+            return
+        chart = st.plotly_chart(figure, key=f"waterfall_{view.session_id}", width="stretch",
+                                config={"displayModeBar": False}, on_select="rerun",
+                                selection_mode="points")
+        small_text(f"{waterfall.note} Gray: waiting between stages. Red: the stage that "
+                   f"failed or rejected the session. Click a bar for its event. Total "
+                   f"{waterfall.total_ms:,.1f} ms.")
+        # Item access: the state is a dict when a test sets it, an attribute dict in a browser.
+        state: dict[str, Any] = dict(chart or {})
+        points = list((state.get("selection") or {}).get("points") or [])
+        if points:
+            index = points[0].get("point_index", points[0].get("point_number"))
+            span = waterfall.spans[index] if isinstance(index, int) and index < len(
+                waterfall.spans) else None
+            if span is not None:
+                _render_span_event(span, events)
+
+
+def _render_span_event(span: Span, events: Sequence[PipelineEvent]) -> None:
+    """What a clicked bar stands for: its timing, and the event it ended with."""
+    with st.container(border=True, key="waterfall_event"):
+        st.markdown(f"**{escape_markdown(span.label)}** · {span.kind} · start "
+                    f"{span.start_ms:,.1f} ms · {span.duration_ms:,.1f} ms · {span.state}")
+        if span.detail:
+            small_text(span.detail)
+        rows = [row for row in event_rows(events) if row["seq"] == span.event_seq]
+        if rows:
+            row = rows[0]
+            small_text(f"Event #{row['seq']} {row['event']} at {row['at (ms)']} ms: "
+                       f"{row['what happened']}")
+        elif span.kind != "wait":
+            small_text("No stored event for this bar.")
 
 
 def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent] = ()) -> None:

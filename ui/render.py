@@ -83,6 +83,23 @@ _CSS = f"""
 .sb-json {{ white-space: pre-wrap; }}
 /* A row of metrics keeps wrapping on a phone instead of stacking one per line. */
 .st-key-sb-metrics {{ flex-direction: row !important; flex-wrap: wrap !important; }}
+/* A metric's value is never cut with an ellipsis ("LOW_C…", a long rule name): it wraps, and
+   the figures are a size that fits a verdict in a metric's width. */
+[data-testid="stMetricValue"] {{ font-size: 1.6rem !important; }}
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"],
+[data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p {{
+  white-space: normal !important; overflow-wrap: anywhere; text-overflow: clip !important;
+  overflow: visible !important; line-height: 1.25;
+}}
+/* Pills (the example questions) wrap inside the page instead of running off a phone. */
+[data-testid="stButtonGroup"] button[data-variant="pills"] {{ max-width: 100%; height: auto; }}
+[data-testid="stButtonGroup"] button[data-variant="pills"] * {{
+  white-space: normal !important; overflow-wrap: anywhere; text-align: left;
+}}
+/* A table's toolbar floats above its top edge: on a phone, room for it so it covers no text. */
+@media (max-width: 640px) {{
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) {{ margin-top: 1.9rem; }}
+}}
 .sb-theme-switch {{ display: flex; gap: 0.35rem; align-items: center; flex-wrap: wrap;
   font-size: 0.85rem; margin-top: 0.4rem; }}
 .sb-theme-label {{ opacity: 0.7; margin-right: 0.2rem; }}

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, TypedDict, TypeVar, get_args
+from typing import Any, TypedDict, TypeVar, Unpack, cast, get_args
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import Select, func, or_
+from sqlalchemy import Connection, Select, and_, func, or_
 from sqlalchemy import select as select_columns
 from sqlmodel import col, select
 
 from core.contracts import Outcome, SessionDocument, VerifierResult
 from core.errors import StoredRowError, first_error
+from core.outcome import stored_outcome
 from core.store.db import Store
 from core.store.invocations import session_invocations
 from core.store.leases import INCOMPLETE_REASON
-from core.store.models import SessionRow
+from core.store.models import CaseResultRow, SessionRow
 from core.store.recovery import recover_rows, recover_sessions
 from core.store.sessions import as_utc, unwrap_rules, with_checked_bindings
 from core.verdict import withdraw_pass
@@ -35,6 +36,15 @@ class SessionQuery(TypedDict, total=False):
     rule: str | None
     text: str | None
     status: str | None
+    pack: str | None
+    outcome: str | None
+    fault: str | None  # a fault mode's name, or NO_FAULT for sessions run without one
+    origin: str | None  # "eval": made by an eval run (a case result names it); "manual": not
+    since: datetime | None  # created at or after
+
+
+NO_FAULT = "none"
+ORIGINS: tuple[str, ...] = ("manual", "eval")
 
 
 class SessionSummary(BaseModel):
@@ -53,6 +63,7 @@ class SessionSummary(BaseModel):
     gatekeeper_severity: str | None
     failed_rules: list[str]
     duration_ms: float | None
+    origin: str = "manual"  # "eval" when an eval run made it (``ORIGINS``)
 
 
 # What a session summary reads: never the JSON of plans, outputs and evaluations.
@@ -75,7 +86,9 @@ def _summary(values: Sequence[Any]) -> SessionSummary:
         else _EPOCH, question=_text(question), pack=_text(pack),
         engines=engines if isinstance(engines, dict) else {},
         executor_fault=_text(executor_fault) or None, status=_text(status) or "unknown",
-        verdict=_text(verdict) or None, outcome=_outcome(outcome),
+        verdict=_text(verdict) or None,
+        outcome=stored_outcome(status=_text(status), verdict=_text(verdict) or None,
+                               outcome=_outcome(outcome)),
         groundedness=_number(groundedness),
         gatekeeper_severity=_text(gatekeeper_severity) or None,
         failed_rules=unwrap_rules(_text(failed_rules)), duration_ms=_number(duration_ms))
@@ -92,23 +105,24 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _outcome(value: Any) -> str | None:
-    return value if isinstance(value, str) and value in _OUTCOMES else None
+def _outcome(value: Any) -> Outcome | None:
+    return cast("Outcome", value) if isinstance(value, str) and value in _OUTCOMES else None
 
 
 _OUTCOMES = frozenset(get_args(Outcome))
 
 
-def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
-                  rule: str | None = None, text: str | None = None, status: str | None = None,
-                  limit: int = 100, offset: int = 0) -> list[SessionSummary]:
+def list_sessions(store: Store, *, limit: int = 100, offset: int = 0,
+                  **filters: Unpack[SessionQuery]) -> list[SessionSummary]:
     """Newest first, filtered; only summary columns are loaded so 100k rows stay fast."""
-    query = _filter_sessions(select_columns(*_SUMMARY_COLUMNS), verdict=verdict,
-                             severity=severity, rule=rule, text=text, status=status)
+    query = _filter_sessions(select_columns(*_SUMMARY_COLUMNS), **filters)
     query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
     with store.begin() as connection:
         rows = connection.execute(query).all()
-    summaries = [_summary(row) for row in rows]
+        summaries = [_summary(row) for row in rows]
+        evals = _eval_session_ids(connection, [summary.session_id for summary in summaries])
+    for summary in summaries:
+        summary.origin = "eval" if summary.session_id in evals else "manual"
     running = [summary.session_id for summary in summaries if summary.status == "running"]
     if running:  # a long-lived reader (the console) notices a dead run when it lists it
         recovered = set(recover_sessions(store, running))
@@ -118,19 +132,58 @@ def list_sessions(store: Store, *, verdict: str | None = None, severity: str | N
     return summaries
 
 
-def count_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
-                   rule: str | None = None, text: str | None = None,
-                   status: str | None = None) -> int:
+def count_sessions(store: Store, **filters: Unpack[SessionQuery]) -> int:
     """How many sessions match the same filters as ``list_sessions``."""
-    query = _filter_sessions(select(func.count()).select_from(SessionRow), verdict=verdict,
-                             severity=severity, rule=rule, text=text, status=status)
+    query = _filter_sessions(select(func.count()).select_from(SessionRow), **filters)
     with store.session() as db:
         return int(db.exec(query).one())
 
 
-def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | None,
-                     rule: str | None, text: str | None, status: str | None) -> _Select:
+def failed_rule_counts(store: Store, **filters: Unpack[SessionQuery]) -> dict[str, int]:
+    """How many of the sessions matching ``filters`` failed each gatekeeper rule (one query:
+    sessions grouped by their ``failed_rules`` column, the rules counted from the groups)."""
+    grouped = cast("Select[Any]", select_columns(col(SessionRow.failed_rules), func.count()))
+    query = _filter_sessions(grouped.where(col(SessionRow.failed_rules) != ""), **filters)
+    counts: dict[str, int] = {}
+    with store.begin() as connection:
+        for rules, count in connection.execute(query.group_by(col(SessionRow.failed_rules))):
+            for rule in unwrap_rules(_text(rules)):
+                counts[rule] = counts.get(rule, 0) + int(count)
+    return counts
+
+
+def _eval_session_ids(connection: Connection, session_ids: Sequence[str]) -> set[str]:
+    """Those of ``session_ids`` an eval run made (a case result names them)."""
+    if not session_ids:
+        return set()
+    query = (select_columns(col(CaseResultRow.session_id)).distinct()
+             .where(col(CaseResultRow.session_id).in_(list(session_ids))))
+    return {str(row[0]) for row in connection.execute(query)}
+
+
+def _filter_sessions(query: _Select, *, verdict: str | None = None,
+                     severity: str | None = None, rule: str | None = None,
+                     text: str | None = None, status: str | None = None,
+                     pack: str | None = None, outcome: str | None = None,
+                     fault: str | None = None, origin: str | None = None,
+                     since: datetime | None = None) -> _Select:
     """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND)."""
+    if pack:
+        query = query.where(col(SessionRow.pack) == pack)
+    if fault == NO_FAULT:
+        query = query.where(or_(col(SessionRow.executor_fault).is_(None),
+                                col(SessionRow.executor_fault) == ""))
+    elif fault:
+        query = query.where(col(SessionRow.executor_fault) == fault)
+    if outcome:
+        query = _filter_outcome(query, outcome)
+    if origin in ORIGINS:
+        made_by_evals = col(SessionRow.id).in_(
+            select_columns(col(CaseResultRow.session_id))
+            .where(col(CaseResultRow.session_id).is_not(None)))
+        query = query.where(made_by_evals if origin == "eval" else ~made_by_evals)
+    if since is not None:
+        query = query.where(col(SessionRow.created_at) >= since)
     if verdict:
         query = query.where(col(SessionRow.verdict) == verdict)
         if verdict == "PASS":  # rows of older versions stored PASS before the session ended
@@ -146,6 +199,18 @@ def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | Non
         query = query.where(or_(col(SessionRow.question).contains(text, autoescape=True),
                                 col(SessionRow.id).contains(text, autoescape=True)))
     return query
+
+
+def _filter_outcome(query: _Select, outcome: str) -> _Select:
+    """Sessions whose outcome (``core.outcome.stored_outcome``: as read back) is ``outcome``."""
+    completed = col(SessionRow.status) == "completed"
+    if outcome == "error":
+        return query.where(col(SessionRow.status) == "error")
+    if outcome == "rejected":  # rows stored before the outcome existed say it by their verdict
+        return query.where(completed, or_(col(SessionRow.outcome) == "rejected",
+                                          and_(col(SessionRow.outcome).is_(None),
+                                               col(SessionRow.verdict) == "REJECT")))
+    return query.where(completed, col(SessionRow.outcome) == outcome)
 
 
 def latest_session_id(store: Store) -> str | None:
@@ -183,7 +248,8 @@ def load_session_document(store: Store, *, session_id: str) -> SessionDocument |
                                             f"the session did not complete ({row.status})")
         return SessionDocument(
             session_id=row.id, question=row.question, pack=row.pack, status=row.status,
-            outcome=row.outcome if row.status == "completed" else None,
+            outcome=stored_outcome(status=row.status, verdict=row.verdict,
+                                   outcome=_outcome(row.outcome)),
             engines=row.engines or {}, executor_fault=row.executor_fault,
             created_at=as_utc(row.created_at).isoformat(), plan=row.plan,
             invocations=invocations,

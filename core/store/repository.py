@@ -38,9 +38,12 @@ from core.store.evalruns import (
 )
 from core.store.eventlog import append_event, list_events
 from core.store.history import (
+    NO_FAULT,
+    ORIGINS,
     SessionQuery,
     SessionSummary,
     count_sessions,
+    failed_rule_counts,
     latest_session_id,
     list_sessions,
     load_session_document,
@@ -63,6 +66,8 @@ from core.store.sessions import (
 )
 
 __all__ = [
+    "NO_FAULT",
+    "ORIGINS",
     "SessionQuery",
     "SessionSummary",
     "add_case_result",
@@ -71,6 +76,7 @@ __all__ = [
     "count_sessions",
     "create_eval_run",
     "create_session",
+    "failed_rule_counts",
     "finish_eval_run",
     "finish_session",
     "get_invocation",

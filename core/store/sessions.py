@@ -19,12 +19,14 @@ from core.contracts import (
     ComposerOutput,
     ExecutorOutput,
     GatekeeperResult,
+    Outcome,
     ParseStatus,
     Plan,
     SessionDocument,
     TraceSummaryEntry,
     VerifierResult,
 )
+from core.outcome import closing_outcome
 from core.store.batches import Batch, write_batch
 from core.store.db import Store
 from core.store.invocations import INVOCATION_ID_RANGE
@@ -123,15 +125,15 @@ def final_verdict_columns(status: str, verifier_result: VerifierResult | None) -
 
 def finish_values(*, status: str, composer_output: ComposerOutput | None,
                   verifier_result: VerifierResult | None, timings_ms: dict[str, float],
-                  error: str | None, outcome: str | None = None,
+                  error: str | None, outcome: Outcome | None = None,
                   stage_starts_ms: dict[str, float] | None = None) -> dict[str, Any]:
     """Columns of a closed session: status, verdict, outcome, answer, timings (with when each
     stage began), error; lease released. Like the verdict, the outcome (``core.outcome``) is
-    final only at completion."""
+    final only at completion (a failed run's is ``error``)."""
     values: dict[str, Any] = {"status": status, "timings_ms": dict(timings_ms),
                               "stage_starts_ms": dict(stage_starts_ms or {}),
                               "duration_ms": timings_ms.get("total"), "error": error,
-                              "outcome": outcome if status == "completed" else None,
+                              "outcome": closing_outcome(status, outcome),
                               **final_verdict_columns(status, verifier_result)}
     if composer_output is not None:
         values["composer_output"] = composer_output.model_dump(mode="json")
@@ -213,7 +215,7 @@ def save_verification(store: Store, *, session_id: str, trace_summary: list[Trac
 
 def finish_session(store: Store, *, session_id: str, status: str,
                    composer_output: ComposerOutput | None, timings_ms: dict[str, float],
-                   error: str | None = None, outcome: str | None = None,
+                   error: str | None = None, outcome: Outcome | None = None,
                    stage_starts_ms: dict[str, float] | None = None) -> None:
     """Close the session: final status, verdict, outcome, answer, timings and any error."""
     stored = _stored_evaluation(store, session_id).get("verifier_result")

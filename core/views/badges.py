@@ -69,9 +69,19 @@ def verdict_badge(verdict: str | None) -> Badge:
     return _VERDICT.get(verdict or "", Badge(verdict or "no verdict", "gray", "help"))
 
 
-def severity_badge(severity: str | None) -> Badge:
-    """The gatekeeper's overall severity (``none`` means every citation checked out)."""
+def severity_badge(severity: str | None, *, citations: int | None = None) -> Badge:
+    """The gatekeeper's overall severity (``none`` means every citation checked out). With no
+    citation to check (``citations`` 0) there was nothing to pass: neutral, never green."""
+    if severity == "none" and citations == 0:
+        return Badge("gatekeeper: no citations", "gray", "link_off")
     return _SEVERITY.get(severity or "", Badge("gatekeeper: not run", "gray", "help"))
+
+
+def fault_badge(fault: str | None) -> Badge | None:
+    """A session run with a fault injected into its executor says so (None without one)."""
+    if not fault:
+        return None
+    return Badge(f"fault injected: {fault}", "amber", "bug_report")
 
 
 def evidence_status_badge(status: str | None) -> Badge:

@@ -56,16 +56,44 @@ def _style(figure: go.Figure, title: str, *, height: int = 320) -> go.Figure:
     return figure
 
 
-def pass_rate_figure(runs: Sequence[EvalRunRow]) -> go.Figure:
-    """Case pass rate and citation precision, run after run."""
-    rows = run_trend_rows(runs)
+def suite_runs(runs: Sequence[EvalRunRow], suite: str | None) -> list[EvalRunRow]:
+    """The runs of one suite (oldest first, as given): a trend compares like with like, never
+    a run of the default suite with one of an uploaded file."""
+    return [run for run in runs if (run.suite or "") == (suite or "")]
+
+
+def trend_note(runs: Sequence[EvalRunRow], suite: str | None) -> str | None:
+    """Why there is no trend yet for ``suite`` (None when its runs make one)."""
+    count = len(suite_runs(runs, suite))
+    if count >= 2:
+        return None
+    return (f"No trend yet for {suite or 'this suite'}: it has {count} run so far. Run it "
+            "again to compare.")
+
+
+def chart_notes(metrics: Mapping[str, Any]) -> dict[str, str]:
+    """Per chart of one run (``confusion``, ``rules``, ``faults``) with nothing to draw, what to
+    say instead of empty axes."""
+    notes: dict[str, str] = {}
+    if not metrics.get("verdict_confusion"):
+        notes["confusion"] = "No verdict confusion yet: no case of this run expected a verdict."
+    if not metrics.get("gatekeeper_failed_rules"):
+        notes["rules"] = "No gatekeeper rule failed in this run."
+    if not metrics.get("fault_catch_rate"):
+        notes["faults"] = "No fault-catch rate yet: no case of this run injected a fault."
+    return notes
+
+
+def pass_rate_figure(runs: Sequence[EvalRunRow], suite: str | None) -> go.Figure:
+    """Case pass rate and citation precision, run after run of one suite (``suite_runs``)."""
+    rows = run_trend_rows(suite_runs(runs, suite))
     figure = go.Figure()
     for name, colour in (("pass rate", _GREEN), ("citation precision", _BLUE)):
         figure.add_trace(go.Scatter(x=[row["run"] for row in rows], y=[row[name] for row in rows],
                                     mode="lines+markers", name=name, line={"color": colour}))
     figure.update_yaxes(range=[0, 1.05], tickformat=".0%")
     figure.update_xaxes(type="category", showticklabels=len(rows) <= 12)
-    return _style(figure, "Pass rate and citation precision over runs")
+    return _style(figure, f"Pass rate and citation precision over runs of {suite or 'cases'}")
 
 
 def confusion_figure(metrics: Mapping[str, Any]) -> go.Figure:
@@ -129,15 +157,17 @@ def case_matrix_rows(cases: Sequence[CaseResultRow], *,
         failures = detail.get("failures") or []
         failed = "; ".join(f"{f.get('key')}: {f.get('message') or f.get('actual')}"
                            for f in failures)
+        # What failed comes right after the case and its result: the one column a person opens
+        # the matrix for stays on screen however narrow the window.
         rows.append({
             "case": case.case_id,
-            "session": session_link(case.session_id) if case.session_id else None,
             "result": outcome,
+            "failed expectations": failed or (detail.get("error") or ""),
+            "session": session_link(case.session_id) if case.session_id else None,
             "expected verdict": _expected_verdict(detail),
             "actual": result_label(verdict=actual.get("verdict"), outcome=actual.get("outcome"),
                                    status=actual.get("status")) if actual else "",
             "gatekeeper": gate_label(actual.get("gatekeeper_severity")),
-            "failed expectations": failed or (detail.get("error") or ""),
             "fault": detail.get("executor_fault") or "",
             "tags": ", ".join(case.tags),
             "question": detail.get("question") or "",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import quote
 
 from core.contracts import (
     CheckedBinding,
@@ -77,6 +78,33 @@ def default_binding_index(items: Sequence[InspectedBinding]) -> int:
     """The binding a person wants first: the first failing one, else the first."""
     return next((n for n, item in enumerate(items)
                  if item.checked is not None and item.checked.status == "fail"), 0)
+
+
+def binding_link(session_id: str, position: int) -> str:
+    """The inspector opened at one binding (``position`` in ``session_bindings`` order),
+    relative to any page of the console: ``./Binding_inspector?session=ID&binding=K``."""
+    return f"./Binding_inspector?session={quote(session_id, safe='')}&binding={position}"
+
+
+def binding_positions(document_output: ExecutorOutput | None) -> dict[tuple[str, int], int]:
+    """(claim id, binding index) -> the binding's position in ``session_bindings`` order, for
+    links from a claim's binding table to that binding."""
+    if document_output is None:
+        return {}
+    positions: dict[tuple[str, int], int] = {}
+    for claim in document_output.claims:
+        for index in range(len(claim.evidence_bindings)):
+            positions[(claim.claim_id, index)] = len(positions)
+    return positions
+
+
+def linked_binding_index(items: Sequence[InspectedBinding], linked: str | None) -> int | None:
+    """The position a ``binding=`` link names, when it is one of ``items`` (None: no link, or
+    one this session does not have: the page says so)."""
+    if linked is None or not linked.strip().isdigit():
+        return None
+    position = int(linked)
+    return position if position < len(items) else None
 
 
 def rule_description(rule: str | None) -> str:

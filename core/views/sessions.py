@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, get_args
 from urllib.parse import quote
 
-from core.contracts import SessionDocument
-from core.store.repository import SessionQuery, SessionSummary
+from core.contracts import Outcome, SessionDocument
+from core.store.repository import NO_FAULT, ORIGINS, SessionQuery, SessionSummary
 from core.views.badges import gate_label
 from core.views.outcomes import result_label
+from core.views.urlfilters import UrlFilter
 
 VERDICT_CHOICES: tuple[str, ...] = ("PASS", "LOW_CONFID", "REJECT")
 SEVERITY_CHOICES: tuple[str, ...] = ("none", "low_confid", "reject")
-TONED_COLUMNS: tuple[str, ...] = ("result", "gatekeeper")
+OUTCOME_CHOICES: tuple[str, ...] = get_args(Outcome)
+ORIGIN_CHOICES: tuple[str, ...] = ORIGINS
+# The time range filter: its URL value -> how far back it reaches.
+PERIODS: dict[str, timedelta] = {"1h": timedelta(hours=1), "24h": timedelta(days=1),
+                                 "7d": timedelta(days=7), "30d": timedelta(days=30)}
+PERIOD_LABELS: dict[str, str] = {"1h": "last hour", "24h": "last 24 hours", "7d": "last 7 days",
+                                 "30d": "last 30 days"}
+ANY = "any"
+TONED_COLUMNS: tuple[str, ...] = ("result", "gatekeeper", "outcome")
+# Pack, fault and origin come right after the result, before the (wide) question, so they are
+# on screen at 1920 px without scrolling the table sideways.
 SESSION_COLUMNS: tuple[str, ...] = (
-    "time (UTC)", "open", "result", "question", "verdict", "groundedness", "gatekeeper",
-    "failed rules", "engine", "fault", "pack", "duration (ms)", "status", "session")
+    "time (UTC)", "open", "result", "origin", "pack", "fault", "question", "gatekeeper",
+    "failed rules", "groundedness", "outcome", "verdict", "engine", "duration (ms)", "status",
+    "session")
 # A link cell shows the session id it holds (``LinkColumn(display_text=...)``).
 LINK_DISPLAY = r"session=(.+)$"
 
@@ -30,22 +43,60 @@ def session_link(session_id: str) -> str:
 
 @dataclass(frozen=True)
 class SessionFilters:
-    """What the person filtered on; empty strings / None mean "any"."""
+    """What the person filtered on; empty strings, None and ``any`` mean "any"."""
 
     verdict: str | None = None
     severity: str | None = None
     rule: str | None = None
     text: str | None = None
+    pack: str | None = None
+    outcome: str | None = None
+    fault: str | None = None  # a fault mode, or ``NO_FAULT`` for sessions without one
+    origin: str | None = None  # ``ORIGINS``: manual, eval
+    period: str | None = None  # a key of ``PERIODS``
 
-    def as_query(self) -> SessionQuery:
-        """Keyword arguments of ``repository.list_sessions`` / ``count_sessions``."""
+    @classmethod
+    def from_values(cls, values: Mapping[str, str | None]) -> SessionFilters:
+        """Filters from widget or URL values keyed by field name (``any`` and blanks: unset)."""
+        fields = cls.__dataclass_fields__
+        return cls(**{name: value for name, value in values.items()
+                      if name in fields and value and value != ANY})
+
+    def as_query(self, now: datetime | None = None) -> SessionQuery:
+        """Keyword arguments of ``repository.list_sessions`` / ``count_sessions``; the time range
+        reaches back from ``now``."""
+        period = PERIODS.get(self.period or "")
+        since = (now or datetime.now(UTC)) - period if period is not None else None
         return SessionQuery(verdict=self.verdict or None, severity=self.severity or None,
-                            rule=self.rule or None, text=(self.text or "").strip() or None)
+                            rule=self.rule or None, text=(self.text or "").strip() or None,
+                            pack=self.pack or None, outcome=self.outcome or None,
+                            fault=self.fault or None,
+                            origin=self.origin if self.origin in ORIGINS else None, since=since)
 
     @property
     def active(self) -> bool:
         """Whether any filter is set."""
-        return any(self.as_query().values())
+        return any(value is not None for value in self.as_query().values())
+
+
+def session_url_filters(*, packs: Sequence[str], faults: Sequence[str],
+                        rules: Sequence[str]) -> list[UrlFilter]:
+    """The Sessions page's filters as they appear in its URL (``?pack=demo&outcome=rejected``):
+    each one's query parameter, widget key and the values it accepts."""
+    def choice(name: str, choices: Sequence[str]) -> UrlFilter:
+        return UrlFilter(name, f"filter_{name}", default=ANY, choices=(ANY, *choices))
+
+    return [choice("verdict", VERDICT_CHOICES), choice("severity", SEVERITY_CHOICES),
+            choice("rule", rules), choice("pack", packs), choice("outcome", OUTCOME_CHOICES),
+            choice("fault", [NO_FAULT, *faults]), choice("origin", ORIGIN_CHOICES),
+            choice("period", list(PERIODS)), UrlFilter("text", "filter_text")]
+
+
+def rule_choice_label(rule: str, counts: Mapping[str, int]) -> str:
+    """``citation.excerpt_not_found (12)``: a failed rule with how many matching sessions
+    failed it (``any`` and rules no session failed stay bare)."""
+    count = counts.get(rule)
+    return f"{rule} ({count})" if count else rule
 
 
 def rule_choices(seen: Iterable[str] = ()) -> list[str]:
@@ -73,14 +124,16 @@ def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
         "open": session_link(summary.session_id),
         "result": result_label(verdict=summary.verdict, outcome=summary.outcome,
                                status=summary.status),
+        "origin": summary.origin,
+        "pack": summary.pack,
+        "fault": summary.executor_fault or "",
         "question": summary.question,
-        "verdict": summary.verdict or "",
-        "groundedness": summary.groundedness,
         "gatekeeper": gate_label(summary.gatekeeper_severity),
         "failed rules": ", ".join(summary.failed_rules),
+        "groundedness": summary.groundedness,
+        "outcome": summary.outcome or "",
+        "verdict": summary.verdict or "",
         "engine": engine_label(summary.engines),
-        "fault": summary.executor_fault or "",
-        "pack": summary.pack,
         "duration (ms)": round(summary.duration_ms, 1) if summary.duration_ms is not None else None,
         "status": summary.status,
         "session": summary.session_id,
@@ -108,7 +161,8 @@ def documents_jsonl(documents: Iterable[SessionDocument]) -> str:
 def export_file_name(filters: SessionFilters, count: int) -> str:
     """A file name that says what the export holds."""
     parts = ["sessions"]
-    for value in (filters.verdict, filters.severity, filters.rule):
+    for value in (filters.verdict, filters.severity, filters.rule, filters.pack, filters.outcome,
+                  filters.fault, filters.origin, filters.period):
         if value:
             parts.append(value.replace(".", "_").lower())
     parts.append(str(count))

@@ -25,6 +25,7 @@ from core.store.repository import SessionSummary
 Model = TypeVar("Model", bound=BaseModel)
 
 count_sessions = repository.count_sessions  # numbers only: nothing to repair
+failed_rule_counts = repository.failed_rule_counts
 latest_session_id = repository.latest_session_id
 
 

@@ -7,6 +7,14 @@ waterfall. A running one is drawn from its events' ``at_ms`` (a stage runs from 
 ended the stage before it to the event that ends it; the running stage reaches the latest
 event). A session of an older version, without either, is laid out one stage after the other
 from its durations, and says so.
+
+Live and stored, a stage's row runs from where the stage before it ended: the time between the
+two (storing the stage, handing it over; opening the session before the plan) is drawn gray on
+the stage's own row, a ``wait`` bar, so a stored session shows no unexplained gap and looks
+like the live one. The execute stage's hover splits its time between the tool calls and the
+executor itself (model time, recording the calls). A stage that failed, or whose result
+rejected the session (the gatekeeper's ``reject``, the verifier's REJECT), is red. Each bar
+names the event it ends with (``event_seq``), so a click on it shows that event.
 """
 
 from __future__ import annotations
@@ -23,13 +31,16 @@ from core.events import (
     ClaimsProduced,
     GatekeeperFinished,
     PipelineEvent,
+    PipelineFailed,
     PlanMade,
     RepairRequested,
+    ToolCalled,
+    ToolReturned,
     VerdictReached,
 )
 from core.views.timeline import InvestigationView, ToolCallView
 
-SpanState = Literal["done", "running", "failed"]
+SpanState = Literal["done", "running", "failed", "rejected", "waiting"]
 Timing = Literal["recorded", "events", "estimated"]
 # The pipeline's stages in order, with the event that ends each. A repair turn (after the
 # verdict, ``RepairRequested``) runs ``repair``, ``gatekeeper_repair`` and ``verify_repair``
@@ -41,7 +52,8 @@ _NEXT_STAGE = {"plan": "execute", "execute": "gatekeeper", "gatekeeper": "verify
                "verify": "compose", "repair": "gatekeeper_repair",
                "gatekeeper_repair": "verify_repair", "verify_repair": "compose"}
 _STAGE_COLOUR, _TOOL_COLOUR = "#1c83e1", "#00a3a3"
-_RUNNING_COLOUR, _FAILED_COLOUR = "#f0a020", "#e5484d"
+_RUNNING_COLOUR, _FAILED_COLOUR, _WAIT_COLOUR = "#f0a020", "#e5484d", "#a3a8b4"
+MIN_WAIT_MS = 0.5  # a shorter gap between stages is not drawn
 _ARGUMENTS_SHOWN = 160  # characters of a call's arguments in its hover text
 
 
@@ -49,12 +61,13 @@ _ARGUMENTS_SHOWN = 160  # characters of a call's arguments in its hover text
 class Span:
     """One bar: a stage or a tool call, from ``start_ms`` for ``duration_ms``."""
 
-    kind: Literal["stage", "tool"]
-    label: str
+    kind: Literal["stage", "tool", "wait"]
+    label: str  # a wait bar has its stage's label: it is drawn on that stage's row
     start_ms: float
     duration_ms: float
     state: SpanState = "done"
     detail: str = ""
+    event_seq: int | None = None  # the event this bar ends with (None: a wait, not yet)
 
     @property
     def end_ms(self) -> float:
@@ -102,7 +115,10 @@ def build_waterfall(view: InvestigationView, events: Sequence[PipelineEvent] = (
     latest = now_ms if now_ms is not None else max(
         (event.at_ms for event in events if event.at_ms is not None), default=None)
     tools = _tool_spans(view, stages, latest)
-    return Waterfall(_interleave(stages, tools), timing)
+    first_event = min((event.at_ms for event in events if event.at_ms is not None), default=None)
+    stages = _linked(_explained(stages, tools, first_event if timing == "events" else None),
+                     events)
+    return Waterfall(_interleave(stages, _linked_tools(tools, events)), timing)
 
 
 def _stage_state(view: InvestigationView, stage: str, running: bool) -> SpanState:
@@ -110,7 +126,81 @@ def _stage_state(view: InvestigationView, stage: str, running: bool) -> SpanStat
         return "running"
     if view.failure and view.failure.startswith(f"{stage}:"):
         return "failed"
+    base = stage.removesuffix("_repair")
+    if base == "gatekeeper" and view.gatekeeper is not None and stage == _last(view, "gatekeeper"):
+        return "rejected" if view.gatekeeper.severity == "reject" else "done"
+    if base == "verify" and view.verifier is not None and stage == _last(view, "verify"):
+        return "rejected" if view.verifier.verdict == "REJECT" else "done"
     return "done"
+
+
+def _last(view: InvestigationView, stage: str) -> str:
+    """The name of the last run of ``stage`` (``verify_repair`` after a repair turn): only it
+    holds the result the view shows."""
+    return f"{stage}_repair" if view.attempts else stage
+
+
+def _explained(stages: list[Span], tools: Sequence[Span],
+               session_began: float | None) -> list[Span]:
+    """The stages, each preceded by a wait bar for the time since the stage before it ended
+    (from 0, or ``session_began``, for the first); the execute stage's detail split between
+    its tool calls and the executor itself."""
+    explained: list[Span] = []
+    previous_end = 0.0
+    for index, stage in enumerate(stages):
+        gap = stage.start_ms - previous_end
+        if gap >= MIN_WAIT_MS:
+            what = ("opening the session (its row, the engines)" if index == 0 else
+                    f"storing {stages[index - 1].label} and handing its result over")
+            explained.append(Span("wait", stage.label, previous_end, gap, "waiting",
+                                  f"waiting {gap:.1f} ms before {stage.label}: {what}"))
+        elif index == 0 and session_began is not None and session_began >= MIN_WAIT_MS:
+            explained.append(Span("wait", stage.label, 0.0, session_began, "waiting",
+                                  "opening the session (its row, the engines)"))
+        if stage.label in ("execute", "repair"):
+            inside = [tool for tool in tools
+                      if stage.start_ms <= tool.start_ms < stage.end_ms + MIN_WAIT_MS]
+            called = sum(tool.duration_ms for tool in inside)
+            stage = Span(stage.kind, stage.label, stage.start_ms, stage.duration_ms, stage.state,
+                         f"{len(inside)} tool call(s): {called:.1f} ms; the executor itself: "
+                         f"{max(stage.duration_ms - called, 0.0):.1f} ms (model time, "
+                         "recording the calls)")
+        explained.append(stage)
+        previous_end = max(previous_end, stage.end_ms)
+    return explained
+
+
+def _linked(stages: list[Span], events: Sequence[PipelineEvent]) -> list[Span]:
+    """Each stage bar with the event that ended it (the n-th run of a stage: its n-th end)."""
+    linked: list[Span] = []
+    for span in stages:
+        seq = None
+        if span.kind == "stage" and span.state != "running":
+            if span.state == "failed":
+                ends: type[PipelineEvent] = PipelineFailed
+            else:
+                ends = _ends(span.label)
+            matching = [event.seq for event in events if isinstance(event, ends)]
+            nth = 1 if span.label.endswith("_repair") or span.label == "repair" else 0
+            if span.state == "failed" or span.label == "compose":
+                nth = 0
+            seq = matching[nth] if len(matching) > nth else None
+        linked.append(Span(span.kind, span.label, span.start_ms, span.duration_ms, span.state,
+                           span.detail, seq))
+    return linked
+
+
+def _linked_tools(tools: list[Span], events: Sequence[PipelineEvent]) -> list[Span]:
+    """Each tool bar with the event of its return (or of its call, while it is out)."""
+    returned = [event.seq for event in events if isinstance(event, ToolReturned)]
+    called = [event.seq for event in events if isinstance(event, ToolCalled)]
+    linked: list[Span] = []
+    for number, span in enumerate(tools):
+        seqs = called if span.state == "running" else returned
+        seq = seqs[number] if number < len(seqs) else None
+        linked.append(Span(span.kind, span.label, span.start_ms, span.duration_ms, span.state,
+                           span.detail, seq))
+    return linked
 
 
 def _recorded_stages(view: InvestigationView) -> list[Span]:
@@ -204,8 +294,10 @@ def _interleave(stages: list[Span], tools: list[Span]) -> list[Span]:
 def _colour(span: Span) -> str:
     if span.state == "running":
         return _RUNNING_COLOUR
-    if span.state == "failed":
+    if span.state in ("failed", "rejected"):
         return _FAILED_COLOUR
+    if span.state == "waiting":
+        return _WAIT_COLOUR
     return _STAGE_COLOUR if span.kind == "stage" else _TOOL_COLOUR
 
 
@@ -224,8 +316,9 @@ def waterfall_figure(waterfall: Waterfall) -> go.Figure:
     figure = go.Figure(go.Bar(
         x=shown, base=[span.start_ms for span in spans], y=labels, orientation="h",
         marker_color=[_colour(span) for span in spans],
-        text=[f"{span.duration_ms:.1f} ms" + (" …" if span.state == "running" else "")
-              for span in spans],
+        text=["" if span.kind == "wait" else f"{span.duration_ms:.1f} ms"
+              + (" …" if span.state == "running" else "") for span in spans],
+        customdata=[span.event_seq for span in spans],
         textposition="outside", cliponaxis=False, hovertext=hover, hoverinfo="text"))
     figure.update_yaxes(autorange="reversed", type="category", automargin=True)
     figure.update_xaxes(title="ms since the session started", rangemode="tozero",

@@ -27,6 +27,7 @@ import pytest
 
 from core.pipeline import ask
 from core.store import open_store
+from core.views.inspector import session_bindings
 from tests.console.console_helpers import BEACON, REPO_ROOT, SEED_QUESTION, store_hostile_session
 from tests.streamlit_server import (
     CHROMIUM,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 DESKTOP: ViewportSize = {"width": 1440, "height": 1000}
+LAPTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 ABSENT_QUESTION = "确认 inventory-service 是否存在 HikariCP 连接池耗尽"
@@ -114,6 +116,37 @@ def _check_and_shoot(page: Page, name: str, shots: list[Path], viewport: Viewpor
     page.set_viewport_size(viewport)
 
 
+# Text cut off at the page's width: the main block scrolling sideways, an element reaching past
+# its right edge, or one whose overflow is hidden (an ellipsis) while its content is wider.
+# Tables and charts draw on a canvas and scroll on purpose; code, JSON and inputs scroll too.
+_CLIPPED_JS = """() => {
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const right = main.getBoundingClientRect().right;
+  const out = [];
+  if (main.scrollWidth > main.clientWidth + 1) out.push(`page ${main.scrollWidth} > ${main.clientWidth}`);
+  for (const el of main.querySelectorAll('*')) {
+    if (['INPUT', 'TEXTAREA'].includes(el.tagName) || el.closest('[data-testid="stDataFrame"], '
+        + '.js-plotly-plot, [data-testid="stCode"], pre, [data-testid="stJson"]')) continue;
+    const style = getComputedStyle(el);
+    const hidden = ['hidden', 'clip'].includes(style.overflowX) || style.textOverflow === 'ellipsis';
+    const text = JSON.stringify((el.innerText || '').slice(0, 40));
+    if (hidden && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1)
+      out.push(`${el.getAttribute('data-testid') || el.tagName} cut ${el.scrollWidth} > ${el.clientWidth} ${text}`);
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && box.right > right + 2)
+      out.push(`${el.getAttribute('data-testid') || el.tagName} past the edge ${text}`);
+  }
+  return out.slice(0, 10);
+}"""
+
+
+def _nothing_clipped(page: Page, name: str) -> None:
+    """No text of the page is cut at this width (``_CLIPPED_JS``)."""
+    settle(page, 300)
+    clipped = page.evaluate(_CLIPPED_JS)
+    assert not clipped, f"{name}: {clipped}"
+
+
 def _context(browser: Browser, requests: list[str], viewport: ViewportSize,
              scheme: str) -> BrowserContext:
     context = browser.new_context(viewport=viewport, color_scheme=scheme)  # type: ignore[arg-type]
@@ -129,10 +162,10 @@ def _background_is_dark(page: Page) -> bool:
 
 
 def _ask(page: Page, question: str) -> None:
+    """Ask with Ctrl+Enter in the box: the question form submits, as its Ask button would."""
     box = page.get_by_label("Question", exact=True)
     box.fill(question)
-    box.press("Control+Enter")  # commit the text before the click
-    page.get_by_role("button", name="Ask").click()
+    box.press("Control+Enter")
 
 
 def _open_session_link(context: BrowserContext, page: Page, table_index: int,
@@ -163,6 +196,7 @@ def test_desktop_light_styling_and_every_click_through(console_url: str, tmp_pat
     hostile = store_hostile_session(store).session_id
     absent = ask(ABSENT_QUESTION, store=store)
     rejected = ask(SEED_QUESTION, store=store, executor_fault="tamper_number")
+    low = ask(ABSENT_QUESTION, store=store, executor_fault="drop_bindings")  # LOW_CONFID
     requests: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -179,6 +213,8 @@ def test_desktop_light_styling_and_every_click_through(console_url: str, tmp_pat
             verdict = page.locator('[data-testid="stMetric"]', has_text="Verdict")
             expect(verdict).to_contain_text("PASS", timeout=WAIT_MS)
             expect(page.get_by_role("button", name="Ask")).to_be_enabled()  # run over: enabled
+            # The box keeps the question asked (it used to empty after Ask).
+            expect(page.get_by_label("Question", exact=True)).to_have_value(SEED_QUESTION)
             expect(page.locator(".sb-answer.sb-tone-green")).to_be_visible()
             expect(page.locator('[data-answer-kind="yes"]')).to_be_visible()
             timeline = page.locator('[data-testid="stExpander"]', has_text="Timeline")
@@ -234,10 +270,11 @@ def test_desktop_light_styling_and_every_click_through(console_url: str, tmp_pat
             run_button.click()
             expect(page.get_by_role("heading", name="Results matrix")).to_be_visible(
                 timeout=WAIT_MS * 2)
-            expect(page.get_by_text("One run so far")).to_be_visible()
-            expect(page.locator(".js-plotly-plot")).to_have_count(3)
+            expect(page.get_by_text(re.compile(r"^No trend yet for default"))).to_be_visible()
+            expect(page.locator(".js-plotly-plot").first).to_be_visible()
             _check_and_shoot(page, "evals", shots, DESKTOP)
-            opened = _open_session_link(context, page, -1, 30 + 260 + 60)
+            # case, result, failed expectations, then the session link
+            opened = _open_session_link(context, page, -1, 30 + 220 + 70 + 360 + 60)
             expect(opened).to_have_url(re.compile(r"/\?session=s-"))
             expect(opened.locator('[data-testid="stMetric"]', has_text="Verdict")).to_be_visible()
             opened.close()
@@ -259,6 +296,29 @@ def test_desktop_light_styling_and_every_click_through(console_url: str, tmp_pat
             page.get_by_role("link", name="Open in Investigate").click()
             expect(page).to_have_url(re.compile(r"\?session=s-"))
             expect(page.get_by_label("Question", exact=True)).not_to_have_value("")
+
+            # Filters in the address: a link (or a reload) shows the same filtered list.
+            page.goto(f"{console_url}/Sessions?fault=tamper_number&origin=manual")
+            expect(page.get_by_text("1 session(s) match")).to_be_visible()
+            expect(page.get_by_role("combobox", name="Injected fault")).to_have_value(
+                "tamper_number")
+            # One binding by link; an unknown id is an error, never another session.
+            items = session_bindings(rejected)
+            page.goto(f"{console_url}/Binding_inspector?session={rejected.session_id}&binding=1")
+            expect(page.get_by_role("heading", name=f"{items[1].key.owner_id} · binding "
+                                                    f"#{items[1].key.index}")).to_be_visible()
+            page.goto(f"{console_url}/Binding_inspector?session=s-no-such-session")
+            expect(page.get_by_text("No session s-no-such-session in this audit store")
+                   ).to_be_visible()
+            expect(page.get_by_text("Tamper and re-check")).to_have_count(0)
+            # Nothing cut at a laptop's width: the verdict figure, the rule, the excerpts.
+            page.set_viewport_size(LAPTOP)
+            for path in (f"/?session={low.session_id}",
+                         f"/Binding_inspector?session={rejected.session_id}"):
+                page.goto(console_url + path)
+                expect(page.locator('[data-testid="stMetric"]').first).to_be_visible()
+                _nothing_clipped(page, f"{path} at {LAPTOP['width']} px")
+            page.set_viewport_size(DESKTOP)
 
             page.goto(f"{console_url}/Data")
             expect(page.locator(".js-plotly-plot").first).to_be_visible()
@@ -305,6 +365,9 @@ def test_phone_dark_paced_run_and_every_page(console_url: str, tmp_path: Path) -
 
     expect.set_options(timeout=WAIT_MS)
     shots = _shot_folders(tmp_path)
+    store = open_store(str(_browser_db(tmp_path)))
+    low = ask(ABSENT_QUESTION, store=store, executor_fault="drop_bindings")  # LOW_CONFID
+    rejected = ask(SEED_QUESTION, store=store, executor_fault="tamper_number")
     requests: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -314,6 +377,7 @@ def test_phone_dark_paced_run_and_every_page(console_url: str, tmp_path: Path) -
             page.goto(console_url)
             settle(page)
             assert _background_is_dark(page)  # the OS says dark: so does the console
+            _nothing_clipped(page, "Investigate (phone): the example questions")
             pace = page.get_by_role("combobox", name="Demo pace")
             pace.click()
             page.keyboard.type("demo ·")  # the picker filters as one types
@@ -346,6 +410,11 @@ def test_phone_dark_paced_run_and_every_page(console_url: str, tmp_path: Path) -
                 settle(page)
                 _no_exception(page, f"{name} (phone, dark)")
                 assert _background_is_dark(page)
+            for path in (f"/?session={low.session_id}",
+                         f"/Binding_inspector?session={rejected.session_id}"):
+                page.goto(console_url + path)
+                expect(page.locator('[data-testid="stMetric"]').first).to_be_visible()
+                _nothing_clipped(page, f"{path} (phone)")
         finally:
             browser.close()
     assert not _off_machine(requests), f"requests left the machine: {_off_machine(requests)}"

@@ -128,7 +128,9 @@ def test_evals_page_runs_an_uploaded_case_file(open_app: Callable[..., AppTest],
     assert list(matrix["session"]) == [f"./?session={sessions[case]}" for case in matrix["case"]]
     # One run so far: no one-point trend chart, a sentence instead.
     assert len(app.get("plotly_chart")) == 3
-    assert any("One run so far" in caption.value for caption in app.caption)
+    assert any("No trend yet for tiny.yaml" in as_read(caption.value) for caption in app.caption)
+    # The columns a person reads first: what failed right after the case and its result.
+    assert list(matrix.columns[:3]) == ["case", "result", "failed expectations"]
     numbers = {m.label: m.value for m in app.metric}
     assert numbers["pass rate"] == "33%"
     # Two sessions said PASS, one of them on a case whose answer was wrong.

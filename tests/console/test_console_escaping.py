@@ -85,7 +85,7 @@ def test_binding_inspector_shows_a_hostile_session_as_text(
 def test_a_session_link_is_text(open_app: Callable[..., AppTest], tmp_store: Store) -> None:
     app = open_app(query={"session": BEACON})
     assert_no_raw_beacon(app)
-    assert any(escape_markdown(BEACON) in info.value for info in app.info)
+    assert any(escape_markdown(BEACON) in info.value for info in app.error)
 
 
 def test_damaged_rows_never_break_a_page(open_app: Callable[..., AppTest], tmp_store: Store) -> None:
