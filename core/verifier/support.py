@@ -24,6 +24,7 @@ ref); each failure says what the evidence gives instead.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -312,11 +313,15 @@ def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Seq
     assert fact.quantity is not None
     equal = [(item, evidence) for item in items for evidence in item.reading.facts
              if _same(fact.quantity, evidence)]
-    fitting = [(item, evidence) for item, evidence in equal
-               if not _problem(fact, evidence, ledger, item, lines)]
+    # The support is the first fitting value an excerpt quotes, else the first fitting one; a
+    # value of a trend needs every fitting one (its order is checked), any other only that one:
+    # ``_problem`` is the costly part, asked of as few pairs as that takes.
+    ordered = sorted(equal, key=lambda pair: not pair[0].quotes(pair[1].start, pair[1].end))
+    candidates = ((item, evidence) for item, evidence in ordered
+                  if not _problem(fact, evidence, ledger, item, lines))
+    fitting = list(candidates) if fact.trend is not None else list(itertools.islice(candidates, 1))
     words = _words(text, fact)
     if fitting:
-        fitting.sort(key=lambda pair: not pair[0].quotes(pair[1].start, pair[1].end))
         item, evidence = fitting[0]
         return _support(text, fact, item, evidence), None, [e for _, e in fitting]
     if equal:
