@@ -55,8 +55,7 @@ def _evals(f: Figures) -> str:
                 f"**stored {f['evals.stored_cpu_seconds']:.1f} s CPU, in memory "
                 f"{f['evals.in_memory_cpu_seconds']:.1f} s CPU** ({f['evals.stored_vs_reference']:.1f}x / "
                 f"{f['evals.in_memory_vs_reference']:.1f}x the reference workload a case, "
-                f"{f['reference_cpu_ms']:.1f} ms, same run; wall {f['evals.stored_wall_seconds']:.1f} s / "
-                f"{f['evals.in_memory_wall_seconds']:.1f} s); passed {f['evals.passed']:,.0f}/{cases:,.0f}")
+                f"{f['reference_cpu_ms']:.1f} ms, same run); passed {f['evals.passed']:,.0f}/{cases:,.0f}")
     return (f"{cases:.0f} cases (`bench/check.py`), stored: {f['evals.stored_cpu_seconds']:.1f} s CPU "
             f"({f['evals.stored_vs_reference']:.1f}x the reference workload a case); "
             f"passed {f['evals.passed']:.0f}/{cases:.0f}")

@@ -176,12 +176,12 @@ def main() -> None:
     if arguments.figures is not None:
         from _common import write_figures
 
-        ours = [row[0] for row in rows]
-        end_to_end = [row[1] for row in rows if not math.isnan(row[1])]
+        ours_scores = [row[0] for row in rows]
+        imported = [row[1] for row in rows if not math.isnan(row[1])]
         write_figures(arguments.figures, {
             "templates.datasets": float(len(rows)), "templates.mean": means[0],
-            "templates.lowest": min(ours), "templates.end_to_end_mean": means[1],
-            "templates.end_to_end_datasets": float(len(end_to_end)),
+            "templates.lowest": min(ours_scores), "templates.end_to_end_mean": means[1],
+            "templates.end_to_end_datasets": float(len(imported)),
             "templates.drain3_default_mean": means[2], "templates.drain3_masked_mean": means[3],
             "templates.drain_paper_mean": DRAIN_PAPER_MEAN, "templates.at_or_above_paper": float(ours_wins),
             "templates.with_paper": float(with_paper),

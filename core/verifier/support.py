@@ -28,6 +28,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from core.contracts import FactSupport
@@ -201,7 +202,12 @@ def _kind_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
 
 
 def _names(words: str, key: str) -> bool:
-    return re.search(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])", words) is not None
+    return _name_pattern(key).search(words) is not None
+
+
+@lru_cache(maxsize=4096)  # a ref's value names, asked of every claim value
+def _name_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])")
 
 
 def _short(message: str) -> str:
