@@ -8,10 +8,10 @@ cases to a transaction (sealed in the audit chain together: one writer, no trans
 session).
 
 What a crash leaves: the sessions and results of the transactions written before it (a result
-is written with or after its session, so it never points at a missing one); the up to
-``RESULT_BATCH - 1`` cases since, and the sessions running, leave nothing; the run row stays
-``running`` until the lease check marks it ``incomplete``. An interruption (Ctrl-C, a failing
-store) writes what waits first.
+is written with or after its session, so it never points at a missing one); of the up to
+``RESULT_BATCH - 1`` cases since and the sessions running, only their sessions' rows; those
+and the run row stay ``running`` until the lease check marks them ``incomplete``. An
+interruption (Ctrl-C, a failing store) writes what waits first.
 """
 
 from __future__ import annotations

@@ -78,8 +78,8 @@ def write_batch(store: Store, *, session_id: str, batch: Batch) -> list[int]:
 
 def write_closed(store: Store, batches: Sequence[tuple[str, Batch]], *,
                  also: Callable[[Connection], None] | None = None) -> None:
-    """Several sessions' whole writes, each from its creation to its close (``batch.closing``,
-    no ids to reserve), in one transaction with ``also`` (an eval run's case results), sealed
+    """Several sessions' closing writes (``batch.closing``, no ids to reserve; a session whose
+    row was not written yet is created too), in one transaction with ``also`` (an eval run's case results), sealed
     together (``core.store.chain.seal_many``): rows of a kind go in one statement for all."""
     now = utcnow()
     with store.begin() as connection:

@@ -3,13 +3,14 @@ then written with others, many to a transaction (``core.evals.runner``).
 
 One session alone is two transactions at least (``core.store.journal``: the plan with its
 tool-call id reservation, and the close, sealed in the audit chain). An eval run asks a
-thousand questions and reads no session before it is done, so its sessions draw tool-call ids
-from one pool reserved ``ID_POOL`` at a time and wait whole, from their row to their close, for
-``write``: one transaction for every session that closed since the last, with the rows of a
-kind in one statement, the chain's records in one round (``chain.seal_many``) and the caller's
-own rows (the cases' results) beside them. What a crash leaves: the sessions and results
-written before it; a session that had not been written leaves nothing (its reserved ids are
-never used: ids are unique, not dense).
+thousand questions and reads no session before it is done, so its sessions write their row as
+they start (a crash leaves it, for the lease check to mark ``incomplete``), draw tool-call ids
+from one pool reserved ``ID_POOL`` at a time, and wait, closed, for ``write``: one transaction
+for every session that closed since the last, with the rows of a kind in one statement, the
+chain's records in one round (``chain.seal_many``) and the caller's own rows (the cases'
+results) beside them. What a crash leaves: the sessions and results written before it, and the
+rows of the sessions not written yet, running; ids reserved and never used are gaps (ids are
+unique, not dense).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class GroupedWrites:
             return taken
 
     def close(self, session_id: str, batch: Batch) -> None:
-        """A session's whole write, from its row to its close: stored by the next ``write``."""
+        """A session's closing write (everything since its row): stored by the next ``write``."""
         if not batch.closing or batch.reserve_ids:
             raise ValueError(f"session {session_id}: only a closing write waits to be grouped")
         with self._lock:

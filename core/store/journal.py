@@ -8,10 +8,11 @@ lease check (``core.store.leases``) marks it ``incomplete``. Written at close
 (``write_at_close``, as eval runs do) a session is two transactions: the plan with its tool-call
 id reservation (and the session row and events before it) and the close (everything else); a
 crash in between leaves the row and its plan, marked ``incomplete`` as above, and a crash before
-the plan is stored leaves nothing. Grouped (``grouped``, an eval run's sessions) it is no
-transaction of its own: the whole session waits, closed, to be written with others. Tool calls get their store-wide ids
-from a block reserved ahead (``core.store.invocations.reserve_invocation_ids``), so recording one costs no
-transaction.
+the plan is stored leaves nothing. Grouped (``grouped``, an eval run's sessions) it is one: the
+row as it starts, its tool-call ids from the group's pool, and the rest waits, closed, to be
+written with other sessions' (a crash leaves the row, marked ``incomplete`` as above). Tool
+calls get their store-wide ids from a block reserved ahead
+(``core.store.invocations.reserve_invocation_ids``), so recording one costs no transaction.
 
 Stored events do not repeat stage results: a field holding an object the same batch (or an
 earlier one) wrote as a stage result is stored as an address under the payload's ``$ref`` key,
@@ -223,7 +224,10 @@ class Journal:
         if self.store is None:
             self._events.clear()
             return
-        if self.write_at_close and not (self._finished or reserving or self._reserve):
+        # Grouped, the row is written at once (a crash leaves it, for the lease check to mark
+        # incomplete), and then nothing until the close.
+        starting = self.grouped is not None and self._create is not None
+        if self.write_at_close and not (self._finished or reserving or self._reserve or starting):
             return
         grouped = self.grouped if self._finished and not (reserving or self._reserve) else None
         from core.store.batches import Batch, write_batch
