@@ -82,7 +82,7 @@ def _templates(f: Figures) -> str:
             f"**{_number(f['templates.mean'], '.3f')}** (Drain3 here "
             f"{_number(f['templates.drain3_default_mean'], '.3f')} default / "
             f"{_number(f['templates.drain3_masked_mean'], '.3f')} masked; Drain's paper "
-            f"{f['templates.drain_paper_mean']:.3f}), at or above Drain's paper on "
+            f"{_number(f['templates.drain_paper_mean'], '.3f')} on the same datasets), at or above Drain's paper on "
             f"{f['templates.at_or_above_paper']:.0f} of {f['templates.with_paper']:.0f}, lowest "
             f"{_number(f['templates.lowest'], '.3f')}; end to end through `logs import --format auto` "
             f"({f['templates.end_to_end_datasets']:.0f} datasets) "
