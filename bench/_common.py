@@ -5,11 +5,14 @@ Not a benchmark itself (``make bench`` skips ``bench/_*.py``); running it does n
 
 from __future__ import annotations
 
+import json
+import re
 import resource
 import statistics
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,3 +90,41 @@ def pad(text: str, width: int) -> str:
     """``text`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
     columns = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
     return text + " " * max(0, width - columns)
+
+
+def git_commit() -> str:
+    """The measured commit, for the README's rows ("unknown" outside a git checkout)."""
+    import subprocess
+
+    try:
+        completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT,
+                                   capture_output=True, text=True, check=False)
+    except OSError:
+        return "unknown"
+    return completed.stdout.strip() or "unknown"
+
+
+def write_figures(path: Path, values: dict[str, float]) -> None:
+    """Keep a run's figures for ``bench/report.py`` (which writes the README's rows of them):
+    a JSON document dated and named by commit, the figures under ``info``."""
+    import datetime
+
+    document = {"date": datetime.date.today().isoformat(), "commit": git_commit(), "info": values}
+    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+_REFERENCE_TEXT = " ".join([
+    "只确认 payment-service 当前是否存在 CPU 使用率过高告警",
+    "Only confirm whether order-service has a HighMemoryUsage alert right now.",
+    "HikariPool-1 - Connection is not available, request timed out after 30000ms",
+    "内存使用率过高: 91.2%, JVM堆内存: 3.8GB/4GB, GC次数: 120",
+] * 8)
+
+
+def reference_work() -> None:
+    """A fixed pure-Python workload (string methods, a regex, a counter, JSON): the same-run
+    baseline of the benches that have no natural one (~10-20 ms on a 2-core machine)."""
+    for _ in range(60):
+        words = re.findall(r"\w+", _REFERENCE_TEXT.casefold())
+        counts = Counter(word.strip("_") for word in words)
+        json.loads(json.dumps(sorted(counts.items()), ensure_ascii=False))

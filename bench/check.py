@@ -30,19 +30,17 @@ import importlib.util
 import json
 import os
 import random
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import _common
 import yaml
+from _common import reference_work
 from _regressions import DEFAULT_MARGIN, Figures, from_json, regressions
 
 BASELINE = Path(__file__).with_name("baseline.json")
@@ -55,23 +53,6 @@ def _cpu(operation: Callable[[], object]) -> float:
     started = time.process_time()
     operation()
     return time.process_time() - started
-
-
-_REFERENCE_TEXT = " ".join([
-    "只确认 payment-service 当前是否存在 CPU 使用率过高告警",
-    "Only confirm whether order-service has a HighMemoryUsage alert right now.",
-    "HikariPool-1 - Connection is not available, request timed out after 30000ms",
-    "内存使用率过高: 91.2%, JVM堆内存: 3.8GB/4GB, GC次数: 120",
-] * 8)
-
-
-def reference_work() -> None:
-    """A fixed pure-Python workload (string methods, a regex, a counter, JSON): the same-run
-    baseline of the benches that have no natural one (~10-20 ms on a 2-core machine)."""
-    for _ in range(60):
-        words = re.findall(r"\w+", _REFERENCE_TEXT.casefold())
-        counts = Counter(word.strip("_") for word in words)
-        json.loads(json.dumps(sorted(counts.items()), ensure_ascii=False))
 
 
 def _interleaved(operation: Callable[[], object], rounds: int) -> tuple[float, float]:
@@ -190,16 +171,6 @@ def check_startup(runs: int) -> tuple[Figures, Info]:
                              "startup.python_cpu_ms": bare.cpu.median}
 
 
-def _git_commit() -> str:
-    """The measured commit, for the README's rows ("unknown" outside a git checkout)."""
-    try:
-        completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=_common.REPO_ROOT,
-                                   capture_output=True, text=True, check=False)
-    except OSError:
-        return "unknown"
-    return completed.stdout.strip() or "unknown"
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bindings", type=int, default=5000, help="gatekeeper bindings (default: 5000)")
@@ -224,7 +195,7 @@ def main() -> int:
         print(f"== {name} ({time.perf_counter() - started:.1f} s, CPU {time.process_time() - cpu:.1f} s)")
         for key, value in {**figures.ratios, **figures.counts}.items():
             print(f"  {key:42} {value:10.3f}")
-    document = {"date": datetime.date.today().isoformat(), "commit": _git_commit(),
+    document = {"date": datetime.date.today().isoformat(), "commit": _common.git_commit(),
                 "ratios": measured.ratios, "counts": measured.counts, "info": info}
     if args.write is not None:
         args.write.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")

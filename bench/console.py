@@ -23,7 +23,6 @@ ratio of one round much less (both apps in the same minute); RSS hardly moves. N
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import statistics
 import subprocess
@@ -112,6 +111,8 @@ def main() -> int:
     """Run the rounds and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="rounds (each: bare, then console)")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         # Skipped, not failed: `make bench` runs every bench, and the others need no browser.
@@ -141,12 +142,17 @@ def main() -> int:
                       flush=True)
         finally:
             browser.close()
-    report(bare, console)
+    figures = report(bare, console)
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, figures)
     return 0
 
 
-def report(bare: list[Figures], console: list[Figures]) -> None:
-    """Medians, the ratios against the goals, and a README row."""
+def report(bare: list[Figures], console: list[Figures]) -> dict[str, float]:
+    """Print the medians and the ratios against the goals; return them (``bench/report.py``
+    writes the README's row of them)."""
     bare_rss = statistics.median(item.rss_mb for item in bare)
     console_rss = statistics.median(item.rss_mb for item in console)
     bare_render = statistics.median(item.render_s for item in bare)
@@ -163,16 +169,13 @@ def report(bare: list[Figures], console: list[Figures]) -> None:
           f"ratio of a round {render_ratio:.1f}x ({round_ratios[0]:.1f}-{round_ratios[-1]:.1f}x;"
           f" goal <= {RENDER_GOAL}x); settled {settled_ratio:.1f}x "
           f"({settled_ratios[0]:.1f}-{settled_ratios[-1]:.1f}x)")
-    today = datetime.date.today().isoformat()
-    print("README row:")
-    print(f"| `bench/console.py` | the console's server RSS after one browser session and its "
-          f"first render (Investigate, fresh server, chromium) vs a bare Streamlit app, same run "
-          f"| {today}, {len(bare)} rounds: RSS {console_rss:.0f} MB vs {bare_rss:.0f} MB "
-          f"(**{rss_ratio:.2f}x**); first render {console_render:.2f} s vs {bare_render:.2f} s "
-          f"(**{render_ratio:.1f}x**, rounds {round_ratios[0]:.1f}-{round_ratios[-1]:.1f}x), "
-          f"the whole page drawn {settled_ratio:.1f}x "
-          f"({settled_ratios[0]:.1f}-{settled_ratios[-1]:.1f}x) |")
-
+    return {"console.rounds": float(len(bare)), "console.rss_mb": console_rss,
+            "console.bare_rss_mb": bare_rss, "console.rss_vs_bare": rss_ratio,
+            "console.render_s": console_render, "console.bare_render_s": bare_render,
+            "console.render_vs_bare": render_ratio, "console.render_vs_bare_low": round_ratios[0],
+            "console.render_vs_bare_high": round_ratios[-1], "console.settled_vs_bare": settled_ratio,
+            "console.settled_vs_bare_low": settled_ratios[0],
+            "console.settled_vs_bare_high": settled_ratios[-1]}
 
 if __name__ == "__main__":
     sys.exit(main())

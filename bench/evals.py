@@ -4,7 +4,11 @@ Generates a YAML case file (questions over the demo pack's services and topics, 
 English, every fault mode in turn), loads it through the real loader, runs it through the real
 pipeline into a fresh SQLite store with the default worker count, and prints the figures.
 
-    .venv/bin/python bench/evals.py [--cases 1000] [--workers N] [--sweep 1,2,4]
+    .venv/bin/python bench/evals.py [--cases 1000] [--workers N] [--sweep 1,2,4] [--figures PATH]
+
+``--figures`` keeps the run's figures for ``bench/report.py`` (the README's row): CPU seconds
+stored and in memory, and each over a fixed reference workload measured in the same run
+(``_common.reference_work``, a case's worth per case), so the row holds on a busy machine.
 
 ``--sweep`` instead runs the same cases once per worker count, stored and in memory, in turn
 for ``--rounds`` rounds, and prints the median wall time, process CPU time and per-case latency
@@ -23,6 +27,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parent))  # _common, after the checkout's packages
 
 from core.agents.faults import FAULT_MODES
 from core.evals import DEFAULT_WORKERS
@@ -93,6 +98,8 @@ def main() -> int:
     parser.add_argument("--sweep", metavar="N,N,...", default=None,
                         help="compare these worker counts instead (e.g. 1,2,4)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of --sweep (default: 3)")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py")
     args = parser.parse_args()
     if args.sweep:
         return sweep(args.cases, [int(n) for n in args.sweep.split(",")], args.rounds)
@@ -105,6 +112,7 @@ def main() -> int:
         cases = with_default_pack(load_case_file(case_file), None)
         load_seconds = time.perf_counter() - started
 
+        reference = [_reference_cpu()]
         store = open_store(str(Path(folder) / "bench.db"))
         started, cpu = time.perf_counter(), time.process_time()
         run = run_cases(cases, store=store, suite="bench", workers=args.workers)
@@ -115,6 +123,7 @@ def main() -> int:
     started, cpu = time.perf_counter(), time.process_time()
     in_memory = run_cases(cases, store=None, suite="bench", workers=args.workers)
     memory_seconds, memory_cpu = time.perf_counter() - started, time.process_time() - cpu
+    reference.append(_reference_cpu())
 
     print(f"eval of {run.total} generated cases, {args.workers} workers")
     print(f"  load + validate          {load_seconds * 1000:8.1f} ms")
@@ -123,7 +132,32 @@ def main() -> int:
     verdict = "ok" if run_seconds < 60 else "MISSED"
     print(f"  target (docs/design.md: 1,000 cases well under 60 s, stored): {run.total} cases in "
           f"{run_seconds:.1f} s: {verdict}")
+    unit = statistics.median(reference) * run.total
+    print(f"  reference workload {statistics.median(reference) * 1000:.1f} ms CPU: a case stored "
+          f"{run_cpu / unit:.1f}x it, in memory {memory_cpu / unit:.1f}x")
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, {
+            "evals.cases": float(run.total), "evals.workers": float(args.workers),
+            "evals.passed": float(run.passed), "evals.in_memory_passed": float(in_memory.passed),
+            "evals.stored_cpu_seconds": run_cpu, "evals.in_memory_cpu_seconds": memory_cpu,
+            "evals.stored_wall_seconds": run_seconds, "evals.in_memory_wall_seconds": memory_seconds,
+            "reference_cpu_ms": statistics.median(reference) * 1000,
+            "evals.stored_vs_reference": run_cpu / unit, "evals.in_memory_vs_reference": memory_cpu / unit})
     return 0
+
+
+def _reference_cpu() -> float:
+    """CPU seconds of the same-run reference workload (median of three)."""
+    from _common import reference_work
+
+    samples = []
+    for _ in range(3):
+        started = time.process_time()
+        reference_work()
+        samples.append(time.process_time() - started)
+    return statistics.median(samples)
 
 
 def sweep(count: int, worker_counts: list[int], rounds: int) -> int:

@@ -131,6 +131,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--datasets", type=Path, action="append", default=[],
                         help="a folder of labelled loghub datasets (NAME/NAME_2k.log_structured.csv); repeatable")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     arguments = parser.parse_args()
     datasets = labelled_datasets([CORPUS, *arguments.datasets])
     if not datasets:
@@ -171,6 +173,19 @@ def main() -> None:
     if drain_default is None:
         print("(Drain3 columns: - -- drain3 is not installed; `.venv/bin/pip install drain3` to compare)")
     print(f"miner throughput: {cpu_lines / cpu_seconds:,.0f} lines per CPU second (cold miner per dataset)")
+    if arguments.figures is not None:
+        from _common import write_figures
+
+        ours_scores = [row[0] for row in rows]
+        imported = [row[1] for row in rows if not math.isnan(row[1])]
+        write_figures(arguments.figures, {
+            "templates.datasets": float(len(rows)), "templates.mean": means[0],
+            "templates.lowest": min(ours_scores), "templates.end_to_end_mean": means[1],
+            "templates.end_to_end_datasets": float(len(imported)),
+            "templates.drain3_default_mean": means[2], "templates.drain3_masked_mean": means[3],
+            "templates.drain_paper_mean": means[4], "templates.at_or_above_paper": float(ours_wins),
+            "templates.with_paper": float(with_paper),
+            "templates.lines_per_cpu_second": cpu_lines / cpu_seconds})
 
 
 if __name__ == "__main__":

@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 
     from core.packs import Pack
     from core.store import Store
+    from core.store.grouped import GroupedWrites
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,8 @@ def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo"
                       engines: Engines | None = None, executor_fault: str | None = None,
                       store: Store | None = None, session_id: str | None = None,
                       on_stage: StageHook | None = None,
-                      write_at_close: bool = False) -> Generator[PipelineEvent, None, None]:
+                      write_at_close: bool = False,
+                      grouped: GroupedWrites | None = None) -> Generator[PipelineEvent, None, None]:
     """Investigate ``question`` on ``pack`` (a pack name or folder, a loaded ``Pack``, or any
     ``World``), yielding each event as it happens.
 
@@ -110,13 +112,14 @@ def run_investigation(question: str, *, pack: str | Path | Pack | World = "demo"
     the stage begins. ``write_at_close``: store the session in two transactions (the plan with
     its tool-call id reservation, and the close) instead of one per stage (``core.store.journal``:
     what a crash then leaves); an eval run, which reads sessions only once they are done, uses it.
+    ``grouped``: the session is written, once closed, with others (``core.store.grouped``).
     """
     question = check_question(question)  # empty, too long, not valid Unicode: refused here
     fault = get_fault(executor_fault)
     investigation = _Investigation(
         question=question, world=load_world(pack), engines=engines or build_engines(),
         fault=fault, store=store, session_id=session_id or new_session_id(), on_stage=on_stage,
-        write_at_close=write_at_close)
+        write_at_close=write_at_close, grouped=grouped)
     return investigation.events()
 
 
@@ -259,7 +262,7 @@ class _Investigation:
 
     def __init__(self, *, question: str, world: World, engines: Engines, fault: FaultMode | None,
                  store: Store | None, session_id: str, on_stage: StageHook | None = None,
-                 write_at_close: bool = False) -> None:
+                 write_at_close: bool = False, grouped: GroupedWrites | None = None) -> None:
         self.world = world
         self.on_stage = on_stage
         self.engines = engines
@@ -271,7 +274,7 @@ class _Investigation:
         self.started = time.perf_counter()
         self.timings: dict[str, float] = {}
         self.stage_starts: dict[str, float] = {}  # ms since ``started``, per stage
-        self.journal = Journal(store, session_id, write_at_close=write_at_close)
+        self.journal = Journal(store, session_id, write_at_close=write_at_close, grouped=grouped)
         self.recorder = Recorder(world=world, session_id=session_id, store=store,
                                  journal=self.journal, clock_origin=self.started)
         build_validators()  # before the session document: see there

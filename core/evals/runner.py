@@ -1,15 +1,17 @@
 """Running eval cases through the real pipeline, in parallel, and storing the run.
 
 Each case is one ``core.pipeline.ask`` with the run's store, so its session is stored like any
-other (written at its close: ``core.store.journal``) and the case result points at it. Cases are
-independent, so they run on a small thread pool; results are stored from the calling thread as
-they complete, ``RESULT_BATCH`` to a transaction (one writer for eval rows, short transactions
-for the sessions, which SQLite in WAL mode serialises without trouble).
+other and the case result points at it. Cases are independent, so they run on a small thread
+pool. A session is held in memory until it closes (``core.store.grouped``); the calling thread,
+as cases complete, writes the closed sessions and the waiting results together, ``RESULT_BATCH``
+cases to a transaction (sealed in the audit chain together: one writer, no transaction per
+session).
 
-What a crash leaves: every session whose case finished, and the results of all but the last
-``RESULT_BATCH - 1`` or fewer of those cases (a result is written after its session, so it never
-points at a missing one); the run row stays ``running`` until the lease check marks it
-``incomplete``. An interruption (Ctrl-C, a failing store) writes the waiting results first.
+What a crash leaves: the sessions and results of the transactions written before it (a result
+is written with or after its session, so it never points at a missing one); of the up to
+``RESULT_BATCH - 1`` cases since and the sessions running, only their sessions' rows; those
+and the run row stay ``running`` until the lease check marks them ``incomplete``. An
+interruption (Ctrl-C, a failing store) writes what waits first.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from core.agents.registry import Engines
     from core.sources.base import World
     from core.store import Store
+    from core.store.grouped import GroupedWrites
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +70,9 @@ def load_case_worlds(cases: Sequence[EvalCase],
 
 
 def run_case(case: EvalCase, *, world: World, engines: Engines | None,
-             store: Store | None) -> CaseOutcome:
+             store: Store | None, grouped: GroupedWrites | None = None) -> CaseOutcome:
     """Ask the case's question and check its expectations; never raises for a failing system.
+    ``grouped``: the session waits there, closed, to be written with others.
 
     A session that did not complete (a stage crashed) is an ``error`` outcome, as is any error
     raised before a session existed.
@@ -78,7 +82,8 @@ def run_case(case: EvalCase, *, world: World, engines: Engines | None,
     started = time.perf_counter()
     try:
         session = ask(case.question, pack=world, engines=engines,
-                      executor_fault=case.executor_fault, store=store, write_at_close=True)
+                      executor_fault=case.executor_fault, store=store, write_at_close=True,
+                      grouped=grouped)
     except SuperbizError as exc:
         return CaseOutcome.for_case(case, outcome="error", error=str(exc),
                                     duration_ms=_ms_since(started))
@@ -122,7 +127,8 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
         repository.create_eval_run(store, run_id=run_id, suite=suite, total=len(cases))
     outcomes: list[CaseOutcome | None] = [None] * len(cases)
     try:
-        _run_pool(cases, opened, engines, store, run_id, workers, outcomes, on_result)
+        _run_pool(cases, opened, engines, _Writes(store, run_id) if store is not None else None,
+                  workers, outcomes, on_result)
     except BaseException:
         # Interrupted (Ctrl-C) or the store failed: close the run honestly with what finished.
         if store is not None:
@@ -147,46 +153,66 @@ def run_cases(cases: Sequence[EvalCase], *, store: Store | None, suite: str = ""
     return run
 
 
+class _Writes:
+    """What the run writes: its sessions, closed and waiting (``core.store.grouped``), and its
+    case results, stored together from the calling thread."""
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        from core.store.grouped import GroupedWrites
+
+        self.store, self.run_id = store, run_id
+        self.sessions = GroupedWrites(store)
+        self.results: list[dict[str, Any]] = []  # case results not stored yet
+
+    def add(self, outcome: CaseOutcome) -> None:
+        """A finished case's result; every ``RESULT_BATCH`` are written with the sessions."""
+        self.results.append({
+            "case_id": outcome.case_id, "session_id": outcome.session_id,
+            "passed": outcome.passed, "duration_ms": outcome.duration_ms,
+            "tags": outcome.tags, "detail": outcome.to_json()})
+        if len(self.results) >= RESULT_BATCH:
+            self.write()
+
+    def write(self) -> None:
+        """Every closed session and waiting result, in one transaction, and forget them."""
+        from core.store.evalruns import write_case_results
+
+        results, self.results = self.results, []
+        self.sessions.write(also=lambda connection: write_case_results(
+            connection, run_id=self.run_id, results=results))
+
+
 def _run_pool(cases: Sequence[EvalCase], worlds: dict[str, World], engines: Engines,
-              store: Store | None, run_id: str, workers: int, outcomes: list[CaseOutcome | None],
+              writes: _Writes | None, workers: int, outcomes: list[CaseOutcome | None],
               on_result: ProgressCallback | None) -> None:
     """Run every case on the pool, filling ``outcomes`` by case index and storing each result."""
-    waiting: list[dict[str, Any]] = []  # case results not stored yet
+    store = writes.store if writes is not None else None
+    grouped = writes.sessions if writes is not None else None
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="eval") as pool:
         futures = {pool.submit(run_case, case, world=worlds[case.pack or DEFAULT_PACK],
-                               engines=engines, store=store): index
+                               engines=engines, store=store, grouped=grouped): index
                    for index, case in enumerate(cases)}
         try:
             for done, future in enumerate(as_completed(futures), start=1):
                 outcome = future.result()
                 outcomes[futures[future]] = outcome
-                if store is not None:
-                    waiting.append({
-                        "case_id": outcome.case_id, "session_id": outcome.session_id,
-                        "passed": outcome.passed, "duration_ms": outcome.duration_ms,
-                        "tags": outcome.tags, "detail": outcome.to_json()})
-                    if len(waiting) >= RESULT_BATCH:
-                        _store_results(store, run_id, waiting)
+                if writes is not None:
+                    writes.add(outcome)
                 if on_result is not None:
                     on_result(done, len(cases), outcome)
         except BaseException:
             # Do not make Ctrl-C wait for every queued case: drop those not started yet.
             pool.shutdown(wait=False, cancel_futures=True)
-            if store is not None:
+            if writes is not None:
+                waiting = len(writes.results)
                 try:
-                    _store_results(store, run_id, waiting)
+                    writes.write()
                 except Exception:  # the original error matters more: it is raised
-                    logger.warning("eval run %s: %d case results could not be stored", run_id,
-                                   len(waiting), exc_info=True)
+                    logger.warning("eval run %s: %d case results could not be stored",
+                                   writes.run_id, waiting, exc_info=True)
             raise
-    if store is not None:
-        _store_results(store, run_id, waiting)
-
-
-def _store_results(store: Store, run_id: str, waiting: list[dict[str, Any]]) -> None:
-    """Write the waiting case results in one transaction, and forget them."""
-    repository.add_case_results(store, run_id=run_id, results=waiting)
-    waiting.clear()
+    if writes is not None:
+        writes.write()
 
 
 def _ms_since(started: float) -> float:

@@ -19,6 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.language.alternation import one_of
 from core.language.chars import HAN
@@ -304,6 +305,9 @@ def _masked(text: str) -> str:
     return _VALUE_RUN.sub("<*>", _VALUE.sub("<*>", text))
 
 
+# Asked of each claim value's words against every cited line, and the same pairs session after
+# session: a pure function of the two texts.
+@lru_cache(maxsize=8192)
 def fits(quote: str, message: str) -> bool:
     """Whether quoted text and a line's message (or a group's template) are about the same
     lines: every part of the quote between its gaps is in the message, in order; or the

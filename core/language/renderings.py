@@ -9,6 +9,7 @@ its antonym pairs, ``core/verifier/polarity.py``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from functools import cache
 
@@ -47,10 +48,15 @@ def _word_stems(phrase: str) -> tuple[str, ...]:
     return tuple(sorted(stems(set(phrase.lower().split()))))
 
 
-def _held(stem: str, units: set[str], prefixes: tuple[str, ...]) -> bool:
+def _held(stem: str, units: set[str], ordered: list[str]) -> bool:
     if stem in units:
         return True
-    return len(stem) >= _MIN_PREFIX and any(unit.startswith(stem) for unit in prefixes)
+    if len(stem) < _MIN_PREFIX:
+        return False
+    # The units that start with ``stem`` sort right after it: the first unit not below it is
+    # one of them if any is (a bisection, not a scan of every unit for every stem).
+    at = bisect_left(ordered, stem)
+    return at < len(ordered) and ordered[at].startswith(stem)
 
 
 def rendered_units(units: set[str], extra: Mapping[str, Iterable[str]] | None = None) -> set[str]:
@@ -58,9 +64,9 @@ def rendered_units(units: set[str], extra: Mapping[str, Iterable[str]] | None = 
     units of an English text) hold: ``units`` with "connection" gives 连接's."""
     table = _table(tuple((zh, tuple(words)) for zh, words in (extra or {}).items()))
     english = {unit for unit in units if unit.isascii()}
-    prefixes = tuple(english)
+    ordered = sorted(english)
     found: set[str] = set()
     for zh, renderings in table:
-        if any(all(_held(stem, english, prefixes) for stem in words) for words in renderings if words):
+        if any(all(_held(stem, english, ordered) for stem in words) for words in renderings if words):
             found |= content_units(zh)
     return found

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.language.lexicon import (
@@ -28,13 +29,22 @@ def excluded_mentions(text: str, exclusions: Exclusions) -> list[str]:
     """The excluded services, topics, alert names and terms ``text`` mentions."""
     if not text:
         return []
-    excluded_topics = set(expand_topics(exclusions.topics))
+    return list(_excluded_mentions(text, tuple(exclusions.services), tuple(exclusions.topics),
+                                   tuple(exclusions.alert_names), tuple(exclusions.terms)))
+
+
+# Asked of every ref, claim and step of a session against the same exclusions, and of the same
+# lines session after session: a pure function of the text and the excluded names.
+@lru_cache(maxsize=8192)
+def _excluded_mentions(text: str, services: tuple[str, ...], topics: tuple[str, ...],
+                       alert_names: tuple[str, ...], terms: tuple[str, ...]) -> tuple[str, ...]:
+    excluded_topics = set(expand_topics(list(topics)))
     normalized = normalize(text)
-    hits = [s for s in services_in(text, exclusions.services) if s in exclusions.services]
+    hits = [s for s in services_in(text, services) if s in services]
     hits += [t for t in topics_in(text) if t in excluded_topics]
-    hits += alert_names_in(text, exclusions.alert_names)
-    hits += [term for term in exclusions.terms if _whole_term(normalize(term)).search(normalized)]
-    return list(dict.fromkeys(hits))
+    hits += alert_names_in(text, alert_names)
+    hits += [term for term in terms if _whole_term(normalize(term)).search(normalized)]
+    return tuple(dict.fromkeys(hits))
 
 
 def _whole_term(term: str) -> re.Pattern[str]:

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import insert, update
+from sqlalchemy.engine import Connection
 from sqlmodel import col
 
 from core.contracts import Invocation
-from core.store.chain import seal
+from core.store.chain import seal, seal_many
 from core.store.db import Store
 from core.store.invocations import invocation_values, reserve_invocation_ids
 from core.store.leases import heartbeat
@@ -72,3 +74,41 @@ def write_batch(store: Store, *, session_id: str, batch: Batch) -> list[int]:
     if batch.closing:
         heartbeat.release(store, "sessions", session_id)
     return reserved
+
+
+def write_closed(store: Store, batches: Sequence[tuple[str, Batch]], *,
+                 also: Callable[[Connection], None] | None = None) -> None:
+    """Several sessions' closing writes (``batch.closing``, no ids to reserve; a session whose
+    row was not written yet is created too), in one transaction with ``also`` (an eval run's case results), sealed
+    together (``core.store.chain.seal_many``): rows of a kind go in one statement for all."""
+    now = utcnow()
+    with store.begin() as connection:
+        for _, batch in batches:
+            if batch.create is not None:
+                connection.execute(insert(SessionRow).values(**batch.create))
+        invocations = [invocation_values(item) for _, batch in batches for item in batch.invocations]
+        if invocations:
+            connection.execute(insert(InvocationRow), invocations)
+        for session_id, batch in batches:
+            result = connection.execute(update(SessionRow).where(col(SessionRow.id) == session_id)
+                                        .values(**batch.values, heartbeat_at=now))
+            if result.rowcount == 0:
+                raise KeyError(session_id)
+        bindings = [row for _, batch in batches for row in batch.bindings]
+        if bindings:
+            connection.execute(insert(CheckedBindingRow), bindings)
+        events = [{"session_id": session_id, "created_at": now, **row}
+                  for session_id, batch in batches for row in batch.events]
+        if events:
+            connection.execute(insert(SessionEventRow), events)
+        for session_id, batch in batches:
+            for seq, payload in batch.rewrites:
+                connection.execute(update(SessionEventRow)
+                                   .where(col(SessionEventRow.session_id) == session_id)
+                                   .where(col(SessionEventRow.seq) == seq).values(payload=payload))
+        seal_many(connection, "session", [session_id for session_id, _ in batches])
+        if also is not None:
+            also(connection)
+    for session_id, batch in batches:
+        if batch.create is None:  # created by an earlier transaction, whose lease this ends
+            heartbeat.release(store, "sessions", session_id)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -167,6 +167,32 @@ def seal(connection: Connection, kind: str, record_id: str) -> str:
     head = _insert(connection, head, kind, record_id, content)
     _store_head(connection, head)
     return head[1]
+
+
+def seal_many(connection: Connection, kind: str, record_ids: Sequence[str]) -> None:
+    """``seal`` of several records of ``kind``, in this order, in the caller's transaction: the
+    head locked and stored once, their contents read in one round of queries, their records
+    inserted in one statement (an eval run closes its sessions 50 at a time)."""
+    if not record_ids:
+        return
+    head = _locked_head(connection)
+    already = connection.execute(select(AUDIT.c.record_id).where(AUDIT.c.kind == kind)
+                                 .where(AUDIT.c.record_id.in_(list(record_ids)))).first()
+    if already is not None:
+        raise StoreError(f"{kind} {already[0]} is already sealed in the audit chain; a sealed "
+                         "record is never rewritten")
+    found = contents(connection, kind, record_ids)
+    rows: list[dict[str, Any]] = []
+    for record_id in record_ids:
+        if record_id not in found:
+            raise KeyError(record_id)
+        seq, prev = head[0] + 1, head[1]
+        digest = content_sha256(found[record_id])
+        head = seq, record_sha256(seq, kind, record_id, digest, prev)
+        rows.append({"seq": seq, "kind": kind, "record_id": record_id, "created_at": utcnow(),
+                     "content_sha256": digest, "prev_sha256": prev, "sha256": head[1]})
+    connection.execute(insert(AUDIT), rows)
+    _store_head(connection, head)
 
 
 def seal_existing(engine: Engine) -> int:

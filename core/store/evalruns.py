@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import insert, update
+from sqlalchemy.engine import Connection
 from sqlmodel import col, select
 
 from core.store.chain import seal
@@ -38,6 +39,14 @@ def add_case_results(store: Store, *, run_id: str, results: list[dict[str, Any]]
     if not results:
         return
     with store.begin() as connection:
+        write_case_results(connection, run_id=run_id, results=results)
+
+
+def write_case_results(connection: Connection, *, run_id: str,
+                       results: list[dict[str, Any]]) -> None:
+    """``add_case_results`` in the caller's transaction (an eval run's, beside its sessions:
+    ``core.store.grouped``)."""
+    if results:
         connection.execute(insert(CaseResultRow), [
             {"run_id": run_id, "case_id": result["case_id"], "session_id": result["session_id"],
              "passed": result["passed"], "duration_ms": result["duration_ms"],

@@ -8,9 +8,11 @@ lease check (``core.store.leases``) marks it ``incomplete``. Written at close
 (``write_at_close``, as eval runs do) a session is two transactions: the plan with its tool-call
 id reservation (and the session row and events before it) and the close (everything else); a
 crash in between leaves the row and its plan, marked ``incomplete`` as above, and a crash before
-the plan is stored leaves nothing. Tool calls get their store-wide ids
-from a block reserved ahead (``core.store.invocations.reserve_invocation_ids``), so recording one costs no
-transaction.
+the plan is stored leaves nothing. Grouped (``grouped``, an eval run's sessions) it is one: the
+row as it starts, its tool-call ids from the group's pool, and the rest waits, closed, to be
+written with other sessions' (a crash leaves the row, marked ``incomplete`` as above). Tool
+calls get their store-wide ids from a block reserved ahead
+(``core.store.invocations.reserve_invocation_ids``), so recording one costs no transaction.
 
 Stored events do not repeat stage results: a field holding an object the same batch (or an
 earlier one) wrote as a stage result is stored as an address under the payload's ``$ref`` key,
@@ -45,6 +47,7 @@ from core.events import Event
 
 if TYPE_CHECKING:
     from core.store.db import Store
+    from core.store.grouped import GroupedWrites
 
 REF_KEY = "$ref"
 # Stamped on every event; stored in the row's own columns, not in the payload.
@@ -74,10 +77,11 @@ class Journal:
     """
 
     def __init__(self, store: Store | None, session_id: str, *,
-                 write_at_close: bool = False) -> None:
+                 write_at_close: bool = False, grouped: GroupedWrites | None = None) -> None:
         self.store = store
         self.session_id = session_id
-        self.write_at_close = write_at_close
+        self.write_at_close = write_at_close or grouped is not None
+        self.grouped = grouped if store is not None else None
         self._create: dict[str, Any] | None = None
         self._values: dict[str, Any] = {}
         self._evaluation: dict[str, Any] = {}
@@ -104,8 +108,14 @@ class Journal:
         self._create = new_session_values(document)
 
     def reserve_ids(self, count: int) -> None:
-        """Reserve ``count`` invocation ids in the next flush."""
-        self._reserve = max(self._reserve, count)
+        """Reserve ``count`` invocation ids in the next flush (grouped: from the group's pool,
+        now, with no flush)."""
+        if self.grouped is not None and len(self._ids) < count:
+            self._ids += self.grouped.invocation_ids(count - len(self._ids))
+            if len(self._ids) < count:  # this database reserves none: written as any session is
+                self.grouped = None
+        if self.grouped is None:
+            self._reserve = max(self._reserve, count)
 
     def save_plan(self, plan: Plan) -> None:
         """The planner's plan."""
@@ -200,7 +210,8 @@ class Journal:
         if self.store is None:
             return None
         if not self._ids:
-            self.reserve_ids(ID_BLOCK)
+            self.reserve_ids(ID_BLOCK)  # grouped: taken from the pool, no flush
+        if not self._ids:
             self.flush(reserving=True)  # one transaction that also writes what waits
             if not self._ids:
                 return None
@@ -213,8 +224,12 @@ class Journal:
         if self.store is None:
             self._events.clear()
             return
-        if self.write_at_close and not (self._finished or reserving or self._reserve):
+        # Grouped, the row is written at once (a crash leaves it, for the lease check to mark
+        # incomplete), and then nothing until the close.
+        starting = self.grouped is not None and self._create is not None
+        if self.write_at_close and not (self._finished or reserving or self._reserve or starting):
             return
+        grouped = self.grouped if self._finished and not (reserving or self._reserve) else None
         from core.store.batches import Batch, write_batch
 
         batch = Batch(
@@ -225,7 +240,11 @@ class Journal:
             reserve_ids=self._reserve, closing=self._finished)
         if batch.empty:
             return
-        self._ids += write_batch(self.store, session_id=self.session_id, batch=batch)
+        if grouped is not None:
+            grouped.close(self.session_id, batch)  # written with others, by the eval runner
+            self.grouped = None  # a later flush (none is expected) writes on its own
+        else:
+            self._ids += write_batch(self.store, session_id=self.session_id, batch=batch)
         self._create, self._reserve = None, 0
         self._finished = False  # closed and sealed: a later flush only adds what waits
         self._values.clear()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from core.contracts import Claim, ClaimResult, FactSupport, Plan
 
@@ -321,9 +322,16 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
     named as runbook text when a runbook of the session says them.
     """
     folded = fold(claim.claim_text)
-    evidence_units = stems(with_state_words(set().union(*(content_units(fold(text)) for text in texts))))
+    # Per text, then per set of units (cached): an eval asks of the same lines session after session.
+    held: set[str] = set()
+    evidence_units: set[str] = set()
+    for text in texts:
+        text_held, stemmed = _text_units(text)
+        held |= text_held
+        evidence_units |= stemmed
+    evidence_units |= stems(with_state_words(held) - held)
     # A Chinese claim of English lines: the Chinese words the lines hold in translation.
-    evidence_units |= rendered_units(evidence_units, _PAIR_RENDERINGS)
+    evidence_units |= _rendered(frozenset(evidence_units))
     # Quantifiers the evidence bears out say what it says: "plenty" of idle=40 of 50, 没有 of
     # idle=0, 全部四个 of four pods' lines.
     evidence_units |= stems(set().union(*(content_units(fold(word)) for word in quantifiers.borne_out(
@@ -347,6 +355,19 @@ def _judge_sentences(claim: Claim, texts: list[str], runbook_texts: list[str],
             failures.add(RUNBOOK_AS_FACT, f"'{shown}' is runbook text, not evidence of current state")
         else:
             failures.add(UNSUPPORTED_FACT, f"'{shown}' is said by no verified excerpt or ref")
+
+
+@lru_cache(maxsize=8192)
+def _text_units(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A cited text's content units, and their stems (a pure function of the text)."""
+    units = content_units(fold(text))
+    return frozenset(units), frozenset(stems(units))
+
+
+@lru_cache(maxsize=1024)
+def _rendered(evidence_units: frozenset[str]) -> frozenset[str]:
+    """``rendered_units`` of a set of evidence units, with the antonym pairs' renderings."""
+    return frozenset(rendered_units(set(evidence_units), _PAIR_RENDERINGS))
 
 
 def _grounded_by_labels(sentence: str, evidence_units: set[str], evidence_topics: set[str],

@@ -50,6 +50,8 @@ def _spaced(text: str) -> str:
     return _FULL_WIDTH_BREAK.sub(r"\1 ", mark_han_edges(text, " ", _BEFORE_HAN, _AFTER_HAN))
 
 
+# Every cited text is prepared once per claim check, and the same lines session after session.
+@lru_cache(maxsize=8192)
 def prepare(text: str) -> str:
     """The canonical form facts are read from: CJK/ASCII runs spaced, then normalised."""
     return normalize_text(_spaced(text))

@@ -152,14 +152,21 @@ def _without_evidence_topics(own_words: str, cited: list[str]) -> str:
     normalized = normalize(own_words)
     if len(normalized) != len(own_words):
         own_words = normalized  # the spans are the normalized text's
-    topics = set(expand_topics(topic for text in cited for topic in topics_in(text, in_logs=True)))
-    concepts = set().union(*(concepts_held(text) for text in cited)) if cited else set()
+    topics, concepts = _evidence_labels(tuple(cited))
     kept = list(own_words)
     spans = [(m.start, m.end) for m in topic_mentions(normalized) if m.topic in topics]
     spans += [(m.start, m.end) for m in concept_mentions(normalized) if m.concept in concepts]
     for start, end in spans:
         kept[start:end] = " " * (end - start)
     return "".join(kept)
+
+
+@lru_cache(maxsize=1024)  # the same cited lines, claim after claim and session after session
+def _evidence_labels(cited: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The topics (with those they include) and diagnosis concepts the cited texts are about."""
+    topics = frozenset(expand_topics(topic for text in cited for topic in topics_in(text, in_logs=True)))
+    concepts = frozenset().union(*(concepts_held(text) for text in cited))
+    return topics, concepts
 
 
 @cache

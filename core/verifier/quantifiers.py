@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from core.language.clauses import content_units, stems
 from core.language.number_words import NUMBER_WORDS
@@ -103,12 +103,12 @@ def borne_out(own_words: str, cited: list[str], refs: Sequence[str]) -> list[str
 
 def _members(refs: Sequence[str]) -> set[str]:
     """One key per member the lines are about: a line without its times and bare numbers."""
-    keys = set()
-    for ref in refs:
-        key = _BARE_NUMBER.sub("#", _TIMESTAMP.sub("@", ref)).strip()
-        if key:
-            keys.add(key)
-    return keys
+    return {key for key in map(_member_key, refs) if key}
+
+
+@lru_cache(maxsize=8192)  # the same cited lines, claim after claim
+def _member_key(ref: str) -> str:
+    return _BARE_NUMBER.sub("#", _TIMESTAMP.sub("@", ref)).strip()
 
 
 @cache

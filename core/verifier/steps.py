@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Literal
 
 from core.contracts import ExecutorOutput, Plan, StepResult
@@ -188,7 +189,12 @@ def _without_topics(text: str, known: set[str]) -> str:
 
 def _objects(text: str) -> set[str]:
     """What a text looks at: its content units without the gathering verbs."""
-    return content_units(_GATHER.sub(" ", fold(text)))
+    return set(_objects_of(text))
+
+
+@lru_cache(maxsize=4096)  # claims, gaps and questions asked again session after session
+def _objects_of(text: str) -> frozenset[str]:
+    return frozenset(content_units(_GATHER.sub(" ", fold(text))))
 
 
 def _result(step_id: str, kind: Literal["action", "missing_info"], text: str,

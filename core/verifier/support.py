@@ -24,9 +24,11 @@ ref); each failure says what the evidence gives instead.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from core.contracts import FactSupport
@@ -200,7 +202,12 @@ def _kind_conflict(claim: RoleFact, evidence: RoleFact, item: Item) -> str:
 
 
 def _names(words: str, key: str) -> bool:
-    return re.search(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])", words) is not None
+    return _name_pattern(key).search(words) is not None
+
+
+@lru_cache(maxsize=4096)  # a ref's value names, asked of every claim value
+def _name_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z0-9_\-]){re.escape(key)}(?![a-z0-9_])")
 
 
 def _short(message: str) -> str:
@@ -312,11 +319,15 @@ def _align_value(text: str, fact: RoleFact, items: Sequence[Item], runbooks: Seq
     assert fact.quantity is not None
     equal = [(item, evidence) for item in items for evidence in item.reading.facts
              if _same(fact.quantity, evidence)]
-    fitting = [(item, evidence) for item, evidence in equal
-               if not _problem(fact, evidence, ledger, item, lines)]
+    # The support is the first fitting value an excerpt quotes, else the first fitting one; a
+    # value of a trend needs every fitting one (its order is checked), any other only that one:
+    # ``_problem`` is the costly part, asked of as few pairs as that takes.
+    ordered = sorted(equal, key=lambda pair: not pair[0].quotes(pair[1].start, pair[1].end))
+    candidates = ((item, evidence) for item, evidence in ordered
+                  if not _problem(fact, evidence, ledger, item, lines))
+    fitting = list(candidates) if fact.trend is not None else list(itertools.islice(candidates, 1))
     words = _words(text, fact)
     if fitting:
-        fitting.sort(key=lambda pair: not pair[0].quotes(pair[1].start, pair[1].end))
         item, evidence = fitting[0]
         return _support(text, fact, item, evidence), None, [e for _, e in fitting]
     if equal:

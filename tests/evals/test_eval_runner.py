@@ -128,3 +128,47 @@ def test_results_are_stored_in_batches_and_an_interrupt_stores_those_waiting(
         assert row.session_id is not None
         document = load_session_document(tmp_store, session_id=row.session_id)
         assert document is not None and document.status == "completed"
+
+
+def test_a_stored_run_writes_its_sessions_together_sealed_and_whole(
+        tmp_path: Path, any_store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions wait, closed, and are written with the cases' results ``RESULT_BATCH`` at a
+    time: one transaction a case (its row), and every session reads back whole and sealed
+    (``superbiz audit verify`` checks eval sessions like any other)."""
+    from sqlalchemy import event
+
+    from core.evals import runner
+    from core.store.audit import verify_chain
+
+    monkeypatch.setattr(runner, "RESULT_BATCH", 3)
+    questions = ["只确认 payment-service 当前是否存在 CPU 使用率过高告警",
+                 "Only confirm whether order-service has a HighMemoryUsage alert."]
+    (tmp_path / "cases.yaml").write_text("".join(f"""\
+- id: case-{index}
+  question: {questions[index % 2]}
+  expect: {{verdict: PASS}}
+""" for index in range(7)), encoding="utf-8")
+    cases = with_default_pack(load_case_file(tmp_path / "cases.yaml"), None)
+    run_cases(cases[:1], store=None, workers=1)  # caches warm; the count is of the stored run
+    begun: list[str] = []
+    event.listen(any_store.engine, "begin", lambda connection: begun.append("begin"))
+    run = run_cases(cases, store=any_store, suite="grouped", workers=2)
+    assert run.passed == 7
+    # a row as each session starts (what a crash leaves), the run's row, one id pool, 7 closes
+    # and results in 3 writes (3 + 3 + 1), the run's close: not 2 transactions and a seal a case
+    assert len(begun) <= 7 + 1 + 1 + 3 + 1, len(begun)  # was 2 x 7 + 3 + 2
+    [run_row] = list_eval_runs(any_store)
+    rows = list_case_results(any_store, run_id=run_row.id)
+    assert sorted(row.case_id for row in rows) == [f"case-{index}" for index in range(7)]
+    invocation_ids: list[int] = []
+    for row, outcome in zip(sorted(rows, key=lambda r: r.case_id), run.outcomes, strict=True):
+        assert row.session_id == outcome.session_id and row.session_id is not None
+        document = load_session_document(any_store, session_id=row.session_id)
+        assert document is not None and document.status == "completed"
+        assert document.verifier_result is not None and document.verifier_result.verdict == "PASS"
+        assert document.invocations and all(i.session_id == row.session_id for i in document.invocations)
+        invocation_ids += [i.invocation_id for i in document.invocations]
+    assert len(set(invocation_ids)) == len(invocation_ids)  # one pool, no id given twice
+    report = verify_chain(any_store)
+    assert report.intact, report.problems
+    assert report.records == 7 + 1  # every session, and the run
