@@ -16,6 +16,7 @@ from sqlmodel import col, select
 
 from core.contracts import Outcome, SessionDocument, VerifierResult
 from core.errors import StoredRowError, first_error
+from core.store.annotations import annotation_condition
 from core.store.db import Store
 from core.store.invocations import session_invocations
 from core.store.leases import INCOMPLETE_REASON
@@ -35,6 +36,7 @@ class SessionQuery(TypedDict, total=False):
     rule: str | None
     text: str | None
     status: str | None
+    annotation: str | None
 
 
 class SessionSummary(BaseModel):
@@ -101,10 +103,12 @@ _OUTCOMES = frozenset(get_args(Outcome))
 
 def list_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
                   rule: str | None = None, text: str | None = None, status: str | None = None,
-                  limit: int = 100, offset: int = 0) -> list[SessionSummary]:
+                  annotation: str | None = None, limit: int = 100,
+                  offset: int = 0) -> list[SessionSummary]:
     """Newest first, filtered; only summary columns are loaded so 100k rows stay fast."""
     query = _filter_sessions(select_columns(*_SUMMARY_COLUMNS), verdict=verdict,
-                             severity=severity, rule=rule, text=text, status=status)
+                             severity=severity, rule=rule, text=text, status=status,
+                             annotation=annotation)
     query = query.order_by(col(SessionRow.created_at).desc()).offset(offset).limit(limit)
     with store.begin() as connection:
         rows = connection.execute(query).all()
@@ -120,17 +124,20 @@ def list_sessions(store: Store, *, verdict: str | None = None, severity: str | N
 
 def count_sessions(store: Store, *, verdict: str | None = None, severity: str | None = None,
                    rule: str | None = None, text: str | None = None,
-                   status: str | None = None) -> int:
+                   status: str | None = None, annotation: str | None = None) -> int:
     """How many sessions match the same filters as ``list_sessions``."""
     query = _filter_sessions(select(func.count()).select_from(SessionRow), verdict=verdict,
-                             severity=severity, rule=rule, text=text, status=status)
+                             severity=severity, rule=rule, text=text, status=status,
+                             annotation=annotation)
     with store.session() as db:
         return int(db.exec(query).one())
 
 
 def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | None,
-                     rule: str | None, text: str | None, status: str | None) -> _Select:
-    """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND)."""
+                     rule: str | None, text: str | None, status: str | None,
+                     annotation: str | None = None) -> _Select:
+    """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND).
+    ``annotation``: any, none, wrong, unsure or right (``core.store.annotations``)."""
     if verdict:
         query = query.where(col(SessionRow.verdict) == verdict)
         if verdict == "PASS":  # rows of older versions stored PASS before the session ended
@@ -145,6 +152,8 @@ def _filter_sessions(query: _Select, *, verdict: str | None, severity: str | Non
     if text:
         query = query.where(or_(col(SessionRow.question).contains(text, autoescape=True),
                                 col(SessionRow.id).contains(text, autoescape=True)))
+    if annotation:
+        query = query.where(annotation_condition(annotation, col(SessionRow.id)))
     return query
 
 
