@@ -23,6 +23,7 @@ from core.views.sessions import (
     rule_choices,
     session_rows,
 )
+from ui.annotations import review_panel, session_badge, sessions_filter
 from ui.render import (
     badge,
     badges,
@@ -59,7 +60,8 @@ text = columns[3].text_input("Search", key="filter_text",
                              placeholder="words of the question, or a session id")
 filters = SessionFilters(verdict=None if verdict == ANY else verdict,
                          severity=None if severity == ANY else severity,
-                         rule=None if rule == ANY else rule, text=text)
+                         rule=None if rule == ANY else rule, text=text,
+                         annotation=sessions_filter(st.columns(4)[0]))
 
 total = stored.count_sessions(store, **filters.as_query())
 summaries = stored.list_sessions(store, **filters.as_query(), limit=PAGE_SIZE)
@@ -81,7 +83,8 @@ with st.container(horizontal=True, gap="small", key="audit_chain"):
     badge(chain.badge)
     small_text(chain.line)
 table = st.dataframe(
-    toned(pd.DataFrame(session_rows(summaries)), TONED_COLUMNS, precision=2),
+    toned(pd.DataFrame(session_rows(summaries, stored.annotation_states(
+        store, [summary.session_id for summary in summaries]))), TONED_COLUMNS, precision=2),
     key="sessions_table", on_select="rerun", row_height=WRAP_ROW_HEIGHT,
     selection_mode="single-row", hide_index=True, width="stretch",
     column_config={
@@ -100,7 +103,8 @@ table = st.dataframe(
 def _export_filtered() -> str:
     ids = [s.session_id for s in stored.list_sessions(store, **filters.as_query(),
                                                       limit=EXPORT_LIMIT)]
-    return documents_jsonl(stored.documents_for_export(store, ids))
+    return documents_jsonl(stored.documents_for_export(store, ids),
+                           lambda session_id: stored.list_annotations(store, session_id=session_id))
 
 
 exported = min(total, EXPORT_LIMIT)
@@ -129,6 +133,7 @@ meaning = meaning_of(verdict=summary.verdict, outcome=summary.outcome, status=su
 badges([meaning.badge(repair_turns=len(document.attempts)),
         severity_badge(summary.gatekeeper_severity),
         session_status_badge(summary.status)])
+session_badge(store, document.session_id)
 folded_text(document.question, key_hint=" of the question")
 composer = document.composer_output
 if composer is not None:
@@ -146,6 +151,8 @@ with st.container(horizontal=True):
                  query_params={"session": document.session_id})
     st.page_link("pages/2_Binding_inspector.py", label="Inspect bindings",
                  icon=":material/manage_search:", query_params={"session": document.session_id})
-    st.download_button("Session document (JSON)", data=document_json(document),
+    st.download_button("Session document (JSON)", data=document_json(
+        document, stored.list_annotations(store, session_id=document.session_id)),
                        file_name=f"{document.session_id}.json", mime="application/json",
                        icon=":material/download:", on_click="ignore", key="export_one")
+review_panel(store, document.session_id, key="sessions")

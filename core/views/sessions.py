@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from core.annotations import document_with_annotations
 from core.contracts import SessionDocument
 from core.store.repository import SessionQuery, SessionSummary
 from core.views.badges import gate_label
 from core.views.outcomes import result_label
 
+if TYPE_CHECKING:
+    from core.store.models import AnnotationRow
+
 VERDICT_CHOICES: tuple[str, ...] = ("PASS", "LOW_CONFID", "REJECT")
 SEVERITY_CHOICES: tuple[str, ...] = ("none", "low_confid", "reject")
 TONED_COLUMNS: tuple[str, ...] = ("result", "gatekeeper")
 SESSION_COLUMNS: tuple[str, ...] = (
-    "time (UTC)", "open", "result", "question", "verdict", "groundedness", "gatekeeper",
+    "time (UTC)", "open", "result", "annotation", "question", "verdict", "groundedness", "gatekeeper",
     "failed rules", "engine", "fault", "pack", "duration (ms)", "status", "session")
 # A link cell shows the session id it holds (``LinkColumn(display_text=...)``).
 LINK_DISPLAY = r"session=(.+)$"
@@ -36,11 +40,13 @@ class SessionFilters:
     severity: str | None = None
     rule: str | None = None
     text: str | None = None
+    annotation: str | None = None  # any, wrong, unsure, right, none (core.store.annotations)
 
     def as_query(self) -> SessionQuery:
         """Keyword arguments of ``repository.list_sessions`` / ``count_sessions``."""
         return SessionQuery(verdict=self.verdict or None, severity=self.severity or None,
-                            rule=self.rule or None, text=(self.text or "").strip() or None)
+                            rule=self.rule or None, text=(self.text or "").strip() or None,
+                            annotation=self.annotation or None)
 
     @property
     def active(self) -> bool:
@@ -66,13 +72,17 @@ def engine_label(engines: dict[str, Any]) -> str:
     return ", ".join(f"{role}={name}" for role, name in sorted(engines.items()))
 
 
-def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
-    """One table row per session, newest first, in ``SESSION_COLUMNS`` order."""
+def session_rows(summaries: Sequence[SessionSummary],
+                 annotations: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One table row per session, newest first, in ``SESSION_COLUMNS`` order; ``annotations``:
+    each annotated session's state (``repository.annotation_states``)."""
+    states = annotations or {}
     return [{
         "time (UTC)": summary.created_at.strftime("%Y-%m-%d %H:%M:%S"),
         "open": session_link(summary.session_id),
         "result": result_label(verdict=summary.verdict, outcome=summary.outcome,
                                status=summary.status),
+        "annotation": states.get(summary.session_id, ""),
         "question": summary.question,
         "verdict": summary.verdict or "",
         "groundedness": summary.groundedness,
@@ -94,21 +104,29 @@ def session_pick_label(summary: SessionSummary) -> str:
     return f"{summary.created_at:%m-%d %H:%M:%S} · {result} · {summary.question[:70]}"
 
 
-def document_json(document: SessionDocument) -> str:
-    """One session document as pretty JSON (the ``sessions show --json`` shape)."""
-    return json.dumps(document.model_dump(mode="json"), ensure_ascii=False, indent=2)
+Annotations = Callable[[str], Sequence["AnnotationRow"]]  # a session id -> its annotations
 
 
-def documents_jsonl(documents: Iterable[SessionDocument]) -> str:
-    """Session documents as JSON Lines: one compact document per line."""
-    return "".join(json.dumps(document.model_dump(mode="json"), ensure_ascii=False) + "\n"
-                   for document in documents)
+def document_json(document: SessionDocument, annotations: Sequence[AnnotationRow] = ()) -> str:
+    """One session document with its annotations as pretty JSON (the ``sessions show --json``
+    shape)."""
+    return json.dumps(document_with_annotations(document, annotations), ensure_ascii=False,
+                      indent=2)
+
+
+def documents_jsonl(documents: Iterable[SessionDocument],
+                    annotations: Annotations | None = None) -> str:
+    """Session documents as JSON Lines (the ``sessions export`` shape): one compact document
+    per line, with its annotations (``annotations(session_id)``)."""
+    return "".join(json.dumps(document_with_annotations(
+        document, annotations(document.session_id) if annotations else ()),
+        ensure_ascii=False) + "\n" for document in documents)
 
 
 def export_file_name(filters: SessionFilters, count: int) -> str:
     """A file name that says what the export holds."""
     parts = ["sessions"]
-    for value in (filters.verdict, filters.severity, filters.rule):
+    for value in (filters.verdict, filters.severity, filters.rule, filters.annotation):
         if value:
             parts.append(value.replace(".", "_").lower())
     parts.append(str(count))
