@@ -107,7 +107,8 @@ def test_inspector_reviews_one_binding(open_app: Callable[..., AppTest],
     document = ask_session()
     app = open_app(INSPECTOR, query={"session": document.session_id})
     assert not app.exception
-    key = next(s.key for s in app.segmented_control if s.key.startswith("annotate_verdict_"))
+    key = next(s.key for s in app.segmented_control
+               if s.key and s.key.startswith("annotate_verdict_"))
     app.segmented_control(key=key).set_value("unsure")
     next(b for b in app.button if b.label == "Save annotation").click().run()
     assert not app.exception
