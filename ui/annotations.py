@@ -112,7 +112,8 @@ def review_panel(store: Store, session_id: str, *, key: str,
 
 
 def _form(store: Store, session_id: str, choices: list[Target], key: str) -> None:
-    with st.form(f"annotate_{key}", clear_on_submit=True, border=False):
+    # Not clear_on_submit: it would put the Reviewer back to the name the form was made with.
+    with st.form(f"annotate_{key}", border=False):
         columns = st.columns([2, 1.2, 1])
         picked = columns[0].selectbox("Mark", range(len(choices)),
                                       format_func=lambda n: choices[n].label,
@@ -136,6 +137,8 @@ def _form(store: Store, session_id: str, choices: list[Target], key: str) -> Non
         _flash(key, False, str(exc))
     else:
         _flash(key, True, f"Saved: {row.target_label} marked {row.verdict} by {row.reviewer}.")
+        for widget in (f"annotate_verdict_{key}", f"annotate_note_{key}"):
+            st.session_state.pop(widget, None)  # a fresh form for the next mark
     _rerun()
 
 

@@ -71,6 +71,8 @@ def test_investigate_annotate_wrong_then_make_an_eval_case(
     (saved,) = list_annotations(tmp_store, session_id=document.session_id)
     assert (saved.verdict, saved.reviewer, saved.target) == ("wrong", "alice", "answer")
     assert _review_buttons(app) == ["Make an eval case"]
+    assert app.text_input(key="annotate_note_investigate").value == ""  # ready for the next
+    assert app.text_input(key="annotate_reviewer_investigate").value == "alice"
     next(b for b in app.button if b.label == "Make an eval case").click().run()
     assert not app.exception
     assert any("added to" in message.value for message in app.success)
