@@ -83,6 +83,9 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
+    if not rows and any(_filters(args).values()):
+        print("no session matches these filters")
+        return 0
     if not rows:
         print("no sessions yet — try: superbiz ask \"只确认 payment-service 当前是否存在 CPU 使用率过高告警\"")
         return 0
