@@ -121,3 +121,17 @@ def test_a_refused_annotation_writes_nothing(three: tuple[Store, list[str]],
     assert _annotation_count(store) == 0
     with store.begin() as connection:
         assert read_head(connection) == head
+
+
+def test_reviewers_marking_one_target_at_once_leave_one_current_annotation(
+        three: tuple[Store, list[str]]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store, ids = three
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        rows = list(pool.map(lambda n: annotate(store, session_id=ids[0], verdict="wrong",
+                                                reviewer=f"r{n}"), range(6)))
+    assert len(list_annotations(store, session_id=ids[0], current_only=True)) == 1
+    superseded = [row.supersedes for row in rows if row.supersedes]
+    assert len(superseded) == 5 and len(set(superseded)) == 5  # one line, never a fork
+    assert verify_chain(store).intact

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Select, and_, exists, insert, select
 from sqlalchemy.orm import aliased
 
-from core.store.chain import record_table, seal
+from core.store.chain import lock_chain, record_table, seal
 from core.store.db import Store
 from core.store.models import AnnotationRow, utcnow
 
@@ -40,6 +40,7 @@ def add_annotation(store: Store, *, session_id: str, reviewer: str, target: str,
                         reviewer=reviewer, target=target, target_index=target_index,
                         target_label=target_label, verdict=verdict, note=note)
     with store.begin() as connection:
+        lock_chain(connection)  # two reviewers marking one target: one supersedes the other
         if connection.execute(select(_SESSIONS.c.id).where(_SESSIONS.c.id == session_id)) \
                 .first() is None:
             raise KeyError(session_id)

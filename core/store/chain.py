@@ -147,6 +147,12 @@ def _locked_head(connection: Connection) -> tuple[int, str]:
     return head
 
 
+def lock_chain(connection: Connection) -> None:
+    """Take the chain's lock in the caller's transaction (held to commit), before reading what
+    a record to be sealed depends on: annotations read the one they supersede under it."""
+    _locked_head(connection)
+
+
 def _insert(connection: Connection, head: tuple[int, str], kind: str, record_id: str,
             content: dict[str, Any]) -> tuple[int, str]:
     seq, prev = head[0] + 1, head[1]
