@@ -226,7 +226,10 @@ def _session_view() -> None:
                        + (f" ({held} more already arrived)" if held > 0 else ""))
             st.button("Show the rest now", key="skip_pace", icon=":material/fast_forward:",
                       on_click=handle.skip_pace)
-    render_investigation(view, events)
+    from ui.annotations import review_panel
+
+    render_investigation(view, events, review=lambda: review_panel(
+        get_store(), view.session_id, key="investigate"))
     if running and handle is not None and not handle.showing():
         st.rerun()  # the run is over and on screen: rerun the page so the inputs are enabled
 

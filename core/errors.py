@@ -124,6 +124,11 @@ class EvalCaseError(SuperbizError):
     """An eval case file is malformed."""
 
 
+class AnnotationError(SuperbizError):
+    """An annotation is refused before anything is written: an unknown session, a claim or
+    binding that is not there, an unknown verdict, a blank reviewer."""
+
+
 def first_error(exc: ValidationError) -> str:
     """``field.path: message`` of a validation error's first problem: the one-line form every
     user-facing error of this package uses for bad input."""

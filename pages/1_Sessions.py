@@ -3,6 +3,7 @@ id opens it on Investigate, a selected row shows it here; JSON Lines export."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pandas as pd
@@ -29,6 +30,7 @@ from core.views.sessions import (
     session_rows,
     session_url_filters,
 )
+from ui.annotations import review_panel, session_badge, sessions_filter
 from ui.render import (
     badge,
     badges,
@@ -75,16 +77,18 @@ _pick(first[2], "Failed rule (sessions)", "rule",
 _pick(first[3], "Outcome", "outcome")
 _pick(first[4], "Origin", "origin", help="manual: asked by a person (Investigate, the CLI); "
                                           "eval: made by an eval run")
-second = st.columns([1, 1, 1, 2])
+second = st.columns([1, 1, 1, 1, 1.6])
 _pick(second[0], "Pack", "pack")
 _pick(second[1], "Injected fault", "fault",
       help="none: sessions run without a fault; a mode: sessions run with it")
 _pick(second[2], "Time range", "period",
       format_func=lambda period: PERIOD_LABELS.get(period, period))
-second[3].text_input("Search", key="filter_text",
+annotation = sessions_filter(second[3])  # its own URL parameter: its "any" is a filter
+second[4].text_input("Search", key="filter_text",
                      placeholder="words of the question, or a session id")
 filters = SessionFilters.from_values(
     {item.param: st.session_state.get(item.key) for item in url_filters})
+filters = dataclasses.replace(filters, annotation=annotation)
 keep_url_filters(url_filters)
 
 total = stored.count_sessions(store, **filters.as_query())
@@ -107,7 +111,8 @@ with st.container(horizontal=True, gap="small", key="audit_chain"):
     badge(chain.badge)
     small_text(chain.line)
 table = st.dataframe(
-    toned(pd.DataFrame(session_rows(summaries)), TONED_COLUMNS, precision=2),
+    toned(pd.DataFrame(session_rows(summaries, stored.annotation_states(
+        store, [summary.session_id for summary in summaries]))), TONED_COLUMNS, precision=2),
     key="sessions_table", on_select="rerun", row_height=WRAP_ROW_HEIGHT,
     selection_mode="single-row", hide_index=True, width="stretch",
     column_config={
@@ -130,7 +135,8 @@ table = st.dataframe(
 def _export_filtered() -> str:
     ids = [s.session_id for s in stored.list_sessions(store, **filters.as_query(),
                                                       limit=EXPORT_LIMIT)]
-    return documents_jsonl(stored.documents_for_export(store, ids))
+    return documents_jsonl(stored.documents_for_export(store, ids),
+                           lambda session_id: stored.list_annotations(store, session_id=session_id))
 
 
 exported = min(total, EXPORT_LIMIT)
@@ -162,6 +168,7 @@ badges([meaning.badge(repair_turns=len(document.attempts)),
         severity_badge(summary.gatekeeper_severity,
                        citations=len(gatekeeper.checked_bindings) if gatekeeper else None),
         session_status_badge(summary.status), *([injected] if injected else [])])
+session_badge(store, document.session_id)
 folded_text(document.question, key_hint=" of the question")
 composer = document.composer_output
 if composer is not None:
@@ -179,6 +186,8 @@ with st.container(horizontal=True):
                  query_params={"session": document.session_id})
     st.page_link("pages/2_Binding_inspector.py", label="Inspect bindings",
                  icon=":material/manage_search:", query_params={"session": document.session_id})
-    st.download_button("Session document (JSON)", data=document_json(document),
+    st.download_button("Session document (JSON)", data=document_json(
+        document, stored.list_annotations(store, session_id=document.session_id)),
                        file_name=f"{document.session_id}.json", mime="application/json",
                        icon=":material/download:", on_click="ignore", key="export_one")
+review_panel(store, document.session_id, key="sessions")

@@ -13,6 +13,7 @@ from core.errors import StoredRowError
 from core.gatekeeper import GATEKEEPER_VERSION
 from core.store.lookup import StoreInvocations
 from core.views import stored
+from core.views.annotations import binding_target
 from core.views.badges import fault_badge, severity_badge
 from core.views.inspector import (
     claim_judgement,
@@ -26,6 +27,7 @@ from core.views.inspector import (
 from core.views.outcomes import meaning_of
 from core.views.rawjson import cited_json_lines, lines_html
 from core.views.sessions import session_pick_label
+from ui.annotations import review_panel, session_badge
 from ui.compare import LEGEND, render_side_by_side, render_verdict_line
 from ui.render import badges, empty_state, escape_markdown, get_store, setup_page, small_text
 from ui.tables import folded_text, text_table
@@ -92,6 +94,7 @@ with st.container(horizontal=True, vertical_alignment="center"):
             *([injected] if injected else [])])
     st.page_link("app.py", label=escape_markdown(f"Open {document.session_id} in Investigate"),
                  icon=":material/travel_explore:", query_params={"session": document.session_id})
+session_badge(store, document.session_id)
 folded_text(document.question, key_hint=" of the question")
 
 items = session_bindings(document)
@@ -134,6 +137,8 @@ render_verdict_line(item.checked, explain=True)
 render_side_by_side(item.binding.evidence_excerpt, item.shown_ref_text, item.checked,
                     ref_label=f"Ref text at {item.binding.raw_path or '(no raw_path)'}")
 st.caption(LEGEND)
+review_panel(store, document.session_id, key=f"inspect_{index}",
+             only=binding_target(document, item.key.owner_id, item.key.index))
 stored_version = gatekeeper.version if gatekeeper else "?"
 small_text(f"Checked by gatekeeper {stored_version} · current version {GATEKEEPER_VERSION}")
 

@@ -28,6 +28,7 @@ from core.views.evals import (
     wrong_pass_badge,
 )
 from core.views.sessions import LINK_DISPLAY
+from ui.annotations import ANNOTATIONS_SOURCE, annotation_suite
 from ui.render import badge, empty_state, escape_markdown, get_store, setup_page
 from ui.tables import text_table
 
@@ -43,7 +44,8 @@ st.title("Evals", anchor=False)
 st.caption("Each case asks one question of the real pipeline and states what a correct system "
            "does with it. Every case becomes a stored session: its id in the results opens it.")
 
-source = st.segmented_control("Cases", [DEFAULT_SOURCE, UPLOAD_SOURCE], default=DEFAULT_SOURCE,
+source = st.segmented_control("Cases", [DEFAULT_SOURCE, UPLOAD_SOURCE, ANNOTATIONS_SOURCE],
+                              default=DEFAULT_SOURCE,
                               key="eval_source", required=True)
 cases: list[EvalCase] = []
 suite = "default"
@@ -55,6 +57,8 @@ try:
                        "the format (id, question, optional pack, executor_fault, tags, expect).")
         else:
             cases, suite = cases_from_upload(uploaded.name, uploaded.getvalue()), uploaded.name
+    elif source == ANNOTATIONS_SOURCE:  # cases made from reviewers' annotations
+        cases, suite = annotation_suite()
     else:
         cases = load_suite()
 except SuperbizError as exc:

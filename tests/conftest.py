@@ -25,12 +25,13 @@ SHARED_DIR = REPO_ROOT.parent / "shared"
 @pytest.fixture(autouse=True)
 def _isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own SQLite file through SUPERBIZ_DB and its own cache folder
-    (SUPERBIZ_CACHE_DIR) and user packs folder (SUPERBIZ_USER_PACKS_DIR); nothing touches
-    ~/.local or ~/.cache."""
+    (SUPERBIZ_CACHE_DIR), user packs folder (SUPERBIZ_USER_PACKS_DIR) and annotation suite
+    file (SUPERBIZ_ANNOTATION_SUITE); nothing touches ~/.local or ~/.cache."""
     db_path = tmp_path / "audit.db"
     monkeypatch.setenv("SUPERBIZ_DB", str(db_path))
     monkeypatch.setenv("SUPERBIZ_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SUPERBIZ_USER_PACKS_DIR", str(tmp_path / "user-packs"))
+    monkeypatch.setenv("SUPERBIZ_ANNOTATION_SUITE", str(tmp_path / "annotations.yaml"))
     get_settings.cache_clear()
     yield db_path
     get_settings.cache_clear()

@@ -9,7 +9,7 @@ escaped HTML, and into a Markdown label or metric only through ``escape_markdown
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -370,8 +370,10 @@ def _render_span_event(span: Span, events: Sequence[PipelineEvent]) -> None:
             small_text("No stored event for this bar.")
 
 
-def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent] = ()) -> None:
-    """The whole session: header and answer first, then the evidence chain in order."""
+def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent] = (),
+                         review: Callable[[], None] | None = None) -> None:
+    """The whole session: header and answer first (then ``review``: the page's review panel,
+    ``ui.annotations``), then the evidence chain in order."""
     small_text(f"session {view.session_id} · pack {view.pack} · engines "
                f"{', '.join(f'{k}={v}' for k, v in view.engines.items())}"
                + (f" · injected fault {view.executor_fault}" if view.executor_fault else ""))
@@ -383,6 +385,8 @@ def render_investigation(view: InvestigationView, events: Sequence[PipelineEvent
     render_header(view)
     render_repair(view)
     render_answer(view)
+    if review is not None and view.finished:
+        review()
     render_terms(view)
     if view.finished:
         render_timeline(view, events)

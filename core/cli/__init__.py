@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 from core import regexcache, userdirs
 from core.cli import (
+    annotate_cmd,
     ask_cmd,
     audit_cmd,
     db_cmd,
@@ -82,6 +83,7 @@ COMMANDS: tuple[Callable[[Subparsers[argparse.ArgumentParser]], None], ...] = (
     db_cmd.register,
     audit_cmd.register,
     logs_cmd.register,
+    annotate_cmd.register,  # hidden: ``eval cases from-annotations`` (annotate_cmd.route)
 )
 
 
@@ -150,7 +152,7 @@ def _run(arguments: list[str], *, console: bool) -> int:
             return fail(f"argument {position} {problem}")
     parser = build_parser()
     try:
-        args = parser.parse_args(arguments)
+        args = parser.parse_args(annotate_cmd.route(arguments))
     except _OutputError as exc:  # --help or --version into a full device
         return _cannot_write(exc)
     except SystemExit as exited:  # --help, --version, or a usage error already printed

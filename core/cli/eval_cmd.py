@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "eval", help="run eval case files and report citation-level metrics",
         description="Run eval cases (YAML files or folders of them; default: the suite in "
                     "mockdata/evals) through the pipeline. Exit 0 if all pass, 1 if any "
-                    "fails, 2 on a malformed case file.")
+                    "fails, 2 on a malformed case file. Cases from reviewers' annotations: "
+                    "superbiz eval cases from-annotations --help.")
     parser.add_argument("cases", nargs="*", metavar="CASES",
                         help="case files or folders of *.yaml (default: mockdata/evals)")
     parser.add_argument("--pack", metavar="NAME|PATH", default=None,

@@ -1,4 +1,5 @@
-"""``superbiz sessions list|show|export``: the audit history."""
+"""``superbiz sessions list|show|export|annotate|annotations``: the audit history (the last two
+in ``core.cli.annotate_cmd``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from core.cli.annotate_cmd import annotation_lines, register_sessions
 from core.cli.common import (
     MAX_LIMIT,
     add_db_option,
@@ -34,6 +36,8 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rule", metavar="RULE", help="a failed gatekeeper rule, e.g. evidence.raw_path")
     parser.add_argument("--status", choices=["running", "completed", "error", "incomplete"])
     parser.add_argument("--text", metavar="TEXT", help="substring of the question or session id")
+    parser.add_argument("--annotation", choices=["any", "wrong", "unsure", "right", "none"],
+                        help="annotated sessions: any, by their worst current verdict, or none")
     parser.add_argument("--limit", type=count_type(MAX_LIMIT), default=50,
                         help="at most this many (default: 50)")
 
@@ -64,11 +68,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default: stdout)")
     add_db_option(export)
     export.set_defaults(handler=_export)
+    register_sessions(commands)
 
 
 def _filters(args: argparse.Namespace) -> SessionQuery:
     return {"verdict": args.verdict, "severity": args.severity, "rule": args.rule,
-            "status": args.status, "text": args.text}
+            "status": args.status, "text": args.text, "annotation": args.annotation}
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -77,6 +82,9 @@ def _list(args: argparse.Namespace) -> int:
     rows = list_sessions(open_cli_store(args), limit=args.limit, **_filters(args))
     if args.json:
         print_json(rows)
+        return 0
+    if not rows and any(_filters(args).values()):
+        print("no session matches these filters")
         return 0
     if not rows:
         print("no sessions yet — try: superbiz ask \"只确认 payment-service 当前是否存在 CPU 使用率过高告警\"")
@@ -98,11 +106,15 @@ def _load(args: argparse.Namespace, session_id: str) -> SessionDocument | None:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from core.annotations import document_with_annotations
+    from core.store.annotations import list_annotations
+
     document = _load(args, args.session_id)
     if document is None:
         return fail(f"no session {args.session_id!r} in the audit store")
+    annotations = list_annotations(open_cli_store(args), session_id=document.session_id)
     if args.json:
-        print_json(document)
+        print_json(document_with_annotations(document, annotations))
         return 0
     print(f"session   {document.session_id}  ({document.status})")
     print(f"question  {shown(document.question)}")
@@ -121,12 +133,18 @@ def _show(args: argparse.Namespace) -> int:
         print("\n" + shown(document.composer_output.user_facing_answer))
     if document.error:
         print(f"\nerror: {shown(document.error)}")
+    if annotations:
+        print("\nannotations")
+        for line in annotation_lines(annotations):
+            print("  " + line)
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
     """One document per line; a stored row that cannot be read back is reported on stderr and
     skipped (exit 1), never the end of the export."""
+    from core.annotations import document_with_annotations
+    from core.store.annotations import list_annotations
     from core.store.repository import list_sessions, load_session_document
 
     target = check_output_target(args.output) if args.output else None  # before any work
@@ -144,7 +162,8 @@ def _export(args: argparse.Namespace) -> int:
                 continue
             if document is None:
                 continue
-            data = document.model_dump(mode="json")
+            data = document_with_annotations(
+                document, list_annotations(store, session_id=row.session_id))
             line = json.dumps(data, ensure_ascii=False)
             if text_problem(line):  # a lone surrogate an older store kept: escaped, reported
                 warn(f"session {row.session_id}: stored text is not valid Unicode (a lone "

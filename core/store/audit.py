@@ -23,6 +23,7 @@ from core.store.chain import (
     CHUNK,
     GENESIS,
     KINDS,
+    closed_rows,
     content_sha256,
     contents,
     read_head,
@@ -32,7 +33,7 @@ from core.store.chain import (
 from core.store.db import Store
 
 MAX_PROBLEMS = 100  # reported at most (the first is what matters; the count says how bad)
-_NAMES = {"session": "session", "eval_run": "eval run"}
+_NAMES = {"session": "session", "eval_run": "eval run", "annotation": "annotation"}
 
 
 @dataclass
@@ -166,10 +167,11 @@ def _check_unsealed(report: ChainReport, connection: Connection) -> None:
     for kind in KINDS:
         table = record_table(kind)
         sealed = select(AUDIT.c.record_id).where(AUDIT.c.kind == kind)
-        report.running += len(connection.execute(
-            select(table.c.id).where(table.c.status == "running")).all())
+        if "status" in table.c:
+            report.running += len(connection.execute(
+                select(table.c.id).where(table.c.status == "running")).all())
         for (record_id,) in connection.execute(
-                select(table.c.id).where(table.c.status != "running")
+                select(table.c.id).where(closed_rows(table))
                 .where(table.c.id.not_in(sealed)).order_by(table.c.id).limit(MAX_PROBLEMS)):
             _add(report, ChainProblem("unsealed", f"{_NAMES[kind]} {record_id} is closed but "
                                                   "not in the chain: added, or reopened and "

@@ -11,8 +11,9 @@ PostgreSQL's row lock, held until commit, so concurrent writers queue and the ch
 
 The content of a record is canonical JSON (sorted keys, ASCII) of its stored rows as the
 database hands them back: the session's row, its tool calls, checked bindings and events (an
-eval run: its row and case results), every column but the lease's, NULL columns left out (a
-column a later version adds does not change an old record's hash).
+eval run: its row and case results; an annotation: its row, sealed as it is added), every
+column but the lease's, NULL columns left out (a column a later version adds does not change an
+old record's hash).
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, insert, select, true, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from core.errors import StoreError
 from core.store.models import (
+    AnnotationRow,
     AuditRecordRow,
     CaseResultRow,
     CheckedBindingRow,
@@ -45,7 +47,7 @@ log = logging.getLogger(__name__)
 
 GENESIS = "0" * 64  # the ``prev_sha256`` of the first record
 HEAD_KEY = "audit_chain_head"
-KINDS = ("session", "eval_run")
+KINDS = ("session", "eval_run", "annotation")
 # Rewritten while a run is alive and meaningless after: not part of what is sealed.
 _LEASE_COLUMNS = frozenset({"lease_host", "lease_pid", "lease_token", "heartbeat_at"})
 CHUNK = 200  # records whose content is read in one round of queries
@@ -64,12 +66,20 @@ _PARTS: dict[str, tuple[Table, list[tuple[Table, str]]]] = {
                                      (_table(CheckedBindingRow), "session_id"),
                                      (_table(SessionEventRow), "session_id")]),
     "eval_run": (_table(EvalRunRow), [(_table(CaseResultRow), "run_id")]),
+    # An annotation is written closed (it has no status): sealed in the transaction adding it.
+    "annotation": (_table(AnnotationRow), []),
 }
 
 
 def record_table(kind: str) -> Table:
-    """The table of records of ``kind`` (``sessions``, ``eval_runs``)."""
+    """The table of records of ``kind`` (``sessions``, ``eval_runs``, ``annotations``)."""
     return _PARTS[kind][0]
+
+
+def closed_rows(table: Table) -> Any:
+    """The condition of a table's closed rows, the ones sealed: every row of a table without a
+    ``status`` (annotations are written closed), else those not ``running``."""
+    return table.c.status != "running" if "status" in table.c else true()
 
 
 def _plain(value: Any) -> Any:
@@ -135,6 +145,12 @@ def _locked_head(connection: Connection) -> tuple[int, str]:
         raise StoreError("the audit chain's head is missing or damaged (store_meta "
                          f"{HEAD_KEY!r}); run `superbiz audit verify`")
     return head
+
+
+def lock_chain(connection: Connection) -> None:
+    """Take the chain's lock in the caller's transaction (held to commit), before reading what
+    a record to be sealed depends on: annotations read the one they supersede under it."""
+    _locked_head(connection)
 
 
 def _insert(connection: Connection, head: tuple[int, str], kind: str, record_id: str,
@@ -227,7 +243,7 @@ def _seal_closed(connection: Connection) -> int:
         table = _PARTS[kind][0]
         closed += [(_plain_time(created), kind, str(row_id)) for row_id, created in
                    connection.execute(select(table.c.id, table.c.created_at)
-                                      .where(table.c.status != "running")).all()]
+                                      .where(closed_rows(table))).all()]
     closed.sort()
     head = (0, GENESIS)
     for start in range(0, len(closed), CHUNK):

@@ -114,13 +114,18 @@ def _create_missing_indexes(engine: Engine) -> None:
 
 # Two processes opening a new store at once (an eval's workers, the console and the CLI) may
 # both find a table missing and both create it: the second is told it exists. That is the
-# schema this process wanted, so it checks again instead of failing.
-_SCHEMA_ATTEMPTS = 3
+# schema this process wanted, so it checks again instead of failing. Each such refusal means
+# another process made one more table or index, so a process is refused at most once per
+# object: it checks again that many times.
+def _schema_attempts() -> int:
+    tables = SQLModel.metadata.sorted_tables
+    return len(tables) + sum(len(table.indexes) for table in tables) + 1
 
 
 def _create_schema(engine: Engine) -> None:
     """Create the tables, columns and indexes this version declares that the store lacks."""
-    for attempt in range(_SCHEMA_ATTEMPTS):
+    attempts = _schema_attempts()
+    for attempt in range(attempts):
         try:
             SQLModel.metadata.create_all(engine)
             add_missing_columns(engine)  # before the indexes: an index may name a new column
@@ -128,7 +133,7 @@ def _create_schema(engine: Engine) -> None:
             return
         except (OperationalError, ProgrammingError) as exc:
             text = str(exc.orig).casefold()
-            if attempt == _SCHEMA_ATTEMPTS - 1 or not ("already exists" in text or "duplicate column" in text):
+            if attempt == attempts - 1 or not ("already exists" in text or "duplicate column" in text):
                 raise
 
 

@@ -17,6 +17,7 @@ from sqlmodel import col, select
 from core.contracts import Outcome, SessionDocument, VerifierResult
 from core.errors import StoredRowError, first_error
 from core.outcome import stored_outcome
+from core.store.annotations import annotation_condition
 from core.store.db import Store
 from core.store.invocations import session_invocations
 from core.store.leases import INCOMPLETE_REASON
@@ -41,6 +42,7 @@ class SessionQuery(TypedDict, total=False):
     fault: str | None  # a fault mode's name, or NO_FAULT for sessions run without one
     origin: str | None  # "eval": made by an eval run (a case result names it); "manual": not
     since: datetime | None  # created at or after
+    annotation: str | None  # any, none, wrong, unsure or right (core.store.annotations)
 
 
 NO_FAULT = "none"
@@ -166,8 +168,11 @@ def _filter_sessions(query: _Select, *, verdict: str | None = None,
                      text: str | None = None, status: str | None = None,
                      pack: str | None = None, outcome: str | None = None,
                      fault: str | None = None, origin: str | None = None,
-                     since: datetime | None = None) -> _Select:
-    """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND)."""
+                     since: datetime | None = None, annotation: str | None = None) -> _Select:
+    """``query`` narrowed by the Sessions page's filters (each one optional, combined with AND).
+    ``annotation``: any, none, wrong, unsure or right (``core.store.annotations``)."""
+    if annotation:
+        query = query.where(annotation_condition(annotation, col(SessionRow.id)))
     if pack:
         query = query.where(col(SessionRow.pack) == pack)
     if fault == NO_FAULT:

@@ -30,7 +30,7 @@ from core.errors import StoreError
 from core.redact import redact_text, redact_url
 from core.store.models import StoreMetaRow
 
-SCHEMA_VERSION = 2  # 2: the audit chain (core.store.chain)
+SCHEMA_VERSION = 3  # 2: the audit chain (core.store.chain); 3: annotations sealed in it
 BUSY_TIMEOUT_S = 10  # how long a command waits for another process's lock (SQLite)
 _VERSION_KEY = "schema_version"
 _MARKER_TABLES = frozenset({"store_meta", "sessions"})  # either one: the database is ours

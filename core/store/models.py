@@ -206,3 +206,24 @@ class AuditRecordRow(SQLModel, table=True):
     content_sha256: str
     prev_sha256: str
     sha256: str
+
+
+class AnnotationRow(SQLModel, table=True):
+    """A reviewer's verdict on a session's answer, one claim or one binding (``core.store.
+    annotations``). Never edited: a later annotation of the same target supersedes it (names it
+    in ``supersedes``). Each is sealed in the audit chain as it is written."""
+
+    __tablename__ = "annotations"
+
+    id: str = Field(primary_key=True)
+    session_id: str = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    reviewer: str
+    target: str  # "answer", "claim" or "binding"
+    # The claim's position in the executor output, or the binding's in the inspector's list
+    # (claims' bindings first, then actions'), from 0; NULL for the answer.
+    target_index: int | None = None
+    target_label: str = ""  # what the target was when annotated: "claim c1", "binding 3 (c1 #0)"
+    verdict: str  # "right", "wrong" or "unsure"
+    note: str = Field(default="", sa_column=Column(Text, nullable=False))
+    supersedes: str | None = Field(default=None, index=True)

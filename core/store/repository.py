@@ -15,6 +15,8 @@ short transaction and lives in a private module of ``core.store`` by what it rea
 - ``evalruns``: eval runs and case results (``create_eval_run``, ``add_case_result``, ``add_case_results``,
   ``finish_eval_run``, ``list_eval_runs``, ``list_case_results``).
 - ``recovery``: leases of running rows (``recover_abandoned``, ``refresh_heartbeats``).
+- ``annotations``: reviewers' annotations (``add_annotation``, ``list_annotations``,
+  ``current_annotations``, ``annotation_states``; ``core.annotations.annotate`` checks one first).
 
 The pipeline's write path is internal to the store and not re-exported: ``core.store.journal``
 fills a ``Batch`` (``batches``) per stage boundary, with the column values of ``sessions`` and
@@ -28,6 +30,12 @@ top), never this module.
 
 from __future__ import annotations
 
+from core.store.annotations import (
+    add_annotation,
+    annotation_states,
+    current_annotations,
+    list_annotations,
+)
 from core.store.evalruns import (
     add_case_result,
     add_case_results,
@@ -70,17 +78,21 @@ __all__ = [
     "ORIGINS",
     "SessionQuery",
     "SessionSummary",
+    "add_annotation",
     "add_case_result",
     "add_case_results",
+    "annotation_states",
     "append_event",
     "count_sessions",
     "create_eval_run",
     "create_session",
+    "current_annotations",
     "failed_rule_counts",
     "finish_eval_run",
     "finish_session",
     "get_invocation",
     "latest_session_id",
+    "list_annotations",
     "list_case_results",
     "list_checked_bindings",
     "list_eval_runs",

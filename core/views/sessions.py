@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 from urllib.parse import quote
 
+from core.annotations import document_with_annotations
 from core.contracts import Outcome, SessionDocument
 from core.store.repository import NO_FAULT, ORIGINS, SessionQuery, SessionSummary
 from core.views.badges import gate_label
 from core.views.outcomes import result_label
 from core.views.urlfilters import UrlFilter
+
+if TYPE_CHECKING:
+    from core.store.models import AnnotationRow
 
 VERDICT_CHOICES: tuple[str, ...] = ("PASS", "LOW_CONFID", "REJECT")
 SEVERITY_CHOICES: tuple[str, ...] = ("none", "low_confid", "reject")
@@ -29,9 +33,9 @@ TONED_COLUMNS: tuple[str, ...] = ("result", "gatekeeper", "outcome")
 # Pack, fault and origin come right after the result, before the (wide) question, so they are
 # on screen at 1920 px without scrolling the table sideways.
 SESSION_COLUMNS: tuple[str, ...] = (
-    "time (UTC)", "open", "result", "origin", "pack", "fault", "question", "gatekeeper",
-    "failed rules", "groundedness", "outcome", "verdict", "engine", "duration (ms)", "status",
-    "session")
+    "time (UTC)", "open", "result", "annotation", "origin", "pack", "fault", "question",
+    "gatekeeper", "failed rules", "groundedness", "outcome", "verdict", "engine", "duration (ms)",
+    "status", "session")
 # A link cell shows the session id it holds (``LinkColumn(display_text=...)``).
 LINK_DISPLAY = r"session=(.+)$"
 
@@ -54,6 +58,7 @@ class SessionFilters:
     fault: str | None = None  # a fault mode, or ``NO_FAULT`` for sessions without one
     origin: str | None = None  # ``ORIGINS``: manual, eval
     period: str | None = None  # a key of ``PERIODS``
+    annotation: str | None = None  # any, wrong, unsure, right, none (core.store.annotations)
 
     @classmethod
     def from_values(cls, values: Mapping[str, str | None]) -> SessionFilters:
@@ -71,7 +76,8 @@ class SessionFilters:
                             rule=self.rule or None, text=(self.text or "").strip() or None,
                             pack=self.pack or None, outcome=self.outcome or None,
                             fault=self.fault or None,
-                            origin=self.origin if self.origin in ORIGINS else None, since=since)
+                            origin=self.origin if self.origin in ORIGINS else None, since=since,
+                            annotation=self.annotation or None)
 
     @property
     def active(self) -> bool:
@@ -117,13 +123,17 @@ def engine_label(engines: dict[str, Any]) -> str:
     return ", ".join(f"{role}={name}" for role, name in sorted(engines.items()))
 
 
-def session_rows(summaries: Sequence[SessionSummary]) -> list[dict[str, Any]]:
-    """One table row per session, newest first, in ``SESSION_COLUMNS`` order."""
+def session_rows(summaries: Sequence[SessionSummary],
+                 annotations: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One table row per session, newest first, in ``SESSION_COLUMNS`` order; ``annotations``:
+    each annotated session's state (``repository.annotation_states``)."""
+    states = annotations or {}
     return [{
         "time (UTC)": summary.created_at.strftime("%Y-%m-%d %H:%M:%S"),
         "open": session_link(summary.session_id),
         "result": result_label(verdict=summary.verdict, outcome=summary.outcome,
                                status=summary.status),
+        "annotation": states.get(summary.session_id, ""),
         "origin": summary.origin,
         "pack": summary.pack,
         "fault": summary.executor_fault or "",
@@ -147,22 +157,30 @@ def session_pick_label(summary: SessionSummary) -> str:
     return f"{summary.created_at:%m-%d %H:%M:%S} · {result} · {summary.question[:70]}"
 
 
-def document_json(document: SessionDocument) -> str:
-    """One session document as pretty JSON (the ``sessions show --json`` shape)."""
-    return json.dumps(document.model_dump(mode="json"), ensure_ascii=False, indent=2)
+Annotations = Callable[[str], Sequence["AnnotationRow"]]  # a session id -> its annotations
 
 
-def documents_jsonl(documents: Iterable[SessionDocument]) -> str:
-    """Session documents as JSON Lines: one compact document per line."""
-    return "".join(json.dumps(document.model_dump(mode="json"), ensure_ascii=False) + "\n"
-                   for document in documents)
+def document_json(document: SessionDocument, annotations: Sequence[AnnotationRow] = ()) -> str:
+    """One session document with its annotations as pretty JSON (the ``sessions show --json``
+    shape)."""
+    return json.dumps(document_with_annotations(document, annotations), ensure_ascii=False,
+                      indent=2)
+
+
+def documents_jsonl(documents: Iterable[SessionDocument],
+                    annotations: Annotations | None = None) -> str:
+    """Session documents as JSON Lines (the ``sessions export`` shape): one compact document
+    per line, with its annotations (``annotations(session_id)``)."""
+    return "".join(json.dumps(document_with_annotations(
+        document, annotations(document.session_id) if annotations else ()),
+        ensure_ascii=False) + "\n" for document in documents)
 
 
 def export_file_name(filters: SessionFilters, count: int) -> str:
     """A file name that says what the export holds."""
     parts = ["sessions"]
     for value in (filters.verdict, filters.severity, filters.rule, filters.pack, filters.outcome,
-                  filters.fault, filters.origin, filters.period):
+                  filters.fault, filters.origin, filters.period, filters.annotation):
         if value:
             parts.append(value.replace(".", "_").lower())
     parts.append(str(count))

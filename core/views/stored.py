@@ -19,7 +19,7 @@ from core.contracts import Invocation, SessionDocument
 from core.errors import StoredRowError
 from core.inputs.text import repair_tree
 from core.store import Store, repository
-from core.store.models import CaseResultRow, EvalRunRow, SessionEventRow
+from core.store.models import AnnotationRow, CaseResultRow, EvalRunRow, SessionEventRow
 from core.store.repository import SessionSummary
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -27,6 +27,7 @@ Model = TypeVar("Model", bound=BaseModel)
 count_sessions = repository.count_sessions  # numbers only: nothing to repair
 failed_rule_counts = repository.failed_rule_counts
 latest_session_id = repository.latest_session_id
+annotation_states = repository.annotation_states  # ids and verdicts: nothing to repair
 
 
 def readable(item: Model) -> Model:
@@ -80,6 +81,11 @@ def list_eval_runs(store: Store, *, limit: int = 100) -> list[EvalRunRow]:
 def list_case_results(store: Store, *, run_id: str) -> list[CaseResultRow]:
     """``repository.list_case_results``, fit to show."""
     return _all(repository.list_case_results(store, run_id=run_id))
+
+
+def list_annotations(store: Store, *, session_id: str) -> list[AnnotationRow]:
+    """``repository.list_annotations``, fit to show."""
+    return _all(repository.list_annotations(store, session_id=session_id))
 
 
 def documents_for_export(store: Store, session_ids: Sequence[str]) -> Iterator[SessionDocument]:

@@ -344,6 +344,7 @@ def test_desktop_light_styling_and_every_click_through(console_url: str, tmp_pat
                 _no_exception(page, path)
                 expect(page.get_by_text("beacon.invalid").first).to_be_visible()  # as text
                 assert page.locator('img[src*="beacon"]').count() == 0
+            _qa_journey(page, console_url, shots)
         finally:
             browser.close()
     assert requests, "the request recorder saw the pages load"
@@ -351,6 +352,42 @@ def test_desktop_light_styling_and_every_click_through(console_url: str, tmp_pat
     for name in ("investigate", "timeline", "binding_inspector", "sessions", "evals", "data"):
         assert (shots[0] / f"{name}.png").stat().st_size > 10_000
     shutil.rmtree(shots[0], ignore_errors=True)
+
+
+def _qa_journey(page: Page, console_url: str, shots: list[Path]) -> None:
+    """Ask, mark the PASS wrong, make it an eval case, run that suite on Evals and see it fail,
+    then find the session on Sessions by its URL filter (last: it adds an eval run)."""
+    from playwright.sync_api import expect
+
+    page.goto(console_url)
+    settle(page)
+    _ask(page, SEED_QUESTION)
+    expect(page.locator('[data-testid="stMetric"]', has_text="Verdict")).to_contain_text("PASS")
+    expect(page.get_by_role("button", name="Ask")).to_be_enabled()
+    review = page.locator('[data-testid="stExpander"]', has_text="Review (")
+    review.locator("summary").click()
+    review.get_by_role("radio", name="wrong", exact=True).click()
+    review.get_by_label("Reviewer", exact=True).fill("qa-browser")
+    review.get_by_label("Note", exact=True).fill("the alert had resolved before the question")
+    review.get_by_role("button", name="Save annotation").click()
+    expect(page.get_by_text("marked wrong by qa-browser")).to_be_visible()
+    expect(page.get_by_text("reviewer: wrong")).to_be_visible()
+    expect(review.get_by_label("Reviewer", exact=True)).to_have_value("qa-browser")  # kept
+    page.get_by_role("button", name="Make an eval case").click()
+    expect(page.get_by_text(re.compile(r"Eval case annotation-ann-\w+ added to"))).to_be_visible()
+    _check_and_shoot(page, "annotate", shots, DESKTOP)
+
+    page.goto(f"{console_url}/Evals")
+    settle(page)
+    page.get_by_role("radio", name="Annotations suite").click()
+    settle(page)
+    page.get_by_role("button", name="Run 1 case(s)").click()
+    expect(page.get_by_text("0/1 case(s) passed")).to_be_visible(timeout=WAIT_MS * 2)
+    _no_exception(page, "Evals: the annotations suite")
+
+    page.goto(f"{console_url}/Sessions?annotation=wrong")
+    expect(page.get_by_text("1 session(s) match")).to_be_visible()
+    _no_exception(page, "Sessions ?annotation=wrong")
 
 
 def _events_shown(page: Page) -> int:

@@ -64,6 +64,9 @@ DB_COMMANDS = {
     "sessions-list": ["sessions", "list"],
     "sessions-show": ["sessions", "show", "latest"],
     "sessions-export": ["sessions", "export"],
+    "sessions-annotate": ["sessions", "annotate", "latest", "--verdict", "wrong"],
+    "sessions-annotations": ["sessions", "annotations", "latest"],
+    "eval-cases": ["eval", "cases", "from-annotations"],
     "gatekeeper-recheck": ["gatekeeper", "recheck", "--all"],
     "replay": ["replay", "<good_doc>"],
     "eval": ["eval", "<good_cases>"],
@@ -174,6 +177,26 @@ def _cases() -> Iterator[tuple[str, list[str], dict[str, str]]]:
            {"seed": "1"}) for kind in OUTPUT_TARGETS),
         ("sessions-export/-o-surrogate", ["sessions", "export", "-o", f"<tmp>/{SURROGATE}"],
          {"seed": "1"}),
+        # annotations (docs/qa.md)
+        ("sessions-annotate/unknown", ["sessions", "annotate", "no-such-session", "--verdict",
+                                       "wrong"], {"seed": "1"}),
+        ("sessions-annotate/claim-range", ["sessions", "annotate", "latest", "--verdict", "wrong",
+                                           "--claim", "99"], {"seed": "1"}),
+        ("sessions-annotate/binding-negative", ["sessions", "annotate", "latest", "--verdict",
+                                                "wrong", "--binding", "-1"], {"seed": "1"}),
+        ("sessions-annotate/claim-text", ["sessions", "annotate", "latest", "--verdict", "wrong",
+                                          "--claim", "first"], {"seed": "1"}),
+        ("sessions-annotate/verdict", ["sessions", "annotate", "latest", "--verdict", "maybe"],
+         {"seed": "1"}),
+        ("sessions-annotate/note-huge", ["sessions", "annotate", "latest", "--verdict", "wrong",
+                                         "--note", "x" * 5000], {"seed": "1"}),
+        ("sessions-annotate/by-surrogate", ["sessions", "annotate", "latest", "--verdict",
+                                            "wrong", "--by", SURROGATE], {"seed": "1"}),
+        ("sessions-annotations/unknown", ["sessions", "annotations", "no-such-session"],
+         {"seed": "1"}),
+        ("eval-cases/verdict", ["eval", "cases", "from-annotations", "--verdict", "bogus"], {}),
+        *((f"eval-cases/--out-{kind}", ["eval", "cases", "from-annotations", "--out", f"<{kind}>"],
+           {}) for kind in OUTPUT_TARGETS if kind != "missing_dir_out"),  # folders are made
         # audit verify, export otlp
         ("audit-verify/head-short", ["audit", "verify", "--head", "abc123"], {}),
         ("audit-verify/head-surrogate", ["audit", "verify", "--head", SURROGATE * 12], {}),
@@ -398,6 +421,9 @@ def test_the_table_covers_every_command() -> None:
         return [leaf for name, sub in found[0].choices.items()
                 for leaf in leaves(sub, (*prefix, name))]
 
-    covered = {tuple(argv[:len(leaf)]) for _, argv, _ in CASES for leaf in leaves(build_parser(), ())}
+    from core.cli.annotate_cmd import route  # ``eval cases from-annotations``: a hidden command
+
+    covered = {tuple(route(argv)[:len(leaf)]) for _, argv, _ in CASES
+               for leaf in leaves(build_parser(), ())}
     missing = [" ".join(leaf) for leaf in leaves(build_parser(), ()) if leaf not in covered]
     assert not missing, f"commands without bad-input cases: {missing}"

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from core.store.identity import SCHEMA_VERSION
+
 QUESTION = "Only confirm whether payment-service has a HighCPUUsage alert."
 DEADLINE_S = 120  # far above the 10 s busy timeout and any honest refusal: only a hang reaches it
 NOBODY = 65534
@@ -161,7 +163,7 @@ def test_a_store_made_before_the_version_stamp_is_opened_and_stamped(
     assert QUESTION in done.stdout
     connection = sqlite3.connect(db)
     assert connection.execute("select value from store_meta where key = 'schema_version'"
-                              ).fetchall() == [("2",)]
+                              ).fetchall() == [(str(SCHEMA_VERSION),)]
     connection.close()
 
 
