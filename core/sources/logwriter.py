@@ -23,9 +23,16 @@ from core.errors import LogStoreError
 from core.language.lexicon import tag_lines
 from core.logfields import canonical_level, coded_level, epoch_us, level_rank, parse_timestamp, zone_name
 from core.sources.logentities import COUNTED, EntityTally
-from core.sources.logfile import SCHEMA, SCHEMA_VERSION, STORE_FORMAT, add_import_columns, lexicon_fingerprint
+from core.sources.logfile import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    STORE_FORMAT,
+    add_import_columns,
+    for_bulk_index,
+    lexicon_fingerprint,
+)
 from core.sources.logtally import RunTally
-from core.sources.logtext import VOCABULARY_SQL, index_text
+from core.sources.logtext import index_text
 from core.sources.templates import TemplateMiner
 from core.tools.logquery import META_MARK, search_text
 
@@ -91,11 +98,13 @@ def retag_topics(connection: sqlite3.Connection) -> None:
 
 class LogWriter:
     """Appends lines to a store (a context manager: leaving it flushes, saves the templates and
-    records the file). Not thread-safe."""
+    records the file); the caller then runs ``finish_indexes`` once (the writers of every file
+    written). Not thread-safe."""
 
     def __init__(self, connection: sqlite3.Connection, *, path: str, layout: str, zone: tzinfo) -> None:
         self._connection = connection
         add_import_columns(connection)
+        for_bulk_index(connection)  # until the caller's finish_indexes
         self._miner = TemplateMiner()
         self._miner.load(connection.execute("SELECT id, template FROM templates ORDER BY id").fetchall())
         self._next_id = (connection.execute("SELECT max(id) FROM lines").fetchone()[0] or 0) + 1
@@ -208,17 +217,10 @@ class LogWriter:
         self._next_id = line_id
         self._batch = []
 
-    def _save_vocabulary(self) -> None:
-        """Add the FTS5 terms without a digit (the letter runs) to the vocabulary."""
-        run = self._connection.execute
-        run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines_terms USING fts5vocab(main, lines_fts, 'row')")
-        run(VOCABULARY_SQL)
-
     def finish(self, physical_lines: int | None = None, unparsed: int = 0) -> None:
         """Write what is queued, the templates created or generalised, and the file's counts."""
         self._finished = True
         self.flush()
-        self._save_vocabulary()
         self._entities.write(self._connection)
         templates = self._miner.templates()
         self._connection.executemany(
