@@ -32,7 +32,7 @@ from core.sources.logfile import (
     lexicon_fingerprint,
 )
 from core.sources.logtally import RunTally
-from core.sources.logtext import index_text
+from core.sources.logtext import digits_zeroed, index_text
 from core.sources.templates import TemplateMiner
 from core.tools.logquery import META_MARK, search_text
 
@@ -183,12 +183,13 @@ class LogWriter:
         template_ids = self._miner.add_batch(record.message for record in self._batch)
         for record, template_id in zip(self._batch, template_ids, strict=True):
             text = search_text(record.message, record.level, record.service, record.source, record.host)
-            indexed = index_text(text)
+            zeroed = digits_zeroed(text)
+            indexed = index_text(text, zeroed)
             group_id = group(template_id, record.service, record.level)
             service_key = self._service_key(record.service)
             level_rank = rank(record.level)
             lines.append((line_id, record.ts_us, level_rank, service_key, group_id))
-            tally(group_id, service_key, level_rank, record.ts_us, text)
+            tally(group_id, service_key, level_rank, record.ts_us, zeroed if indexed.folded is None else None)
             name_entities(record.message, record.source, record.host)
             span = spans.get(service_key)
             if span is None:
