@@ -207,7 +207,7 @@ def service_of_file(path: Path) -> str:
 # ---------------------------------------------------------------- one file into a writer
 
 
-@dataclass
+@dataclass(slots=True)  # one per entry of an import
 class _Entry:
     parsed: ParsedLine
     line_no: int
