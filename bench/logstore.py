@@ -189,7 +189,7 @@ def bench_imports(folder: Path, sizes: list[int], keep: bool = False,
             files = kept
         if keep and store.is_file() and raw.is_file() and _current(store):
             print(f"{size:>10,} {'kept':>9}{'':>58}  {store.stat().st_size / 1e6:>8.0f}")
-            import_ratio: tuple[float, float] | None = None
+            import_ratio = None
             continue
         store.unlink(missing_ok=True)
         raw.unlink(missing_ok=True)
