@@ -181,30 +181,38 @@ class LogWriter:
             return
         lines, entries, fts, messages = [], [], [], []
         group, rank, spans = self._group, self._rank, self._spans
+        levels, service_keys, file_id = self._levels, self._service_keys, self._file_id
         tally, name_entities = self._tally.add, self._entities.add
         line_id = self._next_id
         # the batch's template ids are decided together: values that name events show over many lines
         template_ids = self._miner.add_batch(record.message for record in self._batch)
-        for record, template_id in zip(self._batch, template_ids, strict=True):
-            text = search_text(record.message, record.level, record.service, record.source, record.host)
+        # a million times per million lines: fields unpacked once, the small lookups inline
+        for (ts_us, ts, level, service, message, source, host, line_no, written_level), template_id in zip(
+                self._batch, template_ids, strict=True):
+            text = search_text(message, level, service, source, host)
             zeroed = digits_zeroed(text)
-            indexed = index_text(text, zeroed)
-            group_id = group(template_id, record.service, record.level)
-            service_key = self._service_key(record.service)
-            level_rank = rank(record.level)
-            lines.append((line_id, record.ts_us, level_rank, service_key, group_id))
-            tally(group_id, service_key, level_rank, record.ts_us, zeroed if indexed.folded is None else None)
-            name_entities(record.message, record.source, record.host)
+            body, meta, parts, folded = index_text(text, zeroed)
+            group_id = group(template_id, service, level)
+            service_key = service_keys.get(service)
+            if service_key is None:
+                service_key = self._service_key(service)
+            level_rank = levels[level] if level in levels else rank(level)
+            lines.append((line_id, ts_us, level_rank, service_key, group_id))
+            lowered = text[:text.rfind(META_MARK)]
+            tally(group_id, service_key, level_rank, ts_us, zeroed if folded is None else None)
+            # ASCII: the search text's message is the message in lower case (unless a field after
+            # it held the mark: then the lengths differ)
+            name_entities(message, source, host,
+                          lowered if folded is None and len(lowered) == len(message) else None)
             span = spans.get(service_key)
             if span is None:
                 spans[service_key] = [line_id, line_id]
             else:
                 span[1] = line_id
-            entries.append((line_id, record.ts, record.level, record.service, record.message,
-                            record.source, record.host, self._file_id, record.line_no, indexed.folded,
-                            record.written_level))
-            fts.append((line_id, indexed.body, indexed.meta, indexed.parts))
-            messages.append(text[:text.rfind(META_MARK)])
+            entries.append((line_id, ts, level, service, message, source, host, file_id, line_no, folded,
+                            written_level))
+            fts.append((line_id, body, meta, parts))
+            messages.append(lowered)
             line_id += 1
         run = self._connection.executemany
         run("INSERT INTO lines (id, ts_us, level_rank, service_key, group_id) VALUES (?, ?, ?, ?, ?)", lines)
