@@ -86,3 +86,18 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["logs", "--help"], ["logs", "import", "--help"], ["logs", "query", "--help"]):
         assert main(argv) == 0
     assert "--pattern" in capsys.readouterr().out
+
+
+def test_progress_rate_counts_every_file_read(capsys: pytest.CaptureFixture[str]) -> None:
+    """The rate on a progress line is the whole import's: the lines of every file read so far
+    over the time since it began (not the current file's lines alone, which read ever lower
+    from the second file on)."""
+    from core.cli.logs_cmd import _Progress
+
+    progress = _Progress()
+    progress._started -= 1000.0  # 1,000 s into the import (a slow call changes no digit shown)
+    progress("a.log", 100_000, 99_000)
+    progress("b.log", 50_000, 148_000)
+    lines = capsys.readouterr().err.splitlines()
+    assert "a.log: 100,000 lines read, 99,000 entries (100 lines/s)" in lines[0]
+    assert "b.log: 50,000 lines read, 148,000 entries (150 lines/s)" in lines[1]

@@ -108,12 +108,22 @@ def import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON only")
 
 
-def _progress(path: str, lines: int, entries: int, started: float) -> None:
-    elapsed = time.perf_counter() - started
-    if elapsed >= _PROGRESS_AFTER_S:
-        rate = lines / elapsed if elapsed else 0.0
-        print(f"superbiz: importing {path}: {lines:,} lines read, {entries:,} entries "
-              f"({rate:,.0f} lines/s)", file=sys.stderr, flush=True)
+class _Progress:
+    """The progress lines on stderr: each file's lines read, and the rate of the whole import so
+    far (every file's lines over the time since it began: a file's own lines over the whole
+    time read far lower than the import's true rate from the second file on)."""
+
+    def __init__(self) -> None:
+        self._started = time.perf_counter()
+        self._read: dict[str, int] = {}  # file -> its lines read
+
+    def __call__(self, path: str, lines: int, entries: int) -> None:
+        self._read[path] = lines
+        elapsed = time.perf_counter() - self._started
+        if elapsed >= _PROGRESS_AFTER_S:
+            rate = sum(self._read.values()) / elapsed
+            print(f"superbiz: importing {path}: {lines:,} lines read, {entries:,} entries "
+                  f"({rate:,.0f} lines/s)", file=sys.stderr, flush=True)
 
 
 def import_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -123,12 +133,11 @@ def import_settings(args: argparse.Namespace) -> dict[str, Any]:
 
     if not 0 <= args.max_unparsed <= 100:
         raise LogImportError(f"--max-unparsed {args.max_unparsed}: a percentage, 0 to 100")
-    started = time.perf_counter()
     layout = "regex" if args.pattern is not None else args.layout
     return {"layout": layout, "pattern": args.pattern, "service": args.service,
             "timezone_name": args.timezone, "year": args.year, "no_timestamps": args.no_timestamps,
             "strict": args.strict, "max_unparsed": args.max_unparsed / 100,
-            "progress": lambda path, lines, entries: _progress(path, lines, entries, started)}
+            "progress": _Progress()}
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -54,10 +54,12 @@ _KEYWORD_ONLY = {"true", "false", "null", "none", "unknown"}  # values, not name
 _SOURCES_CACHED = 10_000  # distinct source fields whose components are remembered while writing
 
 
-def message_entities(message: str) -> list[tuple[str, str]]:
-    """(kind, name) of the users, pods, namespaces, jobs and bracketed components a message names."""
+def message_entities(message: str, lowered: str | None = None) -> list[tuple[str, str]]:
+    """(kind, name) of the users, pods, namespaces, jobs and bracketed components a message names;
+    ``lowered``: ``message.lower()`` when the caller has it."""
     found: list[tuple[str, str]] = []
-    lowered = message.lower()
+    if lowered is None:
+        lowered = message.lower()
     for kind, key, pattern in _MESSAGE_PATTERNS:
         if key not in lowered:
             continue
@@ -99,9 +101,10 @@ class EntityTally:
         self._names: Counter[str] = Counter()  # distinct names tracked per kind
         self._sources: dict[str, list[tuple[str, str]]] = {}  # a source field's components
 
-    def add(self, message: str, source: str | None, host: str | None) -> None:
-        """Count one line's entities (each once per line)."""
-        named = message_entities(message)
+    def add(self, message: str, source: str | None, host: str | None, lowered: str | None = None) -> None:
+        """Count one line's entities (each once per line); ``lowered``: ``message.lower()``
+        when the caller has it."""
+        named = message_entities(message, lowered)
         if host:
             named.append(("host", host.strip()))
         if source:

@@ -61,7 +61,7 @@ SHOWN_UNPARSED = 10  # unparsed lines listed in the report, per file
 # the import is refused (``--max-unparsed`` changes it; ``--strict`` refuses any).
 MAX_UNPARSED_SHARE = 0.05
 FEW_UNPARSED = 2  # ... unless they are this few (a short file with a stray line is no wrong layout)
-ProgressFn = Callable[[str, int, int], None]  # (file, physical lines read, entries) every ~50k lines
+ProgressFn = Callable[[str, int, int], None]  # (file, its physical lines read, entries) every ~50k lines
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # terminal colours (docker, systemd) are not text
 
 
@@ -207,7 +207,7 @@ def service_of_file(path: Path) -> str:
 # ---------------------------------------------------------------- one file into a writer
 
 
-@dataclass
+@dataclass(slots=True)  # one per entry of an import
 class _Entry:
     parsed: ParsedLine
     line_no: int
@@ -233,8 +233,8 @@ class _FileImport:
         report.physical_lines = self.span[1]
         for number, line in _lines(self.path, report, self.span):
             report.physical_lines = number
-            if number % 50_000 == 0 and self.progress is not None:
-                self.progress(str(self.path), number, self.writer.entries)
+            if number % 50_000 == 0 and self.progress is not None:  # lines read now (an append skips some)
+                self.progress(str(self.path), number - self.span[1], self.writer.entries)
             if not line.strip():
                 continue
             parsed = parse(line)

@@ -33,10 +33,9 @@ _LETTER_RUNS = re.compile(r"[a-z]+")
 # never lie inside such a run, so it is still counted exactly (``countable``); a word of hex
 # letters only (``bad``, ``feed``) is counted line by line.
 _HEX_LETTERS = re.compile(r"[a-f]+")
-# Letter runs do not change when digits become spaces; texts that differ by their numbers (ids,
-# counts, times: most of a log) then share one cache entry.
-_DIGITS_TO_SPACE = str.maketrans("0123456789", " " * 10)
-_MAX_CACHE = 20_000  # distinct digit-blanked texts remembered (a few MB); cleared when full
+# Letter runs do not change when digits become zeros (``logtext.digits_zeroed``); texts that
+# differ by their numbers (ids, counts, times: most of a log) then share one cache entry.
+_MAX_CACHE = 20_000  # distinct digit-zeroed texts remembered (a few MB); cleared when full
 MAX_RUN_SETS = 10_000  # a store's run sets (structured logs need hundreds); later sets' lines are untallied
 
 _UPSERT_RUNS = (
@@ -70,21 +69,22 @@ class RunTally:
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._connection = connection
         self._sets = connection.execute("SELECT coalesce(max(id), 0) FROM run_sets").fetchone()[0]
-        self._by_text: dict[str, int | None] = {}  # digit-blanked text -> its run set (None: untallied)
+        self._by_text: dict[str, int | None] = {}  # digit-zeroed text -> its run set (None: untallied)
         self._by_runs: dict[str, int] = {}  # a run set's text -> id, as looked up or created here
         self._new_sets: list[tuple[int, str]] = []
         self._counts: dict[tuple[int, int], list[int]] = {}  # (run set, group) -> [lines, first, last]
         self._groups: dict[int, list[int]] = {}  # group -> [lines, first, last, untallied]
         self._group_keys: dict[int, tuple[str, int | None]] = {}  # group -> (service key, level rank)
 
-    def add(self, group_id: int, service_key: str, rank: int | None, ts_us: int, text: str) -> None:
-        """One line of ``group_id`` at ``ts_us``, whose search text is ``text``."""
+    def add(self, group_id: int, service_key: str, rank: int | None, ts_us: int, zeroed: str | None) -> None:
+        """One line of ``group_id`` at ``ts_us``; ``zeroed``: its search text's
+        ``digits_zeroed``, None when not ASCII (untallied)."""
         group = self._groups.get(group_id)
         if group is None:
             self._groups[group_id] = group = [0, ts_us, ts_us, 0]
             self._group_keys[group_id] = (service_key, rank)
         _widen(group, ts_us)
-        run_set = self._run_set(text) if text.isascii() else None
+        run_set = None if zeroed is None else self._run_set(zeroed)
         if run_set is None:
             group[3] += 1
             return
@@ -94,13 +94,12 @@ class RunTally:
         else:
             _widen(counts, ts_us)
 
-    def _run_set(self, text: str) -> int | None:
-        blanked = text.translate(_DIGITS_TO_SPACE)
-        if blanked in self._by_text:
-            return self._by_text[blanked]
+    def _run_set(self, zeroed: str) -> int | None:
+        if zeroed in self._by_text:
+            return self._by_text[zeroed]
         if len(self._by_text) >= _MAX_CACHE:
             self._by_text = {}
-        runs = " ".join(sorted({run for run in _LETTER_RUNS.findall(blanked) if not _HEX_LETTERS.fullmatch(run)}))
+        runs = " ".join(sorted({run for run in _LETTER_RUNS.findall(zeroed) if not _HEX_LETTERS.fullmatch(run)}))
         run_set = self._by_runs.get(runs)
         if run_set is None:
             row = self._connection.execute("SELECT id FROM run_sets WHERE runs = ?", (runs,)).fetchone()
@@ -110,7 +109,7 @@ class RunTally:
                 self._sets += 1
                 run_set = self._by_runs[runs] = self._sets
                 self._new_sets.append((run_set, runs))
-        self._by_text[blanked] = run_set
+        self._by_text[zeroed] = run_set
         return run_set
 
     def write(self) -> None:

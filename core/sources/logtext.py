@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from core.language.chars import ASCII_WORD_CHARS
@@ -42,6 +43,10 @@ _SCRIPT_EDGE = re.compile(r"(?<=[a-z0-9])(?=[^\W_a-z0-9])|(?<=[^\W_a-z0-9])(?=[a
 # Letter runs touching a digit: the runs inside tokens that mix letters and digits.
 _MIXED_PARTS = re.compile(r"[0-9][a-z]++|(?<![a-z])[a-z]++(?=[0-9])")
 _DIGITS_TO_SPACE = str.maketrans("0123456789", " " * 10)
+_DIGITS_TO_ZERO = str.maketrans("0123456789", "0" * 10)
+# Texts remembered by ``_mixed_parts`` (a few MB): lines differ mostly by their numbers, so a
+# million lines of a service repeat a few hundred texts once their digits are zeroed.
+_PARTS_CACHE = 20_000
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 _TOKEN = re.compile(r"[a-z0-9]+|[^\W\d_a-z]+")
 _ONE_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
@@ -57,17 +62,30 @@ class IndexedText(NamedTuple):
     folded: str | None
 
 
-def index_text(text: str) -> IndexedText:
-    """The indexed form of a line's search text (already normalised: NFKC, lower case)."""
+def digits_zeroed(text: str) -> str:
+    """``text`` with every ASCII digit written ``0``: its letter runs, and where they touch a
+    digit, are those of ``text``; lines that differ by their numbers share it (the import's
+    caches of parts and run sets, ``core.sources.logtally``, are keyed by it)."""
+    return text.translate(_DIGITS_TO_ZERO)
+
+
+@lru_cache(maxsize=_PARTS_CACHE)
+def _mixed_parts(zeroed: str) -> str:
+    # The pattern takes the digit before a run with it (cheaper than a look-behind); the
+    # digits are blanked out of the (short) result.
+    return " ".join(_MIXED_PARTS.findall(zeroed)).translate(_DIGITS_TO_SPACE)
+
+
+def index_text(text: str, zeroed: str | None = None) -> IndexedText:
+    """The indexed form of a line's search text (already normalised: NFKC, lower case);
+    ``zeroed``: ``digits_zeroed(text)`` when the caller has it."""
     message, _, meta = text.partition(META_MARK)
     if text.isascii():
         folded = None
     else:
         folded = text
         message, meta = _SCRIPT_EDGE.sub(" ", message), _SCRIPT_EDGE.sub(" ", meta)
-    # The pattern takes the digit before a run with it (cheaper than a look-behind); the
-    # digits are blanked out of the (short) result.
-    parts = " ".join(_MIXED_PARTS.findall(text)).translate(_DIGITS_TO_SPACE)
+    parts = _mixed_parts(digits_zeroed(text) if zeroed is None else zeroed)
     return IndexedText(message, meta, parts, folded)
 
 
