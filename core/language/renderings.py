@@ -9,6 +9,7 @@ its antonym pairs, ``core/verifier/polarity.py``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from functools import cache
 
@@ -47,10 +48,15 @@ def _word_stems(phrase: str) -> tuple[str, ...]:
     return tuple(sorted(stems(set(phrase.lower().split()))))
 
 
-def _held(stem: str, units: set[str], prefixes: tuple[str, ...]) -> bool:
+def _held(stem: str, units: set[str], prefixes: list[str]) -> bool:
+    """Whether ``stem`` is a unit or (long enough) the start of one; ``prefixes``: the units
+    sorted, where the units starting with ``stem`` come first at or after it."""
     if stem in units:
         return True
-    return len(stem) >= _MIN_PREFIX and any(unit.startswith(stem) for unit in prefixes)
+    if len(stem) < _MIN_PREFIX:
+        return False
+    at = bisect_left(prefixes, stem)
+    return at < len(prefixes) and prefixes[at].startswith(stem)
 
 
 def rendered_units(units: set[str], extra: Mapping[str, Iterable[str]] | None = None) -> set[str]:
@@ -58,7 +64,7 @@ def rendered_units(units: set[str], extra: Mapping[str, Iterable[str]] | None = 
     units of an English text) hold: ``units`` with "connection" gives 连接's."""
     table = _table(tuple((zh, tuple(words)) for zh, words in (extra or {}).items()))
     english = {unit for unit in units if unit.isascii()}
-    prefixes = tuple(english)
+    prefixes = sorted(english)
     found: set[str] = set()
     for zh, renderings in table:
         if any(all(_held(stem, english, prefixes) for stem in words) for words in renderings if words):
