@@ -61,6 +61,10 @@ class Alternative(NamedTuple):
     prefix: str = ""
     suffix: str = ""
 
+    def body_text(self) -> str:
+        """The body, made now if it is made on first need."""
+        return self.body if isinstance(self.body, str) else self.body()
+
 
 class FirstCharAlternation:
     """Leftmost-first matches of ``alternatives``, in the order the whole alternation would
@@ -100,7 +104,7 @@ class FirstCharAlternation:
         if pattern is None:
             runs = []
             for (prefix, suffix), run in groupby(self._sources[first], lambda a: (a.prefix, a.suffix)):
-                bodies = [body if isinstance(body := alternative.body, str) else body() for alternative in run]
+                bodies = [alternative.body_text() for alternative in run]
                 body = bodies[0] if len(bodies) == 1 else "(?:" + "|".join(bodies) + ")"
                 runs.append(prefix + body + suffix)
             pattern = re.compile("|".join(runs))
