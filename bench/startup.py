@@ -16,11 +16,21 @@ store needs SQLAlchemy, whatever the command. No assertions.
 cache is warm, as it is for anyone running a second command.
 
     .venv/bin/python bench/startup.py [--runs 7] [--importtime COMMAND] [--compare PATH]
+    .venv/bin/python bench/startup.py --instructions REF
+
 
 ``--importtime ask`` prints the ten slowest imports of that command (``python -X importtime``).
 ``--compare PATH`` also runs every command against another checkout's ``core`` (``python -m
 core`` with PATH first on the path, and so for this checkout too), interleaved with this one's:
 a before/after figure from one run of this machine.
+
+``--instructions REF`` counts instructions instead (valgrind's callgrind; a count barely moves
+with the machine's load, where times do): ``--help``, an English and a Chinese ``ask
+--no-store``, each run by ``python -m core`` on this checkout and on REF (a commit, checked out
+in a temporary worktree, or another checkout's folder), with ``PYTHONHASHSEED=0``, bytecode
+compiled and each tree's own cache folder (the kept regex programs are per tree); the second
+of two runs is counted, as a user's second command runs. Prints each count and its ratio to
+REF's.
 """
 
 from __future__ import annotations
@@ -28,7 +38,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -165,6 +177,62 @@ def report(measured: list[Measured]) -> None:
               f"{row.cpu.median - pydantic.cpu.median:17.0f}ms{goal}")
 
 
+INSTRUCTION_COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("superbiz --help", ("--help",)),
+    ("ask --no-store (English)", ("ask", "only confirm order-service memory", "--no-store")),
+    ("ask --no-store (Chinese)", ("ask", QUESTION + "。", "--no-store")),
+)
+
+
+def instructions(tree: Path, arguments: tuple[str, ...], cache: Path) -> int:
+    """Instructions ``python -m core ARGUMENTS`` runs on ``tree``'s ``core`` (callgrind's
+    count), the second of two runs."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0",
+           "SUPERBIZ_CACHE_DIR": str(cache), "SUPERBIZ_DB": str(cache / "bench.db")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    count = 0
+    for _ in range(2):
+        completed = subprocess.run(
+            ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+             "-m", "core", *arguments), env=env, cwd=tree, capture_output=True, check=False)
+        found = re.search(rb"Collected : (\d+)", completed.stderr)
+        if completed.returncode > 1 or found is None:
+            raise SystemExit(f"{' '.join(arguments)} on {tree} failed ({completed.returncode}): "
+                             f"{completed.stderr.decode(errors='replace').strip()[-500:]}")
+        count = int(found.group(1))
+    return count
+
+
+def compare_instructions(reference: str) -> None:
+    """``--instructions``: this checkout's counts against ``reference``'s (see the module doc)."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (callgrind) on the PATH")
+    with tempfile.TemporaryDirectory() as folder:
+        other = Path(reference)
+        added = not other.is_dir()
+        if added:
+            other = Path(folder) / "reference"
+            subprocess.run(("git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", "--quiet",
+                            str(other), reference), check=True)
+        try:
+            trees = {"this checkout": REPO_ROOT, reference: other.resolve()}
+            for tree in trees.values():
+                subprocess.run((sys.executable, "-m", "compileall", "-q", "core"), cwd=tree,
+                               check=True, env={k: v for k, v in os.environ.items()
+                                                if k != "PYTHONDONTWRITEBYTECODE"})
+            print(f"instructions (callgrind, 2nd of 2 runs; millions), this checkout vs {reference}:")
+            for label, arguments in INSTRUCTION_COMMANDS:
+                ours, theirs = (instructions(tree, arguments, Path(folder) / f"cache-{index}")
+                                for index, tree in enumerate(trees.values()))
+                print(f"  {pad(label, 28)} {ours / 1e6:9.1f}M  vs {theirs / 1e6:9.1f}M  "
+                      f"{(ours / theirs - 1) * 100:+6.1f}%")
+        finally:
+            if added:
+                subprocess.run(("git", "-C", str(REPO_ROOT), "worktree", "remove", "--force",
+                                str(other)), check=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="runs of each command (default: 7)")
@@ -172,7 +240,12 @@ def main() -> None:
                         help="print the slowest imports of the command whose label starts so")
     parser.add_argument("--compare", type=Path, default=None, metavar="PATH",
                         help="also measure the core package of another checkout, interleaved")
+    parser.add_argument("--instructions", metavar="REF", default=None,
+                        help="count instructions (valgrind) against a commit or checkout instead")
     args = parser.parse_args()
+    if args.instructions:
+        compare_instructions(args.instructions)
+        return
     with tempfile.TemporaryDirectory() as folder:
         # Its own audit store: nothing touches the user's; the stored commands write here.
         env = {**os.environ, "SUPERBIZ_DB": str(Path(folder) / "startup.db"),

@@ -18,6 +18,7 @@ from core.agents.names import ENGINE_NAMES, FAULT_NAMES, ROLES
 from core.cli.common import (
     add_db_option,
     add_sources_option,
+    frozen_imports,
     open_cli_store,
     open_cli_world,
     print_json,
@@ -75,10 +76,11 @@ def roles_from_args(args: argparse.Namespace) -> dict[str, str]:
 def run_ask(args: argparse.Namespace) -> int:
     """Handler of ``superbiz ask``."""
     # The pipeline (and the store, unless --no-store) only now: parsing needs neither.
-    from core.agents.registry import build_engines
-    from core.events import PipelineFailed, PlanMade, SessionFinished
-    from core.inputs.text import check_question
-    from core.pipeline import run_investigation
+    with frozen_imports():
+        from core.agents.registry import build_engines
+        from core.events import PipelineFailed, PlanMade, SessionFinished
+        from core.inputs.text import check_question
+        from core.pipeline import run_investigation
 
     # Everything the user gave is checked before the store is opened: bad input stores nothing.
     question = check_question(args.question)

@@ -8,9 +8,11 @@ command uses are imported by its handler (see bench/startup.py).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
@@ -150,3 +152,20 @@ def read_session_document(path: str) -> SessionDocument:
         return SessionDocument.model_validate(data)
     except ValidationError as exc:
         raise DocumentError(f"{path}: {first_error(exc)}") from exc
+
+
+@contextmanager
+def frozen_imports() -> Iterator[None]:
+    """A command's own modules imported as ``core.__main__.console`` imports the CLI's: with the
+    garbage collector off, then frozen (they live as long as the process; collecting while
+    they are made walks them for no garbage). Only in a process that froze its start-up (the
+    console script): an in-process caller's collector is left as it is."""
+    if not gc.get_freeze_count():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()

@@ -19,7 +19,7 @@ synonym's first word.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import groupby
 from typing import NamedTuple
 
@@ -34,11 +34,19 @@ def one_of(words: Iterable[str], *, english_ends_word: bool = False, longest_fir
     ``longest_first``, in the list's order). With ``english_ends_word``, an English (ASCII)
     word must end a word (``\\b`` after it). No words: a pattern that matches nothing (an empty
     alternative would match everywhere)."""
-    ending = r"\b" if english_ends_word else ""
     # Ties in a fixed order: a list read from a set would make a new pattern text in every
     # process, which the kept compiled regexes (core.regexcache) would never find.
-    ordered = sorted(words, key=lambda word: (-len(word), word)) if longest_first else words
-    return "|".join(re.escape(word) + (ending if word.isascii() else "") for word in ordered) or "(?!)"
+    ordered = sorted(words, key=lambda word: (-len(word), word)) if longest_first else list(words)
+    joined = "\x00".join(ordered)
+    # Escaped in one call (``re.escape`` leaves NUL as it is): the same text as word by word,
+    # for lists of hundreds of words read by every command.
+    escaped = re.escape(joined).split("\x00") if joined.count("\x00") == len(ordered) - 1 else None
+    if escaped is None:  # a word holding NUL
+        escaped = [re.escape(word) for word in ordered]
+    if english_ends_word:
+        escaped = [word + r"\b" if original.isascii() else word
+                   for word, original in zip(escaped, ordered, strict=True)]
+    return "|".join(escaped) or "(?!)"
 
 
 class Alternative(NamedTuple):
@@ -49,9 +57,13 @@ class Alternative(NamedTuple):
     matches alike (``re`` backtracks into the group in the same order) and is shorter."""
 
     first: str
-    body: str
+    body: str | Callable[[], str]  # or what makes it, called when its first character is met
     prefix: str = ""
     suffix: str = ""
+
+    def body_text(self) -> str:
+        """The body, made now if it is made on first need."""
+        return self.body if isinstance(self.body, str) else self.body()
 
 
 class FirstCharAlternation:
@@ -92,7 +104,7 @@ class FirstCharAlternation:
         if pattern is None:
             runs = []
             for (prefix, suffix), run in groupby(self._sources[first], lambda a: (a.prefix, a.suffix)):
-                bodies = [alternative.body for alternative in run]
+                bodies = [alternative.body_text() for alternative in run]
                 body = bodies[0] if len(bodies) == 1 else "(?:" + "|".join(bodies) + ")"
                 runs.append(prefix + body + suffix)
             pattern = re.compile("|".join(runs))

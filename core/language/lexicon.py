@@ -16,7 +16,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property, lru_cache
+from functools import cache, cached_property, lru_cache, partial
 from itertools import chain
 
 from pydantic import ConfigDict, with_config
@@ -153,6 +153,15 @@ def _emit(node: _Trie, last_char: str) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
+def _branch(ch: str, child: _Trie) -> str:
+    """The regex of the synonyms starting with ``ch`` (a trie branch)."""
+    return re.escape(ch) + _emit(child, ch)
+
+
+def _synonyms_regex(synonyms: tuple[str, ...]) -> str:
+    return _emit(_trie(synonyms), "")
+
+
 class _SynonymIndex:
     """Matchers over one set of synonyms: ``short`` for short texts (compiled one first
     character, or one first word, at a time, as a text needs them), and two regexes that scan a whole corpus
@@ -162,7 +171,7 @@ class _SynonymIndex:
 
     def __init__(self, synonyms: Sequence[str]) -> None:
         word_start = [s for s in synonyms if normalize(s).strip()[:1] in ASCII_WORD_CHARS]
-        self._word_root = _trie(word_start)
+        self._word_start = word_start
         self._other_root = _trie(s for s in synonyms if s not in word_start)
         # At a position, only the trie branch of the character there can match; a synonym
         # starting with a letter or digit only at a word start, and only where the text's word
@@ -171,11 +180,18 @@ class _SynonymIndex:
         by_first_word: dict[str, list[str]] = {}
         for synonym in word_start:
             by_first_word.setdefault(_first_word(synonym), []).append(synonym)
+        # Each branch's regex is written when a text first holds its character or word (a
+        # question holds a few dozen of the hundreds): the same regexes, fewer written.
         self.short = FirstCharAlternation(
-            [Alternative(ch, re.escape(ch) + _emit(child, ch)) for ch, child in sorted(self._other_root.items())]
-            + [Alternative(word, _emit(_trie(synonyms), ""), prefix=guard)
+            [Alternative(ch, partial(_branch, ch, child)) for ch, child in sorted(self._other_root.items())]
+            + [Alternative(word, partial(_synonyms_regex, tuple(synonyms)), prefix=guard)
                for word, synonyms in sorted(by_first_word.items())],
             word_guard=True, by_word=True)
+
+    @cached_property
+    def _word_root(self) -> _Trie:
+        """The trie of the synonyms starting with a letter or digit (the corpus scans')."""
+        return _trie(self._word_start)
 
     @cached_property
     def word_scan(self) -> re.Pattern[str]:

@@ -244,7 +244,9 @@ def _said_zh(clause: str) -> list[_Said]:
 @cache
 def _no_state_phrases() -> re.Pattern[str]:
     phrases = sorted(_antonyms().no_state_phrases, key=len, reverse=True)
-    return re.compile("|".join(rf"(?<![^\W_]){re.escape(phrase)}" for phrase in phrases), re.IGNORECASE)
+    # One word-start test before the alternatives, not one per alternative: the same matches,
+    # but a position inside a word fails at once (a tenth of the time over a log line).
+    return re.compile(rf"(?<![^\W_])(?:{'|'.join(re.escape(phrase) for phrase in phrases)})", re.IGNORECASE)
 
 
 def _zh_negation(clause: str, start: int) -> str:
@@ -264,9 +266,13 @@ def _said_en(clause: str) -> list[_Said]:
     starts: dict[str, list[int]] = {}
     for index, token in enumerate(stems):
         starts.setdefault(token, []).append(index)
-    for word, name, side, wanted in _english_pair_words():
+    words, by_first_stem = _english_pair_words(), _english_words_by_first_stem()
+    # Only the words whose first stem the clause has (and any without a stem), in the list's
+    # order (longest first).
+    for position in sorted({position for token in (*starts, "") for position in by_first_stem.get(token, ())}):
+        word, name, side, wanted = words[position]
         width = len(wanted)
-        for index in starts.get(wanted[0], ()) if width else range(len(stems) + 1):
+        for index in starts[wanted[0]] if width else range(len(stems) + 1):
             if stems[index:index + width] != wanted or any(taken[index:index + width]):
                 continue
             taken[index:index + width] = [True] * width
@@ -298,6 +304,16 @@ def _english_pair_words() -> tuple[tuple[str, str, int, tuple[str, ...]], ...]:
              for side, side_words in enumerate((pair.one, pair.other))
              for word in side_words if not _HAN.search(word)]
     return tuple(sorted(words, key=lambda entry: len(entry[3]), reverse=True))
+
+
+@cache
+def _english_words_by_first_stem() -> dict[str, tuple[int, ...]]:
+    """First stem -> the positions in ``_english_pair_words`` of the words starting with it
+    (``""``: a word without a stem)."""
+    found: dict[str, list[int]] = {}
+    for position, (_, _, _, wanted) in enumerate(_english_pair_words()):
+        found.setdefault(wanted[0] if wanted else "", []).append(position)
+    return {stem: tuple(positions) for stem, positions in found.items()}
 
 
 @cache

@@ -40,7 +40,7 @@ def _word_alternatives(words: list[str]) -> list[Alternative]:
 
 def _whole(alternatives: list[Alternative]) -> re.Pattern[str]:
     """The one regex the alternatives stand for."""
-    return re.compile("|".join(a.prefix + a.body + a.suffix for a in alternatives))
+    return re.compile("|".join(a.prefix + a.body_text() + a.suffix for a in alternatives))
 
 
 def _spans(matches: object) -> list[tuple[int, int, str | None]]:
@@ -90,6 +90,22 @@ def test_by_word_compiles_only_the_words_a_text_holds() -> None:
     lazy = FirstCharAlternation(_by_word_alternatives(WORDS), word_guard=True, by_word=True)
     assert _spans(lazy.finditer("abd a b x0")) == [(4, 7, "w1"), (8, 10, "w4")]
     assert sorted(lazy._compiled) == ["a", "x0"]
+
+
+def test_a_body_made_on_first_need_is_made_only_for_a_character_the_text_holds() -> None:
+    made: list[str] = []
+
+    def body_of(alternative: Alternative) -> Alternative:
+        def make() -> str:
+            made.append(alternative.first)
+            return alternative.body_text()
+        return alternative._replace(body=make)
+
+    alternatives = _word_alternatives(WORDS)
+    lazy = FirstCharAlternation([body_of(a) for a in alternatives], word_guard=True)
+    text = "内存 ab 连接 xy"
+    assert _spans(lazy.finditer(text)) == _spans(_whole(alternatives).finditer(text))
+    assert set(made) == set(lazy._compiled) and "内" in made and "b" not in made
 
 
 def test_no_alternatives_match_nothing() -> None:
