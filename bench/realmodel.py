@@ -8,7 +8,10 @@ packs. Prints: completed sessions, PASS rate, citations per answer, the share of
 gatekeeper failed (by rule), the repairs and what they fixed, seconds per ask. No assertions.
 Without the server or the weights it says so and stops (``make realmodel`` installs them).
 
-    .venv/bin/python bench/realmodel.py [--seed 5] [--realdata 3]
+    .venv/bin/python bench/realmodel.py [--seed 5] [--realdata 3] [--figures PATH]
+
+``--figures`` keeps the run's figures for ``bench/report.py`` (the README's row), with the
+machine's cores and its load average over the run (a small model on a shared CPU is slow).
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=5, help="seed questions to ask (of 5)")
     parser.add_argument("--realdata", type=int, default=3, help="real-data questions to ask")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py")
     args = parser.parse_args()
     with running_model(missing) as model, tempfile.TemporaryDirectory() as scratch:
         os.environ.update({key: value for key, value in model_env(model, Path(scratch) / "a.db")
@@ -107,6 +112,33 @@ def main() -> None:
             if document.error:
                 print(f"           error: {document.error[:200]}")
         report(documents, seconds, model.gguf.name)
+        if args.figures is not None:
+            from _common import write_figures
+
+            write_figures(args.figures, figures(documents, seconds))
+
+
+def figures(documents: list[SessionDocument], seconds: list[float]) -> dict[str, float]:
+    """The row's figures: what the sessions came to, and the machine they ran on."""
+    total = len(documents)
+    cited = sum(citations(document, first=True) for document in documents)
+    failed = sum(len(failed_bindings(document, first=True)) for document in documents)
+    repaired = [document for document in documents if document.attempts]
+    return {
+        "realmodel.sessions": float(total),
+        "realmodel.completed": float(sum(d.status == "completed" for d in documents)),
+        "realmodel.errors": float(sum(d.status == "error" for d in documents)),
+        "realmodel.passed": float(sum(1 for d in documents
+                                      if d.verifier_result and d.verifier_result.verdict == "PASS")),
+        "realmodel.citations_per_answer": cited / max(total, 1),
+        "realmodel.failed_citation_share": failed / cited if cited else 0.0,
+        "realmodel.repairs": float(len(repaired)),
+        "realmodel.seconds_median": statistics.median(seconds) if seconds else 0.0,
+        "realmodel.seconds_max": max(seconds, default=0.0),
+        "realmodel.context_tokens": float(CONTEXT_TOKENS),
+        "realmodel.cores": float(os.cpu_count() or 0),
+        "realmodel.load_average": os.getloadavg()[1],
+    }
 
 
 def report(documents: list[SessionDocument], seconds: list[float], weights: str) -> None:

