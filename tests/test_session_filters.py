@@ -3,11 +3,14 @@ the outcome of rejected and failed sessions (core/outcome.py, core/store/history
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import update
 from sqlmodel import col
 
+from core.cli import main
 from core.outcome import closing_outcome, stored_outcome
 from core.pipeline import ask
 from core.store import Store, repository
@@ -85,3 +88,28 @@ def test_failed_rule_counts_follow_the_filters(tmp_store: Store) -> None:
     assert {rule: counts[rule] for rule in rules} == dict.fromkeys(rules, 2)
     assert repository.failed_rule_counts(tmp_store, fault="none") == {}
     assert repository.failed_rule_counts(tmp_store, text=first.session_id) == dict.fromkeys(rules, 1)
+
+
+def test_the_cli_lists_with_the_pages_filters(tmp_store: Store,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    plain = ask(QUESTION, store=tmp_store)
+    faulty = ask(QUESTION, store=tmp_store, executor_fault="tamper_number")
+    with tmp_store.begin() as connection:
+        connection.execute(update(SessionRow).where(col(SessionRow.id) == plain.session_id)
+                           .values(created_at=datetime.now(UTC) - timedelta(days=3)))
+
+    def listed(*argv: str) -> set[str]:
+        assert main(["sessions", "list", "--json", *argv]) == 0
+        return {row["session_id"] for row in json.loads(capsys.readouterr().out)}
+
+    assert listed("--pack", "demo") == {plain.session_id, faulty.session_id}
+    assert listed("--pack", "no-such-pack") == set()
+    assert listed("--fault", "tamper_number") == {faulty.session_id}
+    assert listed("--fault", "none") == {plain.session_id}
+    assert listed("--outcome", "rejected") == {faulty.session_id}
+    assert listed("--origin", "manual", "--since", "24h") == {faulty.session_id}
+    assert listed("--origin", "eval") == set()
+    for option, value, told in (("--outcome", "maybe", "not one of found, absent"),
+                                ("--since", "2w", "'2w' is not one of 1h, 24h, 7d, 30d")):
+        assert main(["sessions", "list", option, value]) == 2  # argparse's usage error
+        assert told in capsys.readouterr().err

@@ -38,8 +38,37 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--text", metavar="TEXT", help="substring of the question or session id")
     parser.add_argument("--annotation", choices=["any", "wrong", "unsure", "right", "none"],
                         help="annotated sessions: any, by their worst current verdict, or none")
+    parser.add_argument("--pack", metavar="PACK", help="sessions asked of this pack")
+    parser.add_argument("--outcome", metavar="OUTCOME", type=_outcome,
+                        help="found, absent, unknown_subject, not_understood, rejected or error")
+    parser.add_argument("--fault", metavar="MODE",
+                        help="sessions run with this injected fault ('none': without one)")
+    parser.add_argument("--origin", choices=["manual", "eval"],
+                        help="manual: asked by a person; eval: made by an eval run")
+    parser.add_argument("--since", metavar="PERIOD", type=_period,
+                        help="created in the last 1h, 24h, 7d or 30d")
     parser.add_argument("--limit", type=count_type(MAX_LIMIT), default=50,
                         help="at most this many (default: 50)")
+
+
+def _period(value: str) -> str:
+    """A time range the Sessions page offers (the same names: ``core.views.sessions.PERIODS``)."""
+    from core.views.sessions import PERIODS
+
+    if value not in PERIODS:
+        raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(PERIODS)}")
+    return value
+
+
+def _outcome(value: str) -> str:
+    """A session outcome (``core.contracts.Outcome``)."""
+    from typing import get_args
+
+    from core.contracts import Outcome
+
+    if value not in get_args(Outcome):
+        raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(get_args(Outcome))}")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,8 +101,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _filters(args: argparse.Namespace) -> SessionQuery:
-    return {"verdict": args.verdict, "severity": args.severity, "rule": args.rule,
-            "status": args.status, "text": args.text, "annotation": args.annotation}
+    """The store's filters, the same as the Sessions page's (``SessionFilters.as_query``)."""
+    from core.views.sessions import SessionFilters
+
+    query = SessionFilters(pack=args.pack, outcome=args.outcome, fault=args.fault,
+                           origin=args.origin, period=args.since).as_query()
+    query.update({"verdict": args.verdict, "severity": args.severity, "rule": args.rule,
+                  "status": args.status, "text": args.text, "annotation": args.annotation})
+    return query
 
 
 def _list(args: argparse.Namespace) -> int:
