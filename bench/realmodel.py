@@ -133,6 +133,9 @@ def figures(documents: list[SessionDocument], seconds: list[float]) -> dict[str,
         "realmodel.citations_per_answer": cited / max(total, 1),
         "realmodel.failed_citation_share": failed / cited if cited else 0.0,
         "realmodel.repairs": float(len(repaired)),
+        # answers that were no executor output at all (not JSON, or cut off at the answer's
+        # token limit): the gatekeeper has nothing to check in them
+        "realmodel.unparsed": float(sum(1 for d in documents if d.executor_output is None)),
         "realmodel.seconds_median": statistics.median(seconds) if seconds else 0.0,
         "realmodel.seconds_max": max(seconds, default=0.0),
         "realmodel.context_tokens": float(CONTEXT_TOKENS),
@@ -162,7 +165,13 @@ def report(documents: list[SessionDocument], seconds: list[float], weights: str)
                      if document.status == "error")
     if errors:
         print("errors     " + ", ".join(f"{reason} {count}" for reason, count in errors.most_common()))
-    print(f"citations  {cited / max(total, 1):.1f} per answer (first attempts: {cited})")
+    print(f"citations  {cited / max(total, 1):.1f} per answer (first attempts: {cited}); "
+          f"{sum(1 for d in documents if d.executor_output is None)} answer(s) not executor "
+          f"output at all")
+    for document in documents:
+        status = document.executor_output_parse_status
+        if status is not None and status.status != "valid":
+            print(f"           {status.status}: {(status.detail or '')[:160]}")
     share = sum(failed.values()) / cited if cited else 0.0
     rules = ", ".join(f"{rule} {count}" for rule, count in failed.most_common()) or "none"
     print(f"failed     {share:.0%} of citations by the gatekeeper ({rules})")

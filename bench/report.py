@@ -96,6 +96,8 @@ def _realmodel(f: Figures) -> str:
             f"{f['realmodel.load_average']:.1f}: {f['realmodel.completed']:.0f}/{f['realmodel.sessions']:.0f} "
             f"sessions completed ({f['realmodel.errors']:.0f} error), PASS "
             f"{f['realmodel.passed']:.0f}/{f['realmodel.sessions']:.0f}; "
+            f"{f['realmodel.unparsed']:.0f} answer(s) not executor output at all (not JSON, or cut "
+            f"off; those sessions end LOW_CONFID, never PASS); "
             f"{f['realmodel.citations_per_answer']:.1f} citations per answer, "
             f"{f['realmodel.failed_citation_share']:.0%} of them failed by the gatekeeper; "
             f"{f['realmodel.repairs']:.0f} repair turn(s); seconds per ask median "
