@@ -190,7 +190,10 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
     items: list[FactItem] = []
     unit_at = -1  # where the unit word a number took starts: that token is read
     for match in _TOKEN_RE.finditer(normalized):
-        token = match.group().rstrip(_TOKEN_TRAILING)
+        token = match.group()
+        if token.isalpha() and token not in _WORD_FACTS:
+            continue  # a plain word (most tokens; nothing to strip): no fact, not worth its position
+        token = token.rstrip(_TOKEN_TRAILING)
         start = match.start()
         if not token or start == unit_at:
             continue
@@ -230,6 +233,9 @@ def fact_items(normalized: str) -> tuple[FactItem, ...]:
     items += [(m.start(), m.end(), "negation", m.group()) for m in _ZH_NEGATION_RE.finditer(normalized)]
     items.sort(key=lambda item: item[0])
     return tuple(items)
+
+
+_WORD_FACTS = STATE_WORDS | EN_NEGATIONS  # the words ``fact_items`` reads as facts
 
 
 # Characters that are no operator, no bracket or quote and no sign (``signs``): a number

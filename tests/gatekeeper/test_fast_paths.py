@@ -11,7 +11,7 @@ import unicodedata
 
 import pytest
 
-from core.language import byte_units
+from core.language import byte_units, facts
 from core.language.nfkc import nfkc
 from core.language.quotes import _negation_before, _negation_starts
 from core.language.text import normalize_text
@@ -68,3 +68,21 @@ def test_byte_unit_problem_is_the_full_check_whatever_the_quote_holds() -> None:
         conflict = byte_units._unit_conflict(quote, ref)
         full = "" if not conflict or byte_units._recased(quote, quote, ref, ref) else conflict
         assert byte_units.byte_unit_problem(quote, ref, ref) == full, quote
+
+
+def test_fact_items_skips_only_words_that_say_nothing() -> None:
+    # fact_items skips a plain word before looking at it: every state and negation word is still
+    # read (``warn.`` too), a unit word after a number is still the number's, nothing else is a fact.
+    rng = random.Random(11)
+    words = [*sorted(facts.STATE_WORDS | facts.EN_NEGATIONS), "heap", "pool", "ms", "gb", "内存", "warn.", "error:"]
+    for _ in range(2000):
+        text = " ".join(rng.choice([*words, "91", "3.8gb/4gb", "order-service"]) for _ in range(rng.randint(1, 8)))
+        items = facts.fact_items(text)
+        word_items = [(start, kind, value) for start, _, kind, value in items if kind in ("state", "negation")]
+        expected = []
+        for token in facts._TOKEN_RE.finditer(text):
+            word = token.group().rstrip(".:")
+            taken = any(start < token.start() < end for start, end, kind, _ in items if kind == "number")
+            if not taken and word in facts.STATE_WORDS | facts.EN_NEGATIONS:
+                expected.append((token.start(), "state" if word in facts.STATE_WORDS else "negation", word))
+        assert word_items == expected, text
