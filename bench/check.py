@@ -40,7 +40,7 @@ from types import ModuleType
 
 import _common
 import yaml
-from _common import reference_work
+from _common import clear_text_caches, reference_work
 from _regressions import DEFAULT_MARGIN, Figures, from_json, regressions
 
 BASELINE = Path(__file__).with_name("baseline.json")
@@ -111,6 +111,7 @@ def check_ask(rounds: int) -> tuple[Figures, Info]:
     engines = build_engines("rules")
 
     def one_pass(store: Store | None = None) -> None:
+        clear_text_caches()  # each round a first asking, not the last round's cache hits
         for question in questions:
             document = ask(question, engines=engines, store=store)
             if document.status != "completed":
