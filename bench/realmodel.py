@@ -82,6 +82,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=5, help="seed questions to ask (of 5)")
     parser.add_argument("--realdata", type=int, default=3, help="real-data questions to ask")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     args = parser.parse_args()
     with running_model(missing) as model, tempfile.TemporaryDirectory() as scratch:
         os.environ.update({key: value for key, value in model_env(model, Path(scratch) / "a.db")
@@ -106,10 +108,15 @@ def main() -> None:
                   f"{len(failed_bindings(document, first=True))} failed  {question[:60]}")
             if document.error:
                 print(f"           error: {document.error[:200]}")
-        report(documents, seconds, model.gguf.name)
+        kept = report(documents, seconds, model.gguf.name)
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, kept)
 
 
-def report(documents: list[SessionDocument], seconds: list[float], weights: str) -> None:
+def report(documents: list[SessionDocument], seconds: list[float], weights: str) -> dict[str, float]:
+    """Print the sessions' figures; return them for ``--figures``."""
     total = len(documents)
     completed = sum(document.status == "completed" for document in documents)
     passed = sum(1 for document in documents
@@ -139,6 +146,11 @@ def report(documents: list[SessionDocument], seconds: list[float], weights: str)
     if seconds:
         print(f"seconds    per ask: median {statistics.median(seconds):.1f}, "
               f"max {max(seconds):.1f}, total {sum(seconds):.0f}")
+    return {"realmodel.sessions": float(total), "realmodel.completed": float(completed),
+            "realmodel.passed": float(passed), "realmodel.citations": float(cited),
+            "realmodel.failed_share": share, "realmodel.repairs": float(len(repaired)),
+            "realmodel.repaired_pass": float(repaired_pass),
+            "realmodel.median_seconds": statistics.median(seconds) if seconds else float("nan")}
 
 
 if __name__ == "__main__":
