@@ -7,7 +7,7 @@ then asks every question of ``evals/loghub/cases.yaml`` in process (rules engine
 The baseline is the demo pack's seed questions, measured in the same run. Prints median and
 p95 (nearest rank) per pack and the ratio of medians to the demo's. No assertions.
 
-    .venv/bin/python bench/ask_realdata.py [--rounds 3]
+    .venv/bin/python bench/ask_realdata.py [--rounds 3] [--figures PATH]
 """
 
 from __future__ import annotations

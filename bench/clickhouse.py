@@ -17,7 +17,7 @@ Measured:
 
 The machine is shared: compare the ratios; absolute times move with its load. No assertions.
 
-    .venv/bin/python bench/clickhouse.py [--lines 1000000|10000000] [--runs 9]
+    .venv/bin/python bench/clickhouse.py [--lines 1000000|10000000] [--runs 9] [--figures PATH]
 """
 
 from __future__ import annotations

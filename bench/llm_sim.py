@@ -23,7 +23,7 @@ entailed of all the model made (for honest modes: the honest claims downgraded);
 counts the sessions in which the model could make its error. No assertions.
 
     .venv/bin/python bench/llm_sim.py [--model first|other|both] [--roles executor|all]
-                                      [--seeds 2] [--modes honest,off_by_one,...]
+                                      [--seeds 2] [--modes honest,off_by_one,...] [--figures PATH]
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ plus a stricter floor that lower-cases the lines once beforehand. The baseline k
 synonyms, levels or services: it does less than ``query_logs``, and its hit count is printed
 next to ours to show it. Ratios are "how many times faster than the scan". No assertions.
 
-    .venv/bin/python bench/logs.py [--lines 1000000] [--runs 15] [--seed 11]
+    .venv/bin/python bench/logs.py [--lines 1000000] [--runs 15] [--seed 11] [--figures PATH]
 """
 
 from __future__ import annotations

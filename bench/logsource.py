@@ -22,7 +22,7 @@ RSS of that process):
 The machine is shared: compare ratios within a run; absolute times move with its load.
 No assertions.
 
-    .venv/bin/python bench/logsource.py [--lines 1000000] [--rounds 3] [--cold-runs 3]
+    .venv/bin/python bench/logsource.py [--lines 1000000] [--rounds 3] [--cold-runs 3] [--figures PATH]
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ substrings of one to four characters (the demo pack's Chinese lines, repeated) a
 ``LIKE`` scan and a trigram FTS5 index. The machine is shared: compare the ratios; absolute
 times move with its load. No assertions.
 
-    .venv/bin/python bench/logstore.py [--lines 1000000 | --sizes 10000,100000,1000000] [--runs 15]
+    .venv/bin/python bench/logstore.py [--lines 1000000 | --sizes 10000,100000,1000000] [--runs 15] [--figures PATH]
         [--only import,queries,cold,chinese] [--keep DIR]
 
 The last lines give the issue's two targets at the largest size: the import's wall time as a

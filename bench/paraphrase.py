@@ -9,7 +9,7 @@ name, service, state, current value, threshold, duration); they were written as 
 say them, not from the verifier's rules. Prints the PASS share, and each phrasing that did not
 pass with the verifier's reasons. No assertions.
 
-    .venv/bin/python bench/paraphrase.py
+    .venv/bin/python bench/paraphrase.py [--figures PATH]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ packs. Prints: completed sessions, PASS rate, citations per answer, the share of
 gatekeeper failed (by rule), the repairs and what they fixed, seconds per ask. No assertions.
 Without the server or the weights it says so and stops (``make realmodel`` installs them).
 
-    .venv/bin/python bench/realmodel.py [--seed 5] [--realdata 3]
+    .venv/bin/python bench/realmodel.py [--seed 5] [--realdata 3] [--figures PATH]
 """
 
 from __future__ import annotations

@@ -1,10 +1,13 @@
 """The README's benchmark rows, written from runs' figures (never by hand).
 
 Reads the figures runs kept -- ``bench/check.py --write PATH`` (gatekeeper, ask, evals at 200
-cases, startup) and ``bench/NAME.py --figures PATH`` (``_common.write_figures``: evals,
-console, templates) -- and rewrites the "last figures" cell of the README row of every bench
-they measured, dated and named by the commit of the run (``GENERATED``: the cell's start);
-other rows are left as they are. Given several files, a later one's figures win.
+cases, startup) and ``bench/NAME.py --figures PATH`` (``_common.write_figures``: every other
+bench) -- and rewrites the "last figures" cell of the README row of every bench they measured,
+dated and named by the commit of the run (``GENERATED``: the cell's start); other rows are left
+as they are. Given several files, a later one's figures win. The rows of the benches whose size
+is a choice (``logs``, ``logstore``, ``logsource``, ``clickhouse``: lines; ``templates``:
+datasets) say the size they ran at, and the figures are the ratios each bench measures against
+its own same-run baseline.
 
     .venv/bin/python bench/check.py --write /tmp/check.json
     .venv/bin/python bench/evals.py --figures /tmp/evals.json

@@ -19,7 +19,7 @@ connection to the same file: ``SELECT id, created_at, question, verdict FROM ses
 document the session row plus its invocations. Ratios are baseline time / repository time
 (under 1: the repository is slower than the raw query). No assertions.
 
-    .venv/bin/python bench/sessions.py [--sessions 100000] [--runs 15]
+    .venv/bin/python bench/sessions.py [--sessions 100000] [--runs 15] [--figures PATH]
 """
 
 from __future__ import annotations

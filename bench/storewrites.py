@@ -9,7 +9,7 @@ statements; per session the bytes stored (every column of every row of the sessi
 table's share, and the database's growth per session. Goals (issue 14): at most 5 transactions
 per ask and 40 KB per session. No assertions.
 
-    .venv/bin/python bench/storewrites.py [--rounds 2] [--sqlite-only]
+    .venv/bin/python bench/storewrites.py [--rounds 2] [--sqlite-only] [--figures PATH]
 """
 
 from __future__ import annotations
