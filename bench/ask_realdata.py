@@ -7,7 +7,7 @@ then asks every question of ``evals/loghub/cases.yaml`` in process (rules engine
 The baseline is the demo pack's seed questions, measured in the same run. Prints median and
 p95 (nearest rank) per pack and the ratio of medians to the demo's. No assertions.
 
-    .venv/bin/python bench/ask_realdata.py [--rounds 3]
+    .venv/bin/python bench/ask_realdata.py [--rounds 3] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -58,11 +58,13 @@ def timed(questions: list[str], world: World, rounds: int) -> list[float]:
     return samples
 
 
-def line(label: str, samples: list[float], baseline: float | None) -> None:
+def line(label: str, samples: list[float], baseline: float | None) -> tuple[float, float]:
+    """Print one row; its (median, p95) ms."""
     median = percentile(samples, 0.5)
     ratio = f"   {median / baseline:5.1f}x the demo" if baseline else ""
     print(f"{label:<34} n={len(samples):<4} median {median:7.1f} ms   "
           f"p95 {percentile(samples, 0.95):7.1f} ms{ratio}")
+    return median, percentile(samples, 0.95)
 
 
 def store_world(folder: Path) -> World:
@@ -75,6 +77,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="timed passes over the questions")
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     args = parser.parse_args()
     if not (args.corpora / "loghub").is_dir():
         print(f"skipped: no loghub samples under {args.corpora}")
@@ -85,7 +89,8 @@ def main() -> None:
             by_pack.setdefault(case.pack, []).append(case.question)
     demo = timed(list(DEMO_QUESTIONS), load_world("demo"), args.rounds)
     baseline = percentile(demo, 0.5)
-    line("demo pack (seed questions)", demo, None)
+    kept = dict(zip(("ask_realdata.demo_median_ms", "ask_realdata.demo_p95_ms"),
+                    line("demo pack (seed questions)", demo, None), strict=True))
     with tempfile.TemporaryDirectory() as scratch:
         modes: list[tuple[str, bool, Callable[[Path], World]]] = [
             ("in memory", False, lambda folder: load_world(str(folder))),
@@ -94,13 +99,24 @@ def main() -> None:
             built = build_packs(Path(scratch) / mode.replace(" ", "-"), args.corpora,
                                 serve_from_store=from_store)
             everything: list[float] = []
+            pack_medians: list[float] = []
             for name in DATASETS:
                 questions = by_pack.get(name, [])
                 if questions:
                     samples = timed(questions, open_world(built[name].path), args.rounds)
                     everything += samples
-                    line(f"{name} ({mode})", samples, baseline)
-            line(f"all real-data packs ({mode})", everything, baseline)
+                    pack_medians.append(line(f"{name} ({mode})", samples, baseline)[0])
+            median, p95 = line(f"all real-data packs ({mode})", everything, baseline)
+            key = f"ask_realdata.{'store' if from_store else 'in_memory'}"
+            kept.update({f"{key}_median_ms": median, f"{key}_p95_ms": p95,
+                         f"{key}_vs_demo": median / baseline,
+                         f"{key}_pack_vs_demo_low": min(pack_medians) / baseline,
+                         f"{key}_pack_vs_demo_high": max(pack_medians) / baseline})
+    kept["ask_realdata.asks"] = float(len(everything))
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, kept)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ Measured:
 
 The machine is shared: compare the ratios; absolute times move with its load. No assertions.
 
-    .venv/bin/python bench/clickhouse.py [--lines 1000000|10000000] [--runs 9]
+    .venv/bin/python bench/clickhouse.py [--lines 1000000|10000000] [--runs 9] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000, help="lines generated (1000000 or 10000000)")
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row, with the size)")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-clickhouse-") as name:
         folder = Path(name)
@@ -68,6 +70,8 @@ def main() -> None:
         with store.connection() as connection:
             chdb_ms, written = timed(lambda: write_store(connection, client, "otel", "otel_logs"))
         chdb_s = chdb_ms / 1000
+        kept = {"clickhouse.lines": float(options.lines), "clickhouse.store_lines_per_s": options.lines / store_s,
+                "clickhouse.chdb_rows_per_s": written / chdb_s}
         print(f"ingest: log store {options.lines / store_s:,.0f} lines/s ({store_s:.1f} s); then into chdb "
               f"{written / chdb_s:,.0f} rows/s ({chdb_s:.1f} s); logs import --to-chdb "
               f"{options.lines / (store_s + chdb_s):,.0f} lines/s")
@@ -80,6 +84,8 @@ def main() -> None:
             on_store, on_chdb = interleaved([partial(store.query_logs, args, services),
                                              partial(table.query_logs, args, services)], options.runs)
             result, request = table.query_logs(args, services)
+            kept[f"clickhouse.{label.replace(' ', '_').replace('+', 'and')}_store_vs_chdb"] = (
+                on_store.median / on_chdb.median)
             read = sum(s.get("rows_read", 0) for s in request["search"]["statements"])
             print(f"{label:<16} {on_store.median:>8.1f} ({on_store.p95:>5.1f}) {on_chdb.median:>8.1f} "
                   f"({on_chdb.p95:>5.1f})  {ratio(on_store.median, on_chdb.median):<17} {read:>10,} "
@@ -91,9 +97,14 @@ def main() -> None:
             world = world_from_file(sources)
             ask(QUESTION, pack=world)  # warm: vocabulary, caches
             samples = [timed(partial(ask, QUESTION, pack=world))[0] for _ in range(options.runs)]
+            kept[f"clickhouse.warm_ask_{label}_ms"] = statistics.median(samples)
             print(f"warm ask on the {label}: median {statistics.median(samples):.0f} ms, max {max(samples):.0f} ms")
         store.close()
         ChdbClient.close_all()
+    if options.figures is not None:
+        from _common import write_figures
+
+        write_figures(options.figures, kept)
 
 
 if __name__ == "__main__":

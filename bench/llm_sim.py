@@ -23,7 +23,7 @@ entailed of all the model made (for honest modes: the honest claims downgraded);
 counts the sessions in which the model could make its error. No assertions.
 
     .venv/bin/python bench/llm_sim.py [--model first|other|both] [--roles executor|all]
-                                      [--seeds 2] [--modes honest,off_by_one,...]
+                                      [--seeds 2] [--modes honest,off_by_one,...] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -146,7 +146,8 @@ def run(groups: Iterator[Group], roles: Sequence[str]) -> dict[str, Row]:
 
 
 def report(title: str, rows: dict[str, Row], citation: Sequence[str],
-           content: Sequence[str]) -> None:
+           content: Sequence[str]) -> dict[str, float]:
+    """Print the rows and their groups; the headline figures returned for ``--figures``."""
     print(f"\n{title}")
     print(f"{'mode':30} {'n':>4} {'err':>4}  {'final verdicts':34} repairs, answers")
     total = Row()
@@ -155,6 +156,9 @@ def report(title: str, rows: dict[str, Row], citation: Sequence[str],
         total.merge(row)
     print(total.line("all"))
     honest = {name: row for name, row in rows.items() if name.startswith("honest")}
+    kept = {"sessions": float(total.sessions),
+            "honest_pass": float(sum(row.verdicts["PASS"] for row in honest.values())),
+            "honest_sessions": float(sum(row.sessions for row in honest.values()))}
     for name, row in honest.items():
         print(f"{name}: PASS {row.verdicts['PASS']}/{row.sessions} "
               f"(after a repair {row.pass_after_repair}); honest claims downgraded "
@@ -165,6 +169,11 @@ def report(title: str, rows: dict[str, Row], citation: Sequence[str],
     for label, names in groups.items():
         picked = [rows[name] for name in names if name in rows]
         if picked:
+            key = label.split(" (")[0].replace(", ", "_").replace(" ", "_")
+            kept.update({f"{key}_pass": float(sum(row.verdicts["PASS"] for row in picked)),
+                         f"{key}_sessions": float(sum(row.sessions for row in picked)),
+                         f"{key}_wrong_in_answer": float(sum(row.wrong_in_answer for row in picked)),
+                         f"{key}_wrong_in_pass": float(sum(row.wrong_in_pass for row in picked))})
             made = sum(row.errors_made for row in picked)
             print(f"{label}: PASS {sum(row.verdicts['PASS'] for row in picked)}/"
                   f"{sum(row.sessions for row in picked)}; error made {made}, of which PASS "
@@ -172,6 +181,7 @@ def report(title: str, rows: dict[str, Row], citation: Sequence[str],
                   f"{sum(row.pass_after_repair for row in picked)}); wrong content in an answer "
                   f"{sum(row.wrong_in_answer for row in picked)}, in a PASS answer "
                   f"{sum(row.wrong_in_pass for row in picked)}")
+    return kept
 
 
 def main() -> None:
@@ -185,19 +195,29 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2, help="error placements per style")
     parser.add_argument("--modes", default=None,
                         help="comma-separated: honest and error modes (default: all)")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     args = parser.parse_args()
+    kept: dict[str, float] = {}
     roles = ("--executor", "llm") if args.roles == "executor" else ("--engine", "llm")
     started = time.perf_counter()
     if args.model in ("first", "both"):
         modes = args.modes.split(",") if args.modes else ["honest", *ERROR_MODES]
-        report("first double (tests.doubles.simulated), the seed's five questions",
-               run(first_groups(modes, args.seeds), roles), CITATION_ERRORS, CONTENT_ERRORS)
+        first = report("first double (tests.doubles.simulated), the seed's five questions",
+                               run(first_groups(modes, args.seeds), roles), CITATION_ERRORS, CONTENT_ERRORS)
+        kept.update({f"llm_sim.first.{name}": value for name, value in first.items()})
     if args.model in ("other", "both"):
         modes = args.modes.split(",") if args.modes else ["honest", *othermodel.ERRORS]
-        report(f"second double (tests.doubles.othermodel), {len(seed_questions())} questions",
-               run(other_groups(modes, args.seeds, args.backend), roles),
-               othermodel.CITATION_ERRORS, othermodel.CONTENT_ERRORS)
+        other = report(f"second double (tests.doubles.othermodel), {len(seed_questions())} questions",
+                       run(other_groups(modes, args.seeds, args.backend), roles),
+                       othermodel.CITATION_ERRORS, othermodel.CONTENT_ERRORS)
+        kept.update({f"llm_sim.other.{name}": value for name, value in other.items()})
+        kept["llm_sim.other.questions"] = float(len(seed_questions()))
     print(f"\n{time.perf_counter() - started:.1f} s")
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, {**kept, "llm_sim.wall_seconds": time.perf_counter() - started})
 
 
 if __name__ == "__main__":

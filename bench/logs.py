@@ -17,7 +17,7 @@ plus a stricter floor that lower-cases the lines once beforehand. The baseline k
 synonyms, levels or services: it does less than ``query_logs``, and its hit count is printed
 next to ours to show it. Ratios are "how many times faster than the scan". No assertions.
 
-    .venv/bin/python bench/logs.py [--lines 1000000] [--runs 15] [--seed 11]
+    .venv/bin/python bench/logs.py [--lines 1000000] [--runs 15] [--seed 11] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -257,8 +257,9 @@ def _measure_query(world: Any, lines: list[str], lowered: list[str], kind: Query
     return QueryFigures(kind, ours, scan, floor, ours_total, hits)
 
 
-def report(figures: list[QueryFigures]) -> None:
-    """The per-kind table and the plain statement of where we lose, if anywhere."""
+def report(figures: list[QueryFigures]) -> dict[str, float]:
+    """The per-kind table and the plain statement of where we lose, if anywhere; the headline
+    figures returned for ``--figures`` (ratios: the baseline's median over ours)."""
     print(f"\n{'query kind':30} {'ours med':>9} {'p95':>8} {'scan med':>9} {'vs scan':>15} "
           f"{'floor med':>10} {'vs floor':>15} {'ours total':>11} {'scan hits':>10}")
     for f in figures:
@@ -276,6 +277,12 @@ def report(figures: list[QueryFigures]) -> None:
         slower = [f.kind.label for f in figures if f.ours.median > baseline(f).median]
         print(f"query_logs is SLOWER than {name} on: {', '.join(slower)}" if slower
               else f"query_logs is faster than {name} on every query kind")
+    versus_scan = [f.scan.median / f.ours.median for f in figures]
+    versus_floor = [f.floor.median / f.ours.median for f in figures]
+    return {"logs.kinds": float(len(figures)), "logs.median_ms": all_ours[len(all_ours) // 2],
+            "logs.scan_vs_ours_low": min(versus_scan), "logs.scan_vs_ours_high": max(versus_scan),
+            "logs.floor_vs_ours_low": min(versus_floor), "logs.floor_vs_ours_high": max(versus_floor),
+            "logs.slower_than_floor": float(sum(1 for value in versus_floor if value < 1))}
 
 
 def main() -> int:
@@ -288,6 +295,8 @@ def main() -> int:
     parser.add_argument("--scan-runs", type=int, default=1, help="briefed scans per query kind")
     parser.add_argument("--floor-runs", type=int, default=3, help="floor scans per query kind")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row, with the size)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="superbiz-bench-logs-") as folder:
@@ -308,8 +317,13 @@ def main() -> int:
         print(f"query_logs via run_tool: {args.runs} runs per kind; scan (`[l for l in lines "
               f"if q in l.lower()]`): {args.scan_runs} run(s); floor (the lines lower-cased "
               f"once): {args.floor_runs} runs")
-        report(figures)
+        kept = report(figures)
         print(f"peak memory: {peak_rss_mb():,.0f} MB")
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, {"logs.lines": float(args.lines), "logs.load_s": load_ms / 1000,
+                                     "logs.load_vs_read": load_ms / read_ms, **kept})
     return 0
 
 

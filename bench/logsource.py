@@ -22,7 +22,7 @@ RSS of that process):
 The machine is shared: compare ratios within a run; absolute times move with its load.
 No assertions.
 
-    .venv/bin/python bench/logsource.py [--lines 1000000] [--rounds 3] [--cold-runs 3]
+    .venv/bin/python bench/logsource.py [--lines 1000000] [--rounds 3] [--cold-runs 3] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -77,25 +77,34 @@ def _median(runs: list[tuple[float, float, float, int]]) -> tuple[float, float, 
     return walls[len(walls) // 2], cpus[len(cpus) // 2], max(run[2] for run in runs)
 
 
-def bench_processes(pack: Path, store_pack: Path | None, env: dict[str, str], cold_runs: int) -> None:
+def bench_processes(pack: Path, store_pack: Path | None, env: dict[str, str],
+                    cold_runs: int) -> dict[str, float]:
+    """The processes' lines; the headline figures returned for ``--figures`` (seconds)."""
     print(f"{'':<52} {'wall':>10} {'CPU':>10} {'peak RSS':>11}")
     _line("packs validate (no cache yet)", *child(_superbiz("packs", "validate", str(pack)), env))
     load = f"from core.packs import load_pack; load_pack({str(pack)!r})"
-    _line("pack load, first (builds the store cache)", *child(_python(load), env))
+    first_load = child(_python(load), env)
+    _line("pack load, first (builds the store cache)", *first_load)
     _line("pack load, next (finds the cache)", *child(_python(load), env))
     _line("packs validate (cache present)", *child(_superbiz("packs", "validate", str(pack)), env))
     floors = [child(_superbiz("--version"), env) for _ in range(cold_runs)]
-    _line("CLI floor: superbiz --version (median)", *_median(floors))
+    floor = _median(floors)
+    _line("CLI floor: superbiz --version (median)", *floor)
+    kept = {"logsource.first_load_s": first_load[0], "logsource.cli_floor_s": floor[0]}
     pipeline = [child(_python("import core.pipeline"), env) for _ in range(cold_runs)]
     _line("import core.pipeline (median)", *_median(pipeline))
     packs = [("logs.jsonl pack", pack)] + ([("store pack", store_pack)] if store_pack else [])
     for label, folder in packs:
         runs = [child(_superbiz("ask", "--no-store", "--pack", str(folder), QUESTION), env)
                 for _ in range(cold_runs)]
-        _line(f"cold CLI ask --no-store, {label} (median)", *_median(runs))
+        cold = _median(runs)
+        _line(f"cold CLI ask --no-store, {label} (median)", *cold)
+        kept[f"logsource.cold_ask_{label.split()[0].replace('.', '_')}_vs_floor"] = cold[0] / floor[0]
+    return kept
 
 
-def bench_warm(folders: list[tuple[str, str]], rounds: int) -> None:
+def bench_warm(folders: list[tuple[str, str]], rounds: int) -> list[tuple[float, float]]:
+    """Each pack's warm ask (median, p95 ms), in ``folders``' order."""
     from core.agents.registry import build_engines
     from core.packs import load_pack
     from core.pipeline import ask
@@ -106,6 +115,7 @@ def bench_warm(folders: list[tuple[str, str]], rounds: int) -> None:
           f"{rounds} rounds; ms")
     print(f"{'pack':<34} {'load+warm':>10} {'first ask':>10} {'median':>8} {'p95':>8} {'max':>8} "
           f"{'CPU median':>11}")
+    kept: list[tuple[float, float]] = []
     for label, folder in folders:
         load_ms, pack = timed(lambda: load_pack(folder))  # noqa: B023 -- called at once
         warm_ms, _ = timed(lambda: warm_up(pack))  # noqa: B023
@@ -124,6 +134,8 @@ def bench_warm(folders: list[tuple[str, str]], rounds: int) -> None:
         cpu.sort()
         print(f"{label:<34} {load_ms + warm_ms:10.0f} {first_ms:10.1f} {samples[len(samples) // 2]:8.1f} "
               f"{percentile(samples, 0.95):8.1f} {samples[-1]:8.1f} {cpu[len(cpu) // 2]:11.1f}")
+        kept.append((samples[len(samples) // 2], percentile(samples, 0.95)))
+    return kept
 
 
 def make_store_pack(pack: Path, folder: Path, env: dict[str, str]) -> Path | None:
@@ -151,6 +163,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--no-store-pack", action="store_true",
                         help="skip the store pack (code from before packs could point at a store)")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row, with the size)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="superbiz-bench-logsource-") as temp:
         base = Path(temp)
@@ -163,12 +177,19 @@ def main() -> None:
                "PYTHONPATH": str(REPO_ROOT)}
         os.environ.update({key: env[key] for key in ("SUPERBIZ_CACHE_DIR", "SUPERBIZ_DB")})
         store_pack = None if args.no_store_pack else make_store_pack(pack, base / "store-pack", env)
-        bench_processes(pack, store_pack, env, args.cold_runs)
+        kept = {"logsource.lines": float(args.lines), **bench_processes(pack, store_pack, env, args.cold_runs)}
         folders = [("demo (36 lines)", str(REPO_ROOT / "mockdata" / "demo")),
                    (f"logs.jsonl pack ({args.lines:,} lines)", str(pack))]
         if store_pack is not None:
             folders.append((f"store pack ({args.lines:,} lines)", str(store_pack)))
-        bench_warm(folders, args.rounds)
+        warm = bench_warm(folders, args.rounds)
+    kept.update({"logsource.demo_median_ms": warm[0][0], "logsource.warm_median_ms": warm[-1][0],
+                 "logsource.warm_p95_ms": warm[-1][1], "logsource.warm_vs_demo": warm[-1][0] / warm[0][0],
+                 "logsource.warm_from_store": float(store_pack is not None)})
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, kept)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ substrings of one to four characters (the demo pack's Chinese lines, repeated) a
 ``LIKE`` scan and a trigram FTS5 index. The machine is shared: compare the ratios; absolute
 times move with its load. No assertions.
 
-    .venv/bin/python bench/logstore.py [--lines 1000000 | --sizes 10000,100000,1000000] [--runs 15]
+    .venv/bin/python bench/logstore.py [--lines 1000000 | --sizes 10000,100000,1000000] [--runs 15] [--figures PATH]
         [--only import,queries,cold,chinese] [--keep DIR]
 
 The last lines give the issue's two targets at the largest size: the import's wall time as a
@@ -204,7 +204,8 @@ def bench_imports(folder: Path, sizes: list[int], keep: bool = False,
     return store, raw, files, import_ratio
 
 
-def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
+def bench_queries(store_path: Path, raw_path: Path, runs: int) -> dict[str, float]:
+    """Each query's median against raw FTS5's and the same terms' (ours / theirs), by query."""
     store = LogStore.open(store_path)
     raw = sqlite3.connect(raw_path)
     merged = sqlite3.connect(_merged_copy(raw_path))
@@ -250,6 +251,7 @@ def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
           " ranked, not counted)")
     print(f"{'query':<28} {'total':>8} {'ours':>16} {'raw FTS5':>16} {'raw merged':>16} {'raw same terms':>16} "
           f"{'same MATCH':>16}  ours vs raw FTS5 / vs raw merged / vs raw same terms / vs same MATCH")
+    kept: dict[str, float] = {}
     for name, arguments, expression, service in cases:
         result, served = store.query_logs(QueryLogsArgs(**arguments))
         request = served["search"]
@@ -263,7 +265,10 @@ def bench_queries(store_path: Path, raw_path: Path, runs: int) -> None:
         print(f"{name:<28} {result.total:>8,} {shown[0]:>16} {shown[1]:>16} {shown[2]:>16} {shown[3]:>16} "
               f"{shown[4]:>16}  {ratio(timings[1].median, timings[0].median)} / "
               f"{ratio(timings[2].median, timings[0].median)} / {same[0]} / {same[1]}")
+        kept[f"logstore.query.{name.split(':')[0].replace(' ', '_')}_vs_raw"] = timings[0].median / timings[1].median
+        kept[f"logstore.query.{name.split(':')[0].replace(' ', '_')}_ms"] = timings[0].median
     store.close()
+    return kept
 
 
 COLD_QUERIES = (("rare id", RARE_ID), ("common word", "container"))
@@ -316,7 +321,7 @@ def _fetch(connection: sqlite3.Connection, sql: str, *params: object) -> Callabl
     return lambda: connection.execute(sql, params).fetchall()
 
 
-def bench_chinese(folder: Path, lines: int, runs: int) -> None:
+def bench_chinese(folder: Path, lines: int, runs: int) -> dict[str, float]:
     """Chinese substrings of 1-4 characters: the store (FTS5 terms + vocabulary) against a
     LIKE scan and a trigram FTS5 index (which cannot look up fewer than 3 characters)."""
     import random
@@ -349,6 +354,7 @@ def bench_chinese(folder: Path, lines: int, runs: int) -> None:
     raw.commit()
     print(f"\n== Chinese substrings on {lines:,} lines (median / p95 ms over {runs} runs)")
     print(f"{'substring':<12} {'total':>7} {'ours':>16} {'LIKE scan':>16} {'trigram FTS5':>16}  ours vs scan")
+    versus_scan: list[float] = []
     for needle in ("慢", "耗时", "使用率", "内存使用率过高"):
         arguments = {"terms": [needle]} if len(needle) == 1 else {"query": needle}
         result, _ = store.query_logs(QueryLogsArgs(**arguments))
@@ -362,7 +368,10 @@ def bench_chinese(folder: Path, lines: int, runs: int) -> None:
             shown[2] = "(needs 3 chars)"
         print(f"{needle:<12} {result.total:>7,} {shown[0]:>16} {shown[1]:>16} {shown[2]:>16}  "
               f"{ratio(timings[1].median, timings[0].median)}")
+        versus_scan.append(timings[1].median / timings[0].median)
     store.close()
+    return {"logstore.chinese_lines": float(lines), "logstore.chinese_scan_vs_ours_low": min(versus_scan),
+            "logstore.chinese_scan_vs_ours_high": max(versus_scan)}
 
 
 SECTIONS = ("import", "queries", "cold", "chinese")
@@ -378,6 +387,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--keep", type=Path, default=None,
                         help="build the data and stores in this folder, keep them, reuse them next run")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row, with the size)")
     args = parser.parse_args()
     if not SAMPLE.is_file():
         print(f"skipped: {SAMPLE} not found (the loghub samples live in ../shared/corpora)")
@@ -386,19 +397,27 @@ def main() -> None:
     sections = set(args.only.split(","))
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-        run(args.keep, sizes, args.runs, sections, keep=True)
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        run(Path(folder), sizes, args.runs, sections, keep=False)
+        kept = run(args.keep, sizes, args.runs, sections, keep=True)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            kept = run(Path(folder), sizes, args.runs, sections, keep=False)
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, kept)
 
 
-def run(folder: Path, sizes: list[int], runs: int, sections: set[str], keep: bool) -> None:
+def run(folder: Path, sizes: list[int], runs: int, sections: set[str], keep: bool) -> dict[str, float]:
+    """The sections asked for; the figures kept for ``--figures`` (the size measured among them)."""
+    kept: dict[str, float] = {"logstore.lines": float(max(sizes))}
     store, raw, files, import_ratio = bench_imports(folder, sizes, keep)
     if "queries" in sections:
-        bench_queries(store, raw, runs)
+        kept.update(bench_queries(store, raw, runs))
     cold = bench_cold(store, raw, files, max(3, runs // 3)) if "cold" in sections else {}
     if "chinese" in sections:
-        bench_chinese(folder, min(max(sizes), 100_000), runs)
+        kept.update(bench_chinese(folder, min(max(sizes), 100_000), runs))
+    if import_ratio is not None:
+        kept["logstore.import_vs_raw"], kept["logstore.import_cpu_vs_raw"] = import_ratio
     if import_ratio is None:
         print(f"\n== at {max(sizes):,} lines: import kept, not measured")
     else:
@@ -406,6 +425,8 @@ def run(folder: Path, sizes: list[int], runs: int, sections: set[str], keep: boo
               f"CPU {import_ratio[1]:.2f}x)")
     for name, (wall, cpu) in cold.items():
         print(f"   cold CLI query, {name}: {wall:.2f}x grep -ci (target <= 3x; CPU {cpu:.2f}x)")
+        kept[f"logstore.cold.{name.replace(' ', '_')}_vs_grep"] = wall
+    return kept
 
 
 if __name__ == "__main__":

@@ -9,12 +9,14 @@ name, service, state, current value, threshold, duration); they were written as 
 say them, not from the verifier's rules. Prints the PASS share, and each phrasing that did not
 pass with the verifier's reasons. No assertions.
 
-    .venv/bin/python bench/paraphrase.py
+    .venv/bin/python bench/paraphrase.py [--figures PATH]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -116,6 +118,11 @@ def log_fields_of(document: SessionDocument) -> dict[str, str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
+    arguments = parser.parse_args()
+    started = time.perf_counter()
     engines = build_engines("rules")
     misses: list[str] = []
     tally = {"alerts": [0, 0], "logs": [0, 0]}
@@ -147,6 +154,14 @@ def main() -> None:
           f"{tally['alerts'][1]}: {len(PHRASINGS)} phrasings; log lines {tally['logs'][0]}/"
           f"{tally['logs'][1]}: {len(LOG_PHRASINGS)} phrasings; {len(QUESTIONS)} questions)")
     print("\n".join(misses))
+    if arguments.figures is not None:
+        from _common import write_figures
+
+        write_figures(arguments.figures, {
+            "paraphrase.passed": float(passed), "paraphrase.claims": float(total),
+            "paraphrase.phrasings": float(len(PHRASINGS) + len(LOG_PHRASINGS)),
+            "paraphrase.questions": float(len(QUESTIONS)),
+            "paraphrase.wall_seconds": time.perf_counter() - started})
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ connection to the same file: ``SELECT id, created_at, question, verdict FROM ses
 document the session row plus its invocations. Ratios are baseline time / repository time
 (under 1: the repository is slower than the raw query). No assertions.
 
-    .venv/bin/python bench/sessions.py [--sessions 100000] [--runs 15]
+    .venv/bin/python bench/sessions.py [--sessions 100000] [--runs 15] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import argparse
 import json
 import random
 import sqlite3
+import statistics
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -281,8 +282,9 @@ def measure_document(store: Store, raw: sqlite3.Connection, session_id: str,
     return ours, baseline
 
 
-def report(figures: list[FilterFigures], document: tuple[Timing, Timing]) -> None:
-    """One line per filter, then the document, then the slowest page."""
+def report(figures: list[FilterFigures], document: tuple[Timing, Timing]) -> dict[str, float]:
+    """One line per filter, then the document, then the slowest page; the headline figures
+    returned for ``--figures``."""
     print(f"\n{'filter':34} {'matches':>8} {'count':>8} {'raw':>8} {'ratio':>6} "
           f"{'list 200':>9} {'raw':>8} {'ratio':>6} {'page':>8} {'page p95':>9}")
     for f in figures:
@@ -304,6 +306,16 @@ def report(figures: list[FilterFigures], document: tuple[Timing, Timing]) -> Non
     print(f"fixed cost of a repository call (ORM session, compile, commit): "
           f"~{unfiltered.count.median - unfiltered.raw_count.median:.2f} ms; sub-ms raw queries "
           "make the ratios above small without making the page slow")
+    slowest_raw = slowest.raw_count.median + slowest.raw_listing.median
+    pages = [f.count.median + f.listing.median for f in figures]
+    raw_pages = [f.raw_count.median + f.raw_listing.median for f in figures]
+    return {"sessions.filters": float(len(figures)),
+            "sessions.slowest_page_ms": slowest.count.median + slowest.listing.median,
+            "sessions.slowest_page_vs_raw": (slowest.count.median + slowest.listing.median) / slowest_raw,
+            "sessions.median_page_ms": statistics.median(pages),
+            "sessions.median_page_vs_raw": statistics.median(
+                page / raw for page, raw in zip(pages, raw_pages, strict=True)),
+            "sessions.document_ms": ours.median, "sessions.document_vs_raw": ours.median / raw.median}
 
 
 def main() -> int:
@@ -312,6 +324,8 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=100_000, help="stored sessions")
     parser.add_argument("--runs", type=int, default=15, help="timed calls per operation")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="superbiz-bench-sessions-") as folder:
@@ -331,9 +345,13 @@ def main() -> int:
         document = measure_document(store, raw, middle, args.runs)
         print(f"{args.runs} timed runs per operation, medians; ratio = raw / repository "
               "(under 1: the repository is slower)")
-        report(figures, document)
+        kept = report(figures, document)
         raw.close()
         store.engine.dispose()
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, {"sessions.sessions": float(args.sessions), **kept})
     return 0
 
 

@@ -9,7 +9,7 @@ statements; per session the bytes stored (every column of every row of the sessi
 table's share, and the database's growth per session. Goals (issue 14): at most 5 transactions
 per ask and 40 KB per session. No assertions.
 
-    .venv/bin/python bench/storewrites.py [--rounds 2] [--sqlite-only]
+    .venv/bin/python bench/storewrites.py [--rounds 2] [--sqlite-only] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -143,8 +143,8 @@ def measure(store: Store, rounds: int) -> tuple[Figures, float]:
     return figures, (database_bytes(store) - disk_before) / asks
 
 
-def report(label: str, figures: Figures, disk_per_session: float) -> None:
-    """Print one backend's figures."""
+def report(label: str, figures: Figures, disk_per_session: float) -> dict[str, float]:
+    """Print one backend's figures; return them for ``--figures`` (``storewrites.LABEL.*``)."""
     def spread(values: list[int]) -> str:
         return f"median {statistics.median(values):g}, max {max(values)}"
 
@@ -158,6 +158,12 @@ def report(label: str, figures: Figures, disk_per_session: float) -> None:
     shares = ", ".join(f"{name} {share / total:.0%}"
                        for name, share in figures.by_table.most_common() if share)
     print(f"  by table               {shares}")
+    key = f"storewrites.{label.lower()}"
+    return {f"{key}.asks": float(len(figures.transactions)),
+            f"{key}.transactions_median": float(statistics.median(figures.transactions)),
+            f"{key}.transactions_max": float(max(figures.transactions)),
+            f"{key}.session_kb_median": statistics.median(kilobytes),
+            f"{key}.session_kb_max": max(kilobytes)}
 
 
 def main() -> None:
@@ -165,24 +171,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="passes over the questions")
     parser.add_argument("--sqlite-only", action="store_true", help="skip PostgreSQL")
+    parser.add_argument("--figures", type=Path, default=None, metavar="PATH",
+                        help="keep the figures (JSON) for bench/report.py (the README's row)")
     args = parser.parse_args()
+    kept: dict[str, float] = {}
     print(f"store writes per ask: {len(QUESTIONS)} seed questions x {args.rounds} rounds "
           "(goals: <= 5 transactions, <= 40 KB per session)")
     with tempfile.TemporaryDirectory() as folder:
         store = open_store(str(Path(folder) / "bench.db"))
-        report("SQLite", *measure(store, args.rounds))
+        kept.update(report("SQLite", *measure(store, args.rounds)))
         store.engine.dispose()
-    if args.sqlite_only:
-        return
+    if not args.sqlite_only:
+        kept.update(_postgres(args.rounds))
+    if args.figures is not None:
+        from _common import write_figures
+
+        write_figures(args.figures, kept)
+
+
+def _postgres(rounds: int) -> dict[str, float]:
+    """PostgreSQL's figures, when a server can run here (none otherwise)."""
     from core.store.testing import PostgresUnavailable, temp_postgres
 
     try:
         with temp_postgres() as server:
             store = open_store(server.new_database())
-            report("PostgreSQL", *measure(store, args.rounds))
+            figures = report("PostgreSQL", *measure(store, rounds))
             store.engine.dispose()
+            return figures
     except PostgresUnavailable as exc:
         print(f"PostgreSQL: skipped ({exc})")
+        return {}
 
 
 if __name__ == "__main__":
