@@ -59,6 +59,14 @@ class _AfterValue(VocabularyFile):
     threshold_kinds_en: tuple[str, ...]
 
 
+class _Guard(VocabularyFile):
+    """A cue word's context: not right after, not right before, or naming whom (see _FOR_WHOM)."""
+
+    not_after: tuple[str, ...] = ()
+    not_before: tuple[str, ...] = ()
+    names_whom: bool = False
+
+
 class RoleCues(VocabularyFile):
     """``vocab/role_cues.yaml``."""
 
@@ -74,27 +82,28 @@ class RoleCues(VocabularyFile):
     label_copulas: tuple[str, ...]
     role_names: dict[Role, str]
     counted_things: dict[str, tuple[str, ...]]
+    guards: dict[str, _Guard]
 
 
 _CUES = load("role_cues", RoleCues)
 if missing := set(get_args(Role)) - set(_CUES.role_names):
     raise VocabularyError(f"vocabulary role_cues.yaml: role_names: no name for {', '.join(sorted(missing))}")
 ROLE_NAMES: dict[Role, str] = _CUES.role_names
+# A "for" whose words reach a colon before any number names whom something is for
+# ("firing for user-service: P99 4.2s"), and the value after the colon is labelled by what
+# precedes it: the guard ``names_whom`` of role_cues.yaml.
 _FOR_WHOM = r"(?![^\d:：,;，；]*[:：])"
+
+
+def _guard(guard: _Guard) -> tuple[str, str]:
+    """A guard of role_cues.yaml as (pattern right before the word, pattern right after)."""
+    after = "".join(f"(?<!{re.escape(word)})" for word in guard.not_after)
+    before = f"(?!{'|'.join(re.escape(word) for word in guard.not_before)})" if guard.not_before else ""
+    return after, before + (_FOR_WHOM if guard.names_whom else "")
+
+
 # Words that are cues only in context: (not right after, not right before).
-_GUARDS: dict[str, tuple[str, str]] = {
-    "现在": ("(?<!出)", ""),  # 出现在 is "appeared at"
-    "使用": ("", "(?!率)"),  # 使用率 is a usage ratio, not an amount used
-    "占用": ("", "(?!率)"),
-    "共": ("(?<![一总])", "(?![享同用计])"),  # 一共 counts; 共享 共同 共用 共计 are other words
-    "under": ("", "(?! the (?:last|past))"),  # "over the last hour" is a period, not a threshold
-    "over": ("", "(?! the (?:last|past))"),
-    # "firing for user-service: P99 4.2s": a "for" whose words reach a colon before any number
-    # names whom the alert is for; the value after the colon is labelled by what precedes it.
-    "for": ("", _FOR_WHOM),
-    "firing for": ("", _FOR_WHOM),
-    "ongoing for": ("", _FOR_WHOM),
-}
+_GUARDS: dict[str, tuple[str, str]] = {word: _guard(guard) for word, guard in _CUES.guards.items()}
 
 
 def _guarded(word: str) -> str:

@@ -89,8 +89,14 @@ def slow() -> SessionDocument:
     # "for user-service:" says whom the alert is for; the value after the colon is its current.
     ("The SlowResponse alert is firing for user-service: P99 4.2s against a threshold of 3s", True),
     ("SlowResponse is ongoing for user-service: P99 4.2s, threshold 3s", True),
+    ("The SlowResponse alert fires for user-service: P99 latency 4.2s, threshold 3s", True),
+    ("An alert is firing for user-service: SlowResponse, P99 4.2s above the 3s threshold", True),
+    ("SlowResponse is ongoing for user-service, P99 4.2s, threshold 3s", True),
+    ("SlowResponse 正在为 user-service 告警：P99 4.2s，阈值 3s", True),
     # A "for" right before the value still makes it a duration, which the alert does not say.
     ("The SlowResponse alert on user-service is firing for 4.2s", False),
+    ("The SlowResponse alert on user-service is ongoing for 4.2s", False),
+    ("SlowResponse fires for user-service: P99 4.2s for 3s", False),
 ])
 def test_for_whom_an_alert_fires_is_no_duration(slow: SessionDocument, text: str,
                                                 entailed: bool) -> None:
