@@ -31,15 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import REPO_ROOT
 
 from core.contracts import SessionDocument
+from tests.doubles.sim_sessions import SEED_QUESTIONS  # the seed's five, as bench/llm_sim.py asks them
 from tests.realmodel.realmodel_server import CONTEXT_TOKENS, model_env, running_model
 
-SEED_QUESTIONS = (
-    "只确认 payment-service 当前是否存在 CPU 使用率过高告警。",
-    "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。",
-    "只确认 user-service 是否存在 SlowResponse 告警和慢请求日志。",
-    "确认 order-service 是否存在 HikariCP 连接池耗尽。",
-    "确认 inventory-service 是否存在 HikariCP 连接池耗尽",
-)
 CASES = REPO_ROOT / "evals" / "loghub" / "cases.yaml"
 
 

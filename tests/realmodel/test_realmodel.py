@@ -24,16 +24,14 @@ from typing import Any
 
 import pytest
 
+from tests.doubles.sim_sessions import SEED_QUESTIONS as SEED
 from tests.realmodel.realmodel_server import REPO_ROOT, RealModel, model_env, running_model
 
 pytestmark = pytest.mark.realmodel
 
-# The seed's questions (ISS-007 and its acceptance matrix), as in tests/doubles/sim_sessions.
-SEED_QUESTIONS: tuple[str, ...] = (
-    "只确认 payment-service 当前是否存在 CPU 使用率过高告警。",
-    "请排查 order-service 当前是否存在 HighMemoryUsage 告警，只确认内存使用率过高这一件事。",
-    "确认 order-service 是否存在 HikariCP 连接池耗尽。",
-)
+# Three of the seed's questions (ISS-007 and its acceptance matrix): two alerts and a log
+# finding; the whole set costs too many minutes of a CPU-bound model.
+SEED_QUESTIONS: tuple[str, ...] = tuple(SEED[index] for index in (0, 1, 3))
 # Each ask reads a few thousand tokens of prompt on a CPU, several times.
 _ASK_TIMEOUT_S = 3600
 
