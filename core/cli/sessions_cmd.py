@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from core.cli.annotate_cmd import annotation_lines, register_sessions
@@ -39,36 +39,30 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotation", choices=["any", "wrong", "unsure", "right", "none"],
                         help="annotated sessions: any, by their worst current verdict, or none")
     parser.add_argument("--pack", metavar="PACK", help="sessions asked of this pack")
-    parser.add_argument("--outcome", metavar="OUTCOME", type=_outcome,
+    parser.add_argument("--outcome", metavar="OUTCOME", type=_page_choice("OUTCOME_CHOICES"),
                         help="found, absent, unknown_subject, not_understood, rejected or error")
     parser.add_argument("--fault", metavar="MODE",
                         help="sessions run with this injected fault ('none': without one)")
     parser.add_argument("--origin", choices=["manual", "eval"],
                         help="manual: asked by a person; eval: made by an eval run")
-    parser.add_argument("--since", metavar="PERIOD", type=_period,
+    parser.add_argument("--since", metavar="PERIOD", type=_page_choice("PERIODS"),
                         help="created in the last 1h, 24h, 7d or 30d")
     parser.add_argument("--limit", type=count_type(MAX_LIMIT), default=50,
                         help="at most this many (default: 50)")
 
 
-def _period(value: str) -> str:
-    """A time range the Sessions page offers (the same names: ``core.views.sessions.PERIODS``)."""
-    from core.views.sessions import PERIODS
+def _page_choice(name: str) -> Callable[[str], str]:
+    """An argparse type: a value of the Sessions page's ``core.views.sessions.<name>`` (read on
+    use, so ``--help`` does not import the view)."""
+    def checked(value: str) -> str:
+        from core.views import sessions
 
-    if value not in PERIODS:
-        raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(PERIODS)}")
-    return value
+        choices = tuple(getattr(sessions, name))
+        if value not in choices:
+            raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(choices)}")
+        return value
 
-
-def _outcome(value: str) -> str:
-    """A session outcome (``core.contracts.Outcome``)."""
-    from typing import get_args
-
-    from core.contracts import Outcome
-
-    if value not in get_args(Outcome):
-        raise argparse.ArgumentTypeError(f"{value!r} is not one of {', '.join(get_args(Outcome))}")
-    return value
+    return checked
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
